@@ -1,0 +1,45 @@
+#pragma once
+// Immutable description of one GPU, read once from hardware/*.yaml.
+// Units: FLOP/s, bytes, bytes/s, seconds, watts, USD per hour.
+#include <map>
+#include <optional>
+#include <string>
+
+#include "hardware/efficiency.h"
+#include "model/dtype.h"
+
+namespace servesim {
+
+struct Link {
+  std::string kind;        // "nvlink4", "pcie5", "xgmi", "infiniband", ...
+  double bandwidth = 0.0;  // bytes/s, per GPU, per direction
+  double latency = 0.0;    // seconds, one message
+};
+
+struct GpuSpec {
+  std::string name;          // catalog name, e.g. "h100-sxm"
+  std::string display_name;  // "NVIDIA H100 SXM5 80GB"
+  std::string vendor;
+  std::string architecture;
+  std::string source_file;   // YAML it came from (for messages)
+
+  std::map<DType, double> peak_flops;  // dense tensor peak per compute precision (no 2:4 sparsity)
+  double memory_capacity = 0.0;        // bytes of HBM/GDDR
+  double memory_bandwidth = 0.0;       // bytes/s
+  Link intra_node;                     // NVLink / xGMI / PCIe between GPUs of one node
+  Link inter_node;                     // network between nodes
+  Link host;                           // GPU <-> CPU memory (PCIe or C2C), used by KV offload
+  int gpus_per_node = 8;
+
+  double tdp_watts = 0.0;
+  double idle_watts = 0.0;
+  double price_per_hour = 0.0;  // USD per GPU-hour, an assumption (see YAML)
+
+  Efficiency efficiency;
+
+  bool supports(DType compute) const { return peak_flops.count(compute) > 0; }
+  // Peak for a compute precision; throws naming the supported ones if absent.
+  double peak(DType compute) const;
+};
+
+}  // namespace servesim

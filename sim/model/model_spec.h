@@ -1,0 +1,72 @@
+#pragma once
+// Immutable description of a transformer's shapes, read once from models/*.yaml or
+// imported from a Hugging Face config.json. Everything the cost model needs and
+// nothing about weights' values.
+#include <cstdint>
+#include <string>
+
+#include "model/dtype.h"
+
+namespace servesim {
+
+struct MoeSpec {
+  int num_experts = 0;             // routed experts per MoE layer (0 = dense model)
+  int experts_per_token = 0;       // top-k
+  int shared_experts = 0;          // always-on experts (DeepSeek, Qwen-MoE)
+  std::int64_t expert_ffn = 0;     // intermediate size of one routed expert
+  std::int64_t shared_expert_ffn = 0;  // intermediate size of one shared expert (0 = expert_ffn)
+  int dense_layers = 0;            // leading layers with a dense MLP instead of MoE
+  bool enabled() const { return num_experts > 0; }
+};
+
+// Multi-head latent attention (DeepSeek-V2/V3): KV compressed to kv_lora_rank plus a
+// shared rotary key of qk_rope_head_dim per token and layer.
+struct MlaSpec {
+  int q_lora_rank = 0;        // 0 = queries not compressed
+  int kv_lora_rank = 0;       // 0 = not MLA
+  int qk_nope_head_dim = 0;
+  int qk_rope_head_dim = 0;
+  int v_head_dim = 0;
+  bool enabled() const { return kv_lora_rank > 0; }
+};
+
+struct ModelSpec {
+  std::string name;          // catalog name, e.g. "llama-3.1-8b"
+  std::string hf_id;         // "meta-llama/Llama-3.1-8B"
+  std::string architecture;  // "LlamaForCausalLM"
+  std::string source_file;
+
+  int layers = 0;
+  std::int64_t hidden = 0;
+  int heads = 0;
+  int kv_heads = 0;
+  int head_dim = 0;
+  std::int64_t ffn = 0;       // dense MLP intermediate size
+  bool gated_mlp = true;      // SwiGLU/GeGLU: gate and up projections
+  bool qkv_bias = false;
+  std::int64_t vocab = 0;
+  bool tied_embeddings = false;
+  std::int64_t max_context = 0;
+  DType native_dtype = DType::bf16;
+  MoeSpec moe;
+  MlaSpec mla;
+
+  // --- derived (pure functions of the fields above) ---
+  std::int64_t q_dim() const;        // query width: heads * head_dim (MLA: heads * (nope+rope))
+  std::int64_t kv_dim() const;       // K (or V) width: kv_heads * head_dim
+  std::int64_t attention_params_per_layer() const;
+  std::int64_t dense_mlp_params_per_layer() const;
+  std::int64_t moe_params_per_layer() const;         // all experts + shared + router
+  std::int64_t moe_active_params_per_layer() const;  // top-k + shared + router
+  std::int64_t embedding_params() const;             // input embedding + LM head (once if tied)
+  std::int64_t norm_params() const;
+  std::int64_t total_params() const;
+  std::int64_t active_params() const;  // touched per token (== total for dense)
+  int moe_layers() const;
+  // KV cache bytes per token over all layers (MLA: compressed latent + rope key).
+  double kv_bytes_per_token(DType kv) const;
+  // Elements of KV cache per token per layer (K and V together).
+  std::int64_t kv_elements_per_token_layer() const;
+};
+
+}  // namespace servesim

@@ -1,0 +1,189 @@
+#include "util/yaml_map.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "util/error.h"
+#include "util/text.h"
+
+namespace servesim {
+
+YAML::Node load_yaml_file(const std::string& path) {
+  try {
+    return YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    throw Error(fmt::format("{}: cannot open file", path));
+  } catch (const YAML::Exception& e) {
+    throw Error(fmt::format("{}:{}:{}: YAML syntax error: {}", path, e.mark.line + 1,
+                            e.mark.column + 1, e.msg));
+  }
+}
+
+std::string yaml_location(const std::string& file, const YAML::Node& node) {
+  const YAML::Mark m = node.Mark();
+  if (m.is_null() || m.line < 0) return file.empty() ? "--set" : file + " (--set)";
+  return fmt::format("{}:{}:{}", file, m.line + 1, m.column + 1);
+}
+
+YamlMap::YamlMap(YAML::Node node, std::string file, std::string path)
+    : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {
+  if (node_ && !node_.IsNull() && !node_.IsMap()) {
+    throw Error(fmt::format("{}: {} must be a mapping of keys to values",
+                            yaml_location(file_, node_), path_.empty() ? "the document" : path_));
+  }
+}
+
+std::string YamlMap::key_path(const std::string& key) const {
+  return path_.empty() ? key : path_ + "." + key;
+}
+
+std::string YamlMap::where() const {
+  return fmt::format("{}: {}", yaml_location(file_, node_), path_.empty() ? "(top level)" : path_);
+}
+
+std::string YamlMap::where(const std::string& key) const {
+  if (node_ && node_.IsMap()) {
+    for (auto it = node_.begin(); it != node_.end(); ++it) {
+      if (it->first.as<std::string>() == key)
+        return fmt::format("{}: {}", yaml_location(file_, it->first), key_path(key));
+    }
+  }
+  return fmt::format("{}: {}", yaml_location(file_, node_), key_path(key));
+}
+
+void YamlMap::allow(const std::vector<std::string>& keys) {
+  known_.insert(known_.end(), keys.begin(), keys.end());
+}
+
+bool YamlMap::has(const std::string& key) { return get(key).has_value(); }
+
+std::optional<YAML::Node> YamlMap::get(const std::string& key) {
+  if (std::find(known_.begin(), known_.end(), key) == known_.end()) known_.push_back(key);
+  if (!node_ || !node_.IsMap()) return std::nullopt;
+  YAML::Node child = node_[key];
+  if (!child || child.IsNull()) return std::nullopt;
+  return child;
+}
+
+YAML::Node YamlMap::required(const std::string& key) {
+  auto n = get(key);
+  if (!n) throw Error(fmt::format("{}: missing required key '{}'", where(), key_path(key)));
+  return *n;
+}
+
+namespace {
+template <typename T>
+T scalar_as(const YAML::Node& n, const std::string& where, const char* what) {
+  if (!n.IsScalar()) throw Error(fmt::format("{}: expected {}", where, what));
+  try {
+    return n.as<T>();
+  } catch (const YAML::Exception&) {
+    throw Error(fmt::format("{}: expected {}, got '{}'", where, what, n.Scalar()));
+  }
+}
+}  // namespace
+
+std::string YamlMap::string(const std::string& key) {
+  return scalar_as<std::string>(required(key), where(key), "a string");
+}
+std::string YamlMap::string(const std::string& key, const std::string& fallback) {
+  auto n = get(key);
+  return n ? scalar_as<std::string>(*n, where(key), "a string") : fallback;
+}
+std::int64_t YamlMap::integer(const std::string& key) {
+  return scalar_as<std::int64_t>(required(key), where(key), "an integer");
+}
+std::int64_t YamlMap::integer(const std::string& key, std::int64_t fallback) {
+  auto n = get(key);
+  return n ? scalar_as<std::int64_t>(*n, where(key), "an integer") : fallback;
+}
+double YamlMap::number(const std::string& key) {
+  return scalar_as<double>(required(key), where(key), "a number");
+}
+double YamlMap::number(const std::string& key, double fallback) {
+  auto n = get(key);
+  return n ? scalar_as<double>(*n, where(key), "a number") : fallback;
+}
+bool YamlMap::boolean(const std::string& key, bool fallback) {
+  auto n = get(key);
+  return n ? scalar_as<bool>(*n, where(key), "true or false") : fallback;
+}
+
+double YamlMap::quantity(const std::string& key, Dimension dim) {
+  const YAML::Node n = required(key);
+  const std::string text = scalar_as<std::string>(n, where(key), dimension_example(dim).data());
+  try {
+    return parse_quantity(text, dim);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {}", where(key), e.what()));
+  }
+}
+double YamlMap::quantity(const std::string& key, Dimension dim, double fallback) {
+  return has(key) ? quantity(key, dim) : fallback;
+}
+
+std::vector<std::string> YamlMap::strings(const std::string& key) {
+  auto n = get(key);
+  std::vector<std::string> out;
+  if (!n) return out;
+  if (n->IsScalar()) return {n->Scalar()};
+  if (!n->IsSequence()) throw Error(fmt::format("{}: expected a list of strings", where(key)));
+  for (const auto& item : *n) out.push_back(scalar_as<std::string>(item, where(key), "a string"));
+  return out;
+}
+
+YamlMap YamlMap::map(const std::string& key) {
+  auto n = get(key);
+  if (!n) return YamlMap(YAML::Node(YAML::NodeType::Map), file_, key_path(key));
+  if (!n->IsMap()) throw Error(fmt::format("{}: expected a mapping (key: value pairs)", where(key)));
+  return YamlMap(*n, file_, key_path(key));
+}
+
+void YamlMap::finish() const {
+  if (!node_ || !node_.IsMap()) return;
+  for (auto it = node_.begin(); it != node_.end(); ++it) {
+    const std::string key = it->first.as<std::string>();
+    if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
+    std::vector<std::string> valid = known_;
+    std::sort(valid.begin(), valid.end());
+    throw Error(fmt::format("{}: {}: unknown key '{}'{} (valid keys here: {})",
+                            yaml_location(file_, it->first), key_path(key), key,
+                            did_you_mean(key, valid), join(valid)));
+  }
+}
+
+void apply_override(YAML::Node& root, const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    throw Error(fmt::format("--set '{}': expected KEY.PATH=VALUE", assignment));
+  }
+  const std::string path = trim(assignment.substr(0, eq));
+  const std::string value = assignment.substr(eq + 1);
+  const auto keys = split(path, '.');
+  for (const auto& k : keys)
+    if (k.empty()) throw Error(fmt::format("--set '{}': empty key in path '{}'", assignment, path));
+  YAML::Node parsed;
+  try {
+    parsed = YAML::Load(value);
+  } catch (const YAML::Exception& e) {
+    throw Error(fmt::format("--set '{}': value is not valid YAML: {}", assignment, e.msg));
+  }
+  // yaml-cpp node assignment aliases; walk with fresh handles per level.
+  std::vector<YAML::Node> chain{root};
+  for (std::size_t i = 0; i + 1 < keys.size(); ++i) {
+    YAML::Node parent = chain.back();
+    YAML::Node child = parent[keys[i]];
+    if (!child || child.IsNull()) {
+      parent[keys[i]] = YAML::Node(YAML::NodeType::Map);
+      child = parent[keys[i]];
+    } else if (!child.IsMap()) {
+      throw Error(fmt::format("--set '{}': '{}' is not a mapping", assignment,
+                              join(std::vector<std::string>(keys.begin(), keys.begin() + i + 1), ".")));
+    }
+    chain.push_back(child);
+  }
+  chain.back()[keys.back()] = parsed;
+}
+
+}  // namespace servesim

@@ -1,0 +1,23 @@
+#pragma once
+// One request as the workload hands it to the serving engine.
+#include <cstdint>
+#include <vector>
+
+#include "core/sim_time.h"
+
+namespace servesim {
+
+struct Request {
+  std::int64_t id = 0;             // 0,1,2,... in arrival order
+  Nanos arrival = 0;               // when the request reaches the server
+  std::int64_t input_tokens = 0;   // prompt length
+  std::int64_t output_tokens = 0;  // tokens to generate (ignore_eos semantics)
+  // Prefix structure for prefix caching: hash of each full prompt block of
+  // `hash_block_tokens` tokens, in order; equal leading hashes = shared prefix.
+  // Empty when the workload has no prefix information.
+  std::vector<std::uint64_t> block_hashes;
+  std::int32_t hash_block_tokens = 0;
+  std::int32_t session = -1;       // closed-loop user / multi-turn session, -1 if none
+};
+
+}  // namespace servesim
