@@ -5,11 +5,14 @@
 
 #include <iostream>
 
+#include "cli/commands.h"
 #include "util/error.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"servesim: LLM inference serving simulator"};
   app.require_subcommand(1);
+  servesim::cli::register_list(app);
+  servesim::cli::register_inspect(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,114 @@
+// `servesim inspect [SCENARIO] [--gpu --model --tp ...] [--json]`: the memory plan and
+// the per-operator roofline of a representative prefill batch and decode batch.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/report_json.h"
+#include "cli/scenario_args.h"
+#include "cost/memory_plan.h"
+#include "scenario/setup.h"
+#include "util/units.h"
+
+namespace servesim::cli {
+namespace {
+
+struct InspectArgs {
+  std::string scenario;
+  std::vector<std::string> sets;
+  std::string gpu, model, weights, activations, kv_cache;
+  int tp = 0, pp = 0, ep = 0;
+  std::int64_t prefill_batch = 1, prefill_len = 1024, decode_batch = 32, decode_context = 1024;
+  bool json = false;
+};
+
+void print_ops(const std::string& title, const StepCost& c) {
+  fmt::print("\n{}: step time {}  ({} per GPU, {})\n", title, format_seconds(c.time),
+             format_rate(c.flops, "FLOP"), format_bytes(c.bytes));
+  fmt::print("  {:<20} {:>6} {:>11} {:>10} {:>10} {:>10} {:>9} {:>10} {:>6} {:>13}\n", "op", "calls", "FLOP", "weights",
+             "activ.", "KV", "FLOP/B", "time", "share", "bound");
+  for (const auto& op : c.ops) {
+    fmt::print("  {:<20} {:>6.0f} {:>11} {:>10} {:>10} {:>10} {:>9.1f} {:>10} {:>5.1f}% {:>13}\n", op.name, op.count,
+               format_rate(op.flops, ""), format_bytes(op.weight_bytes), format_bytes(op.activation_bytes),
+               format_bytes(op.kv_bytes), op.intensity(), format_seconds(op.time), 100.0 * op.time / c.time,
+               bound_name(op.bound));
+  }
+}
+
+void run_inspect(const InspectArgs& a) {
+  std::vector<std::string> sets;
+  if (!a.gpu.empty()) sets.push_back("hardware.gpu=" + a.gpu);
+  if (!a.model.empty()) sets.push_back("model.name=" + a.model);
+  if (!a.weights.empty()) sets.push_back("model.weights=" + a.weights);
+  if (!a.activations.empty()) sets.push_back("model.activations=" + a.activations);
+  if (!a.kv_cache.empty()) sets.push_back("model.kv_cache=" + a.kv_cache);
+  if (a.tp) sets.push_back(fmt::format("parallelism.tp={}", a.tp));
+  if (a.pp) sets.push_back(fmt::format("parallelism.pp={}", a.pp));
+  if (a.ep) sets.push_back(fmt::format("parallelism.ep={}", a.ep));
+  sets.insert(sets.end(), a.sets.begin(), a.sets.end());
+  YAML::Node doc = load_document(a.scenario, sets);
+  YamlMap root(doc, a.scenario.empty() ? "--flags" : a.scenario);
+  const Setup setup = parse_setup(root);
+  root.allow({"workload", "slo", "schema_version", "name", "description", "router", "kv_offload"});
+  root.finish();
+  const CostModel cost = make_cost_model(setup);
+  const MemoryPlan plan = plan_memory(cost, setup.engine.memory_config());
+
+  std::vector<SeqWork> prefill(static_cast<std::size_t>(a.prefill_batch), SeqWork{a.prefill_len, 0, true});
+  std::vector<SeqWork> decode(static_cast<std::size_t>(a.decode_batch), SeqWork{1, a.decode_context, true});
+  const StepCost pc = cost.breakdown(summarize(prefill));
+  const StepCost dc = cost.breakdown(summarize(decode));
+
+  if (a.json) {
+    nlohmann::json j;
+    j["setup"] = setup_json(setup, cost);
+    j["memory"] = memory_json(plan);
+    j["prefill"] = step_json(pc, {{"batch", a.prefill_batch}, {"prompt_tokens", a.prefill_len}});
+    j["decode"] = step_json(dc, {{"batch", a.decode_batch}, {"context_tokens", a.decode_context}});
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  const auto& m = setup.model;
+  const auto& p = setup.parallelism;
+  fmt::print("{} on {} x{} (tp={}, pp={}, ep={}), {}\n", m.name, setup.gpu.display_name, p.gpus_per_replica(), p.tp, p.pp,
+             p.ep, setup.resolved.describe());
+  fmt::print("model: {:.2f}B parameters ({:.2f}B active per token), KV {} per token ({})\n", m.total_params() / 1e9,
+             m.active_params() / 1e9, format_bytes(m.kv_bytes_per_token(setup.resolved.kv_cache)),
+             dtype_name(setup.resolved.kv_cache));
+  fmt::print("\nmemory per GPU ({} total, gpu_memory_utilization {}):\n", format_bytes(plan.capacity),
+             setup.engine.gpu_memory_utilization);
+  fmt::print("  weights            {:>10}\n  activations        {:>10}\n  runtime overhead   {:>10}\n"
+             "  KV cache           {:>10}  ({} per token per GPU, block {} tokens)\n",
+             format_bytes(plan.weights), format_bytes(plan.activations), format_bytes(plan.runtime_overhead),
+             format_bytes(plan.kv_bytes), format_bytes(plan.kv_bytes_per_token), setup.engine.block_size);
+  fmt::print("  {}\n", plan.verdict);
+  print_ops(fmt::format("prefill batch {} x {} tokens", a.prefill_batch, a.prefill_len), pc);
+  print_ops(fmt::format("decode batch {} at context {}", a.decode_batch, a.decode_context), dc);
+}
+
+}  // namespace
+
+void register_inspect(CLI::App& app) {
+  static InspectArgs a;
+  auto* cmd = app.add_subcommand("inspect", "Memory plan and per-operator roofline for a GPU, model and parallelism");
+  cmd->add_option("scenario", a.scenario, "scenario YAML (optional: flags alone work too)");
+  cmd->add_option("--set", a.sets, "override a scenario key, e.g. --set model.kv_cache=fp8");
+  cmd->add_option("--gpu", a.gpu, "GPU catalog name or YAML path");
+  cmd->add_option("--model", a.model, "model catalog name, model YAML or config.json path");
+  cmd->add_option("--weights", a.weights, "weight precision (fp16, bf16, fp8, int8, int4, fp4)");
+  cmd->add_option("--activations", a.activations, "compute precision");
+  cmd->add_option("--kv-cache", a.kv_cache, "KV cache precision (fp16, bf16, fp8, int8)");
+  cmd->add_option("--tp", a.tp, "tensor parallel size");
+  cmd->add_option("--pp", a.pp, "pipeline parallel size");
+  cmd->add_option("--ep", a.ep, "expert parallel size");
+  cmd->add_option("--prefill-batch", a.prefill_batch, "sequences in the sample prefill batch")->default_val(1);
+  cmd->add_option("--prefill-len", a.prefill_len, "prompt tokens per sequence")->default_val(1024);
+  cmd->add_option("--decode-batch", a.decode_batch, "sequences in the sample decode batch")->default_val(32);
+  cmd->add_option("--decode-context", a.decode_context, "context tokens per decoding sequence")->default_val(1024);
+  cmd->add_flag("--json", a.json, "print JSON instead of tables");
+  cmd->callback([] { run_inspect(a); });
+}
+
+}  // namespace servesim::cli

@@ -1,0 +1,12 @@
+#pragma once
+// Each subcommand registers itself on the app; callbacks throw servesim::Error,
+// which main() turns into exit code 1.
+#include <CLI/CLI.hpp>
+
+namespace servesim::cli {
+
+void register_list(CLI::App& app);
+void register_inspect(CLI::App& app);
+void register_run(CLI::App& app);
+
+}  // namespace servesim::cli

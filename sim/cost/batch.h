@@ -1,0 +1,41 @@
+#pragma once
+// A forward step's batch: each sequence contributes `new_tokens` computed this step on
+// top of `context_tokens` already in the KV cache. Prefill (context 0), chunked
+// prefill (context > 0, many new tokens), decode (1 new token) and mixed batches are
+// all the same description.
+//
+// The cost model only needs linear sums over sequences, so the engine keeps a
+// BatchSummary up to date in O(1) per change (add/remove), never re-walking the batch.
+#include <cstdint>
+#include <span>
+
+namespace servesim {
+
+struct SeqWork {
+  std::int64_t new_tokens = 0;
+  std::int64_t context_tokens = 0;
+  bool samples = true;  // emits a token this step (false for a non-final prefill chunk)
+};
+
+struct BatchSummary {
+  std::int64_t seqs = 0;
+  std::int64_t new_tokens = 0;
+  std::int64_t sampled = 0;           // sequences that run the LM head and sampler
+  // Prefill part (new_tokens > 1): causal query-key pairs and KV tokens read.
+  std::int64_t prefill_seqs = 0;
+  std::int64_t prefill_tokens = 0;
+  double prefill_pairs = 0.0;         // sum new*ctx + new*(new+1)/2
+  double prefill_full_pairs = 0.0;    // sum new*(ctx+new): score entries a naive kernel materialises
+  double prefill_kv_tokens = 0.0;     // sum ctx+new
+  // Decode part (new_tokens == 1): each reads its whole context once.
+  std::int64_t decode_seqs = 0;
+  double decode_kv_tokens = 0.0;      // sum ctx+1
+
+  void add(const SeqWork& s, int sign = +1);
+  void remove(const SeqWork& s) { add(s, -1); }
+  bool empty() const { return seqs == 0; }
+};
+
+BatchSummary summarize(std::span<const SeqWork> seqs);
+
+}  // namespace servesim

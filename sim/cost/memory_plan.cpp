@@ -1,0 +1,107 @@
+#include "cost/memory_plan.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "util/units.h"
+
+namespace servesim {
+
+double weight_bytes_per_gpu(const ModelSpec& m, const ResolvedPrecision& p, const Parallelism& par) {
+  const ShardShape s = shard_shape(par, m);
+  const double wb = dtype_bytes(p.weights);
+  const double stage_layers = s.layers;
+  const double moe_layers = s.moe_layers;
+  const double dense_layers = stage_layers - moe_layers;
+  // Attention and MLP matrices are split over TP (MLA's down-projections too, approximately);
+  // experts are split over EP and their FFN over tp/ep, i.e. every expert weight over tp.
+  double per_gpu = stage_layers * m.attention_params_per_layer() / par.tp * wb +
+                   dense_layers * m.dense_mlp_params_per_layer() / par.tp * wb +
+                   moe_layers * m.moe_params_per_layer() / par.tp * wb;
+  // Embedding and LM head stay 16-bit; with PP the first stage holds the embedding and
+  // the last the head: the busiest stage has at most both (pp == 1) or one of them.
+  const double table = static_cast<double>(m.vocab) * m.hidden / par.tp * 2.0;
+  const double tables = m.tied_embeddings ? table : (par.pp == 1 ? 2.0 * table : table);
+  per_gpu += tables;
+  per_gpu += static_cast<double>(m.norm_params()) / par.pp * 2.0;
+  return per_gpu;
+}
+
+MemoryPlan plan_memory(const CostModel& cost, const MemoryConfig& cfg) {
+  const ModelSpec& m = cost.model();
+  const ShardShape& s = cost.shard();
+  const GpuSpec& g = cost.gpu();
+  MemoryPlan plan;
+  plan.capacity = g.memory_capacity;
+  plan.budget = g.memory_capacity * cfg.gpu_memory_utilization;
+  plan.weights = weight_bytes_per_gpu(m, cost.precision(), cost.parallelism());
+  // vLLM's profiling run pushes max_num_batched_tokens through one layer at a time;
+  // the peak holds the residual stream, QKV, and the MLP's gate/up and activation
+  // outputs for all of them, plus fp32 logits of the sampled rows.
+  const double T = static_cast<double>(cfg.max_num_batched_tokens);
+  const double a = 2.0;
+  const double qkv = (s.heads + 2.0 * s.kv_heads) * m.head_dim;
+  const double ffn = m.moe.enabled() ? static_cast<double>(s.expert_ffn) * m.moe.experts_per_token
+                                     : static_cast<double>(s.ffn);
+  plan.activations = T * (4.0 * m.hidden + qkv + 3.0 * ffn) * a +
+                     std::min<double>(T, static_cast<double>(cfg.max_num_seqs)) * static_cast<double>(s.vocab) * 4.0 * 2.0;
+  plan.runtime_overhead = cfg.runtime_overhead_bytes;
+  plan.kv_bytes = plan.budget - plan.weights - plan.activations - plan.runtime_overhead;
+  const double kv_elems = m.mla.enabled() ? static_cast<double>(m.kv_elements_per_token_layer())
+                                          : 2.0 * s.kv_heads * m.head_dim;
+  plan.kv_bytes_per_token = s.layers * kv_elems * dtype_bytes(cost.precision().kv_cache);
+  const double block_bytes = plan.kv_bytes_per_token * cfg.block_size;
+  plan.kv_blocks = plan.kv_bytes > 0 ? static_cast<std::int64_t>(std::floor(plan.kv_bytes / block_bytes)) : 0;
+  plan.kv_tokens = plan.kv_blocks * cfg.block_size;
+  plan.fits = plan.kv_blocks > 0;
+
+  if (plan.fits) {
+    plan.verdict = fmt::format("fits: {} KV blocks ({} tokens) in {} of KV cache per GPU", plan.kv_blocks,
+                               plan.kv_tokens, format_bytes(plan.kv_bytes));
+    return plan;
+  }
+  // Say by how much and what would fit: more TP, lower weight precision, a bigger GPU.
+  const double need = plan.weights + plan.activations + plan.runtime_overhead + block_bytes;
+  const double short_by = need - plan.budget;
+  std::string advice;
+  const Parallelism& par = cost.parallelism();
+  for (int tp = par.tp * 2; tp <= 16; tp *= 2) {
+    if (m.heads % tp != 0) break;
+    Parallelism p2 = par;
+    p2.tp = tp;
+    const double w = weight_bytes_per_gpu(m, cost.precision(), p2);
+    if (w + plan.activations / 2 + plan.runtime_overhead < plan.budget * 0.8) {
+      advice += fmt::format("tp={} ({} of weights per GPU)", tp, format_bytes(w));
+      break;
+    }
+  }
+  if (dtype_bytes(cost.precision().weights) > 1.0) {
+    ResolvedPrecision p8 = cost.precision();
+    p8.weights = DType::fp8;
+    const double w8 = weight_bytes_per_gpu(m, p8, par);
+    if (w8 + plan.activations + plan.runtime_overhead < plan.budget) {
+      if (!advice.empty()) advice += ", or ";
+      advice += fmt::format("fp8/int8 weights ({})", format_bytes(w8));
+    } else {
+      ResolvedPrecision p4 = cost.precision();
+      p4.weights = DType::int4;
+      const double w4 = weight_bytes_per_gpu(m, p4, par);
+      if (w4 + plan.activations + plan.runtime_overhead < plan.budget) {
+        if (!advice.empty()) advice += ", or ";
+        advice += fmt::format("int4 weights ({})", format_bytes(w4));
+      }
+    }
+  }
+  if (!advice.empty()) advice += ", or ";
+  advice += fmt::format("a GPU with more than {} of memory", format_bytes(need / cfg.gpu_memory_utilization));
+  plan.verdict = fmt::format(
+      "does not fit: {} on {} (tp={}, pp={}) needs {} per GPU (weights {}, activations {}, runtime {}, one KV block "
+      "{}) but gpu_memory_utilization {} leaves {} of {}; short by {}. Would fit: {}",
+      m.name, g.name, par.tp, par.pp, format_bytes(need), format_bytes(plan.weights), format_bytes(plan.activations),
+      format_bytes(plan.runtime_overhead), format_bytes(block_bytes), cfg.gpu_memory_utilization,
+      format_bytes(plan.budget), format_bytes(plan.capacity), format_bytes(short_by), advice);
+  return plan;
+}
+
+}  // namespace servesim

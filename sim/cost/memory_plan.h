@@ -1,0 +1,41 @@
+#pragma once
+// Memory planner: what one GPU of a replica holds (weights, activation workspace,
+// runtime overhead) and how many KV-cache blocks fit in the rest, as vLLM sizes it:
+// KV = capacity * gpu_memory_utilization - weights - peak activations - runtime.
+#include <cstdint>
+#include <string>
+
+#include "cost/step_cost.h"
+
+namespace servesim {
+
+struct MemoryConfig {
+  double gpu_memory_utilization = 0.9;
+  int block_size = 16;                   // tokens per KV block
+  std::int64_t max_num_batched_tokens = 8192;  // sizes the activation workspace
+  std::int64_t max_num_seqs = 256;
+  // CUDA context, cuBLAS/NCCL workspaces and CUDA graphs, outside PyTorch's
+  // allocator: vLLM logs ~1-2 GiB of "non-torch" memory plus graph pools on H100.
+  double runtime_overhead_bytes = 1.5 * 1024.0 * 1024.0 * 1024.0;
+};
+
+struct MemoryPlan {
+  double capacity = 0;            // bytes per GPU
+  double budget = 0;              // capacity * gpu_memory_utilization
+  double weights = 0;             // bytes per GPU (busiest pipeline stage)
+  double activations = 0;         // peak activation workspace per GPU
+  double runtime_overhead = 0;
+  double kv_bytes = 0;            // left for the KV cache per GPU (may be negative)
+  double kv_bytes_per_token = 0;  // per GPU (its layers and KV heads)
+  std::int64_t kv_blocks = 0;     // blocks per replica (each GPU holds its shard of every block)
+  std::int64_t kv_tokens = 0;     // kv_blocks * block_size
+  bool fits = false;
+  std::string verdict;            // one line: fits, or by how much it does not and what would
+};
+
+// Bytes of weights one GPU holds under this precision and parallelism.
+double weight_bytes_per_gpu(const ModelSpec& m, const ResolvedPrecision& p, const Parallelism& par);
+
+MemoryPlan plan_memory(const CostModel& cost, const MemoryConfig& cfg);
+
+}  // namespace servesim

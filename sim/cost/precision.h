@@ -1,0 +1,32 @@
+#pragma once
+// Precision as three separate choices (weights, activations/compute, KV cache),
+// resolved against what a GPU's tensor cores can run.
+#include <string>
+
+#include "hardware/gpu_spec.h"
+#include "model/dtype.h"
+
+namespace servesim {
+
+struct PrecisionSpec {
+  DType weights = DType::bf16;
+  DType activations = DType::bf16;  // what the tensor cores compute in
+  DType kv_cache = DType::bf16;
+  bool emulate = false;  // run a precision the GPU lacks at its 16-bit rate instead of failing
+};
+
+struct ResolvedPrecision {
+  DType weights = DType::bf16;
+  DType compute = DType::bf16;      // tensor-core precision actually used
+  DType kv_cache = DType::bf16;
+  DType activation_storage = DType::bf16;  // activations between kernels (16-bit unless fp32)
+  bool weight_only = false;  // weights narrower than compute: dequantize in the GEMM
+  bool emulated = false;
+  std::string describe() const;  // "W4A16 (int4 weights, bf16 compute), fp8 KV"
+};
+
+// Throws servesim::Error with the reason: int4 KV, fp8 compute on A100 (unless
+// emulate), activations narrower than weights.
+ResolvedPrecision resolve_precision(const PrecisionSpec& p, const GpuSpec& gpu);
+
+}  // namespace servesim

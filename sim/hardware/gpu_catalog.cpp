@@ -1,0 +1,115 @@
+#include "hardware/gpu_catalog.h"
+
+#include <fmt/format.h>
+
+#include "util/error.h"
+#include "util/paths.h"
+#include "util/text.h"
+
+namespace servesim {
+
+double GpuSpec::peak(DType compute) const {
+  const auto it = peak_flops.find(compute);
+  if (it != peak_flops.end()) return it->second;
+  std::vector<std::string> have;
+  for (const auto& [t, _] : peak_flops) have.push_back(dtype_name(t));
+  throw Error(fmt::format("{} has no {} tensor cores (it supports: {})", name, dtype_name(compute),
+                          join(have)));
+}
+
+std::vector<std::string> gpu_catalog_names() { return list_catalog("hardware"); }
+
+void apply_efficiency_overrides(YamlMap& m, Efficiency& e) {
+  for (const auto& field : efficiency_field_names()) {
+    if (!m.has(field)) continue;
+    const double v = efficiency_field_is_time(field) ? m.quantity(field, Dimension::time)
+                                                     : m.quantity(field, Dimension::fraction);
+    if (v < 0 || (!efficiency_field_is_time(field) && field != "gemm_tokens_half" && v > 1.0)) {
+      throw Error(fmt::format("{}: {} must be {}", m.where(field), field,
+                              efficiency_field_is_time(field) ? "a duration >= 0" : "a fraction in (0, 1]"));
+    }
+    efficiency_field(e, field) = v;
+  }
+  m.finish();
+}
+
+namespace {
+Link parse_link(YamlMap m, bool required) {
+  Link l;
+  if (!required && !m.node().IsMap()) return l;
+  l.kind = m.string("kind", "");
+  l.bandwidth = required ? m.quantity("bandwidth", Dimension::bandwidth)
+                         : m.quantity("bandwidth", Dimension::bandwidth, 0.0);
+  l.latency = m.quantity("latency", Dimension::time, 0.0);
+  m.finish();
+  return l;
+}
+}  // namespace
+
+GpuSpec parse_gpu(YamlMap& doc) {
+  GpuSpec g;
+  g.source_file = doc.file();
+  doc.integer("schema_version", 1);
+  g.name = doc.string("name");
+  g.display_name = doc.string("display_name", g.name);
+  g.vendor = doc.string("vendor", "");
+  g.architecture = doc.string("architecture", "");
+  g.gpus_per_node = static_cast<int>(doc.integer("gpus_per_node", 8));
+
+  YamlMap compute = doc.map("compute");
+  for (const auto& name : dtype_names()) {
+    if (compute.has(name)) {
+      const double f = compute.quantity(name, Dimension::flop_rate);
+      if (f <= 0) throw Error(fmt::format("{}: must be positive", compute.where(name)));
+      g.peak_flops[parse_dtype(name, compute.where(name))] = f;
+    }
+  }
+  compute.finish();
+  if (g.peak_flops.empty()) throw Error(fmt::format("{}: no compute precisions given", doc.where("compute")));
+
+  YamlMap memory = doc.map("memory");
+  g.memory_capacity = memory.quantity("capacity", Dimension::bytes);
+  g.memory_bandwidth = memory.quantity("bandwidth", Dimension::bandwidth);
+  memory.finish();
+  if (g.memory_capacity <= 0 || g.memory_bandwidth <= 0)
+    throw Error(fmt::format("{}: capacity and bandwidth must be positive", doc.where("memory")));
+
+  YamlMap ic = doc.map("interconnect");
+  g.intra_node = parse_link(ic.map("intra_node"), true);
+  g.inter_node = parse_link(ic.map("inter_node"), false);
+  g.host = parse_link(ic.map("host"), false);
+  ic.finish();
+
+  YamlMap power = doc.map("power");
+  g.tdp_watts = power.quantity("tdp", Dimension::power);
+  g.idle_watts = power.quantity("idle", Dimension::power, 0.1 * g.tdp_watts);
+  power.finish();
+
+  YamlMap cost = doc.map("cost");
+  g.price_per_hour = cost.quantity("on_demand", Dimension::price_per_hour, 0.0);
+  cost.finish();
+
+  YamlMap eff = doc.map("efficiency");
+  apply_efficiency_overrides(eff, g.efficiency);
+  doc.allow({"calibration"});  // provenance block written by `servesim calibrate`
+  doc.finish();
+  return g;
+}
+
+GpuSpec load_gpu(const std::string& name_or_path) {
+  std::string path = name_or_path;
+  if (!looks_like_path(name_or_path)) {
+    path = catalog_dir("hardware") + "/" + name_or_path + ".yaml";
+    if (!file_exists(path)) {
+      const auto names = gpu_catalog_names();
+      throw Error(fmt::format("unknown GPU '{}'{} (known GPUs: {}; or give a path to a GPU YAML)",
+                              name_or_path, did_you_mean(name_or_path, names), join(names)));
+    }
+  } else if (!file_exists(path)) {
+    throw Error(fmt::format("{}: GPU file not found", path));
+  }
+  YamlMap doc(load_yaml_file(path), path);
+  return parse_gpu(doc);
+}
+
+}  // namespace servesim

@@ -1,0 +1,18 @@
+#pragma once
+#include <string>
+#include <vector>
+
+#include "hardware/gpu_spec.h"
+#include "util/yaml_map.h"
+
+namespace servesim {
+
+// A catalog name ("h100-sxm") or a path to a GPU YAML. Unknown names list the valid ones.
+GpuSpec load_gpu(const std::string& name_or_path);
+GpuSpec parse_gpu(YamlMap& doc);
+std::vector<std::string> gpu_catalog_names();
+
+// Reads `efficiency:` overrides (fractions as numbers, overheads as durations) into e.
+void apply_efficiency_overrides(YamlMap& m, Efficiency& e);
+
+}  // namespace servesim

@@ -1,0 +1,44 @@
+#pragma once
+// Serving-engine settings from a scenario's `engine:` mapping.
+#include <cstdint>
+#include <string>
+
+#include "cost/memory_plan.h"
+#include "cost/step_cost.h"
+
+namespace servesim {
+
+struct EngineConfig {
+  std::string kind = "vllm";  // "vllm" (continuous batching) or "static"
+  std::int64_t max_num_seqs = 256;
+  std::int64_t max_num_batched_tokens = 8192;  // token budget per step
+  int block_size = 16;
+  double gpu_memory_utilization = 0.9;
+  bool prefix_caching = false;
+  bool chunked_prefill = true;
+  std::int64_t max_model_len = 0;          // 0 = the model's max_context
+  std::int64_t num_gpu_blocks_override = 0;  // vLLM's override of the planner's block count
+  double runtime_overhead_bytes = 1.5 * 1024.0 * 1024.0 * 1024.0;
+  AttentionKernel attention = AttentionKernel::flash;
+  // CPU-side time per engine step that the GPU waits on (scheduling, input
+  // preparation, detokenization, output processing). vLLM v0 measured 1-2 ms a
+  // step on A100 (Vidur cpu_overheads.csv: schedule 0.2-0.3 ms, prepare inputs
+  // ~0.8 ms, process outputs 0.2-0.4 ms); v1 overlaps much of it.
+  double step_cpu_overhead = 0.5e-3;         // seconds per step
+  double per_seq_cpu_overhead = 5e-6;        // seconds per running sequence per step
+  double per_request_overhead = 0.0;         // seconds once per request (tokenize, first schedule)
+  // CPU KV offload tier (0 = off): bytes of host memory for evicted blocks.
+  double cpu_offload_bytes = 0.0;
+
+  MemoryConfig memory_config() const {
+    MemoryConfig m;
+    m.gpu_memory_utilization = gpu_memory_utilization;
+    m.block_size = block_size;
+    m.max_num_batched_tokens = max_num_batched_tokens;
+    m.max_num_seqs = max_num_seqs;
+    m.runtime_overhead_bytes = runtime_overhead_bytes;
+    return m;
+  }
+};
+
+}  // namespace servesim

@@ -1,0 +1,29 @@
+#pragma once
+// The hardware/model/precision/parallelism/engine part of a scenario: what
+// `inspect` needs, and what every simulation builds its cost model from.
+#include <string>
+
+#include "cost/memory_plan.h"
+#include "cost/step_cost.h"
+#include "scenario/engine_config.h"
+#include "util/yaml_map.h"
+
+namespace servesim {
+
+struct Setup {
+  GpuSpec gpu;
+  ModelSpec model;
+  PrecisionSpec precision;
+  ResolvedPrecision resolved;
+  Parallelism parallelism;
+  EngineConfig engine;
+};
+
+// Reads the `hardware`, `model`, `parallelism` and `engine` mappings of `doc`
+// (finishing each; the caller finishes `doc`). Resolves and validates precision
+// and parallelism against the GPU and model.
+Setup parse_setup(YamlMap& doc);
+
+CostModel make_cost_model(const Setup& s);
+
+}  // namespace servesim
