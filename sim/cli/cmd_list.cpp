@@ -46,7 +46,7 @@ void register_list(CLI::App& app) {
   static std::string what = "all";
   cmd->add_option("what", what, "gpus, models, arrivals, lengths, engines, or all")->default_val("all");
   cmd->callback([] {
-    const std::vector<std::string> kinds = {"gpus", "models", "arrivals", "lengths", "engines", "all"};
+    const std::vector<std::string> kinds = {"gpus", "models", "arrivals", "lengths", "engines", "routers", "all"};
     if (std::find(kinds.begin(), kinds.end(), what) == kinds.end())
       throw Error(fmt::format("list: unknown category '{}'{} (valid: {})", what, did_you_mean(what, kinds), join(kinds)));
     const bool all = what == "all";

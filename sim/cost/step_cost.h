@@ -59,6 +59,8 @@ class CostModel {
 
   // Fast path for the event loop: the same number as breakdown(b).time.
   double step_time(const BatchSummary& b) const;
+  // Totals (time, flops, bytes, time by bound) without the per-op list: no allocation.
+  StepCost totals(const BatchSummary& b) const { return evaluate(b, false); }
   StepCost breakdown(const BatchSummary& b) const;
 
   const GpuSpec& gpu() const { return gpu_; }

@@ -1,27 +1,17 @@
 #pragma once
 // A scenario: everything one simulation needs, as plain immutable structs. Parsed
 // once from YAML (plus --set overrides); no YAML node escapes the loader.
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "cost/parallelism.h"
-#include "cost/precision.h"
-#include "hardware/gpu_spec.h"
-#include "model/model_spec.h"
-#include "scenario/engine_config.h"
+#include "scenario/setup.h"
 #include "scenario/slo.h"
 #include "workload/workload_spec.h"
 
 namespace servesim {
 
-struct Scenario {
+struct Scenario : Setup {
   std::string source;  // file it came from
-  GpuSpec gpu;
-  ModelSpec model;
-  PrecisionSpec precision;
-  Parallelism parallelism;
-  EngineConfig engine;
   WorkloadSpec workload;
   bool has_workload = false;
   SloSpec slo;

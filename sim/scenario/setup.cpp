@@ -101,6 +101,7 @@ Setup parse_setup(YamlMap& doc) {
   s.parallelism.pp = static_cast<int>(par.integer("pp", 1));
   s.parallelism.ep = static_cast<int>(par.integer("ep", 1));
   s.parallelism.replicas = static_cast<int>(par.integer("replicas", 1));
+  s.router = parse_router(par.string("router", "least_outstanding"), par.where("router"));
   with_location(par.where(), [&] {
     validate_parallelism(s.parallelism, s.model);
     return 0;

@@ -5,6 +5,7 @@
 
 #include "cost/memory_plan.h"
 #include "cost/step_cost.h"
+#include "engine/router.h"
 #include "scenario/engine_config.h"
 #include "util/yaml_map.h"
 
@@ -17,6 +18,7 @@ struct Setup {
   ResolvedPrecision resolved;
   Parallelism parallelism;
   EngineConfig engine;
+  RouterKind router = RouterKind::least_outstanding;  // parallelism.router, with replicas > 1
 };
 
 // Reads the `hardware`, `model`, `parallelism` and `engine` mappings of `doc`

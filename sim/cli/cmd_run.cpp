@@ -1,0 +1,77 @@
+// `servesim run SCENARIO.yaml [--set K=V]... [--json] [--out DIR]`
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "core/simulation.h"
+#include "metrics/summary_json.h"
+#include "util/error.h"
+
+namespace servesim::cli {
+namespace {
+
+struct RunArgs {
+  std::string scenario;
+  std::vector<std::string> sets;
+  bool json = false;
+  std::string out_dir;
+  bool no_fast_forward = false;
+};
+
+void run(const RunArgs& a) {
+  const Scenario sc = load_scenario(a.scenario, a.sets);
+  SimulationOptions opt;
+  opt.fast_forward = !a.no_fast_forward;
+  std::ofstream requests;
+  if (!a.out_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(a.out_dir, ec);
+    if (ec) throw Error(fmt::format("--out {}: cannot create directory: {}", a.out_dir, ec.message()));
+    requests.open(a.out_dir + "/requests.csv");
+    if (!requests) throw Error(fmt::format("--out {}: cannot write requests.csv", a.out_dir));
+    opt.requests_csv = &requests;
+    opt.timeline_rows = 20000;
+  }
+  if (isatty(STDERR_FILENO)) {
+    opt.progress = [](std::int64_t done, std::int64_t total) {
+      if (total > 0) std::cerr << fmt::format("\r{} / {} requests ({:.0f}%)", done, total, 100.0 * done / total);
+      else std::cerr << fmt::format("\r{} requests", done);
+    };
+  }
+  const SimulationResult r = simulate(sc, opt);
+  if (opt.progress) std::cerr << "\r\033[K";
+  const nlohmann::json j = summary_json(r.summary);
+  if (!a.out_dir.empty()) {
+    std::ofstream(a.out_dir + "/summary.json") << j.dump(2) << "\n";
+    std::ofstream(a.out_dir + "/timeline.csv") << timeline_csv(r.timeline);
+  }
+  if (a.json) {
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  fmt::print("{} on {} x{} (tp={}, pp={}, replicas={}), {}, {} engine\n", sc.model.name, sc.gpu.name,
+             sc.parallelism.total_gpus(), sc.parallelism.tp, sc.parallelism.pp, sc.parallelism.replicas,
+             sc.resolved.describe(), sc.engine.kind);
+  fmt::print("KV cache: {} blocks x {} tokens per replica\n\n", r.kv_blocks_per_replica, sc.engine.block_size);
+  fmt::print("{}", summary_table(r.summary));
+  if (!a.out_dir.empty()) fmt::print("\nwrote {0}/summary.json, {0}/requests.csv, {0}/timeline.csv\n", a.out_dir);
+}
+
+}  // namespace
+
+void register_run(CLI::App& app) {
+  static RunArgs a;
+  auto* cmd = app.add_subcommand("run", "Simulate a scenario and report latency, throughput and utilisation");
+  cmd->add_option("scenario", a.scenario, "scenario YAML")->required();
+  cmd->add_option("--set", a.sets, "override a scenario key, e.g. --set workload.arrival.rate=12");
+  cmd->add_flag("--json", a.json, "print the summary as JSON");
+  cmd->add_option("--out", a.out_dir, "write summary.json, requests.csv and timeline.csv here");
+  cmd->add_flag("--no-fast-forward", a.no_fast_forward, "simulate every decode step one by one (for checking)");
+  cmd->callback([] { run(a); });
+}
+
+}  // namespace servesim::cli

@@ -1,0 +1,111 @@
+#include "core/simulation.h"
+
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "core/event_queue.h"
+#include "engine/engine.h"
+#include "engine/router.h"
+#include "scenario/setup.h"
+#include "util/error.h"
+
+namespace servesim {
+namespace {
+
+enum EventKind : int { kStepEnd = 0, kArrival = 1 };
+// At equal times a step's end is handled before an arrival, so the freed capacity
+// is visible to the request that arrives at that instant.
+constexpr int kStepEndPriority = 0;
+constexpr int kArrivalPriority = 1;
+
+}  // namespace
+
+std::unique_ptr<RequestSource> make_source(const Scenario& scenario) {
+  return make_synthetic_source(scenario.workload);
+}
+
+SimulationResult simulate(const Scenario& scenario, const SimulationOptions& options) {
+  auto source = make_source(scenario);
+  return simulate(scenario, *source, options);
+}
+
+SimulationResult simulate(const Scenario& sc, RequestSource& source, const SimulationOptions& options) {
+  const CostModel cost = make_cost_model(sc);
+  SimulationResult result;
+  result.memory = plan_memory(cost, sc.engine.memory_config());
+  if (!result.memory.fits) throw Error(result.memory.verdict);
+  const std::int64_t blocks =
+      sc.engine.num_gpu_blocks_override > 0 ? sc.engine.num_gpu_blocks_override : result.memory.kv_blocks;
+  result.kv_blocks_per_replica = blocks;
+
+  Collector collector(cost.peak_flops(), sc.gpu.memory_bandwidth, sc.parallelism.gpus_per_replica(),
+                      sc.parallelism.replicas);
+  collector.set_request_stream(options.requests_csv);
+  collector.keep_timeline(options.timeline_rows);
+
+  std::vector<std::unique_ptr<Engine>> replicas;
+  for (int r = 0; r < sc.parallelism.replicas; ++r) {
+    EngineContext ctx;
+    ctx.cost = &cost;
+    ctx.config = sc.engine;
+    ctx.memory = result.memory;
+    ctx.kv_blocks = blocks;
+    ctx.replica = r;
+    ctx.observer = &collector;
+    ctx.fast_forward = options.fast_forward;
+    replicas.push_back(make_engine(ctx));
+  }
+  Router router(sc.router);
+  std::vector<bool> busy(replicas.size(), false);
+  EventQueue queue;
+  // The request waiting for its arrival event (sources are streaming: one at a time).
+  std::optional<Request> pending;
+  auto pull = [&] {
+    if (pending) return;
+    pending = source.next();
+    if (pending) queue.push(pending->arrival, kArrivalPriority, kArrival, pending->id);
+  };
+  auto horizon = [&] { return queue.empty() ? std::numeric_limits<Nanos>::max() : queue.top().time; };
+  auto kick = [&](int r, Nanos now) {
+    if (busy[static_cast<std::size_t>(r)] || !replicas[static_cast<std::size_t>(r)]->has_work()) return;
+    const Nanos end = replicas[static_cast<std::size_t>(r)]->start_step(now, horizon());
+    busy[static_cast<std::size_t>(r)] = true;
+    queue.push(end, kStepEndPriority, kStepEnd, r);
+  };
+
+  pull();
+  std::vector<Request> done;
+  const std::int64_t expected = source.expected_total();
+  std::int64_t next_progress = 0;
+  while (!queue.empty()) {
+    const Event ev = queue.pop();
+    const Nanos now = ev.time;
+    if (ev.kind == kArrival) {
+      Request req = std::move(*pending);
+      pending.reset();
+      const int r = router.pick(replicas, req);
+      if (!replicas[static_cast<std::size_t>(r)]->enqueue(req, now)) source.on_complete(req, now);
+      pull();
+      kick(r, now);
+    } else {
+      const int r = static_cast<int>(ev.data);
+      busy[static_cast<std::size_t>(r)] = false;
+      done.clear();
+      replicas[static_cast<std::size_t>(r)]->finish_step(now, done);
+      for (const auto& d : done) source.on_complete(d, now);
+      if (!done.empty()) pull();  // closed loop: a completion may release the next request
+      kick(r, now);
+    }
+    if (options.progress && collector.finished() >= next_progress) {
+      options.progress(collector.finished(), expected);
+      next_progress = collector.finished() + 1000;
+    }
+  }
+  if (pending) throw Error("internal: a request was left without its arrival");
+  result.summary = collector.summarize(sc.slo);
+  result.timeline = collector.timeline();
+  return result;
+}
+
+}  // namespace servesim

@@ -1,0 +1,39 @@
+#pragma once
+// The discrete-event loop: arrivals from a request source, a router, one engine
+// per replica. It only schedules; engines price their steps with the cost model.
+#include <functional>
+#include <memory>
+#include <ostream>
+
+#include "cost/memory_plan.h"
+#include "metrics/collector.h"
+#include "metrics/run_summary.h"
+#include "scenario/scenario.h"
+#include "workload/request_source.h"
+
+namespace servesim {
+
+struct SimulationOptions {
+  std::ostream* requests_csv = nullptr;  // one row per finished request
+  std::size_t timeline_rows = 0;         // keep at most about this many timeline rows (0 = none)
+  bool fast_forward = true;              // fuse identical decode steps between events
+  // Called now and then with (finished, expected total or -1).
+  std::function<void(std::int64_t, std::int64_t)> progress;
+};
+
+struct SimulationResult {
+  RunSummary summary;
+  MemoryPlan memory;
+  std::int64_t kv_blocks_per_replica = 0;
+  std::vector<TimelineRow> timeline;
+};
+
+// Runs the scenario's workload (synthetic or, when set, its trace source).
+SimulationResult simulate(const Scenario& scenario, const SimulationOptions& options = {});
+// Runs any request source through the scenario's hardware, model and engine.
+SimulationResult simulate(const Scenario& scenario, RequestSource& source, const SimulationOptions& options = {});
+
+// The request source a scenario's workload describes.
+std::unique_ptr<RequestSource> make_source(const Scenario& scenario);
+
+}  // namespace servesim

@@ -1,0 +1,145 @@
+// Static batching (FasterTransformer / early TensorRT-LLM benchmarks): up to
+// max_num_seqs waiting requests form a batch whose KV for prompt + output is
+// reserved up front; the batch prefills in one step, then decodes until its
+// longest request is done. Finished sequences keep their slot (padding) until the
+// batch ends, so the batch runs at its full size throughout.
+#include <algorithm>
+#include <deque>
+
+#include "engine/engine.h"
+
+namespace servesim {
+namespace {
+
+class StaticEngine : public Engine {
+ public:
+  explicit StaticEngine(const EngineContext& ctx) : ctx_(ctx), cost_(*ctx.cost) {}
+
+  bool enqueue(Request r, Nanos now) override {
+    const std::int64_t total = r.input_tokens + r.output_tokens;
+    if (total > ctx_.config.max_model_len || blocks_for(total) > ctx_.kv_blocks) {
+      RequestRecord rec = record_for(r);
+      rec.failed = true;
+      rec.finish = now;
+      if (ctx_.observer) ctx_.observer->on_request_done(rec);
+      return false;
+    }
+    waiting_.push_back(std::move(r));
+    return true;
+  }
+  bool has_work() const override { return !waiting_.empty() || !batch_.empty(); }
+  std::int64_t outstanding() const override { return static_cast<std::int64_t>(waiting_.size() + batch_.size()); }
+  double kv_load() const override { return ctx_.kv_blocks > 0 ? static_cast<double>(used_) / ctx_.kv_blocks : 0.0; }
+  std::int64_t kv_blocks_total() const override { return ctx_.kv_blocks; }
+
+  Nanos start_step(Nanos now, Nanos /*horizon*/) override {
+    BatchSummary b;
+    std::int64_t prefill_tokens = 0;
+    if (batch_.empty()) {
+      // Form a batch: FCFS while slots and reserved KV allow.
+      while (!waiting_.empty() && static_cast<std::int64_t>(batch_.size()) < ctx_.config.max_num_seqs) {
+        const Request& r = waiting_.front();
+        const std::int64_t blocks = blocks_for(r.input_tokens + r.output_tokens);
+        if (used_ + blocks > ctx_.kv_blocks) break;
+        used_ += blocks;
+        Member m{r, record_for(r), 0};
+        m.rec.first_scheduled = now;
+        batch_.push_back(std::move(m));
+        waiting_.pop_front();
+      }
+      prefill_ = true;
+      decode_steps_ = 0;
+      for (const auto& m : batch_) {
+        b.add(SeqWork{m.req.input_tokens, 0, true});
+        prefill_tokens += m.req.input_tokens;
+      }
+    } else {
+      prefill_ = false;
+      for (const auto& m : batch_) b.add(SeqWork{1, m.req.input_tokens + decode_steps_, true});
+    }
+    const StepCost c = cost_.totals(b);
+    const double seconds = c.time + ctx_.config.step_cpu_overhead +
+                           ctx_.config.per_seq_cpu_overhead * static_cast<double>(b.seqs);
+    const Nanos end = now + std::max<Nanos>(1, to_nanos(seconds));
+    if (ctx_.observer) {
+      StepRecord r;
+      r.replica = ctx_.replica;
+      r.start = now;
+      r.end = end;
+      r.batch_seqs = b.seqs;
+      r.prefill_tokens = prefill_tokens;
+      r.decode_tokens = prefill_ ? 0 : b.seqs;
+      r.kv_blocks_used = used_;
+      r.kv_blocks_total = ctx_.kv_blocks;
+      r.queue_length = static_cast<std::int64_t>(waiting_.size());
+      r.gpu_time = c.time;
+      r.flops = c.flops;
+      r.bytes = c.bytes;
+      r.time_by_bound = c.time_by_bound;
+      r.time_by_bound[static_cast<int>(Bound::overhead)] += seconds - c.time;
+      r.bound = static_cast<Bound>(std::max_element(r.time_by_bound.begin(), r.time_by_bound.end()) -
+                                   r.time_by_bound.begin());
+      ctx_.observer->on_step(r);
+      if (!prefill_) {
+        std::int64_t live = 0;
+        for (const auto& m : batch_) live += m.generated < m.req.output_tokens ? 1 : 0;
+        if (live > 0) ctx_.observer->on_itl(seconds, live);
+      }
+    }
+    return end;
+  }
+
+  void finish_step(Nanos now, std::vector<Request>& done) override {
+    if (!prefill_) ++decode_steps_;
+    bool all_done = true;
+    for (auto& m : batch_) {
+      if (m.generated >= m.req.output_tokens) continue;
+      ++m.generated;
+      if (m.generated == 1) m.rec.first_token = now;
+      if (m.generated == m.req.output_tokens) {
+        m.rec.finish = now;
+        if (ctx_.observer) ctx_.observer->on_request_done(m.rec);
+        done.push_back(m.req);
+      } else {
+        all_done = false;
+      }
+    }
+    if (all_done) {
+      batch_.clear();
+      used_ = 0;
+    }
+  }
+
+ private:
+  struct Member {
+    Request req;
+    RequestRecord rec;
+    std::int64_t generated = 0;
+  };
+  std::int64_t blocks_for(std::int64_t tokens) const {
+    return (tokens + ctx_.config.block_size - 1) / ctx_.config.block_size;
+  }
+  RequestRecord record_for(const Request& r) const {
+    RequestRecord rec;
+    rec.id = r.id;
+    rec.replica = ctx_.replica;
+    rec.arrival = r.arrival;
+    rec.input_tokens = r.input_tokens;
+    rec.output_tokens = r.output_tokens;
+    return rec;
+  }
+
+  EngineContext ctx_;
+  const CostModel& cost_;
+  std::deque<Request> waiting_;
+  std::vector<Member> batch_;
+  std::int64_t used_ = 0;
+  std::int64_t decode_steps_ = 0;
+  bool prefill_ = true;
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> make_static_engine(const EngineContext& ctx) { return std::make_unique<StaticEngine>(ctx); }
+
+}  // namespace servesim

@@ -1,0 +1,169 @@
+#include "metrics/collector.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace servesim {
+
+Collector::Collector(double peak_flops_per_gpu, double peak_bandwidth_per_gpu, int gpus_per_replica, int replicas)
+    : peak_flops_(peak_flops_per_gpu),
+      peak_bw_(peak_bandwidth_per_gpu),
+      gpus_per_replica_(gpus_per_replica),
+      replicas_(replicas) {}
+
+void Collector::set_request_stream(std::ostream* out) {
+  requests_out_ = out;
+  if (out)
+    *out << "id,replica,arrival_s,input_tokens,output_tokens,cached_tokens,queue_ms,ttft_ms,tpot_ms,e2e_ms,"
+            "preemptions,failed\n";
+}
+
+void Collector::on_step(const StepRecord& s) {
+  const double dt = to_seconds(s.end - s.start);
+  busy_s_ += dt;
+  gpu_s_ += s.gpu_time;
+  flops_ += s.flops;
+  bytes_ += s.bytes;
+  for (int i = 0; i < kBoundCount; ++i) bound_s_[i] += s.time_by_bound[static_cast<std::size_t>(i)];
+  steps_ += s.steps;
+  batch_weighted_ += dt * static_cast<double>(s.batch_seqs);
+  const double kv = s.kv_blocks_total > 0 ? static_cast<double>(s.kv_blocks_used) / s.kv_blocks_total : 0.0;
+  kv_weighted_ += dt * kv;
+  kv_max_ = std::max(kv_max_, kv);
+  queue_weighted_ += dt * static_cast<double>(s.queue_length);
+  batch_max_ = std::max(batch_max_, s.batch_seqs);
+  queue_max_ = std::max(queue_max_, s.queue_length);
+  if (timeline_limit_ > 0 && (timeline_counter_++ % timeline_stride_) == 0) {
+    timeline_.push_back(TimelineRow{to_seconds(s.start), dt * 1e3 / static_cast<double>(s.steps), s.replica, s.batch_seqs,
+                                    s.prefill_tokens, s.decode_tokens, s.kv_blocks_used, s.kv_blocks_total,
+                                    s.queue_length, s.steps, s.bound});
+    if (timeline_.size() >= timeline_limit_) {
+      // Keep memory bounded on long runs: drop every other row, halve the rate.
+      std::vector<TimelineRow> kept;
+      kept.reserve(timeline_.size() / 2 + 1);
+      for (std::size_t i = 0; i < timeline_.size(); i += 2) kept.push_back(timeline_[i]);
+      timeline_.swap(kept);
+      timeline_stride_ *= 2;
+    }
+  }
+}
+
+void Collector::on_itl(double seconds, std::int64_t count) {
+  if (count > 0) itl_.emplace_back(seconds * 1e3, count);
+}
+
+void Collector::on_request_done(const RequestRecord& r) {
+  if (first_arrival_ < 0 || r.arrival < first_arrival_) first_arrival_ = r.arrival;
+  last_finish_ = std::max(last_finish_, r.finish);
+  double ttft = 0, tpot = 0, e2e = 0, queue = 0;
+  if (r.failed) {
+    ++failed_;
+  } else {
+    ++completed_;
+    input_tokens_ += r.input_tokens;
+    output_tokens_ += r.output_tokens;
+    cached_tokens_ += r.cached_tokens;
+    preemptions_ += r.preemptions;
+    if (r.preemptions > 0) ++preempted_requests_;
+    ttft = to_seconds(r.first_token - r.arrival) * 1e3;
+    e2e = to_seconds(r.finish - r.arrival) * 1e3;
+    queue = to_seconds(r.first_scheduled - r.arrival) * 1e3;
+    // TPOT as vLLM and the validation data define it: (E2E - TTFT) / (output - 1).
+    tpot = r.output_tokens > 1 ? (e2e - ttft) / static_cast<double>(r.output_tokens - 1) : 0.0;
+    ttft_.push_back(ttft);
+    e2e_.push_back(e2e);
+    queue_.push_back(queue);
+    tpot_.push_back(r.output_tokens > 1 ? tpot : -1.0);  // -1: undefined for single-token outputs
+  }
+  if (requests_out_) {
+    *requests_out_ << fmt::format("{},{},{:.6f},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{},{}\n", r.id, r.replica,
+                                  to_seconds(r.arrival), r.input_tokens, r.output_tokens, r.cached_tokens, queue, ttft,
+                                  tpot, e2e, r.preemptions, r.failed ? 1 : 0);
+  }
+}
+
+namespace {
+double statistic(const Distribution& d, const std::string& stat) {
+  if (stat == "mean") return d.mean;
+  if (stat == "p50") return d.p50;
+  if (stat == "p90") return d.p90;
+  if (stat == "p95") return d.p95;
+  return d.p99;
+}
+}  // namespace
+
+RunSummary Collector::summarize(const SloSpec& slo) {
+  RunSummary s;
+  s.completed = completed_;
+  s.failed = failed_;
+  s.preemptions = preemptions_;
+  s.preempted_requests = preempted_requests_;
+  s.gpus = gpus_per_replica_ * replicas_;
+  s.duration_s = first_arrival_ >= 0 ? to_seconds(last_finish_ - first_arrival_) : 0.0;
+  s.input_tokens = input_tokens_;
+  s.output_tokens = output_tokens_;
+  s.cached_tokens = cached_tokens_;
+  if (s.duration_s > 0) {
+    s.requests_per_s = static_cast<double>(completed_) / s.duration_s;
+    s.input_tokens_per_s = static_cast<double>(input_tokens_) / s.duration_s;
+    s.output_tokens_per_s = static_cast<double>(output_tokens_) / s.duration_s;
+    s.total_tokens_per_s = s.input_tokens_per_s + s.output_tokens_per_s;
+  }
+  s.prefix_hit_rate = input_tokens_ > 0 ? static_cast<double>(cached_tokens_) / input_tokens_ : 0.0;
+
+  // Per-request SLO attainment needs the unsorted, aligned vectors: do it first.
+  std::int64_t good = 0;
+  for (std::size_t i = 0; i < ttft_.size(); ++i) {
+    bool ok = true;
+    for (const auto& t : slo.targets) {
+      const double v = t.metric == "ttft_ms" ? ttft_[i] : t.metric == "e2e_ms" ? e2e_[i] : tpot_[i];
+      if (t.metric == "itl_ms") continue;  // per-token metric: judged on its distribution only
+      if (v > t.limit_ms) ok = false;
+    }
+    good += ok ? 1 : 0;
+  }
+  s.slo_attainment = ttft_.empty() ? 0.0 : static_cast<double>(good) / static_cast<double>(ttft_.size());
+  s.goodput_rps = s.duration_s > 0 ? static_cast<double>(good) / s.duration_s : 0.0;
+
+  std::vector<double> tpot_defined;
+  tpot_defined.reserve(tpot_.size());
+  for (double v : tpot_)
+    if (v >= 0) tpot_defined.push_back(v);
+  s.ttft_ms = summarize_values(ttft_);
+  s.e2e_ms = summarize_values(e2e_);
+  s.queue_ms = summarize_values(queue_);
+  s.tpot_ms = summarize_values(tpot_defined);
+  s.itl_ms = summarize_weighted(itl_);
+
+  s.slo_met = true;
+  for (const auto& t : slo.targets) {
+    const Distribution& d = t.metric == "ttft_ms" ? s.ttft_ms : t.metric == "tpot_ms" ? s.tpot_ms
+                            : t.metric == "itl_ms"  ? s.itl_ms : s.e2e_ms;
+    SloResult r{t.metric, t.statistic, t.limit_ms, statistic(d, t.statistic), false};
+    r.met = r.value_ms <= r.limit_ms;
+    s.slo_met = s.slo_met && r.met;
+    s.slo.push_back(r);
+  }
+  if (slo.attainment > 0 && s.slo_attainment < slo.attainment) s.slo_met = false;
+
+  // flops and bytes are per GPU and busy time is summed over replicas: the ratio is per GPU.
+  if (busy_s_ > 0) {
+    s.mfu = flops_ / (busy_s_ * peak_flops_);
+    s.bandwidth_utilization = bytes_ / (busy_s_ * peak_bw_);
+    s.batch_size_mean = batch_weighted_ / busy_s_;
+    s.kv_utilization_mean = kv_weighted_ / busy_s_;
+    s.queue_length_mean = queue_weighted_ / busy_s_;
+    double total = 0;
+    for (double b : bound_s_) total += b;
+    for (int i = 0; i < kBoundCount; ++i) s.bound_share[i] = total > 0 ? bound_s_[i] / total : 0.0;
+  }
+  if (s.duration_s > 0) s.busy_fraction = busy_s_ / (s.duration_s * replicas_);
+  s.kv_utilization_max = kv_max_;
+  s.batch_size_max = batch_max_;
+  s.queue_length_max = queue_max_;
+  s.steps = steps_;
+  return s;
+}
+
+}  // namespace servesim

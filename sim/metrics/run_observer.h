@@ -1,0 +1,53 @@
+#pragma once
+// What an engine reports while it runs. The engine never computes statistics;
+// the collector behind this interface does.
+#include <cstdint>
+
+#include "core/sim_time.h"
+#include "cost/step_cost.h"
+#include "workload/request.h"
+
+namespace servesim {
+
+struct RequestRecord {
+  std::int64_t id = 0;
+  int replica = 0;
+  Nanos arrival = 0;
+  Nanos first_scheduled = -1;
+  Nanos first_token = -1;
+  Nanos finish = -1;
+  std::int64_t input_tokens = 0;
+  std::int64_t output_tokens = 0;
+  std::int64_t cached_tokens = 0;  // prompt tokens served from the prefix cache
+  int preemptions = 0;
+  bool failed = false;
+};
+
+struct StepRecord {
+  int replica = 0;
+  Nanos start = 0;
+  Nanos end = 0;
+  std::int64_t steps = 1;            // >1 when identical decode steps were fast-forwarded
+  std::int64_t batch_seqs = 0;
+  std::int64_t prefill_tokens = 0;
+  std::int64_t decode_tokens = 0;
+  std::int64_t kv_blocks_used = 0;
+  std::int64_t kv_blocks_total = 0;
+  std::int64_t queue_length = 0;
+  double gpu_time = 0;               // seconds of model execution (excluding CPU overhead)
+  double flops = 0;                  // per GPU, all steps of the record
+  double bytes = 0;
+  std::array<double, kBoundCount> time_by_bound{};
+  Bound bound = Bound::memory;       // dominant bound of the step
+};
+
+class RunObserver {
+ public:
+  virtual ~RunObserver() = default;
+  virtual void on_step(const StepRecord& s) = 0;
+  // `count` inter-token gaps of `seconds` each (a decode step reports one gap per sequence).
+  virtual void on_itl(double seconds, std::int64_t count) = 0;
+  virtual void on_request_done(const RequestRecord& r) = 0;
+};
+
+}  // namespace servesim

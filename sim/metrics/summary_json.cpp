@@ -1,0 +1,98 @@
+#include "metrics/summary_json.h"
+
+#include <fmt/format.h>
+
+namespace servesim {
+
+nlohmann::json distribution_json(const Distribution& d) {
+  return {{"mean", d.mean}, {"p50", d.p50}, {"p90", d.p90}, {"p95", d.p95}, {"p99", d.p99},
+          {"min", d.min},   {"max", d.max}, {"count", d.count}};
+}
+
+nlohmann::json summary_json(const RunSummary& s) {
+  nlohmann::json j;
+  j["requests"] = {{"completed", s.completed}, {"failed", s.failed}, {"preempted", s.preempted_requests},
+                   {"preemptions", s.preemptions}};
+  j["duration_s"] = s.duration_s;
+  j["gpus"] = s.gpus;
+  j["throughput"] = {{"requests_per_s", s.requests_per_s},
+                     {"input_tokens_per_s", s.input_tokens_per_s},
+                     {"output_tokens_per_s", s.output_tokens_per_s},
+                     {"total_tokens_per_s", s.total_tokens_per_s},
+                     {"output_tokens_per_s_per_gpu", s.output_tokens_per_s / s.gpus},
+                     {"total_tokens_per_s_per_gpu", s.total_tokens_per_s / s.gpus}};
+  j["tokens"] = {{"input", s.input_tokens}, {"output", s.output_tokens}, {"cached", s.cached_tokens},
+                 {"prefix_hit_rate", s.prefix_hit_rate}};
+  j["ttft_ms"] = distribution_json(s.ttft_ms);
+  j["tpot_ms"] = distribution_json(s.tpot_ms);
+  j["itl_ms"] = distribution_json(s.itl_ms);
+  j["e2e_ms"] = distribution_json(s.e2e_ms);
+  j["queue_ms"] = distribution_json(s.queue_ms);
+  nlohmann::json slo = nlohmann::json::array();
+  for (const auto& r : s.slo)
+    slo.push_back({{"metric", r.metric}, {"statistic", r.statistic}, {"limit_ms", r.limit_ms}, {"value_ms", r.value_ms},
+                   {"met", r.met}});
+  j["slo"] = {{"targets", slo}, {"met", s.slo_met}, {"attainment", s.slo_attainment}, {"goodput_rps", s.goodput_rps}};
+  j["utilization"] = {{"mfu", s.mfu},
+                      {"memory_bandwidth", s.bandwidth_utilization},
+                      {"busy_fraction", s.busy_fraction},
+                      {"kv_cache_mean", s.kv_utilization_mean},
+                      {"kv_cache_max", s.kv_utilization_max},
+                      {"batch_size_mean", s.batch_size_mean},
+                      {"batch_size_max", s.batch_size_max},
+                      {"queue_length_mean", s.queue_length_mean},
+                      {"queue_length_max", s.queue_length_max},
+                      {"steps", s.steps}};
+  j["gpu_time_share"] = {{"compute", s.bound_share[0]},
+                         {"memory", s.bound_share[1]},
+                         {"communication", s.bound_share[2]},
+                         {"overhead", s.bound_share[3]}};
+  return j;
+}
+
+std::string summary_table(const RunSummary& s) {
+  std::string out;
+  out += fmt::format("requests   {} completed, {} failed, {} preempted ({} preemptions)\n", s.completed, s.failed,
+                     s.preempted_requests, s.preemptions);
+  out += fmt::format("duration   {:.1f} s simulated on {} GPU(s)\n", s.duration_s, s.gpus);
+  out += fmt::format("throughput {:.2f} req/s, {:.0f} output tok/s ({:.0f}/GPU), {:.0f} total tok/s\n",
+                     s.requests_per_s, s.output_tokens_per_s, s.output_tokens_per_s / s.gpus, s.total_tokens_per_s);
+  out += fmt::format("\n{:<10} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "ms", "mean", "p50", "p90", "p95", "p99");
+  auto row = [&](const char* name, const Distribution& d) {
+    out += fmt::format("{:<10} {:>10.2f} {:>10.2f} {:>10.2f} {:>10.2f} {:>10.2f}\n", name, d.mean, d.p50, d.p90, d.p95,
+                       d.p99);
+  };
+  row("TTFT", s.ttft_ms);
+  row("TPOT", s.tpot_ms);
+  row("ITL", s.itl_ms);
+  row("E2E", s.e2e_ms);
+  row("queue", s.queue_ms);
+  if (!s.slo.empty()) {
+    out += "\nSLO\n";
+    for (const auto& r : s.slo)
+      out += fmt::format("  {} {} <= {:.1f} ms: {:.2f} ms  {}\n", r.metric, r.statistic, r.limit_ms, r.value_ms,
+                         r.met ? "met" : "MISSED");
+    out += fmt::format("  attainment {:.1f}% of requests, goodput {:.2f} req/s: {}\n", 100 * s.slo_attainment,
+                       s.goodput_rps, s.slo_met ? "SLOs met" : "SLOs MISSED");
+  }
+  out += fmt::format("\nbatch {:.1f} mean / {} max, queue {:.1f} mean / {} max, KV cache {:.0f}% mean / {:.0f}% max\n",
+                     s.batch_size_mean, s.batch_size_max, s.queue_length_mean, s.queue_length_max,
+                     100 * s.kv_utilization_mean, 100 * s.kv_utilization_max);
+  out += fmt::format("GPU busy {:.0f}%, MFU {:.1f}%, HBM bandwidth {:.0f}%; time compute {:.0f}% / memory {:.0f}% / "
+                     "comm {:.0f}% / overhead {:.0f}%\n",
+                     100 * s.busy_fraction, 100 * s.mfu, 100 * s.bandwidth_utilization, 100 * s.bound_share[0],
+                     100 * s.bound_share[1], 100 * s.bound_share[2], 100 * s.bound_share[3]);
+  if (s.cached_tokens > 0) out += fmt::format("prefix cache hit rate {:.1f}% of prompt tokens\n", 100 * s.prefix_hit_rate);
+  return out;
+}
+
+std::string timeline_csv(const std::vector<TimelineRow>& rows) {
+  std::string out = "time_s,replica,batch_size,prefill_tokens,decode_tokens,kv_blocks_used,kv_blocks_total,"
+                    "queue_length,step_time_ms,fused_steps,bound\n";
+  for (const auto& r : rows)
+    out += fmt::format("{:.6f},{},{},{},{},{},{},{},{:.4f},{},{}\n", r.time_s, r.replica, r.batch, r.prefill_tokens,
+                       r.decode_tokens, r.kv_used, r.kv_total, r.queue, r.step_time_ms, r.steps, bound_name(r.bound));
+  return out;
+}
+
+}  // namespace servesim
