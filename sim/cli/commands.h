@@ -8,5 +8,6 @@ namespace servesim::cli {
 void register_list(CLI::App& app);
 void register_inspect(CLI::App& app);
 void register_run(CLI::App& app);
+void register_experiments(CLI::App& app);
 
 }  // namespace servesim::cli

@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   servesim::cli::register_list(app);
   servesim::cli::register_inspect(app);
   servesim::cli::register_run(app);
+  servesim::cli::register_experiments(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

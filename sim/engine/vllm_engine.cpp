@@ -55,6 +55,8 @@ bool VllmEngine::enqueue(Request r, Nanos now) {
   s.rec.input_tokens = s.req.input_tokens;
   s.rec.output_tokens = s.req.output_tokens;
   s.target = s.req.input_tokens;
+  if (ctx_.config.prefix_caching && !s.req.block_hashes.empty())
+    s.hashes = engine_block_hashes(s.req.block_hashes, s.req.hash_block_tokens, s.req.input_tokens, block_size_);
   if (!admissible(s)) {
     s.rec.failed = true;
     s.rec.finish = now;
@@ -89,11 +91,16 @@ void VllmEngine::leave_decode(int slot) {
   const std::int64_t len = decode_len(s, G_);
   s.generated = s.gen_join + (G_ - s.join_step);
   s.computed = len;
-  used_blocks_ -= blocks_for(len);
+  used_blocks_ -= blocks_for(len) - s.cached_blocks;
   --bucket_[static_cast<std::size_t>(s.key)];
   --n_decode_;
   sum_len_minus_join_ -= s.len_join - s.join_step;
   ++s.version;  // its completion-heap entry is now stale
+}
+
+void VllmEngine::release_cached(Seq& s) {
+  used_blocks_ -= cache_.release(s.hashes, s.cached_blocks);
+  s.cached_blocks = 0;
 }
 
 void VllmEngine::preempt(int slot, Nanos now) {
@@ -105,6 +112,7 @@ void VllmEngine::preempt(int slot, Nanos now) {
     used_blocks_ -= s.blocks;
     prefilling_.erase(std::find(prefilling_.begin(), prefilling_.end(), slot));
   }
+  release_cached(s);
   s.blocks = 0;
   s.chunk = 0;
   running_.erase(s.pos);
@@ -128,6 +136,7 @@ void VllmEngine::finish_request(int slot, Nanos now, std::vector<Request>& done,
   Seq& s = slots_[static_cast<std::size_t>(slot)];
   if (s.phase == Phase::decode) leave_decode(slot);
   else if (s.phase == Phase::prefill) used_blocks_ -= s.blocks;
+  release_cached(s);
   running_.erase(s.pos);
   s.rec.finish = now;
   s.rec.failed = failed;
@@ -211,7 +220,7 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
     const int slot = prefilling_[i];
     Seq& s = slots_[static_cast<std::size_t>(slot)];
     const std::int64_t chunk = std::min(s.target - s.computed, budget);
-    const std::int64_t extra = blocks_for(s.computed + chunk) - s.blocks;
+    const std::int64_t extra = blocks_for(s.computed + chunk) - s.cached_blocks - s.blocks;
     if (extra > total_blocks_ - used_blocks_ - need) {
       if (preempt_tail(now, -1)) {
         preempted = true;
@@ -223,6 +232,7 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
     s.chunk = chunk;
     s.blocks += extra;
     used_blocks_ += extra;
+    evict_to_fit();
     budget -= chunk;
     ++i;
   }
@@ -233,17 +243,31 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
          static_cast<std::int64_t>(running_.size()) < cfg.max_num_seqs) {
     const int slot = waiting_.front();
     Seq& s = slots_[static_cast<std::size_t>(slot)];
+    // Prefix cache: reuse the longest cached run of leading blocks; at least one
+    // prompt token is always computed (it produces the first output's logits).
+    std::int64_t hit = 0;
+    if (!s.hashes.empty()) {
+      hit = cache_.match(s.hashes, (s.target - 1) / block_size_);
+      used_blocks_ += cache_.acquire(s.hashes, hit);
+      s.cached_blocks = hit;
+      s.computed = hit * block_size_;
+    }
     const std::int64_t remaining = s.target - s.computed;
-    if (!cfg.chunked_prefill && remaining > budget) break;
     const std::int64_t chunk = std::min(remaining, budget);
-    const std::int64_t blocks = blocks_for(s.computed + chunk);
-    if (blocks > total_blocks_ - used_blocks_ - need) break;
+    const std::int64_t blocks = blocks_for(s.computed + chunk) - s.cached_blocks;
+    if ((!cfg.chunked_prefill && remaining > budget) || blocks > total_blocks_ - used_blocks_ - need) {
+      release_cached(s);  // undo the hit; it will be looked up again next step
+      s.computed = 0;
+      break;
+    }
+    if (s.rec.first_scheduled < 0) s.rec.cached_tokens = hit * block_size_;
     waiting_.pop_front();
     --queue_len;
     s.phase = Phase::prefill;
     s.chunk = chunk;
     s.blocks = blocks;
     used_blocks_ += blocks;
+    evict_to_fit();
     budget -= chunk;
     if (s.rec.first_scheduled < 0) s.rec.first_scheduled = now;
     running_.push_back(slot);
@@ -283,6 +307,7 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
   step_decode_steps_ = n_decode_ > 0 ? k : 0;
   step_decode_blocks_ = n_decode_ > 0 ? decode_blocks_needed(G_ + 1, k) : 0;
   used_blocks_ += step_decode_blocks_;
+  evict_to_fit();
 
   const Nanos end = now + std::max<Nanos>(1, to_nanos(seconds));
   if (ctx_.observer) {
@@ -339,6 +364,16 @@ void VllmEngine::finish_step(Nanos now, std::vector<Request>& done) {
       prefilling_.push_back(slot);
       continue;
     }
+    if (!s.hashes.empty()) {
+      // The prompt's full blocks become cached for later requests.
+      const std::int64_t full = std::min<std::int64_t>(static_cast<std::int64_t>(s.hashes.size()), s.computed / block_size_);
+      if (full > s.cached_blocks) {
+        const PrefixCache::Registered r = cache_.add(s.hashes, s.cached_blocks, full);
+        s.blocks -= r.fresh + r.duplicate + r.revived;
+        used_blocks_ -= r.duplicate;
+        s.cached_blocks = full;
+      }
+    }
     ++s.generated;
     if (s.rec.first_token < 0) {
       s.rec.first_token = now;
@@ -351,7 +386,7 @@ void VllmEngine::finish_step(Nanos now, std::vector<Request>& done) {
     }
     used_blocks_ -= s.blocks;  // the decode aggregate accounts for them from now on
     s.blocks = 0;
-    used_blocks_ += blocks_for(s.computed);
+    used_blocks_ += blocks_for(s.computed) - s.cached_blocks;
     join_decode(slot, now);
   }
 }

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "engine/engine.h"
+#include "engine/prefix_cache.h"
 
 namespace servesim {
 
@@ -46,7 +47,9 @@ class VllmEngine : public Engine {
     std::int64_t computed = 0;   // tokens in KV (prefill phase)
     std::int64_t generated = 0;  // output tokens sampled so far
     std::int64_t chunk = 0;      // prefill tokens scheduled in the current step
-    std::int64_t blocks = 0;     // KV blocks held in prefill phase
+    std::int64_t blocks = 0;     // private KV blocks held in prefill phase
+    std::int64_t cached_blocks = 0;  // leading blocks held through the prefix cache (shared)
+    std::vector<std::uint64_t> hashes;  // full prompt blocks' hashes (prefix caching)
     std::int64_t join_step = 0;  // decode phase: G when it joined
     std::int64_t len_join = 0;   // decode phase: KV tokens when it joined
     std::int64_t gen_join = 0;
@@ -77,12 +80,15 @@ class VllmEngine : public Engine {
   std::int64_t fast_forward_steps(Nanos now, Nanos horizon, double first_step_time, double* total_time);
   double decode_only_step_time(std::int64_t g) const;
   double step_seconds(const BatchSummary& b, StepCost* totals) const;
+  void release_cached(Seq& s);
+  void evict_to_fit() { cache_.shrink_to(total_blocks_ - used_blocks_); }
 
   EngineContext ctx_;
   const CostModel& cost_;
   int block_size_;
   std::int64_t total_blocks_;
-  std::int64_t used_blocks_ = 0;
+  std::int64_t used_blocks_ = 0;  // private blocks of running requests + pinned cached blocks
+  PrefixCache cache_;
 
   std::vector<Seq> slots_;
   std::vector<int> free_slots_;

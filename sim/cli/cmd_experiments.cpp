@@ -1,0 +1,111 @@
+// `servesim validate-experiments [FILE] [--set K=V]... [--sharing cycled|groups] [--only KEY] [--json] [--out DIR]`:
+// replays the measured vLLM serving experiments and reports the error of each metric.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "util/error.h"
+#include "util/paths.h"
+#include "validation/vllm_experiments.h"
+
+namespace servesim::cli {
+namespace {
+
+struct Args {
+  std::string file;
+  std::vector<std::string> sets;
+  std::string sharing = "cycled";
+  std::string only;
+  bool json = false;
+  bool all = false;
+  std::string out;
+};
+
+double pct_err(double predicted, double measured) {
+  return measured != 0 ? 100.0 * (predicted - measured) / measured : 0.0;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void run(const Args& a) {
+  const std::string file = a.file.empty() ? data_root() + "/data/serving/vllm_serving_experiments.json" : a.file;
+  const auto experiments = load_vllm_experiments(file);
+  const PromptSharing sharing = a.sharing == "groups" ? PromptSharing::groups : PromptSharing::cycled;
+  if (a.sharing != "groups" && a.sharing != "cycled")
+    throw Error(fmt::format("--sharing '{}': expected cycled or groups", a.sharing));
+  const char* metrics[] = {"ttft_mean", "ttft_p90", "ttft_p99", "tpot_mean", "e2e_mean", "e2e_p90", "e2e_p99"};
+  auto get = [](const MeasuredMetrics& m, int i) {
+    const double v[] = {m.ttft_mean, m.ttft_p90, m.ttft_p99, m.tpot_mean, m.e2e_mean, m.e2e_p90, m.e2e_p99};
+    return v[i];
+  };
+  std::vector<std::vector<double>> abs_err(7);
+  nlohmann::json rows = nlohmann::json::array();
+  std::string csv = "key,gpu,model,tp,workload,metric,measured_ms,predicted_ms,error_pct\n";
+  if (!a.json) {
+    fmt::print("{:<44} {:>6} {:>17} {:>17} {:>17} {:>5} {:>6}\n", "experiment (measured -> predicted, ms)", "hit%",
+               "TTFT mean", "TPOT mean", "E2E mean", "pre", "fail");
+  }
+  for (const auto& e : experiments) {
+    if (!a.only.empty() && e.key.find(a.only) == std::string::npos) continue;
+    if (!e.recommended && !a.all && a.only.empty()) continue;
+    const Scenario sc = experiment_scenario(e, a.sets);
+    const ExperimentOutcome o = replay_experiment(e, sc, sharing);
+    nlohmann::json row = {{"key", e.key}, {"gpu", e.gpu}, {"model", e.model}, {"tp", e.tp}, {"workload", e.workload},
+                          {"prefix_hit_rate", o.prefix_hit_rate}, {"preemptions", o.preemptions}, {"failed", o.failed}};
+    for (int i = 0; i < 7; ++i) {
+      const double m = get(e.measured, i), p = get(o.predicted, i);
+      const double err = pct_err(p, m);
+      row[metrics[i]] = {{"measured_ms", m}, {"predicted_ms", p}, {"error_pct", err}};
+      if (m > 0) abs_err[static_cast<std::size_t>(i)].push_back(std::fabs(err));
+      csv += fmt::format("{},{},{},{},{},{},{:.3f},{:.3f},{:.2f}\n", e.key, e.gpu, e.model, e.tp, e.workload, metrics[i], m, p,
+                         err);
+    }
+    rows.push_back(row);
+    if (!a.json) {
+      fmt::print("{:<44} {:>5.0f}% {:>7.1f}->{:>7.1f} {:>7.2f}->{:>7.2f} {:>7.0f}->{:>7.0f} {:>5} {:>6}\n", e.key.substr(0, 44),
+                 100 * o.prefix_hit_rate, e.measured.ttft_mean, o.predicted.ttft_mean, e.measured.tpot_mean,
+                 o.predicted.tpot_mean, e.measured.e2e_mean, o.predicted.e2e_mean, o.preemptions, o.failed);
+      std::fflush(stdout);
+    }
+  }
+  nlohmann::json med;
+  for (int i = 0; i < 7; ++i) med[metrics[i]] = median(abs_err[static_cast<std::size_t>(i)]);
+  if (!a.out.empty()) {
+    std::ofstream(a.out + "/experiments_errors.csv") << csv;
+  }
+  if (a.json) {
+    std::cout << nlohmann::json{{"experiments", rows}, {"median_abs_error_pct", med}}.dump(2) << "\n";
+    return;
+  }
+  fmt::print("\nmedian absolute error over {} experiments:", abs_err[0].size());
+  for (int i = 0; i < 7; ++i) fmt::print(" {} {:.1f}%", metrics[i], med[metrics[i]].get<double>());
+  fmt::print("\n");
+}
+
+}  // namespace
+
+void register_experiments(CLI::App& app) {
+  static Args a;
+  auto* cmd = app.add_subcommand("validate-experiments",
+                                 "Replay the measured vLLM serving experiments and report servesim's error");
+  cmd->add_option("file", a.file, "experiments JSON (default: data/serving/vllm_serving_experiments.json)");
+  cmd->add_option("--set", a.sets, "override a scenario key for every experiment (e.g. hardware.efficiency...)");
+  cmd->add_option("--sharing", a.sharing, "prompt prefix structure: cycled (10x10 prompts reissued) or groups");
+  cmd->add_option("--only", a.only, "only experiments whose key contains this text");
+  cmd->add_flag("--all", a.all, "include the experiments not recommended for validation (overloaded runs)");
+  cmd->add_flag("--json", a.json, "print JSON");
+  cmd->add_option("--out", a.out, "write experiments_errors.csv into this directory");
+  cmd->callback([] { run(a); });
+}
+
+}  // namespace servesim::cli
