@@ -61,10 +61,12 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   EventQueue queue;
   // The request waiting for its arrival event (sources are streaming: one at a time).
   std::optional<Request> pending;
+  const Nanos frontend = to_nanos(sc.engine.frontend_latency);
   auto pull = [&] {
     if (pending) return;
     pending = source.next();
-    if (pending) queue.push(pending->arrival, kArrivalPriority, kArrival, pending->id);
+    // The request reaches the engine core after the front-end (HTTP, tokenization).
+    if (pending) queue.push(pending->arrival + frontend, kArrivalPriority, kArrival, pending->id);
   };
   auto horizon = [&] { return queue.empty() ? std::numeric_limits<Nanos>::max() : queue.top().time; };
   auto kick = [&](int r, Nanos now) {
@@ -76,6 +78,9 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
 
   pull();
   std::vector<Request> done;
+  // Replicas with new work start their next step only once every event at the
+  // current instant is handled, so simultaneous arrivals share one step.
+  std::vector<char> to_kick(replicas.size(), 0);
   const std::int64_t expected = source.expected_total();
   std::int64_t next_progress = 0;
   while (!queue.empty()) {
@@ -87,7 +92,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
       const int r = router.pick(replicas, req);
       if (!replicas[static_cast<std::size_t>(r)]->enqueue(req, now)) source.on_complete(req, now);
       pull();
-      kick(r, now);
+      to_kick[static_cast<std::size_t>(r)] = 1;
     } else {
       const int r = static_cast<int>(ev.data);
       busy[static_cast<std::size_t>(r)] = false;
@@ -95,7 +100,14 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
       replicas[static_cast<std::size_t>(r)]->finish_step(now, done);
       for (const auto& d : done) source.on_complete(d, now);
       if (!done.empty()) pull();  // closed loop: a completion may release the next request
-      kick(r, now);
+      to_kick[static_cast<std::size_t>(r)] = 1;
+    }
+    if (queue.empty() || queue.top().time > now) {
+      for (std::size_t i = 0; i < to_kick.size(); ++i) {
+        if (!to_kick[i]) continue;
+        to_kick[i] = 0;
+        kick(static_cast<int>(i), now);
+      }
     }
     if (options.progress && collector.finished() >= next_progress) {
       options.progress(collector.finished(), expected);

@@ -16,7 +16,13 @@ double weight_bytes_per_gpu(const ModelSpec& m, const ResolvedPrecision& p, cons
   const double dense_layers = stage_layers - moe_layers;
   // Attention and MLP matrices are split over TP (MLA's down-projections too, approximately);
   // experts are split over EP and their FFN over tp/ep, i.e. every expert weight over tp.
-  double per_gpu = stage_layers * m.attention_params_per_layer() / par.tp * wb +
+  // KV heads are replicated when tp exceeds them, so each GPU holds whole K/V heads.
+  const double attention =
+      m.mla.enabled() ? static_cast<double>(m.attention_params_per_layer()) / par.tp
+                      : static_cast<double>(m.hidden) * (s.heads + 2.0 * s.kv_heads) * m.head_dim +
+                            (m.qkv_bias ? (s.heads + 2.0 * s.kv_heads) * m.head_dim : 0.0) +
+                            static_cast<double>(s.heads) * m.head_dim * m.hidden;
+  double per_gpu = stage_layers * attention * wb +
                    dense_layers * m.dense_mlp_params_per_layer() / par.tp * wb +
                    moe_layers * m.moe_params_per_layer() / par.tp * wb;
   // Embedding and LM head stay 16-bit; with PP the first stage holds the embedding and

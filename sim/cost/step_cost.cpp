@@ -71,10 +71,11 @@ void CostModel::finish_op(OpCost& op) const {
   }
   op.overhead_time += op.count * e.kernel_overhead;
   op.time = std::max(op.compute_time, op.memory_time) + op.comm_time + op.overhead_time;
-  const double parts[kBoundCount] = {op.compute_time >= op.memory_time ? op.compute_time : 0.0,
-                                     op.memory_time > op.compute_time ? op.memory_time : 0.0, op.comm_time,
-                                     op.overhead_time};
-  op.bound = static_cast<Bound>(std::max_element(parts, parts + kBoundCount) - parts);
+  // The largest of the four parts names the bound.
+  const double roof = std::max(op.compute_time, op.memory_time);
+  op.bound = op.compute_time >= op.memory_time ? Bound::compute : Bound::memory;
+  if (op.comm_time > roof) op.bound = Bound::communication;
+  if (op.overhead_time > std::max(roof, op.comm_time)) op.bound = Bound::overhead;
 }
 
 double CostModel::step_time(const BatchSummary& b) const { return evaluate(b, false).time; }

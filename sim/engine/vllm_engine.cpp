@@ -41,7 +41,8 @@ std::int64_t VllmEngine::decode_blocks_needed(std::int64_t from_step, std::int64
 
 bool VllmEngine::admissible(const Seq& s) const {
   const std::int64_t total = s.req.input_tokens + s.req.output_tokens;
-  return total <= ctx_.config.max_model_len && blocks_for(total) <= total_blocks_;
+  // The last sampled token is never written back, so the KV peaks at total - 1 tokens.
+  return total <= ctx_.config.max_model_len && blocks_for(total - 1) <= total_blocks_;
 }
 
 bool VllmEngine::enqueue(Request r, Nanos now) {
@@ -182,9 +183,11 @@ std::int64_t VllmEngine::fast_forward_steps(Nanos now, Nanos horizon, double fir
   }
   // Step time is affine in the decoders' KV length within a roofline regime, so
   // the sum over k steps is k times the mean of the first and last (trapezoid).
+  // One evaluation at the far end gives the slope: step j costs f1 + slope*(j-1).
+  const double slope = (decode_only_step_time(G_ + k_max) - first_step_time) / static_cast<double>(k_max - 1);
   auto span = [&](std::int64_t k) {
-    if (k == 1) return first_step_time;
-    return 0.5 * static_cast<double>(k) * (first_step_time + decode_only_step_time(G_ + k));
+    const double kk = static_cast<double>(k);
+    return kk * first_step_time + slope * kk * (kk - 1.0) / 2.0;
   };
   // The last fused step must start before the horizon (the next arrival or event).
   lo = 1;
@@ -238,11 +241,15 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
   }
 
   // 3. Admit waiting requests (none after a preemption this step, as vLLM does).
+  // With async scheduling this step was planned when the previous one started, so
+  // only requests that had arrived by then are eligible.
+  const Nanos cutoff = cfg.async_scheduling && step_end_ == now ? step_start_ : now;
   std::int64_t queue_len = static_cast<std::int64_t>(waiting_.size());
   while (!preempted && budget > 0 && !waiting_.empty() &&
          static_cast<std::int64_t>(running_.size()) < cfg.max_num_seqs) {
     const int slot = waiting_.front();
     Seq& s = slots_[static_cast<std::size_t>(slot)];
+    if (s.rec.first_scheduled < 0 && s.req.arrival + to_nanos(cfg.frontend_latency) > cutoff) break;
     // Prefix cache: reuse the longest cached run of leading blocks; at least one
     // prompt token is always computed (it produces the first output's logits).
     std::int64_t hit = 0;
@@ -310,6 +317,7 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
   evict_to_fit();
 
   const Nanos end = now + std::max<Nanos>(1, to_nanos(seconds));
+  step_end_ = end;
   if (ctx_.observer) {
     StepRecord r;
     r.replica = ctx_.replica;

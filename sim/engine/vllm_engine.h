@@ -108,6 +108,7 @@ class VllmEngine : public Engine {
   std::int64_t step_decode_blocks_ = 0;  // blocks the decoders allocate over those steps
   std::int64_t step_decoders_ = 0;
   Nanos step_start_ = 0;
+  Nanos step_end_ = -1;      // end of the last step (async scheduling)
   bool in_step_ = false;
 };
 

@@ -24,9 +24,14 @@ void apply_efficiency_overrides(YamlMap& m, Efficiency& e) {
     if (!m.has(field)) continue;
     const double v = efficiency_field_is_time(field) ? m.quantity(field, Dimension::time)
                                                      : m.quantity(field, Dimension::fraction);
-    if (v < 0 || (!efficiency_field_is_time(field) && field != "gemm_tokens_half" && v > 1.0)) {
+    // Durations and the token count may be 0; an efficiency fraction of 0 would make
+    // every kernel take forever (division by zero), so fractions must be in (0, 1].
+    const bool is_fraction = !efficiency_field_is_time(field) && field != "gemm_tokens_half";
+    if (is_fraction ? (v <= 0 || v > 1.0) : v < 0) {
       throw Error(fmt::format("{}: {} must be {}", m.where(field), field,
-                              efficiency_field_is_time(field) ? "a duration >= 0" : "a fraction in (0, 1]"));
+                              efficiency_field_is_time(field) ? "a duration >= 0"
+                              : is_fraction                    ? "a fraction in (0, 1]"
+                                                               : "a token count >= 0"));
     }
     efficiency_field(e, field) = v;
   }

@@ -70,8 +70,14 @@ ModelSpec import_hf_config(const std::string& path) {
   if (!j.is_object()) throw Error(fmt::format("{}: expected a JSON object", path));
 
   std::string arch;
-  if (j.contains("architectures") && j["architectures"].is_array() && !j["architectures"].empty())
+  if (j.contains("architectures") && j["architectures"].is_array() && !j["architectures"].empty()) {
+    // A non-string entry would make get<std::string>() throw nlohmann's type_error,
+    // which is not a servesim::Error and would escape the CLI's error reporting.
+    if (!j["architectures"][0].is_string())
+      throw Error(fmt::format("{}: field 'architectures' must be a list of strings, got {}", path,
+                              j["architectures"].dump()));
     arch = j["architectures"][0].get<std::string>();
+  }
   if (arch.empty()) throw Error(fmt::format("{}: missing field 'architectures'", path));
   if (!supported_architectures().count(arch)) {
     std::vector<std::string> names(supported_architectures().begin(), supported_architectures().end());

@@ -26,7 +26,13 @@ struct EngineConfig {
   // ~0.8 ms, process outputs 0.2-0.4 ms); v1 overlaps much of it.
   double step_cpu_overhead = 0.5e-3;         // seconds per step
   double per_seq_cpu_overhead = 5e-6;        // seconds per running sequence per step
-  double per_request_overhead = 0.0;         // seconds once per request (tokenize, first schedule)
+  // Client-visible latency outside the engine core per request (HTTP, tokenization,
+  // detokenization and streaming in the API server): added to TTFT and E2E.
+  double frontend_latency = 0.0;
+  // vLLM's async scheduling plans step N+1 while step N runs, so a request that
+  // arrives during step N is first seen when step N+1 is planned and first runs in
+  // step N+2: one step of extra queueing whenever the engine is busy.
+  bool async_scheduling = false;
   // CPU KV offload tier (0 = off): bytes of host memory for evicted blocks.
   double cpu_offload_bytes = 0.0;
 

@@ -50,7 +50,8 @@ EngineConfig parse_engine(YamlMap& e) {
   c.runtime_overhead_bytes = e.quantity("runtime_overhead", Dimension::bytes, c.runtime_overhead_bytes);
   c.step_cpu_overhead = e.quantity("step_cpu_overhead", Dimension::time, c.step_cpu_overhead);
   c.per_seq_cpu_overhead = e.quantity("per_seq_cpu_overhead", Dimension::time, c.per_seq_cpu_overhead);
-  c.per_request_overhead = e.quantity("per_request_overhead", Dimension::time, c.per_request_overhead);
+  c.frontend_latency = e.quantity("frontend_latency", Dimension::time, c.frontend_latency);
+  c.async_scheduling = e.boolean("async_scheduling", c.async_scheduling);
   c.cpu_offload_bytes = e.quantity("cpu_offload", Dimension::bytes, 0.0);
   const std::string attn = e.string("attention_kernel", "flash");
   if (attn == "flash") c.attention = AttentionKernel::flash;

@@ -11,7 +11,11 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   for (std::size_t i = 1; i <= a.size(); ++i) {
     cur[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t sub = prev[j - 1] + (std::tolower(a[i - 1]) == std::tolower(b[j - 1]) ? 0 : 1);
+      // std::tolower needs a value representable as unsigned char: bytes of UTF-8 text
+      // (e.g. "µs") are negative chars, and passing them is undefined behaviour.
+      const int ca = std::tolower(static_cast<unsigned char>(a[i - 1]));
+      const int cb = std::tolower(static_cast<unsigned char>(b[j - 1]));
+      const std::size_t sub = prev[j - 1] + (ca == cb ? 0 : 1);
       cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
     }
     std::swap(prev, cur);

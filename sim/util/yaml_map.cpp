@@ -68,7 +68,18 @@ std::optional<YAML::Node> YamlMap::get(const std::string& key) {
 
 YAML::Node YamlMap::required(const std::string& key) {
   auto n = get(key);
-  if (!n) throw Error(fmt::format("{}: missing required key '{}'", where(), key_path(key)));
+  if (!n) {
+    // A typo of a required key shows up as a missing key: point at the likely culprit.
+    std::string hint;
+    if (node_ && node_.IsMap()) {
+      for (auto it = node_.begin(); it != node_.end(); ++it) {
+        const std::string present = it->first.as<std::string>();
+        if (!did_you_mean(present, {key}).empty())
+          hint = fmt::format("; '{}' at {} looks like a misspelling of it", present, yaml_location(file_, it->first));
+      }
+    }
+    throw Error(fmt::format("{}: missing required key '{}'{}", where(), key_path(key), hint));
+  }
   return *n;
 }
 
@@ -169,6 +180,11 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
   } catch (const YAML::Exception& e) {
     throw Error(fmt::format("--set '{}': value is not valid YAML: {}", assignment, e.msg));
   }
+  // An empty document (no file, or a file with only comments) is a null handle with no
+  // node behind it: a copy of it would get its own node and the override would be lost.
+  // Give the root a mapping first, so the copies below share it.
+  if (!root || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+  if (!root.IsMap()) throw Error(fmt::format("--set '{}': the document is not a mapping of keys", assignment));
   // yaml-cpp node assignment aliases; walk with fresh handles per level.
   std::vector<YAML::Node> chain{root};
   for (std::size_t i = 0; i + 1 < keys.size(); ++i) {

@@ -69,7 +69,6 @@ duration: "10 min"
 arrival: {process: poisson, rate: 8}
 input_tokens: {dist: lognormal, mean: 1024, stddev: 512, max: 8192}
 output_tokens: {dist: uniform, min: 64, max: 512}
-trace: reserved-for-later.jsonl
 )");
   REQUIRE(w.seed == 1);
   REQUIRE(w.requests == 2000);

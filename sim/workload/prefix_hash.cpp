@@ -1,0 +1,33 @@
+#include "workload/prefix_hash.h"
+
+#include <algorithm>
+
+namespace servesim {
+
+namespace {
+std::uint64_t mix(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+}  // namespace
+
+std::uint64_t prefix_block_hash(HashOwner kind, std::uint64_t owner, std::uint64_t block) {
+  return mix(mix(mix(static_cast<std::uint64_t>(kind)) ^ owner) ^ block);
+}
+
+std::vector<std::uint64_t> prompt_block_hashes(std::int64_t total_tokens, std::int32_t block_tokens,
+                                               std::int64_t group, std::int64_t prefix_tokens, HashOwner kind,
+                                               std::uint64_t owner) {
+  const std::int64_t n = block_tokens > 0 ? total_tokens / block_tokens : 0;
+  const std::int64_t shared = group >= 0 ? std::min(n, prefix_tokens / block_tokens) : 0;
+  std::vector<std::uint64_t> out;
+  out.reserve(static_cast<std::size_t>(std::max<std::int64_t>(n, 0)));
+  for (std::int64_t j = 0; j < shared; ++j)
+    out.push_back(prefix_block_hash(HashOwner::group, static_cast<std::uint64_t>(group), static_cast<std::uint64_t>(j)));
+  for (std::int64_t j = shared; j < n; ++j) out.push_back(prefix_block_hash(kind, owner, static_cast<std::uint64_t>(j)));
+  return out;
+}
+
+}  // namespace servesim

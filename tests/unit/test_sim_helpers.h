@@ -1,0 +1,133 @@
+#pragma once
+// Shared helpers for the end-to-end simulation tests (test_sim_*.cpp): a
+// vector-backed request source, a scenario built from YAML text, the engine's
+// per-step wall-time formula, and a parser for the requests.csv stream.
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/simulation.h"
+#include "cost/batch.h"
+#include "scenario/scenario.h"
+#include "scenario/setup.h"
+#include "workload/request_source.h"
+
+namespace servesim::testing {
+
+// Hands out a fixed list of requests (already in arrival order), open loop.
+class VectorSource final : public RequestSource {
+ public:
+  explicit VectorSource(std::vector<Request> rs) : rs_(std::move(rs)) {
+    for (std::size_t i = 0; i < rs_.size(); ++i) rs_[i].id = static_cast<std::int64_t>(i);
+  }
+  std::optional<Request> next() override {
+    if (i_ >= rs_.size()) return std::nullopt;
+    return rs_[i_++];
+  }
+  bool exhausted() const override { return i_ >= rs_.size(); }
+  std::int64_t expected_total() const override { return static_cast<std::int64_t>(rs_.size()); }
+
+ private:
+  std::vector<Request> rs_;
+  std::size_t i_ = 0;
+};
+
+inline Request make_request(double arrival_s, std::int64_t in, std::int64_t out) {
+  Request r;
+  r.arrival = to_nanos(arrival_s);
+  r.input_tokens = in;
+  r.output_tokens = out;
+  return r;
+}
+
+// Llama-3.1-8B bf16 on one H100-SXM; `engine` and `workload` are YAML flow
+// mappings / blocks appended as given (workload may be empty: no workload).
+inline Scenario scenario_from(const std::string& engine, const std::string& workload = "",
+                              const std::string& model = "llama-3.1-8b", const std::string& parallelism = "{tp: 1}") {
+  std::string text = "hardware: {gpu: h100-sxm}\n"
+                     "model: {name: " + model + "}\n"
+                     "parallelism: " + parallelism + "\n"
+                     "engine: " + engine + "\n";
+  if (!workload.empty()) text += "workload: " + workload + "\n";
+  return parse_scenario(YAML::Load(text), "test.yaml", !workload.empty());
+}
+
+// The engine's wall time of one step (vllm_engine.cpp step_seconds and
+// static_engine.cpp start_step use the same formula):
+//   cost.totals(batch).time + step_cpu_overhead + per_seq_cpu_overhead * seqs.
+inline double step_seconds(const CostModel& cost, const EngineConfig& cfg, const BatchSummary& b) {
+  return cost.totals(b).time + cfg.step_cpu_overhead + cfg.per_seq_cpu_overhead * static_cast<double>(b.seqs);
+}
+// `n` copies of one SeqWork.
+inline BatchSummary batch_of(std::int64_t n, SeqWork w) {
+  BatchSummary b;
+  for (std::int64_t i = 0; i < n; ++i) b.add(w);
+  return b;
+}
+// The engine advances its clock by max(1, to_nanos(seconds)) per step.
+inline Nanos step_nanos(const CostModel& cost, const EngineConfig& cfg, const BatchSummary& b) {
+  return std::max<Nanos>(1, to_nanos(step_seconds(cost, cfg, b)));
+}
+
+// One requests.csv row.
+struct CsvRow {
+  std::int64_t id = 0, replica = 0, input_tokens = 0, output_tokens = 0, cached_tokens = 0, preemptions = 0;
+  double arrival_s = 0, queue_ms = 0, ttft_ms = 0, tpot_ms = 0, e2e_ms = 0;
+  bool failed = false;
+  double finish_s() const { return arrival_s + e2e_ms * 1e-3; }
+};
+
+// Parses the stream Collector writes (header + one row per finished request).
+inline std::vector<CsvRow> parse_requests_csv(const std::string& text) {
+  std::vector<CsvRow> rows;
+  std::istringstream in(text);
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    std::vector<std::string> f;
+    std::string cell;
+    std::istringstream ls(line);
+    while (std::getline(ls, cell, ',')) f.push_back(cell);
+    if (f.size() != 12) throw std::runtime_error("requests.csv: expected 12 fields in '" + line + "'");
+    CsvRow r;
+    r.id = std::stoll(f[0]);
+    r.replica = std::stoll(f[1]);
+    r.arrival_s = std::stod(f[2]);
+    r.input_tokens = std::stoll(f[3]);
+    r.output_tokens = std::stoll(f[4]);
+    r.cached_tokens = std::stoll(f[5]);
+    r.queue_ms = std::stod(f[6]);
+    r.ttft_ms = std::stod(f[7]);
+    r.tpot_ms = std::stod(f[8]);
+    r.e2e_ms = std::stod(f[9]);
+    r.preemptions = std::stoll(f[10]);
+    r.failed = f[11] == "1";
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+// Runs and captures requests.csv.
+struct RunWithCsv {
+  SimulationResult result;
+  std::string csv;
+  std::vector<CsvRow> rows;
+};
+inline RunWithCsv run_with_csv(const Scenario& sc, RequestSource* source, bool fast_forward = true) {
+  std::ostringstream csv;
+  SimulationOptions opt;
+  opt.requests_csv = &csv;
+  opt.fast_forward = fast_forward;
+  RunWithCsv r;
+  r.result = source ? simulate(sc, *source, opt) : simulate(sc, opt);
+  r.csv = csv.str();
+  r.rows = parse_requests_csv(r.csv);
+  return r;
+}
+
+}  // namespace servesim::testing

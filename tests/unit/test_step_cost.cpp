@@ -1,0 +1,375 @@
+// The roofline step-cost model (sim/cost/step_cost.h) against closed forms: weight
+// streaming in decode, GEMM and attention FLOPs in prefill, the naive-attention
+// penalty, tensor parallelism, bandwidth monotonicity and MoE expert touching.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "cost/batch.h"
+#include "cost/collectives.h"
+#include "cost/precision.h"
+#include "cost/step_cost.h"
+#include "hardware/gpu_catalog.h"
+#include "model/model_catalog.h"
+#include "util/error.h"
+
+using namespace servesim;
+using Catch::Contains;
+
+namespace {
+
+CostModel make_cost(const GpuSpec& gpu, const std::string& model, DType w, DType a, DType kv, int tp = 1,
+                    int pp = 1, AttentionKernel kernel = AttentionKernel::flash) {
+  PrecisionSpec p;
+  p.weights = w;
+  p.activations = a;
+  p.kv_cache = kv;
+  Parallelism par;
+  par.tp = tp;
+  par.pp = pp;
+  return CostModel(gpu, load_model(model), resolve_precision(p, gpu), par, kernel);
+}
+CostModel make_cost(const std::string& gpu, const std::string& model, DType w, DType a, DType kv, int tp = 1,
+                    int pp = 1, AttentionKernel kernel = AttentionKernel::flash) {
+  return make_cost(load_gpu(gpu), model, w, a, kv, tp, pp, kernel);
+}
+
+// `n` sequences each decoding one token on top of `context` cached tokens.
+BatchSummary decode_batch(int n, std::int64_t context) {
+  BatchSummary b;
+  for (int i = 0; i < n; ++i) b.add(SeqWork{1, context, true});
+  return b;
+}
+// One sequence prefilling `tokens` new tokens on top of `context`.
+BatchSummary prefill_batch(std::int64_t tokens, std::int64_t context = 0) {
+  BatchSummary b;
+  b.add(SeqWork{tokens, context, true});
+  return b;
+}
+
+const OpCost* find_op(const StepCost& s, const char* name) {
+  for (const auto& op : s.ops)
+    if (std::strcmp(op.name, name) == 0) return &op;
+  return nullptr;
+}
+const OpCost& op(const StepCost& s, const char* name) {
+  const OpCost* o = find_op(s, name);
+  INFO("op " << name);
+  REQUIRE(o != nullptr);
+  return *o;
+}
+double total_weight_bytes(const StepCost& s) {
+  double w = 0;
+  for (const auto& o : s.ops) w += o.weight_bytes;
+  return w;
+}
+double sum_flops(const StepCost& s, std::initializer_list<const char*> names) {
+  double f = 0;
+  for (const char* n : names) f += op(s, n).flops;
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("step cost: Llama-2-7B batch-1 decode streams the weights once", "[cost][decode]") {
+  const GpuSpec gpu = load_gpu("h100-sxm");
+  const CostModel cost = make_cost(gpu, "llama-2-7b", DType::fp16, DType::fp16, DType::fp16);
+  const ModelSpec& m = cost.model();
+  const StepCost s = cost.breakdown(decode_batch(1, 16));
+
+  // Weights read by one decode step, in fp16 (2 B):
+  //   every layer's matrices: L*(4h^2 + 3*h*ffn) = 32*(67,108,864 + 135,266,304) = 6,476,005,376
+  //   the LM head: V*h = 32000*4096 = 131,072,000
+  //   not the input embedding table (one row per token is gathered: activation traffic)
+  //   i.e. params - V*h - norms = 6,738,415,616 - 131,072,000 - 266,240 = 6,607,077,376
+  //   bytes = 2 * 6,607,077,376 = 13,214,154,752
+  const double weight_params = 6607077376.0;
+  CHECK(static_cast<double>(m.total_params() - m.vocab * m.hidden - m.norm_params()) == weight_params);
+  CHECK(total_weight_bytes(s) == Approx(2.0 * weight_params).epsilon(1e-12));
+
+  // Closed-form step time: weight bytes / (HBM bandwidth * gemm_memory) plus fixed costs.
+  //   streaming = 13,214,154,752 / (3.35e12 * 0.80) = 4.931 ms
+  //   kernels   = 10 per layer (2 norms, qkv, rope, KV write, attention, o, up, act, down)
+  //             + 6 per step (embedding, final norm, LM head, 3 sampling passes) = 326
+  //   overheads = 326 * 3 us + 0.5 ms step overhead = 1.478 ms
+  //   total ~ 6.41 ms; KV (17 tokens) and activations add well under 1%.
+  const Efficiency& e = gpu.efficiency;
+  const double streaming = 2.0 * weight_params / (3.35e12 * e.gemm_memory);
+  const double kernels = 10.0 * m.layers + 6.0;
+  const double expected = streaming + e.step_overhead + kernels * e.kernel_overhead;
+  CHECK(s.time == Approx(expected).epsilon(0.10));
+  // The weight stream dominates: more than half of the step.
+  CHECK(streaming > 0.5 * s.time);
+
+  // Decode is memory-bound: every weight GEMM and the step as a whole.
+  for (const char* name : {"qkv_proj", "o_proj", "mlp_up", "mlp_down", "lm_head"}) {
+    INFO("op " << name);
+    CHECK(op(s, name).bound == Bound::memory);
+    CHECK(op(s, name).memory_time > op(s, name).compute_time);
+  }
+  // Attention over 17 cached tokens is tiny (its launch overhead dominates), but it
+  // is still memory- rather than compute-limited.
+  CHECK(op(s, "attention_decode").memory_time > op(s, "attention_decode").compute_time);
+  CHECK(s.time_by_bound[static_cast<int>(Bound::memory)] > s.time_by_bound[static_cast<int>(Bound::compute)]);
+}
+
+TEST_CASE("step cost: fp8 weights halve the GEMM weight bytes exactly", "[cost][precision]") {
+  const BatchSummary b = decode_batch(4, 512);
+  const StepCost w16 = make_cost("h100-sxm", "llama-3.1-8b", DType::bf16, DType::bf16, DType::bf16).breakdown(b);
+  // W8A16 (weight-only) and W8A8 both store one byte per weight instead of two.
+  const StepCost w8a16 = make_cost("h100-sxm", "llama-3.1-8b", DType::fp8, DType::bf16, DType::bf16).breakdown(b);
+  const StepCost w8a8 = make_cost("h100-sxm", "llama-3.1-8b", DType::fp8, DType::fp8, DType::bf16).breakdown(b);
+  for (const char* name : {"qkv_proj", "o_proj", "mlp_up", "mlp_down"}) {
+    INFO("op " << name);
+    // qkv_proj: 32 layers * 4096 * (4096 + 2*1024) * {2 B, 1 B} = 1,610,612,736 B vs 805,306,368 B.
+    CHECK(op(w8a16, name).weight_bytes == 0.5 * op(w16, name).weight_bytes);
+    CHECK(op(w8a8, name).weight_bytes == 0.5 * op(w16, name).weight_bytes);
+  }
+  CHECK(op(w16, "qkv_proj").weight_bytes == 32.0 * 4096 * 6144 * 2);
+  // mlp_up (gate + up): 32 * 4096 * 2*14336 * 2 B = 7,516,192,768 B in bf16.
+  CHECK(op(w16, "mlp_up").weight_bytes == 32.0 * 4096 * 2 * 14336 * 2);
+  // The LM head stays 16-bit in quantized checkpoints: unchanged.
+  CHECK(op(w8a8, "lm_head").weight_bytes == op(w16, "lm_head").weight_bytes);
+  // Fewer bytes on a memory-bound step: fp8 decode is faster.
+  CHECK(w8a16.time < w16.time);
+}
+
+TEST_CASE("step cost: long-prompt prefill is compute-bound with the closed-form GEMM FLOPs", "[cost][prefill]") {
+  const CostModel cost = make_cost("h100-sxm", "llama-3.1-8b", DType::bf16, DType::bf16, DType::bf16);
+  const ModelSpec& m = cost.model();
+  const std::int64_t T = 4096;
+  const StepCost s = cost.breakdown(prefill_batch(T));
+
+  // GEMM parameters per layer of Llama-3.1-8B:
+  //   attention = 4096*(4096+2*1024) + 4096*4096 = 41,943,040
+  //   MLP       = 3*4096*14336                  = 176,160,768
+  //   sum       = 218,103,808
+  // FLOPs = 2 * tokens * params * layers = 2 * 4096 * 218,103,808 * 32 = 57,174,604,644,352
+  const double per_layer = 218103808.0;
+  CHECK(static_cast<double>(m.attention_params_per_layer() + m.dense_mlp_params_per_layer()) == per_layer);
+  const double expected = 2.0 * T * per_layer * m.layers;
+  CHECK(expected == 57174604644352.0);
+  CHECK(sum_flops(s, {"qkv_proj", "o_proj", "mlp_up", "mlp_down"}) == Approx(expected).epsilon(1e-12));
+  // The LM head runs only for the sampled (last) token: 2 * 1 * 4096 * 128256.
+  CHECK(op(s, "lm_head").flops == Approx(2.0 * 4096 * 128256).epsilon(1e-12));
+
+  for (const char* name : {"qkv_proj", "o_proj", "mlp_up", "mlp_down", "attention_prefill"}) {
+    INFO("op " << name);
+    CHECK(op(s, name).bound == Bound::compute);
+  }
+  CHECK(s.time_by_bound[static_cast<int>(Bound::compute)] > s.time_by_bound[static_cast<int>(Bound::memory)]);
+  // A compute-bound step cannot beat peak: time >= FLOPs / peak (989.4 TFLOP/s bf16).
+  CHECK(s.time > s.flops / cost.peak_flops());
+}
+
+TEST_CASE("step cost: causal prefill attention FLOPs", "[cost][prefill][attention]") {
+  const CostModel cost = make_cost("h100-sxm", "llama-3.1-8b", DType::bf16, DType::bf16, DType::bf16);
+  // Causal attention over n new tokens scores n(n+1)/2 query-key pairs; each pair costs
+  // 2*head_dim FLOPs for QK^T and 2*head_dim for PV: 4*heads*head_dim*n(n+1)/2 per layer.
+  for (const std::int64_t n : {2LL, 1000LL, 8192LL}) {
+    INFO("n = " << n);
+    const StepCost s = cost.breakdown(prefill_batch(n));
+    const double pairs = static_cast<double>(n) * (n + 1) / 2.0;
+    const double expected = 4.0 * 32 * 128 * pairs * 32;  // heads=32, head_dim=128, layers=32
+    CHECK(op(s, "attention_prefill").flops == Approx(expected).epsilon(1e-12));
+  }
+  // n = 1000: 4*32*128*500,500*32 = 262,406,144,000 FLOPs.
+  CHECK(op(cost.breakdown(prefill_batch(1000)), "attention_prefill").flops ==
+        Approx(262406144000.0).epsilon(1e-12));
+  // A chunk of n tokens after c cached ones scores n*c + n(n+1)/2 pairs:
+  // n=512, c=1024: 524,288 + 131,328 = 655,616 pairs -> 4*32*128*655,616*32.
+  const StepCost chunk = cost.breakdown(prefill_batch(512, 1024));
+  CHECK(op(chunk, "attention_prefill").flops == Approx(4.0 * 32 * 128 * 655616.0 * 32).epsilon(1e-12));
+}
+
+TEST_CASE("step cost: the naive attention kernel moves quadratically more bytes than flash", "[cost][attention]") {
+  const CostModel flash = make_cost("h100-sxm", "llama-3.1-8b", DType::bf16, DType::bf16, DType::bf16, 1, 1,
+                                    AttentionKernel::flash);
+  const CostModel naive = make_cost("h100-sxm", "llama-3.1-8b", DType::bf16, DType::bf16, DType::bf16, 1, 1,
+                                    AttentionKernel::naive);
+  // The naive kernel writes and reads the n x n score and probability matrices:
+  // 4 passes * heads * n^2 * 2 B * layers extra bytes = 4*32*n^2*2*32 = 8192 n^2.
+  auto gap = [&](std::int64_t n) {
+    const double f = op(flash.breakdown(prefill_batch(n)), "attention_prefill").bytes();
+    const double v = op(naive.breakdown(prefill_batch(n)), "attention_prefill").bytes();
+    CHECK(v > f);
+    return v - f;
+  };
+  const double g1 = gap(1024);
+  const double g2 = gap(2048);
+  CHECK(g1 == Approx(4.0 * 32 * 1024.0 * 1024.0 * 2 * 32).epsilon(1e-9));
+  CHECK(g2 == Approx(4.0 * 32 * 2048.0 * 2048.0 * 2 * 32).epsilon(1e-9));
+  // Doubling the context quadruples the gap.
+  CHECK(g2 / g1 == Approx(4.0).epsilon(1e-9));
+  // The naive step is never faster.
+  for (const std::int64_t n : {128LL, 1024LL, 8192LL}) {
+    INFO("n = " << n);
+    CHECK(naive.step_time(prefill_batch(n)) >= flash.step_time(prefill_batch(n)));
+  }
+}
+
+TEST_CASE("step cost: TP=2 halves weight bytes per GPU and adds 2 all-reduces per layer", "[cost][tp]") {
+  const GpuSpec gpu = load_gpu("h100-sxm");
+  const CostModel tp1 = make_cost(gpu, "llama-3.1-8b", DType::bf16, DType::bf16, DType::bf16, 1);
+  const CostModel tp2 = make_cost(gpu, "llama-3.1-8b", DType::bf16, DType::bf16, DType::bf16, 2);
+  const std::int64_t n = 8;
+  const BatchSummary b = decode_batch(static_cast<int>(n), 1024);
+  const StepCost s1 = tp1.breakdown(b);
+  const StepCost s2 = tp2.breakdown(b);
+  // Heads (32 -> 16), KV heads (8 -> 4), FFN (14336 -> 7168) and LM-head rows
+  // (128256 -> 64128) all split evenly, so every GEMM's weights halve exactly.
+  CHECK(total_weight_bytes(s2) == 0.5 * total_weight_bytes(s1));
+  CHECK(tp2.shard().heads == 16);
+  CHECK(tp2.shard().kv_heads == 4);
+  CHECK(tp2.shard().ffn == 7168);
+
+  CHECK(find_op(s1, "tp_allreduce") == nullptr);
+  const OpCost& ar = op(s2, "tp_allreduce");
+  // One all-reduce after attention and one after the MLP: 2*32 = 64 per step, each of
+  // tokens * hidden * 2 B = 8 * 4096 * 2 = 65,536 B.
+  const double msg = static_cast<double>(n) * 4096 * 2;
+  const double calls = 2.0 * 32;
+  CHECK(ar.comm_bytes == Approx(calls * msg).epsilon(1e-12));
+  CHECK(ar.comm_time ==
+        Approx(calls * allreduce_time(msg, 2, gpu.intra_node, gpu.efficiency.comm_bandwidth)).epsilon(1e-12));
+  CHECK(ar.kind == OpKind::communication);
+  // Ring all-reduce of 65,536 B over 2 ranks on NVLink4 (450e9 B/s * 0.75, 3 us):
+  // 2*(1/2)*65,536/337.5e9 + 2*ceil(log2 2)*3e-6 = 0.194 us + 6 us = 6.194 us per call.
+  CHECK(allreduce_time(msg, 2, gpu.intra_node, gpu.efficiency.comm_bandwidth) ==
+        Approx(65536.0 / (450e9 * 0.75) + 6e-6).epsilon(1e-9));
+}
+
+TEST_CASE("step cost: more HBM bandwidth never slows decode (H100 vs H200)", "[cost][monotonic]") {
+  const GpuSpec h100 = load_gpu("h100-sxm");
+  const GpuSpec h200 = load_gpu("h200-sxm");
+  // Same Hopper compute (989.4 TFLOP/s bf16), 3.35 vs 4.8 TB/s HBM.
+  REQUIRE(h200.peak(DType::bf16) == h100.peak(DType::bf16));
+  REQUIRE(h200.memory_bandwidth > h100.memory_bandwidth);
+  const CostModel c100 = make_cost(h100, "llama-3.1-8b", DType::bf16, DType::bf16, DType::bf16);
+  const CostModel c200 = make_cost(h200, "llama-3.1-8b", DType::bf16, DType::bf16, DType::bf16);
+  for (const int batch : {1, 8, 64, 256}) {
+    for (const std::int64_t ctx : {16LL, 2048LL, 32768LL}) {
+      INFO("batch " << batch << " context " << ctx);
+      const BatchSummary b = decode_batch(batch, ctx);
+      CHECK(c200.step_time(b) <= c100.step_time(b));
+    }
+  }
+  // Batch-1 decode is memory-bound, so it is strictly faster on H200.
+  CHECK(c200.step_time(decode_batch(1, 16)) < c100.step_time(decode_batch(1, 16)));
+  // The same along a sweep of bandwidths on one otherwise fixed GPU.
+  double previous = 1e9;
+  for (const double bw : {1e12, 2e12, 3.35e12, 5e12, 8e12}) {
+    GpuSpec g = h100;
+    g.memory_bandwidth = bw;
+    const double t = make_cost(g, "llama-3.1-8b", DType::bf16, DType::bf16, DType::bf16).step_time(decode_batch(32, 4096));
+    INFO("bandwidth " << bw);
+    CHECK(t <= previous);
+    previous = t;
+  }
+}
+
+TEST_CASE("step cost: MoE decode reads only the touched experts", "[cost][moe]") {
+  const CostModel cost = make_cost("h100-sxm", "mixtral-8x7b", DType::bf16, DType::bf16, DType::bf16);
+  // One expert's gate+up weights: 4096 * 2*14336 * 2 B = 234,881,024 B; down: half that.
+  const double up_per_expert = 4096.0 * 2 * 14336 * 2;
+  const double down_per_expert = 14336.0 * 4096 * 2;
+  const double moe_layers = 32;
+  // Expected experts touched by T tokens with top-k of E: E*(1-(1-k/E)^T).
+  //   T = 1:   8*(1-(1-2/8)^1) = 8*0.25 = 2 (exactly the top-2)
+  //   T = 256: 8*(1-0.75^256) = 8*(1-1e-32) ~ 8 (all of them)
+  const StepCost one = cost.breakdown(decode_batch(1, 128));
+  CHECK(op(one, "moe_experts_up").weight_bytes == Approx(moe_layers * 2 * up_per_expert).epsilon(1e-12));
+  CHECK(op(one, "moe_experts_down").weight_bytes == Approx(moe_layers * 2 * down_per_expert).epsilon(1e-12));
+  const StepCost many = cost.breakdown(decode_batch(256, 128));
+  CHECK(op(many, "moe_experts_up").weight_bytes == Approx(moe_layers * 8 * up_per_expert).epsilon(1e-9));
+  CHECK(op(many, "moe_experts_down").weight_bytes == Approx(moe_layers * 8 * down_per_expert).epsilon(1e-9));
+  // In between, T = 2: 8*(1-0.75^2) = 8*0.4375 = 3.5 experts.
+  const StepCost two = cost.breakdown(decode_batch(2, 128));
+  CHECK(op(two, "moe_experts_up").weight_bytes == Approx(moe_layers * 3.5 * up_per_expert).epsilon(1e-12));
+  // Expert FLOPs follow the token-expert assignments, not the experts touched:
+  // T*k tokens through gate+up: 2 * (256*2) * 4096 * 2*14336 * 32 layers.
+  CHECK(op(many, "moe_experts_up").flops == Approx(2.0 * 512 * 4096 * 2 * 14336 * 32).epsilon(1e-12));
+}
+
+TEST_CASE("step cost: step_time equals the breakdown's time", "[cost]") {
+  std::vector<CostModel> models;
+  models.push_back(make_cost("h100-sxm", "llama-3.1-8b", DType::bf16, DType::bf16, DType::bf16));
+  models.push_back(make_cost("a100-sxm4-80gb", "llama-2-7b", DType::fp16, DType::fp16, DType::fp16, 1, 1,
+                             AttentionKernel::naive));
+  models.push_back(make_cost("h100-sxm", "mixtral-8x7b", DType::fp8, DType::fp8, DType::fp8, 2));
+  models.push_back(make_cost("h100-sxm", "llama-3.1-70b", DType::bf16, DType::bf16, DType::bf16, 4, 2));
+  models.push_back(make_cost("h200-sxm", "deepseek-v3", DType::fp8, DType::fp8, DType::bf16, 8));
+  std::vector<BatchSummary> batches = {decode_batch(1, 10), decode_batch(64, 3000), prefill_batch(2048),
+                                       prefill_batch(512, 4096)};
+  BatchSummary mixed = decode_batch(32, 1500);
+  mixed.add(SeqWork{256, 1024, false});  // a non-final chunked-prefill piece
+  batches.push_back(mixed);
+  for (std::size_t i = 0; i < models.size(); ++i) {
+    for (std::size_t j = 0; j < batches.size(); ++j) {
+      INFO("model " << i << " batch " << j);
+      const StepCost s = models[i].breakdown(batches[j]);
+      CHECK(models[i].step_time(batches[j]) == s.time);
+      CHECK(s.time > 0);
+      // The parts by bound add up to the step time.
+      double by_bound = 0;
+      for (double t : s.time_by_bound) by_bound += t;
+      CHECK(by_bound == Approx(s.time).epsilon(1e-9));
+    }
+  }
+  // An empty batch costs nothing.
+  CHECK(models[0].step_time(BatchSummary{}) == 0.0);
+}
+
+TEST_CASE("batch summary: add and remove round-trip to empty", "[cost][batch]") {
+  const std::vector<SeqWork> seqs = {
+      {1, 100, true}, {1, 4095, true}, {512, 0, true}, {256, 1024, false}, {0, 50, false}, {7, 3, true}};
+  BatchSummary b;
+  for (const auto& s : seqs) b.add(s);
+  CHECK(b.seqs == 6);
+  CHECK(b.new_tokens == 1 + 1 + 512 + 256 + 0 + 7);
+  CHECK(b.sampled == 4);
+  CHECK(b.decode_seqs == 2);
+  CHECK(b.decode_kv_tokens == (100 + 1) + (4095 + 1));
+  CHECK(b.prefill_seqs == 3);
+  CHECK(b.prefill_tokens == 512 + 256 + 7);
+  // Causal pairs n*c + n(n+1)/2: 0 + 131,328 | 262,144 + 32,896 | 21 + 28 -> 426,417.
+  CHECK(b.prefill_pairs == 426417.0);
+  // Full pairs n*(c+n): 262,144 | 256*1280 = 327,680 | 7*10 = 70 -> 589,894.
+  CHECK(b.prefill_full_pairs == 589894.0);
+  CHECK(b.prefill_kv_tokens == 512.0 + 1280.0 + 10.0);
+  // summarize() is the same as adding one by one.
+  const BatchSummary s = summarize(seqs);
+  CHECK(s.prefill_pairs == b.prefill_pairs);
+  CHECK(s.decode_kv_tokens == b.decode_kv_tokens);
+
+  // Remove in a different order than added.
+  for (auto it = seqs.rbegin(); it != seqs.rend(); ++it) b.remove(*it);
+  CHECK(b.empty());
+  CHECK(b.seqs == 0);
+  CHECK(b.new_tokens == 0);
+  CHECK(b.sampled == 0);
+  CHECK(b.prefill_seqs == 0);
+  CHECK(b.prefill_tokens == 0);
+  CHECK(b.prefill_pairs == 0.0);
+  CHECK(b.prefill_full_pairs == 0.0);
+  CHECK(b.prefill_kv_tokens == 0.0);
+  CHECK(b.decode_seqs == 0);
+  CHECK(b.decode_kv_tokens == 0.0);
+}
+
+TEST_CASE("step cost: impossible parallelism is rejected when the model is built", "[cost][tp][errors]") {
+  REQUIRE_THROWS_WITH(make_cost("h100-sxm", "llama-3.1-8b", DType::bf16, DType::bf16, DType::bf16, 3),
+                      Contains("tp=3 does not divide 32"));
+  // 32 % 12 = 8: the attention-head check fails first.
+  REQUIRE_THROWS_WITH(make_cost("h100-sxm", "llama-3.1-8b", DType::bf16, DType::bf16, DType::bf16, 12),
+                      Contains("tp=12 does not divide 32"));
+  // Boundary: tp=16 exceeds the 8 KV heads but is a multiple of them (KV heads are
+  // replicated, 16/8 = 2 ranks per KV head), so it is valid; each GPU keeps 1 KV head.
+  CHECK(make_cost("h100-sxm", "llama-3.1-8b", DType::bf16, DType::bf16, DType::bf16, 16).shard().kv_heads == 1);
+  REQUIRE_THROWS_WITH(make_cost("h100-sxm", "llama-3.1-8b", DType::bf16, DType::bf16, DType::bf16, 1, 33),
+                      Contains("pp=33 exceeds the 32 layers"));
+}
