@@ -9,5 +9,8 @@ void register_list(CLI::App& app);
 void register_inspect(CLI::App& app);
 void register_run(CLI::App& app);
 void register_experiments(CLI::App& app);
+void register_validate(CLI::App& app);  // validate, validate-static, validate-report
+void register_calibrate(CLI::App& app);
+void register_planning(CLI::App& app);  // sweep, plan, whatif
 
 }  // namespace servesim::cli

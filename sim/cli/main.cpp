@@ -15,6 +15,9 @@ int main(int argc, char** argv) {
   servesim::cli::register_inspect(app);
   servesim::cli::register_run(app);
   servesim::cli::register_experiments(app);
+  servesim::cli::register_validate(app);
+  servesim::cli::register_calibrate(app);
+  servesim::cli::register_planning(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

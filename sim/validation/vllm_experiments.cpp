@@ -138,9 +138,9 @@ namespace {
 
 class ExperimentSource : public RequestSource {
  public:
-  ExperimentSource(const Experiment& e, PromptSharing sharing, std::uint64_t seed)
-      : e_(e), sharing_(sharing), rng_(seed, "arrivals") {
-    for (const auto& s : e.stages) total_ += s.requests;
+  ExperimentSource(const Experiment& e, PromptSharing sharing, std::uint64_t seed, double time_scale)
+      : e_(e), sharing_(sharing), rng_(seed, "arrivals"), scale_(time_scale) {
+    for (const auto& s : e.stages) total_ += stage_requests(s);
   }
   std::optional<Request> next() override {
     while (index_in_stage_ >= static_cast<std::int64_t>(gaps_.size())) {
@@ -178,8 +178,12 @@ class ExperimentSource : public RequestSource {
   std::int64_t expected_total() const override { return total_; }
 
  private:
+  std::int64_t stage_requests(const ExperimentStage& s) const {
+    return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::llround(static_cast<double>(s.requests) * scale_)));
+  }
   void start_stage() {
-    if (stage_ >= 0 && stage_ < static_cast<int>(e_.stages.size())) stage_start_ += e_.stages[static_cast<std::size_t>(stage_)].duration;
+    if (stage_ >= 0 && stage_ < static_cast<int>(e_.stages.size()))
+      stage_start_ += e_.stages[static_cast<std::size_t>(stage_)].duration * scale_;
     ++stage_;
     gaps_.clear();
     index_in_stage_ = 0;
@@ -188,16 +192,18 @@ class ExperimentSource : public RequestSource {
     const ExperimentStage& s = e_.stages[static_cast<std::size_t>(stage_)];
     // inference-perf "constant" load: exponential gaps rescaled to sum to the duration.
     double sum = 0;
-    for (std::int64_t i = 0; i < s.requests; ++i) {
+    const std::int64_t n = stage_requests(s);
+    for (std::int64_t i = 0; i < n; ++i) {
       gaps_.push_back(rng_.exponential(1.0));
       sum += gaps_.back();
     }
-    for (double& g : gaps_) g *= s.duration / sum;
+    for (double& g : gaps_) g *= s.duration * scale_ / sum;
   }
 
   const Experiment& e_;
   PromptSharing sharing_;
   RandomStream rng_;
+  double scale_ = 1.0;
   std::int64_t total_ = 0, id_ = 0, index_in_stage_ = 0;
   int stage_ = -1;
   double stage_start_ = 0, elapsed_ = 0;
@@ -219,12 +225,13 @@ MeasuredMetrics metrics_of(std::vector<double>& ttft, std::vector<double>& e2e, 
 
 }  // namespace
 
-std::unique_ptr<RequestSource> experiment_source(const Experiment& e, PromptSharing sharing, std::uint64_t seed) {
-  return std::make_unique<ExperimentSource>(e, sharing, seed);
+std::unique_ptr<RequestSource> experiment_source(const Experiment& e, PromptSharing sharing, std::uint64_t seed,
+                                                 double time_scale) {
+  return std::make_unique<ExperimentSource>(e, sharing, seed, time_scale);
 }
 
-ExperimentOutcome replay_experiment(const Experiment& e, const Scenario& sc, PromptSharing sharing) {
-  auto source = experiment_source(e, sharing, sc.workload.seed);
+ExperimentOutcome replay_experiment(const Experiment& e, const Scenario& sc, PromptSharing sharing, double time_scale) {
+  auto source = experiment_source(e, sharing, sc.workload.seed, time_scale);
   std::stringstream rows;
   SimulationOptions opt;
   opt.requests_csv = &rows;
@@ -237,7 +244,7 @@ ExperimentOutcome replay_experiment(const Experiment& e, const Scenario& sc, Pro
   // Per stage from the per-request rows (arrival decides the stage).
   std::vector<double> bounds;
   double t = 0;
-  for (const auto& s : e.stages) bounds.push_back(t += s.duration);
+  for (const auto& s : e.stages) bounds.push_back(t += s.duration * time_scale);
   const std::size_t n = e.stages.size();
   std::vector<std::vector<double>> ttft(n), e2e(n), tpot(n);
   std::vector<double> all_ttft, all_e2e, all_tpot;

@@ -53,7 +53,9 @@ enum class PromptSharing { cycled, groups };
 // block 16, chunked prefill, prefix caching on), with overrides applied on top.
 Scenario experiment_scenario(const Experiment& e, const std::vector<std::string>& overrides);
 
-std::unique_ptr<RequestSource> experiment_source(const Experiment& e, PromptSharing sharing, std::uint64_t seed);
+// `time_scale` < 1 shortens every stage (same rates, fewer requests) for fast fits.
+std::unique_ptr<RequestSource> experiment_source(const Experiment& e, PromptSharing sharing, std::uint64_t seed,
+                                                 double time_scale = 1.0);
 
 struct ExperimentOutcome {
   MeasuredMetrics predicted;
@@ -62,6 +64,7 @@ struct ExperimentOutcome {
   double prefix_hit_rate = 0;
 };
 
-ExperimentOutcome replay_experiment(const Experiment& e, const Scenario& sc, PromptSharing sharing);
+ExperimentOutcome replay_experiment(const Experiment& e, const Scenario& sc, PromptSharing sharing,
+                                     double time_scale = 1.0);
 
 }  // namespace servesim

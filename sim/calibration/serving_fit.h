@@ -1,0 +1,55 @@
+#pragma once
+// Fits scenario parameters (efficiency knobs, engine overheads: any key a `--set`
+// can override) to measured serving runs by replaying them. Least squares on
+// log(predicted/measured) of TTFT, TPOT and E2E means (and TTFT p99), minimised
+// with Nelder-Mead over bounded parameters (each mapped through a logistic onto its
+// [lo, hi] range, so the physics bounds always hold).
+#include <string>
+#include <vector>
+
+#include "validation/vllm_experiments.h"
+
+namespace servesim {
+
+struct FitParameter {
+  std::string key;    // scenario key path, e.g. "hardware.efficiency.gemm_memory"
+  double lo = 0, hi = 1, init = 0.5;
+  std::string unit;   // appended when written ("ms" for durations), empty for plain numbers
+};
+
+struct ExperimentErrors {
+  std::string key, gpu;
+  double ttft_mean = 0, ttft_p99 = 0, tpot_mean = 0, e2e_mean = 0, e2e_p99 = 0;  // signed %
+};
+
+struct ErrorSummary {  // median absolute % over a set of experiments
+  std::size_t experiments = 0;
+  double ttft_mean = 0, ttft_p99 = 0, tpot_mean = 0, e2e_mean = 0, e2e_p99 = 0;
+};
+
+struct ServingFitOptions {
+  double time_scale = 0.2;  // shorten stages while fitting (rates unchanged)
+  int max_evaluations = 60;
+  PromptSharing sharing = PromptSharing::cycled;
+  std::vector<std::string> fixed_overrides;  // applied to every replay (e.g. engine.async_scheduling=true)
+  bool verbose = false;
+};
+
+struct ServingFit {
+  std::vector<double> values;  // fitted, in FitParameter order
+  double objective = 0;
+  int evaluations = 0;
+};
+
+std::vector<std::string> parameter_overrides(const std::vector<FitParameter>& params, const std::vector<double>& values);
+
+ServingFit fit_serving(const std::vector<Experiment>& train, const std::vector<FitParameter>& params,
+                       const ServingFitOptions& options);
+
+// Replays experiments with the overrides and returns per-experiment signed errors.
+std::vector<ExperimentErrors> experiment_errors(const std::vector<Experiment>& experiments,
+                                                const std::vector<std::string>& overrides, PromptSharing sharing,
+                                                double time_scale);
+ErrorSummary summarize_errors(const std::vector<ExperimentErrors>& errors);
+
+}  // namespace servesim

@@ -1,0 +1,182 @@
+// `servesim calibrate serving ...`: fit efficiency knobs and engine overheads to the
+// measured vLLM serving runs and write a calibrated GPU profile usable anywhere a
+// GPU name is. (Operator-table fits: sim/calibration/operator_fit.h, exercised by
+// the tests, which regenerate hardware/calibrated/a100-sxm4-80gb-vidur.yaml.)
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "calibration/serving_fit.h"
+#include "cli/commands.h"
+#include "hardware/efficiency.h"
+#include "util/error.h"
+#include "util/paths.h"
+#include "util/text.h"
+
+namespace servesim::cli {
+namespace {
+
+struct Args {
+  std::string file;
+  std::string gpu = "h100-sxm";
+  std::string fit_gpus;  // comma list; default: --gpu
+  std::string params = "gemm_memory,attention_memory,gemm_compute,step_overhead";
+  std::string split = "alternate";
+  double time_scale = 0.2;
+  int max_evals = 50;
+  std::string out;
+  std::string name;
+  std::vector<std::string> sets;
+  bool verbose = false;
+};
+
+FitParameter parameter_for(const std::string& name) {
+  // Physical ranges: fractions of peak stay inside (0, 1); overheads non-negative.
+  if (name == "gemm_compute") return {"hardware.efficiency.gemm_compute", 0.3, 0.95, 0.70, ""};
+  if (name == "gemm_memory") return {"hardware.efficiency.gemm_memory", 0.4, 0.98, 0.80, ""};
+  if (name == "attention_memory") return {"hardware.efficiency.attention_memory", 0.3, 0.98, 0.70, ""};
+  if (name == "attention_compute") return {"hardware.efficiency.attention_compute", 0.2, 0.9, 0.5, ""};
+  if (name == "comm_bandwidth") return {"hardware.efficiency.comm_bandwidth", 0.3, 0.95, 0.75, ""};
+  if (name == "step_overhead") return {"hardware.efficiency.step_overhead", 0.0, 5.0, 0.5, "ms"};
+  if (name == "kernel_overhead") return {"hardware.efficiency.kernel_overhead", 0.0, 10.0, 3.0, "us"};
+  if (name == "frontend_latency") return {"engine.frontend_latency", 0.0, 30.0, 2.0, "ms"};
+  if (name == "step_cpu_overhead") return {"engine.step_cpu_overhead", 0.0, 5.0, 0.5, "ms"};
+  if (name == "per_seq_cpu_overhead") return {"engine.per_seq_cpu_overhead", 0.0, 50.0, 5.0, "us"};
+  const std::vector<std::string> valid = {"gemm_compute",     "gemm_memory",   "attention_memory", "attention_compute",
+                                          "comm_bandwidth",   "step_overhead", "kernel_overhead",  "frontend_latency",
+                                          "step_cpu_overhead", "per_seq_cpu_overhead"};
+  throw Error(fmt::format("calibrate: unknown parameter '{}'{} (valid: {})", name, did_you_mean(name, valid), join(valid)));
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(fmt::format("{}: cannot open", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void print_errors(const char* title, const std::vector<ExperimentErrors>& errs) {
+  const ErrorSummary s = summarize_errors(errs);
+  fmt::print("{:<34} n={:<3} TTFT mean {:5.1f}%  TTFT p99 {:5.1f}%  TPOT mean {:5.1f}%  E2E mean {:5.1f}%  E2E p99 {:5.1f}%\n",
+             title, s.experiments, s.ttft_mean, s.ttft_p99, s.tpot_mean, s.e2e_mean, s.e2e_p99);
+}
+
+void run(const Args& a) {
+  const std::string file = a.file.empty() ? data_root() + "/data/serving/vllm_serving_experiments.json" : a.file;
+  const auto all = load_vllm_experiments(file);
+  std::vector<std::string> fit_gpus = split(a.fit_gpus.empty() ? a.gpu : a.fit_gpus, ',');
+  std::vector<Experiment> fit_set, other;
+  for (const auto& e : all) {
+    if (!e.recommended) continue;
+    (std::find(fit_gpus.begin(), fit_gpus.end(), e.gpu) != fit_gpus.end() ? fit_set : other).push_back(e);
+  }
+  if (fit_set.empty()) throw Error(fmt::format("calibrate: no measured runs on {} in {}", join(fit_gpus), file));
+  std::vector<Experiment> train, test;
+  if (a.split == "alternate") {
+    for (std::size_t i = 0; i < fit_set.size(); ++i) (i % 2 == 0 ? train : test).push_back(fit_set[i]);
+  } else if (a.split == "none") {
+    train = fit_set;
+  } else {
+    throw Error(fmt::format("calibrate: --split '{}': expected alternate or none", a.split));
+  }
+  std::vector<FitParameter> params;
+  for (const auto& p : split(a.params, ',')) params.push_back(parameter_for(trim(p)));
+
+  ServingFitOptions opt;
+  opt.time_scale = a.time_scale;
+  opt.max_evaluations = a.max_evals;
+  opt.fixed_overrides = a.sets;
+  opt.verbose = a.verbose;
+  fmt::print("fitting {} on {} runs ({}; held out: {}), stages shortened to {:.0f}%\n", a.params, train.size(),
+             join(fit_gpus), test.size(), 100 * a.time_scale);
+  const auto before_train = experiment_errors(train, a.sets, opt.sharing, 1.0);
+  const ServingFit fit = fit_serving(train, params, opt);
+  std::vector<std::string> overrides = a.sets;
+  for (const auto& o : parameter_overrides(params, fit.values)) overrides.push_back(o);
+  fmt::print("\nfitted after {} replays (objective {:.4f}):\n", fit.evaluations, fit.objective);
+  for (std::size_t i = 0; i < params.size(); ++i)
+    fmt::print("  {:<40} {:.4g} {}\n", params[i].key, fit.values[i], params[i].unit);
+
+  fmt::print("\nmedian absolute error (full-length replays):\n");
+  print_errors("train, default parameters", before_train);
+  const auto train_err = experiment_errors(train, overrides, opt.sharing, 1.0);
+  print_errors("train, fitted", train_err);
+  std::vector<ExperimentErrors> test_err, other_err;
+  if (!test.empty()) {
+    test_err = experiment_errors(test, overrides, opt.sharing, 1.0);
+    print_errors("held-out runs, fitted", test_err);
+  }
+  if (!other.empty()) {
+    // The fitted fractions carried to GPUs they were not fitted on: the roofline's claim.
+    other_err = experiment_errors(other, overrides, opt.sharing, 1.0);
+    print_errors("other GPUs, fitted fractions", other_err);
+  }
+
+  if (!a.out.empty()) {
+    const std::string base_path = catalog_dir("hardware") + "/" + a.gpu + ".yaml";
+    std::string yaml = read_file(base_path);
+    const std::string name = a.name.empty() ? a.gpu + "-calibrated" : a.name;
+    const auto pos = yaml.find("\nname: ");
+    if (pos == std::string::npos) throw Error(fmt::format("{}: no top-level name:", base_path));
+    const auto eol = yaml.find('\n', pos + 1);
+    yaml.replace(pos + 1, eol - pos - 1, "name: " + name);
+    std::string out = fmt::format("# Calibrated profile written by `servesim calibrate serving` from {}.\n", base_path);
+    out += yaml;
+    out += "\nefficiency:                      # fitted to measured vLLM serving runs (see calibration below)\n";
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      const std::string& key = params[i].key;
+      if (key.rfind("hardware.efficiency.", 0) != 0) continue;
+      const std::string field = key.substr(std::string("hardware.efficiency.").size());
+      out += params[i].unit.empty() ? fmt::format("  {}: {:.4g}\n", field, fit.values[i])
+                                    : fmt::format("  {}: \"{:.4g} {}\"\n", field, fit.values[i], params[i].unit);
+    }
+    const ErrorSummary tr = summarize_errors(train_err), te = summarize_errors(test_err);
+    out += "calibration:\n";
+    out += fmt::format("  data: {}\n", file);
+    out += fmt::format("  fitted_on: [{}]\n", [&] {
+      std::vector<std::string> k;
+      for (const auto& e : train) k.push_back(e.key);
+      return join(k);
+    }());
+    out += fmt::format("  held_out: {} runs\n", test.size());
+    out += fmt::format("  engine_settings: [{}]\n", [&] {
+      std::vector<std::string> k;
+      for (const auto& o : overrides)
+        if (o.rfind("hardware.", 0) != 0) k.push_back("\"" + o + "\"");
+      return join(k);
+    }());
+    out += fmt::format("  train_median_abs_error_pct: {{ttft_mean: {:.1f}, ttft_p99: {:.1f}, tpot_mean: {:.1f}, e2e_mean: {:.1f}}}\n",
+                       tr.ttft_mean, tr.ttft_p99, tr.tpot_mean, tr.e2e_mean);
+    out += fmt::format("  test_median_abs_error_pct: {{ttft_mean: {:.1f}, ttft_p99: {:.1f}, tpot_mean: {:.1f}, e2e_mean: {:.1f}}}\n",
+                       te.ttft_mean, te.ttft_p99, te.tpot_mean, te.e2e_mean);
+    std::ofstream(a.out) << out;
+    fmt::print("\nwrote {} (use it as hardware.gpu: {})\n", a.out, a.out);
+  }
+}
+
+}  // namespace
+
+void register_calibrate(CLI::App& app) {
+  static Args a;
+  auto* cal = app.add_subcommand("calibrate", "Fit efficiency parameters to measured data");
+  auto* cmd = cal->add_subcommand("serving", "Fit to measured vLLM serving runs (data/serving/...)");
+  cal->require_subcommand(1);
+  cmd->add_option("file", a.file, "experiments JSON (default: data/serving/vllm_serving_experiments.json)");
+  cmd->add_option("--gpu", a.gpu, "GPU whose profile is written (catalog name)")->default_val("h100-sxm");
+  cmd->add_option("--fit-gpus", a.fit_gpus, "comma list of GPUs whose runs are fitted (default: --gpu)");
+  cmd->add_option("--params", a.params, "comma list of parameters to fit");
+  cmd->add_option("--split", a.split, "alternate (fit on every other run, test on the rest) or none");
+  cmd->add_option("--time-scale", a.time_scale, "shorten stages while fitting (0-1]");
+  cmd->add_option("--max-evals", a.max_evals, "maximum replays of the training set");
+  cmd->add_option("--out", a.out, "write the calibrated GPU profile YAML here");
+  cmd->add_option("--name", a.name, "name of the calibrated profile");
+  cmd->add_option("--set", a.sets, "fixed override applied to every replay");
+  cmd->add_flag("--verbose", a.verbose, "print every evaluation");
+  cmd->callback([] { run(a); });
+}
+
+}  // namespace servesim::cli

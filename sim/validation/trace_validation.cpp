@@ -1,0 +1,452 @@
+#include "validation/trace_validation.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include <sys/wait.h>
+
+#include "core/simulation.h"
+#include "util/error.h"
+#include "util/paths.h"
+#include "util/text.h"
+#include "workload/trace_reader.h"
+
+namespace servesim {
+
+namespace {
+using nlohmann::json;
+
+TraceFormat resolved_format(const TraceSpec& t) {
+  return t.format == TraceFormat::automatic ? detect_trace_format(t.path) : t.format;
+}
+
+json load_json_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(fmt::format("{}: cannot open", path));
+  try {
+    return json::parse(in);
+  } catch (const json::exception& e) {
+    throw Error(fmt::format("{}: not a valid JSON document: {}", path, e.what()));
+  }
+}
+
+// A vllm_bench per-request list that validation needs, checked for presence and length.
+const json& bench_list(const json& doc, const char* key, std::size_t n, const std::string& path, const char* what) {
+  if (!doc.contains(key))
+    throw Error(fmt::format("{}: missing field '{}' ({}); `servesim validate` needs input_lens, output_lens, "
+                            "request_rate, ttfts and itls (save the benchmark with --save-result; "
+                            "--save-detailed in newer vLLM versions)",
+                            path, key, what));
+  const json& v = doc.at(key);
+  if (!v.is_array()) throw Error(fmt::format("{}: field '{}' must be a list ({}), got {}", path, key, what, v.type_name()));
+  if (v.size() != n)
+    throw Error(fmt::format("{}: field '{}' has {} entries but input_lens has {}", path, key, v.size(), n));
+  return v;
+}
+
+std::vector<PredictedRequest> parse_requests_csv(const std::string& text, std::size_t n) {
+  std::vector<PredictedRequest> out(n);
+  std::istringstream in(text);
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    const auto f = split(line, ',');
+    if (f.size() < 12) throw Error(fmt::format("internal: malformed requests.csv row '{}'", line));
+    const std::int64_t id = std::stoll(f[0]);
+    if (id < 0 || static_cast<std::size_t>(id) >= n) continue;  // not a trace record (cannot happen)
+    PredictedRequest& p = out[static_cast<std::size_t>(id)];
+    p.present = true;
+    p.arrival_s = std::stod(f[2]);
+    p.input_tokens = std::stoll(f[3]);
+    p.output_tokens = std::stoll(f[4]);
+    p.queue_ms = std::stod(f[6]);
+    p.ttft_ms = std::stod(f[7]);
+    p.tpot_ms = std::stod(f[8]);
+    p.e2e_ms = std::stod(f[9]);
+    p.preemptions = std::stoll(f[10]);
+    p.failed = f[11] == "1";
+  }
+  return out;
+}
+
+std::optional<double> measured_value(const MeasuredRequest& m, const std::string& metric) {
+  if (metric == "ttft") return m.ttft_ms;
+  if (metric == "tpot") return m.tpot_ms;
+  return m.e2e_ms;
+}
+
+std::optional<double> predicted_value(const PredictedRequest& p, const std::string& metric) {
+  if (!p.present || p.failed) return std::nullopt;
+  if (metric == "ttft") return p.ttft_ms;
+  if (metric == "tpot") return p.output_tokens > 1 ? std::optional<double>(p.tpot_ms) : std::nullopt;
+  return p.e2e_ms;
+}
+
+std::string upper(const std::string& s) {
+  std::string u = s;
+  for (char& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return u;
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// Sorted positive values with their cumulative fraction, one "value fraction" line each.
+std::string cdf_data(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  std::string out;
+  const double n = static_cast<double>(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) out += fmt::format("{:.6g} {:.6f}\n", v[i], static_cast<double>(i + 1) / n);
+  return out;
+}
+
+}  // namespace
+
+Scenario trace_scenario(YAML::Node doc, const std::string& source, const std::string& trace_path,
+                        TraceFormat format) {
+  if (!doc.IsMap()) throw Error(fmt::format("{}: expected a YAML mapping (a scenario)", source));
+  YAML::Node w(YAML::NodeType::Map);
+  if (doc["workload"] && doc["workload"].IsMap()) {
+    const YAML::Node old = doc["workload"];
+    if (old["seed"]) w["seed"] = old["seed"];
+    if (old["hash_block_tokens"]) w["hash_block_tokens"] = old["hash_block_tokens"];
+  }
+  std::string path = trace_path;
+  if (!path.empty() && path[0] != '/' && file_exists(path)) path = std::filesystem::absolute(path).lexically_normal().string();
+  if (!file_exists(path)) throw Error(fmt::format("--trace {}: file not found", trace_path));
+  w["trace"] = path;
+  w["format"] = trace_format_name(format);
+  doc["workload"] = w;
+  return parse_scenario(doc, source);
+}
+
+void check_context_limit(const Scenario& sc) {
+  if (!sc.workload.trace) throw Error("internal: check_context_limit needs a trace workload");
+  const TraceSpec& t = *sc.workload.trace;
+  TraceReaderOptions opt;
+  opt.hash_block_tokens = sc.workload.hash_block_tokens;
+  opt.seed = sc.workload.seed;
+  auto reader = open_trace_reader(t.path, t.format, opt);
+  const std::int64_t limit = sc.engine.max_model_len;
+  std::int64_t over = 0, total = 0;
+  std::optional<TraceRecord> first;
+  while (auto r = reader->read()) {
+    ++total;
+    if (r->input_tokens + r->output_tokens > limit) {
+      if (!first) first = *r;
+      ++over;
+    }
+  }
+  if (over == 0) return;
+  const bool bench = reader->format() == TraceFormat::vllm_bench;
+  throw Error(fmt::format(
+      "{}: {} of {} requests exceed the context limit max_model_len = {} (input + output tokens); the first is "
+      "{} {}: {} + {} = {} tokens. Raise engine.max_model_len (the model allows {}) with --set "
+      "engine.max_model_len=N, or drop those requests from the trace",
+      t.path, over, total, limit, bench ? "request" : "line", bench ? first->line - 1 : first->line,
+      first->input_tokens, first->output_tokens, first->input_tokens + first->output_tokens, sc.model.max_context));
+}
+
+std::vector<double> read_vllm_bench_itls(const std::string& path) {
+  const json doc = load_json_file(path);
+  if (!doc.is_object()) throw Error(fmt::format("{}: expected a JSON object (a vllm bench serve result)", path));
+  if (!doc.contains("input_lens") || !doc.at("input_lens").is_array())
+    throw Error(fmt::format("{}: missing field 'input_lens' (per-request prompt lengths)", path));
+  const std::size_t n = doc.at("input_lens").size();
+  const json& ttfts = bench_list(doc, "ttfts", n, path, "per-request time to first token, seconds");
+  const json& itls = bench_list(doc, "itls", n, path, "per-request inter-token latencies, seconds");
+  std::vector<bool> failed(n, false);
+  if (doc.contains("errors") && doc.at("errors").is_array() && doc.at("errors").size() == n)
+    for (std::size_t i = 0; i < n; ++i) {
+      const json& e = doc.at("errors")[i];
+      failed[i] = !(e.is_null() || (e.is_string() && e.get<std::string>().empty()));
+    }
+  std::vector<double> out;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (failed[i]) continue;
+    if (!ttfts[i].is_number())
+      throw Error(fmt::format("{}: ttfts[{}] must be a number (seconds), got {}", path, i, ttfts[i].dump()));
+    if (!itls[i].is_array())
+      throw Error(fmt::format("{}: itls[{}] must be a list of seconds, got {}", path, i, itls[i].dump()));
+    for (const json& x : itls[i]) {
+      if (!x.is_number()) throw Error(fmt::format("{}: itls[{}] holds {}, not a number", path, i, x.dump()));
+      out.push_back(x.get<double>() * 1e3);
+    }
+  }
+  return out;
+}
+
+double percent_error(double predicted, double measured) {
+  return measured != 0 ? 100.0 * (predicted - measured) / measured : 0.0;
+}
+
+std::optional<double> pearson(const std::vector<double>& x, const std::vector<double>& y) {
+  const std::size_t n = std::min(x.size(), y.size());
+  if (n < 3) return std::nullopt;
+  double mx = 0, my = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    mx += x[i];
+    my += y[i];
+  }
+  mx /= static_cast<double>(n);
+  my /= static_cast<double>(n);
+  double sxy = 0, sxx = 0, syy = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    sxy += (x[i] - mx) * (y[i] - my);
+    sxx += (x[i] - mx) * (x[i] - mx);
+    syy += (y[i] - my) * (y[i] - my);
+  }
+  if (!(sxx > 0) || !(syy > 0)) return std::nullopt;
+  return sxy / std::sqrt(sxx * syy);
+}
+
+TraceValidation validate_trace(const Scenario& sc, const ValidationTargets& targets) {
+  if (!sc.workload.trace) throw Error("internal: validate_trace needs a trace workload");
+  const TraceSpec& t = *sc.workload.trace;
+  TraceValidation v;
+  v.trace_path = t.path;
+  v.format = resolved_format(t);
+  std::vector<double> measured_itl;
+  json bench;
+  switch (v.format) {
+    case TraceFormat::csv:
+      v.measured = read_measured_csv(t.path);
+      break;
+    case TraceFormat::vllm_bench:
+      measured_itl = read_vllm_bench_itls(t.path);  // checks ttfts and itls first
+      v.measured = read_measured_vllm_bench(t.path, sc.workload.seed);
+      bench = load_json_file(t.path);
+      break;
+    default:
+      throw Error(fmt::format("{}: a {} trace has no measured latencies; validate needs the generic CSV with "
+                              "ttft_ms/tpot_ms/e2e_ms columns or a vllm bench serve result JSON",
+                              t.path, trace_format_name(v.format)));
+  }
+  bool any = false;
+  for (const auto& m : v.measured) any = any || m.ttft_ms || m.tpot_ms || m.e2e_ms;
+  if (!any)
+    throw Error(fmt::format("{}: no measured latencies to compare (add ttft_ms, tpot_ms and/or e2e_ms columns with "
+                            "values)",
+                            t.path));
+  check_context_limit(sc);
+
+  auto source = make_request_source(sc.workload);
+  std::stringstream rows;
+  SimulationOptions opt;
+  opt.requests_csv = &rows;
+  const SimulationResult r = simulate(sc, *source, opt);
+  v.requests = static_cast<std::int64_t>(v.measured.size());
+  v.predicted = parse_requests_csv(rows.str(), v.measured.size());
+  v.predicted_completed = r.summary.completed;
+  v.predicted_failed = r.summary.failed;
+  v.preemptions = r.summary.preemptions;
+  v.prefix_hit_rate = r.summary.prefix_hit_rate;
+
+  // Per metric: distributions over every request with a value, Pearson over pairs.
+  for (const std::string metric : {"ttft", "tpot", "itl", "e2e"}) {
+    MetricComparison c;
+    c.name = metric;
+    if (metric == "itl") {
+      if (measured_itl.empty()) continue;
+      c.measured = summarize_values(measured_itl);
+      c.predicted = r.summary.itl_ms;
+      v.metrics.push_back(c);
+      continue;
+    }
+    std::vector<double> meas, pred, pm, pp;
+    for (std::size_t i = 0; i < v.measured.size(); ++i) {
+      const auto m = measured_value(v.measured[i], metric);
+      const auto p = predicted_value(v.predicted[i], metric);
+      if (m) meas.push_back(*m);
+      if (p) pred.push_back(*p);
+      if (m && p) {
+        pm.push_back(*m);
+        pp.push_back(*p);
+      }
+    }
+    if (meas.empty()) continue;
+    c.paired = static_cast<std::int64_t>(pm.size());
+    c.pearson = pearson(pm, pp);
+    c.measured = summarize_values(meas);
+    c.predicted = summarize_values(pred);
+    v.metrics.push_back(c);
+  }
+
+  // Output throughput.
+  v.predicted_output_tokens = r.summary.output_tokens;
+  v.predicted_duration_s = r.summary.duration_s;
+  v.predicted_output_tps = r.summary.output_tokens_per_s;
+  if (v.format == TraceFormat::vllm_bench) {
+    std::int64_t tokens = 0;
+    for (const json& o : bench.at("output_lens")) tokens += o.get<std::int64_t>();
+    v.measured_output_tokens = bench.value("total_output_tokens", tokens);
+    if (bench.contains("duration") && bench.at("duration").is_number()) {
+      v.measured_duration_s = bench.at("duration").get<double>();
+      if (v.measured_duration_s > 0) v.measured_output_tps = static_cast<double>(v.measured_output_tokens) / v.measured_duration_s;
+    }
+  } else {
+    bool all = !v.measured.empty();
+    double first = 0, last = 0;
+    std::int64_t tokens = 0;
+    for (std::size_t i = 0; i < v.measured.size(); ++i) {
+      const auto& m = v.measured[i];
+      if (!m.e2e_ms) {
+        all = false;
+        break;
+      }
+      first = i == 0 ? m.arrival_s : std::min(first, m.arrival_s);
+      last = i == 0 ? m.arrival_s + *m.e2e_ms * 1e-3 : std::max(last, m.arrival_s + *m.e2e_ms * 1e-3);
+      tokens += m.output_tokens;
+    }
+    if (all && last > first) {
+      v.measured_output_tokens = tokens;
+      v.measured_duration_s = last - first;
+      v.measured_output_tps = static_cast<double>(tokens) / v.measured_duration_s;
+    }
+  }
+
+  // Verdict on the means.
+  std::vector<std::string> within, missed;
+  auto judge = [&](const char* metric, const char* label, double target) {
+    for (const auto& c : v.metrics) {
+      if (c.name != metric) continue;
+      const double err = percent_error(c.predicted.mean, c.measured.mean);
+      const std::string text = fmt::format("{} mean {:+.1f}% (target ≤ {:.0f}%)", label, err, target);
+      (std::fabs(err) <= target ? within : missed).push_back(text);
+      return;
+    }
+  };
+  judge("e2e", "E2E", targets.e2e_mean_pct);
+  judge("tpot", "TPOT", targets.tpot_mean_pct);
+  judge("ttft", "TTFT", targets.ttft_mean_pct);
+  v.within_targets = missed.empty() && !within.empty() && v.predicted_failed == 0;
+  std::string verdict;
+  if (missed.empty() && !within.empty()) verdict = "within targets: " + join(within);
+  else verdict = "misses targets: " + join(missed) + (within.empty() ? "" : "; within: " + join(within));
+  if (v.predicted_failed > 0)
+    verdict += fmt::format("; {} request{} failed in the simulation (did not fit the KV cache)", v.predicted_failed,
+                           v.predicted_failed == 1 ? "" : "s");
+  v.verdict = verdict;
+  return v;
+}
+
+std::string predicted_vs_measured_csv(const TraceValidation& v) {
+  auto cell = [](const std::optional<double>& x) { return x ? fmt::format("{:.3f}", *x) : std::string(); };
+  std::string out =
+      "index,arrival_s,predicted_arrival_s,input_tokens,output_tokens,measured_ttft_ms,predicted_ttft_ms,"
+      "measured_tpot_ms,predicted_tpot_ms,measured_e2e_ms,predicted_e2e_ms,predicted_queue_ms,predicted_failed\n";
+  for (std::size_t i = 0; i < v.measured.size(); ++i) {
+    const MeasuredRequest& m = v.measured[i];
+    const PredictedRequest& p = v.predicted[i];
+    out += fmt::format("{},{:.6f},{},{},{},{},{},{},{},{},{},{},{}\n", m.index, m.arrival_s,
+                       p.present ? fmt::format("{:.6f}", p.arrival_s) : "", m.input_tokens, m.output_tokens,
+                       cell(m.ttft_ms), cell(predicted_value(p, "ttft")), cell(m.tpot_ms),
+                       cell(predicted_value(p, "tpot")), cell(m.e2e_ms), cell(predicted_value(p, "e2e")),
+                       p.present ? fmt::format("{:.3f}", p.queue_ms) : "", p.present ? (p.failed ? "1" : "0") : "");
+  }
+  return out;
+}
+
+std::vector<std::string> write_validation_plots(const TraceValidation& v, const std::string& dir,
+                                                const std::string& title) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw Error(fmt::format("{}: cannot create directory: {}", dir, ec.message()));
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream f(dir + "/" + name);
+    if (!f) throw Error(fmt::format("{}/{}: cannot write", dir, name));
+    f << text;
+  };
+  // Data: CDFs of TTFT and E2E (positive values; log x when they span decades) and the E2E pairs.
+  std::string script =
+      "# Generated by `servesim validate --out`: rerun with `gnuplot validate_plots.gp` in this folder.\n"
+      "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) { png_term = 'pngcairo size 900,620 enhanced font \"Sans,11\"' } "
+      "else { png_term = 'png size 900,620' }\n"
+      "set grid\nset key bottom right\n";
+  std::string escaped_title;
+  for (char c : title) {
+    if (c == '"' || c == '\\') escaped_title += '\\';
+    if (c == '_') escaped_title += "\\\\";
+    escaped_title += c;
+  }
+  std::vector<std::string> images;
+  auto render = [&](const std::string& stem, const std::string& body) {
+    script += fmt::format("set terminal @png_term\nset output '{0}.png'\n{1}\n"
+                          "set terminal svg size 900,620 dynamic enhanced font 'Sans,11'\nset output '{0}.svg'\nreplot\n"
+                          "unset output\nreset\nset grid\nset key bottom right\n",
+                          stem, body);
+    images.push_back(dir + "/" + stem + ".png");
+    images.push_back(dir + "/" + stem + ".svg");
+  };
+  for (const std::string metric : {"ttft", "e2e"}) {
+    std::vector<double> meas, pred;
+    for (std::size_t i = 0; i < v.measured.size(); ++i) {
+      if (auto m = measured_value(v.measured[i], metric); m && *m > 0) meas.push_back(*m);
+      if (auto p = predicted_value(v.predicted[i], metric); p && *p > 0) pred.push_back(*p);
+    }
+    if (meas.empty() || pred.empty()) continue;
+    write(metric + "_measured.dat", cdf_data(meas));
+    write(metric + "_predicted.dat", cdf_data(pred));
+    const double lo = std::min(*std::min_element(meas.begin(), meas.end()), *std::min_element(pred.begin(), pred.end()));
+    const double hi = std::max(*std::max_element(meas.begin(), meas.end()), *std::max_element(pred.begin(), pred.end()));
+    const bool logx = hi > 50 * lo;
+    render(metric + "_cdf",
+           fmt::format("set title \"{} CDF: {}\"\nset xlabel '{} (ms{})'\nset ylabel 'fraction of requests'\n"
+                       "set yrange [0:1]\n{}plot '{}_measured.dat' using 1:2 with steps lw 2 lc rgb '#1f77b4' title "
+                       "'measured', '{}_predicted.dat' using 1:2 with steps lw 2 lc rgb '#d62728' title 'predicted'",
+                       upper(metric), escaped_title, upper(metric), logx ? ", log scale" : "",
+                       logx ? "set logscale x\n" : "", metric, metric));
+  }
+  {
+    std::string pairs;
+    double lo = 0, hi = 0;
+    bool first = true;
+    for (std::size_t i = 0; i < v.measured.size(); ++i) {
+      const auto m = measured_value(v.measured[i], "e2e");
+      const auto p = predicted_value(v.predicted[i], "e2e");
+      if (!m || !p || *m <= 0 || *p <= 0) continue;
+      pairs += fmt::format("{:.6g} {:.6g}\n", *m, *p);
+      lo = first ? std::min(*m, *p) : std::min({lo, *m, *p});
+      hi = first ? std::max(*m, *p) : std::max({hi, *m, *p});
+      first = false;
+    }
+    if (!first) {
+      write("e2e_pairs.dat", pairs);
+      const bool logxy = hi > 50 * lo;
+      render("e2e_scatter",
+             fmt::format("set title \"E2E per request: {}\"\nset xlabel 'measured E2E (ms)'\nset ylabel 'predicted E2E "
+                         "(ms)'\nset size square\nset key top left\n{}set xrange [{:.6g}:{:.6g}]\nset yrange "
+                         "[{:.6g}:{:.6g}]\nplot 'e2e_pairs.dat' using 1:2 with points pt 7 ps 0.5 lc rgb '#1f77b4' "
+                         "title 'request', x with lines lw 2 lc rgb '#555555' title 'y = x'",
+                         escaped_title, logxy ? "set logscale xy\n" : "", logxy ? lo * 0.8 : 0.0, hi * 1.05,
+                         logxy ? lo * 0.8 : 0.0, hi * 1.05));
+    }
+  }
+  write("validate_plots.gp", script);
+  const int rc = std::system(fmt::format("cd {} && gnuplot validate_plots.gp > gnuplot.log 2>&1", shell_quote(dir)).c_str());
+  if (rc != 0) {
+    std::ifstream log(dir + "/gnuplot.log");
+    std::stringstream text;
+    text << log.rdbuf();
+    const bool missing = WIFEXITED(rc) && WEXITSTATUS(rc) == 127;
+    throw Error(missing ? fmt::format("{}: gnuplot not found; install gnuplot (e.g. apt-get install gnuplot-nox) or "
+                                      "pass --no-plots (the data and script are in {})",
+                                      dir, dir)
+                        : fmt::format("{}/validate_plots.gp: gnuplot failed: {}", dir, trim(text.str())));
+  }
+  return images;
+}
+
+}  // namespace servesim

@@ -1,0 +1,96 @@
+#pragma once
+// `servesim validate`: replays a trace that comes with measured per-request
+// latencies (the generic CSV with ttft_ms/tpot_ms/e2e_ms columns, or a
+// `vllm bench serve --save-result` JSON) through a scenario's hardware, model
+// and engine, and compares the predicted latencies with the measured ones:
+// per metric the mean and percentiles with signed and absolute % error, the
+// per-request Pearson correlation (requests match by index: request k is the
+// trace's k-th record), output throughput, and a verdict against targets.
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "metrics/stats.h"
+#include "scenario/scenario.h"
+#include "workload/measured_requests.h"
+#include "workload/trace_format.h"
+
+namespace servesim {
+
+// The scenario `doc` describes with its workload replaced by a replay of
+// `trace_path` in `format` (automatic: detected). workload.seed and
+// workload.hash_block_tokens of the document are kept (the seed regenerates a
+// vllm_bench file's arrivals). A relative trace path is taken relative to the
+// working directory.
+Scenario trace_scenario(YAML::Node doc, const std::string& source, const std::string& trace_path,
+                        TraceFormat format);
+
+// Throws servesim::Error when some record's input + output tokens exceed the
+// scenario's max_model_len (engine.max_model_len, else the model's context):
+// how many records do, and the first one's file:line and lengths.
+void check_context_limit(const Scenario& sc);
+
+// The vllm_bench fields validation needs beyond the replay (ttfts, itls), each
+// as long as input_lens; throws servesim::Error naming a missing or malformed
+// field. Returns every inter-token gap (ms) of the requests without an error.
+std::vector<double> read_vllm_bench_itls(const std::string& path);
+
+// One request as predicted (from the simulation's requests.csv rows).
+struct PredictedRequest {
+  bool present = false;  // finished (completed or failed) in the simulation
+  bool failed = false;
+  double arrival_s = 0, queue_ms = 0, ttft_ms = 0, tpot_ms = 0, e2e_ms = 0;
+  std::int64_t input_tokens = 0, output_tokens = 0, preemptions = 0;
+};
+
+struct MetricComparison {
+  std::string name;             // "ttft", "tpot", "itl", "e2e"
+  Distribution measured, predicted;
+  // Pearson correlation over requests with both values (nullopt: fewer than 3
+  // pairs, a per-token metric, or a constant series).
+  std::optional<double> pearson;
+  std::int64_t paired = 0;
+};
+
+struct ValidationTargets {
+  double e2e_mean_pct = 10.0, tpot_mean_pct = 10.0, ttft_mean_pct = 20.0;
+};
+
+struct TraceValidation {
+  std::string trace_path;
+  TraceFormat format = TraceFormat::csv;
+  std::vector<MeasuredRequest> measured;
+  std::vector<PredictedRequest> predicted;  // same index as measured
+  std::vector<MetricComparison> metrics;    // ttft, tpot, [itl,] e2e: those the trace measured
+  std::int64_t requests = 0, predicted_completed = 0, predicted_failed = 0, preemptions = 0;
+  std::int64_t measured_output_tokens = 0, predicted_output_tokens = 0;
+  double measured_duration_s = 0, predicted_duration_s = 0;  // 0 when unknown
+  double measured_output_tps = 0, predicted_output_tps = 0;  // 0 when unknown
+  double prefix_hit_rate = 0;
+  // Verdict against the targets.
+  bool within_targets = false;
+  std::string verdict;
+};
+
+// Signed % error of a prediction (0 when the measurement is 0).
+double percent_error(double predicted, double measured);
+// Pearson correlation; nullopt for fewer than 3 pairs or zero variance.
+std::optional<double> pearson(const std::vector<double>& x, const std::vector<double>& y);
+
+// Runs the replay. `sc` must come from trace_scenario (its workload is the trace).
+TraceValidation validate_trace(const Scenario& sc, const ValidationTargets& targets = {});
+
+// predicted_vs_measured.csv: one row per request.
+std::string predicted_vs_measured_csv(const TraceValidation& v);
+
+// Writes CDFs of measured and predicted TTFT and E2E and the per-request E2E
+// scatter (predicted vs measured, with y = x) as PNG and SVG into `dir` with
+// the gnuplot script and data beside them. Returns the image paths written;
+// throws servesim::Error when gnuplot is missing or fails.
+std::vector<std::string> write_validation_plots(const TraceValidation& v, const std::string& dir,
+                                                const std::string& title);
+
+}  // namespace servesim
