@@ -124,7 +124,7 @@ void run(const Args& a) {
     if (pos == std::string::npos) throw Error(fmt::format("{}: no top-level name:", base_path));
     const auto eol = yaml.find('\n', pos + 1);
     yaml.replace(pos + 1, eol - pos - 1, "name: " + name);
-    std::string out = fmt::format("# Calibrated profile written by `servesim calibrate serving` from {}.\n", base_path);
+    std::string out = fmt::format("# Calibrated profile written by `servesim calibrate serving` from hardware/{}.yaml.\n", a.gpu);
     out += yaml;
     out += "\nefficiency:                      # fitted to measured vLLM serving runs (see calibration below)\n";
     for (std::size_t i = 0; i < params.size(); ++i) {
@@ -136,7 +136,8 @@ void run(const Args& a) {
     }
     const ErrorSummary tr = summarize_errors(train_err), te = summarize_errors(test_err);
     out += "calibration:\n";
-    out += fmt::format("  data: {}\n", file);
+    const std::string root = data_root() + "/";
+    out += fmt::format("  data: {}\n", file.rfind(root, 0) == 0 ? file.substr(root.size()) : file);
     out += fmt::format("  fitted_on: [{}]\n", [&] {
       std::vector<std::string> k;
       for (const auto& e : train) k.push_back(e.key);
@@ -146,7 +147,7 @@ void run(const Args& a) {
     out += fmt::format("  engine_settings: [{}]\n", [&] {
       std::vector<std::string> k;
       for (const auto& o : overrides)
-        if (o.rfind("hardware.", 0) != 0) k.push_back("\"" + o + "\"");
+        if (o.rfind("hardware.", 0) != 0) k.push_back("'" + o + "'");  // single quotes: o holds double quotes
       return join(k);
     }());
     out += fmt::format("  train_median_abs_error_pct: {{ttft_mean: {:.1f}, ttft_p99: {:.1f}, tpot_mean: {:.1f}, e2e_mean: {:.1f}}}\n",

@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "util/error.h"
 #include "util/paths.h"
+#include "util/yaml_map.h"
 #include "validation/vllm_experiments.h"
 
 namespace servesim::cli {
@@ -24,6 +25,7 @@ struct Args {
   bool json = false;
   bool all = false;
   std::string out;
+  std::string profiles;  // folder of calibrated GPU profiles named <gpu>-vllm.yaml
 };
 
 double pct_err(double predicted, double measured) {
@@ -58,7 +60,19 @@ void run(const Args& a) {
   for (const auto& e : experiments) {
     if (!a.only.empty() && e.key.find(a.only) == std::string::npos) continue;
     if (!e.recommended && !a.all && a.only.empty()) continue;
-    const Scenario sc = experiment_scenario(e, a.sets);
+    std::vector<std::string> sets;
+    if (!a.profiles.empty()) {
+      const std::string profile = a.profiles + "/" + e.gpu + "-vllm.yaml";
+      if (file_exists(profile)) {
+        sets.push_back("hardware.gpu=" + profile);
+        // Engine-side settings fitted together with the profile (e.g. frontend latency).
+        const YAML::Node doc = load_yaml_file(profile);
+        if (doc["calibration"] && doc["calibration"]["engine_settings"])
+          for (const auto& o : doc["calibration"]["engine_settings"]) sets.push_back(o.as<std::string>());
+      }
+    }
+    sets.insert(sets.end(), a.sets.begin(), a.sets.end());
+    const Scenario sc = experiment_scenario(e, sets);
     const ExperimentOutcome o = replay_experiment(e, sc, sharing);
     nlohmann::json row = {{"key", e.key}, {"gpu", e.gpu}, {"model", e.model}, {"tp", e.tp}, {"workload", e.workload},
                           {"prefix_hit_rate", o.prefix_hit_rate}, {"preemptions", o.preemptions}, {"failed", o.failed}};
@@ -101,6 +115,9 @@ void register_experiments(CLI::App& app) {
   cmd->add_option("file", a.file, "experiments JSON (default: data/serving/vllm_serving_experiments.json)");
   cmd->add_option("--set", a.sets, "override a scenario key for every experiment (e.g. hardware.efficiency...)");
   cmd->add_option("--sharing", a.sharing, "prompt prefix structure: cycled (10x10 prompts reissued) or groups");
+  cmd->add_option("--profiles", a.profiles,
+                  "folder of calibrated profiles: a run on GPU g uses <folder>/g-vllm.yaml when it exists "
+                  "(e.g. hardware/calibrated)");
   cmd->add_option("--only", a.only, "only experiments whose key contains this text");
   cmd->add_flag("--all", a.all, "include the experiments not recommended for validation (overloaded runs)");
   cmd->add_flag("--json", a.json, "print JSON");
