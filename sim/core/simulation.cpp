@@ -13,11 +13,13 @@
 namespace servesim {
 namespace {
 
-enum EventKind : int { kStepEnd = 0, kArrival = 1 };
+enum EventKind : int { kStepEnd = 0, kArrival = 1, kKick = 2 };
 // At equal times a step's end is handled before an arrival, so the freed capacity
-// is visible to the request that arrives at that instant.
+// is visible to the request that arrives at that instant. A kick (a pipelined
+// replica's first stage frees) only marks the replica for the end of the instant.
 constexpr int kStepEndPriority = 0;
 constexpr int kArrivalPriority = 1;
+constexpr int kKickPriority = 2;
 
 }  // namespace
 
@@ -40,7 +42,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   result.kv_blocks_per_replica = blocks;
 
   Collector collector(cost.peak_flops(), sc.gpu.memory_bandwidth, sc.parallelism.gpus_per_replica(),
-                      sc.parallelism.replicas);
+                      sc.parallelism.replicas, sc.slo);
   collector.set_request_stream(options.requests_csv);
   collector.keep_timeline(options.timeline_rows);
 
@@ -57,7 +59,6 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
     replicas.push_back(make_engine(ctx));
   }
   Router router(sc.router);
-  std::vector<bool> busy(replicas.size(), false);
   EventQueue queue;
   // The request waiting for its arrival event (sources are streaming: one at a time).
   std::optional<Request> pending;
@@ -69,11 +70,18 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
     if (pending) queue.push(pending->arrival + frontend, kArrivalPriority, kArrival, pending->id);
   };
   auto horizon = [&] { return queue.empty() ? std::numeric_limits<Nanos>::max() : queue.top().time; };
+  // Pipelined replicas (pp > 1) may start a step while others are in flight: a
+  // kick event wakes them when their first stage frees (at most one queued each).
+  std::vector<Nanos> kick_at(replicas.size(), kNever);
   auto kick = [&](int r, Nanos now) {
-    if (busy[static_cast<std::size_t>(r)] || !replicas[static_cast<std::size_t>(r)]->has_work()) return;
-    const Nanos end = replicas[static_cast<std::size_t>(r)]->start_step(now, horizon());
-    busy[static_cast<std::size_t>(r)] = true;
-    queue.push(end, kStepEndPriority, kStepEnd, r);
+    Engine& e = *replicas[static_cast<std::size_t>(r)];
+    if (e.can_start(now)) queue.push(e.start_step(now, horizon()), kStepEndPriority, kStepEnd, r);
+    const Nanos again = e.next_start();
+    Nanos& at = kick_at[static_cast<std::size_t>(r)];
+    if (again != kNever && again > now && (at == kNever || at <= now || again < at)) {
+      at = again;
+      queue.push(again, kKickPriority, kKick, r);
+    }
   };
 
   pull();
@@ -93,9 +101,12 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
       if (!replicas[static_cast<std::size_t>(r)]->enqueue(req, now)) source.on_complete(req, now);
       pull();
       to_kick[static_cast<std::size_t>(r)] = 1;
+    } else if (ev.kind == kKick) {
+      const int r = static_cast<int>(ev.data);
+      if (kick_at[static_cast<std::size_t>(r)] == now) kick_at[static_cast<std::size_t>(r)] = kNever;
+      to_kick[static_cast<std::size_t>(r)] = 1;
     } else {
       const int r = static_cast<int>(ev.data);
-      busy[static_cast<std::size_t>(r)] = false;
       done.clear();
       replicas[static_cast<std::size_t>(r)]->finish_step(now, done);
       for (const auto& d : done) source.on_complete(d, now);
@@ -115,7 +126,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
     }
   }
   if (pending) throw Error("internal: a request was left without its arrival");
-  result.summary = collector.summarize(sc.slo);
+  result.summary = collector.summarize();
   result.timeline = collector.timeline();
   return result;
 }

@@ -3,6 +3,7 @@
 // decides what runs in each forward step and prices the step with the (pure)
 // step-cost model. Engines never read a clock: `now` is passed in.
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,6 +17,12 @@
 
 namespace servesim {
 
+inline constexpr Nanos kNever = std::numeric_limits<Nanos>::max();
+
+// Protocol: the simulation calls start_step when can_start(now) holds, queues the
+// step's end at the time it returns, and calls finish_step then. Engines run one
+// step at a time, except a pipelined replica (pp > 1, pipeline_engine.cpp), which
+// may start another step before the last one ends: next_start() tells when.
 class Engine {
  public:
   virtual ~Engine() = default;
@@ -23,11 +30,17 @@ class Engine {
   // whole KV cache); it is then already reported to the observer as failed.
   virtual bool enqueue(Request r, Nanos now) = 0;
   virtual bool has_work() const = 0;
+  // True when start_step may be called at `now` (work to schedule, room to run it).
+  virtual bool can_start(Nanos now) const = 0;
+  // The earliest later time at which can_start may turn true without any event
+  // (a pipeline's first stage frees); kNever for engines that run one step at a time.
+  virtual Nanos next_start() const { return kNever; }
   // Plans and starts the next step, or a fast-forwarded run of identical decode
   // steps whose last one starts before `horizon` (the next external event).
   // Returns the end time.
   virtual Nanos start_step(Nanos now, Nanos horizon) = 0;
-  // Completes the step started last; finished (or failed) requests are appended to `done`.
+  // Completes the oldest step in flight (steps end in the order they started);
+  // finished (or failed) requests are appended to `done`.
   virtual void finish_step(Nanos now, std::vector<Request>& done) = 0;
   virtual std::int64_t outstanding() const = 0;  // waiting + running requests
   virtual double kv_load() const = 0;            // used / total KV blocks
@@ -41,7 +54,13 @@ struct EngineContext {
   std::int64_t kv_blocks = 0;  // per replica, after any override
   int replica = 0;
   RunObserver* observer = nullptr;
+  // Fuse runs of identical decode steps and price decode-only steps from the
+  // memoised cost cache (decode_cost_cache.h); off: every step priced by the model.
   bool fast_forward = true;
+  // One of a pipelined replica's virtual engines (pipeline_engine.cpp): never
+  // fuses steps, reports inter-token gaps from step ends (other engines' steps
+  // interleave with its own) and step records span its first-stage occupancy.
+  bool virtual_engine = false;
 };
 
 std::unique_ptr<Engine> make_engine(const EngineContext& ctx);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "engine/cpu_tier.h"
+
 namespace servesim {
 
 std::int64_t PrefixCache::match(const std::vector<std::uint64_t>& hashes, std::int64_t limit) const {
@@ -57,8 +59,9 @@ std::int64_t PrefixCache::release(const std::vector<std::uint64_t>& hashes, std:
   return freed;
 }
 
-void PrefixCache::shrink_to(std::int64_t max_evictable) {
+void PrefixCache::evict(std::int64_t max_evictable) {
   while (static_cast<std::int64_t>(lru_.size()) > std::max<std::int64_t>(0, max_evictable)) {
+    if (spill_) spill_->put(lru_.front());
     entries_.erase(lru_.front());
     lru_.pop_front();
     ++evictions_;

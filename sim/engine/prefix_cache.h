@@ -16,6 +16,8 @@
 
 namespace servesim {
 
+class CpuKvTier;
+
 class PrefixCache {
  public:
   // Number of leading `hashes` cached now (at most `limit`).
@@ -35,8 +37,12 @@ class PrefixCache {
   // Drops one reference on each of the first n hashes, last block first (so a
   // prefix's tail is evicted before its head). Returns how many became evictable.
   std::int64_t release(const std::vector<std::uint64_t>& hashes, std::int64_t n);
-  // Evicts least-recently-released blocks until at most `max_evictable` remain.
-  void shrink_to(std::int64_t max_evictable);
+  // Evicts least-recently-released blocks until at most `max_evictable` remain;
+  // with a spill tier set, evicted blocks move there (CPU offload).
+  void shrink_to(std::int64_t max_evictable) {
+    if (static_cast<std::int64_t>(lru_.size()) > max_evictable) evict(max_evictable);
+  }
+  void set_spill(CpuKvTier* tier) { spill_ = tier; }
 
   std::int64_t pinned() const { return pinned_; }
   std::int64_t evictable() const { return static_cast<std::int64_t>(lru_.size()); }
@@ -51,6 +57,9 @@ class PrefixCache {
   std::list<std::uint64_t> lru_;  // evictable, oldest first
   std::int64_t pinned_ = 0;
   std::int64_t evictions_ = 0;
+  CpuKvTier* spill_ = nullptr;
+
+  void evict(std::int64_t max_evictable);
 };
 
 // Hashes of a request's full prompt blocks at the engine's block size, chained so

@@ -10,29 +10,57 @@ namespace servesim {
 std::vector<std::pair<std::string, std::string>> router_registry() {
   return {{"round_robin", "replicas in turn"},
           {"least_outstanding", "the replica with the fewest waiting + running requests"},
-          {"least_kv", "the replica with the lowest KV-cache use"}};
+          {"least_kv", "the replica with the lowest KV-cache use"},
+          {"prefix_affinity",
+           "the replica that last served the same first prompt block (prefix-cache locality); "
+           "least_outstanding for new prefixes or when that replica has over 2x the least load"}};
 }
 
 RouterKind parse_router(const std::string& name, const std::string& where) {
   if (name == "round_robin") return RouterKind::round_robin;
   if (name == "least_outstanding") return RouterKind::least_outstanding;
   if (name == "least_kv") return RouterKind::least_kv;
+  if (name == "prefix_affinity") return RouterKind::prefix_affinity;
   std::vector<std::string> names;
   for (const auto& [n, _] : router_registry()) names.push_back(n);
   throw Error(fmt::format("{}: unknown router '{}'{} (valid: {})", where, name, did_you_mean(name, names), join(names)));
 }
 
-int Router::pick(const std::vector<std::unique_ptr<Engine>>& replicas, const Request& /*r*/) {
+int Router::least_outstanding(const std::vector<std::unique_ptr<Engine>>& replicas) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < replicas.size(); ++i)
+    if (replicas[i]->outstanding() < replicas[best]->outstanding()) best = i;
+  return static_cast<int>(best);
+}
+
+int Router::pick_affinity(const std::vector<std::unique_ptr<Engine>>& replicas, const Request& r) {
+  const int least = least_outstanding(replicas);
+  if (r.block_hashes.empty()) return least;
+  const std::uint64_t key = r.block_hashes.front();
+  int chosen = least;
+  const auto it = affinity_.find(key);
+  if (it != affinity_.end()) {
+    const std::int64_t min_load = std::max<std::int64_t>(1, replicas[static_cast<std::size_t>(least)]->outstanding());
+    if (replicas[static_cast<std::size_t>(it->second)]->outstanding() <= 2 * min_load) chosen = it->second;
+    it->second = chosen;
+  } else {
+    if (affinity_.size() >= kAffinityEntries) {
+      affinity_.erase(affinity_order_.front());
+      affinity_order_.pop_front();
+    }
+    affinity_.emplace(key, chosen);
+    affinity_order_.push_back(key);
+  }
+  return chosen;
+}
+
+int Router::pick(const std::vector<std::unique_ptr<Engine>>& replicas, const Request& r) {
   const std::size_t n = replicas.size();
   if (n == 1) return 0;
   switch (kind_) {
     case RouterKind::round_robin: return static_cast<int>(next_++ % n);
-    case RouterKind::least_outstanding: {
-      std::size_t best = 0;
-      for (std::size_t i = 1; i < n; ++i)
-        if (replicas[i]->outstanding() < replicas[best]->outstanding()) best = i;
-      return static_cast<int>(best);
-    }
+    case RouterKind::least_outstanding: return least_outstanding(replicas);
+    case RouterKind::prefix_affinity: return pick_affinity(replicas, r);
     case RouterKind::least_kv: {
       std::size_t best = 0;
       for (std::size_t i = 1; i < n; ++i)

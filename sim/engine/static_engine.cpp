@@ -28,11 +28,13 @@ class StaticEngine : public Engine {
     return true;
   }
   bool has_work() const override { return !waiting_.empty() || !batch_.empty(); }
+  bool can_start(Nanos /*now*/) const override { return !in_step_ && has_work(); }
   std::int64_t outstanding() const override { return static_cast<std::int64_t>(waiting_.size() + batch_.size()); }
   double kv_load() const override { return ctx_.kv_blocks > 0 ? static_cast<double>(used_) / ctx_.kv_blocks : 0.0; }
   std::int64_t kv_blocks_total() const override { return ctx_.kv_blocks; }
 
   Nanos start_step(Nanos now, Nanos /*horizon*/) override {
+    in_step_ = true;
     BatchSummary b;
     std::int64_t prefill_tokens = 0;
     if (batch_.empty()) {
@@ -90,6 +92,7 @@ class StaticEngine : public Engine {
   }
 
   void finish_step(Nanos now, std::vector<Request>& done) override {
+    in_step_ = false;
     if (!prefill_) ++decode_steps_;
     bool all_done = true;
     for (auto& m : batch_) {
@@ -136,6 +139,7 @@ class StaticEngine : public Engine {
   std::int64_t used_ = 0;
   std::int64_t decode_steps_ = 0;
   bool prefill_ = true;
+  bool in_step_ = false;
 };
 
 }  // namespace

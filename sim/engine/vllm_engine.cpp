@@ -1,7 +1,14 @@
 #include "engine/vllm_engine.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cassert>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "util/error.h"
 
 namespace servesim {
 
@@ -10,7 +17,48 @@ VllmEngine::VllmEngine(const EngineContext& ctx)
       cost_(*ctx.cost),
       block_size_(ctx.config.block_size),
       total_blocks_(ctx.kv_blocks),
-      bucket_(static_cast<std::size_t>(ctx.config.block_size), 0) {}
+      kv_bytes_per_token_(ctx.memory.kv_bytes_per_token),
+      cost_cache_(*ctx.cost),
+      fuse_(ctx.fast_forward && !ctx.virtual_engine),
+      memo_(ctx.fast_forward),
+      bucket_(static_cast<std::size_t>(ctx.config.block_size), 0) {
+  if (ctx.config.cpu_offload_bytes > 0) {
+    // Host bytes per block on the whole replica: each GPU holds its shard of every block.
+    const double block_bytes = kv_bytes_per_token_ * cost_.parallelism().gpus_per_replica() * block_size_;
+    if (block_bytes <= 0) throw Error("engine.cpu_offload: the model's KV bytes per token are unknown");
+    if (cost_.gpu().host.bandwidth <= 0)
+      throw Error(fmt::format("engine.cpu_offload: GPU '{}' has no host link bandwidth (hardware host.bandwidth)",
+                              cost_.gpu().name));
+    cpu_ = CpuKvTier(static_cast<std::int64_t>(std::floor(ctx.config.cpu_offload_bytes / block_bytes)));
+    if (cpu_.enabled()) cache_.set_spill(&cpu_);
+  }
+}
+
+double VllmEngine::host_seconds(std::int64_t tokens) const {
+  // Each GPU moves its own shard over its own host link, in parallel.
+  const Link& host = cost_.gpu().host;
+  return static_cast<double>(tokens) * kv_bytes_per_token_ / host.bandwidth + host.latency;
+}
+
+void VllmEngine::running_push_back(int slot) {
+  Seq& s = slots_[static_cast<std::size_t>(slot)];
+  s.prev = run_tail_;
+  s.next = -1;
+  if (run_tail_ >= 0) slots_[static_cast<std::size_t>(run_tail_)].next = slot;
+  else run_head_ = slot;
+  run_tail_ = slot;
+  ++running_count_;
+}
+
+void VllmEngine::running_erase(int slot) {
+  Seq& s = slots_[static_cast<std::size_t>(slot)];
+  if (s.prev >= 0) slots_[static_cast<std::size_t>(s.prev)].next = s.next;
+  else run_head_ = s.next;
+  if (s.next >= 0) slots_[static_cast<std::size_t>(s.next)].prev = s.prev;
+  else run_tail_ = s.prev;
+  s.prev = s.next = -1;
+  --running_count_;
+}
 
 int VllmEngine::new_slot() {
   if (!free_slots_.empty()) {
@@ -35,7 +83,12 @@ std::int64_t VllmEngine::decode_blocks_needed(std::int64_t from_step, std::int64
   const std::int64_t bs = block_size_;
   const std::int64_t cycles = steps / bs;
   std::int64_t need = cycles * n_decode_;
-  for (std::int64_t j = 0; j < steps % bs; ++j) need += bucket_[static_cast<std::size_t>(key_for_step(from_step + j))];
+  // Step from_step + j needs the bucket key_for_step(from_step) - j (mod bs).
+  std::int64_t key = key_for_step(from_step);
+  for (std::int64_t j = steps % bs; j > 0; --j) {
+    need += bucket_[static_cast<std::size_t>(key)];
+    key = key == 0 ? bs - 1 : key - 1;
+  }
   return need;
 }
 
@@ -116,18 +169,26 @@ void VllmEngine::preempt(int slot, Nanos now) {
   release_cached(s);
   s.blocks = 0;
   s.chunk = 0;
-  running_.erase(s.pos);
-  // Recompute: everything known so far (prompt and sampled tokens) is prefilled again.
-  s.computed = 0;
+  running_erase(slot);
   s.target = s.req.input_tokens + s.generated;
+  const std::int64_t kv_blocks = blocks_for(s.computed);
+  if (s.computed > 0 && cpu_.enabled() && cpu_.reserve(kv_blocks)) {
+    // Swap: the KV (s.computed tokens) moves to host memory during this step.
+    s.swapped_blocks = kv_blocks;
+    step_transfer_s_ += host_seconds(s.computed);
+    ++s.rec.swaps;
+  } else {
+    // Recompute: everything known so far (prompt and sampled tokens) is prefilled again.
+    s.computed = 0;
+  }
   s.phase = Phase::waiting;
   ++s.rec.preemptions;
   waiting_.push_front(slot);
 }
 
 bool VllmEngine::preempt_tail(Nanos now, int protect_slot) {
-  if (running_.empty()) return false;
-  const int victim = running_.back();
+  if (running_count_ == 0) return false;
+  const int victim = run_tail_;
   if (victim == protect_slot) return false;
   preempt(victim, now);
   return true;
@@ -138,7 +199,7 @@ void VllmEngine::finish_request(int slot, Nanos now, std::vector<Request>& done,
   if (s.phase == Phase::decode) leave_decode(slot);
   else if (s.phase == Phase::prefill) used_blocks_ -= s.blocks;
   release_cached(s);
-  running_.erase(s.pos);
+  running_erase(slot);
   s.rec.finish = now;
   s.rec.failed = failed;
   if (ctx_.observer) ctx_.observer->on_request_done(s.rec);
@@ -147,17 +208,28 @@ void VllmEngine::finish_request(int slot, Nanos now, std::vector<Request>& done,
   free_slots_.push_back(slot);
 }
 
-double VllmEngine::step_seconds(const BatchSummary& b, StepCost* totals) const {
-  const StepCost c = cost_.totals(b);
+extern long g_evals, g_mixed_calls, g_mixed_hits;
+static long g_mixed=0, g_starts=0, g_fused=0, g_finish=0;
+struct StatsPrinter { ~StatsPrinter(){ if (getenv("ENG_STATS")) fprintf(stderr,"mixed %ld starts %ld fused %ld evals %ld mixedcalls %ld hits %ld\n",g_mixed,g_starts,g_fused,g_evals,g_mixed_calls,g_mixed_hits);} } g_sp;
+double VllmEngine::step_seconds(const BatchSummary& b, StepCost* totals) {
+  ++g_mixed;
+  const StepCost c = memo_ ? cost_cache_.totals(b) : cost_.totals(b);
   if (totals) *totals = c;
   return c.time + ctx_.config.step_cpu_overhead + ctx_.config.per_seq_cpu_overhead * static_cast<double>(b.seqs);
 }
 
-double VllmEngine::decode_only_step_time(std::int64_t g) const {
+StepCost VllmEngine::decode_totals(std::int64_t n, std::int64_t kv) {
+  if (memo_) return cost_cache_.decode(n, kv);
   BatchSummary b;
-  b.seqs = b.new_tokens = b.sampled = b.decode_seqs = n_decode_;
-  b.decode_kv_tokens = static_cast<double>(sum_len_minus_join_ + n_decode_ * g);
-  return step_seconds(b, nullptr);
+  b.seqs = b.new_tokens = b.sampled = b.decode_seqs = n;
+  b.decode_kv_tokens = static_cast<double>(kv);
+  return cost_.totals(b);
+}
+
+double VllmEngine::decode_only_step_time(std::int64_t g) {
+  // BatchSummary counts ctx + 1 per decoder: the KV length after step g.
+  const StepCost c = decode_totals(n_decode_, sum_len_minus_join_ + n_decode_ * g);
+  return c.time + ctx_.config.step_cpu_overhead + ctx_.config.per_seq_cpu_overhead * static_cast<double>(n_decode_);
 }
 
 std::int64_t VllmEngine::fast_forward_steps(Nanos now, Nanos horizon, double first_step_time, double* total_time) {
@@ -203,13 +275,15 @@ std::int64_t VllmEngine::fast_forward_steps(Nanos now, Nanos horizon, double fir
 
 Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
   assert(!in_step_);
+  ++g_starts;
   const EngineConfig& cfg = ctx_.config;
   bool preempted = false;
+  step_transfer_s_ = 0;
 
   // 1. Decoders each take one token; make room for their new blocks.
   std::int64_t need = n_decode_ > 0 ? bucket_[static_cast<std::size_t>(key_for_step(G_ + 1))] : 0;
   while (need > total_blocks_ - used_blocks_ && n_decode_ > 0) {
-    const int victim = running_.back();
+    const int victim = run_tail_;
     const Seq& v = slots_[static_cast<std::size_t>(victim)];
     if (v.phase == Phase::decode && v.key == key_for_step(G_ + 1)) --need;
     preempt(victim, now);
@@ -245,29 +319,53 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
   // only requests that had arrived by then are eligible.
   const Nanos cutoff = cfg.async_scheduling && step_end_ == now ? step_start_ : now;
   std::int64_t queue_len = static_cast<std::int64_t>(waiting_.size());
-  while (!preempted && budget > 0 && !waiting_.empty() &&
-         static_cast<std::int64_t>(running_.size()) < cfg.max_num_seqs) {
+  // Whether admission stopped for a reason that lasts through a run of pure decode
+  // steps (no free slot, no token budget, not enough free KV blocks: free blocks
+  // only shrink while decoders grow), so such a run may be fused.
+  bool admission_settled = true;
+  if (preempted) admission_settled = false;
+  while (!preempted && budget > 0 && !waiting_.empty() && running_count_ < cfg.max_num_seqs) {
     const int slot = waiting_.front();
     Seq& s = slots_[static_cast<std::size_t>(slot)];
-    if (s.rec.first_scheduled < 0 && s.req.arrival + to_nanos(cfg.frontend_latency) > cutoff) break;
+    if (s.rec.first_scheduled < 0 && s.req.arrival + to_nanos(cfg.frontend_latency) > cutoff) {
+      admission_settled = false;
+      break;
+    }
     // Prefix cache: reuse the longest cached run of leading blocks; at least one
     // prompt token is always computed (it produces the first output's logits).
-    std::int64_t hit = 0;
-    if (!s.hashes.empty()) {
-      hit = cache_.match(s.hashes, (s.target - 1) / block_size_);
+    // Blocks past the GPU hit that the CPU tier holds are reloaded. A request
+    // swapped out at preemption resumes from its swapped KV instead.
+    std::int64_t hit = 0, reload = 0;
+    if (s.swapped_blocks == 0 && !s.hashes.empty()) {
+      const std::int64_t limit = (s.target - 1) / block_size_;
+      hit = cache_.match(s.hashes, limit);
+      if (cpu_.enabled()) reload = cpu_.match(s.hashes, hit, limit);
       used_blocks_ += cache_.acquire(s.hashes, hit);
       s.cached_blocks = hit;
-      s.computed = hit * block_size_;
+      s.computed = (hit + reload) * block_size_;
     }
     const std::int64_t remaining = s.target - s.computed;
     const std::int64_t chunk = std::min(remaining, budget);
     const std::int64_t blocks = blocks_for(s.computed + chunk) - s.cached_blocks;
     if ((!cfg.chunked_prefill && remaining > budget) || blocks > total_blocks_ - used_blocks_ - need) {
-      release_cached(s);  // undo the hit; it will be looked up again next step
-      s.computed = 0;
+      if (s.swapped_blocks == 0) {
+        release_cached(s);  // undo the hit; it will be looked up again next step
+        s.computed = 0;
+      }
       break;
     }
-    if (s.rec.first_scheduled < 0) s.rec.cached_tokens = hit * block_size_;
+    if (s.swapped_blocks > 0) {
+      step_transfer_s_ += host_seconds(s.computed);  // swap-in
+      cpu_.unreserve(s.swapped_blocks);
+      s.swapped_blocks = 0;
+    } else if (reload > 0) {
+      step_transfer_s_ += host_seconds(reload * block_size_);
+      cpu_.touch(s.hashes, hit, reload);
+    }
+    if (s.rec.first_scheduled < 0) {
+      s.rec.cached_tokens = hit * block_size_;
+      s.rec.offload_tokens = reload * block_size_;
+    }
     waiting_.pop_front();
     --queue_len;
     s.phase = Phase::prefill;
@@ -277,8 +375,7 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
     evict_to_fit();
     budget -= chunk;
     if (s.rec.first_scheduled < 0) s.rec.first_scheduled = now;
-    running_.push_back(slot);
-    s.pos = std::prev(running_.end());
+    running_push_back(slot);
     prefilling_.push_back(slot);
   }
 
@@ -300,17 +397,22 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
   if (b.empty()) {
     // Nothing could be scheduled (cannot happen with admissible requests, kept as a guard).
     step_decode_blocks_ = 0;
+    step_stage_nanos_ = 1;
+    step_end_ = now + 1;
     return now + 1;
   }
   StepCost totals;
   double seconds = step_seconds(b, &totals);
   std::int64_t k = 1;
-  if (ctx_.fast_forward && prefill_tokens == 0 && n_decode_ > 0 &&
-      (waiting_.empty() || static_cast<std::int64_t>(running_.size()) >= cfg.max_num_seqs)) {
+  if (fuse_ && prefill_tokens == 0 && n_decode_ > 0 && step_transfer_s_ == 0 &&
+      (waiting_.empty() || running_count_ >= cfg.max_num_seqs || admission_settled)) {
     double span = seconds;
     k = fast_forward_steps(now, horizon, seconds, &span);
+    ++g_fused;
     seconds = span;
   }
+  // Host-link transfers (reloads, swaps) hold the step up; fused runs carry none.
+  seconds += step_transfer_s_;
   step_decode_steps_ = n_decode_ > 0 ? k : 0;
   step_decode_blocks_ = n_decode_ > 0 ? decode_blocks_needed(G_ + 1, k) : 0;
   used_blocks_ += step_decode_blocks_;
@@ -318,11 +420,13 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
 
   const Nanos end = now + std::max<Nanos>(1, to_nanos(seconds));
   step_end_ = end;
+  // A pipeline's next step may enter once the busiest stage has taken this one.
+  step_stage_nanos_ = std::max<Nanos>(1, to_nanos(seconds - totals.time + totals.stage_time));
   if (ctx_.observer) {
     StepRecord r;
     r.replica = ctx_.replica;
     r.start = now;
-    r.end = end;
+    r.end = ctx_.virtual_engine ? now + step_stage_nanos_ : end;
     r.steps = k;
     r.batch_seqs = b.seqs;
     r.prefill_tokens = prefill_tokens;
@@ -335,10 +439,12 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
     r.flops = totals.flops * scale;
     r.bytes = totals.bytes * scale;
     for (int i = 0; i < kBoundCount; ++i) r.time_by_bound[static_cast<std::size_t>(i)] = totals.time_by_bound[static_cast<std::size_t>(i)] * scale;
-    r.time_by_bound[static_cast<int>(Bound::overhead)] += seconds - totals.time * scale;  // CPU-side time
+    // CPU-side time; host transfers count as communication.
+    r.time_by_bound[static_cast<int>(Bound::overhead)] += seconds - totals.time * scale - step_transfer_s_;
+    r.time_by_bound[static_cast<int>(Bound::communication)] += step_transfer_s_;
     r.bound = static_cast<Bound>(std::max_element(r.time_by_bound.begin(), r.time_by_bound.end()) - r.time_by_bound.begin());
     ctx_.observer->on_step(r);
-    if (n_decode_ > 0) ctx_.observer->on_itl(seconds / scale, n_decode_ * k);
+    if (n_decode_ > 0 && !ctx_.virtual_engine) ctx_.observer->on_itl(seconds / scale, n_decode_ * k);
   }
   return end;
 }
@@ -347,6 +453,13 @@ void VllmEngine::finish_step(Nanos now, std::vector<Request>& done) {
   assert(in_step_);
   in_step_ = false;
   G_ += step_decode_steps_;
+  if (ctx_.virtual_engine) {
+    // Other virtual engines' steps interleave with this one's: a decoder's gap is
+    // from this engine's previous step end (its previous token) to now.
+    if (ctx_.observer && step_decoders_ > 0 && last_finish_ >= 0)
+      ctx_.observer->on_itl(to_seconds(now - last_finish_), step_decoders_);
+    last_finish_ = now;
+  }
   // Decoders whose last token came at this step.
   while (!finishes_.empty()) {
     const Finish f = finishes_.top();
@@ -360,11 +473,9 @@ void VllmEngine::finish_step(Nanos now, std::vector<Request>& done) {
     finish_request(f.slot, now, done, false);
   }
   // Prefill chunks: a completed prompt samples a token.
-  std::vector<int> still;
-  still.reserve(prefilling_.size());
-  const std::vector<int> chunks = prefilling_;
+  scratch_.swap(prefilling_);
   prefilling_.clear();
-  for (int slot : chunks) {
+  for (int slot : scratch_) {
     Seq& s = slots_[static_cast<std::size_t>(slot)];
     s.computed += s.chunk;
     s.chunk = 0;
@@ -386,7 +497,7 @@ void VllmEngine::finish_step(Nanos now, std::vector<Request>& done) {
     if (s.rec.first_token < 0) {
       s.rec.first_token = now;
     } else if (ctx_.observer) {
-      ctx_.observer->on_itl(to_seconds(now - s.last_token), 1);  // first token after a recompute
+      ctx_.observer->on_itl(to_seconds(now - s.last_token), 1);  // first token after a recompute or swap-in
     }
     if (s.generated >= s.req.output_tokens) {
       finish_request(slot, now, done, false);
@@ -397,12 +508,15 @@ void VllmEngine::finish_step(Nanos now, std::vector<Request>& done) {
     used_blocks_ += blocks_for(s.computed) - s.cached_blocks;
     join_decode(slot, now);
   }
+  scratch_.clear();
 }
 
 std::unique_ptr<Engine> make_static_engine(const EngineContext& ctx);
+std::unique_ptr<Engine> make_pipeline_engine(const EngineContext& ctx);
 
 std::unique_ptr<Engine> make_engine(const EngineContext& ctx) {
   if (ctx.config.kind == "static") return make_static_engine(ctx);
+  if (ctx.cost->parallelism().pp > 1 && !ctx.virtual_engine) return make_pipeline_engine(ctx);
   return std::make_unique<VllmEngine>(ctx);
 }
 

@@ -3,20 +3,34 @@
 // (one token per decoding sequence, then chunks of partially prefilled prompts),
 // then waiting requests in FCFS order while the token budget, max_num_seqs and free
 // KV blocks allow. When a running request needs a block and none is free, the most
-// recently admitted running request is preempted (recompute: its KV is dropped and
-// it re-enters the queue at the front).
+// recently admitted running request is preempted: recompute (its KV is dropped and
+// it re-enters the queue at the front), or, with a CPU offload tier that has room,
+// swap (its KV moves to host memory and comes back when it is readmitted).
 //
 // Speed: decoding sequences are kept as an aggregate. Each one's KV length grows by
 // one per decode step, so with a global decode-step counter G its length is
 // len_join + (G - join_step): the step's total KV tokens is a running sum, the
 // number needing a fresh block is a bucket count by (length - G) mod block_size,
 // and completions come from a heap keyed by the step they finish on. A step costs
-// O(1) plus O(events); runs of pure-decode steps between events are fast-forwarded.
+// O(1) plus O(events); runs of pure-decode steps between events are fast-forwarded
+// (also while requests wait that cannot be admitted before the next event), and
+// steps are priced from a memoised cost cache (step_cost_cache.h).
+//
+// CPU offload (engine.cpu_offload, cpu_tier.h): prefix blocks evicted from the GPU
+// cache move to a CPU LRU tier. At admission, after the GPU prefix hit, the
+// following blocks found in the CPU tier are reloaded instead of recomputed: they
+// take GPU blocks like computed ones, and their transfer (bytes / host bandwidth
+// + host latency, per request) is added to the time of the step that admits the
+// request (the simple choice: the reload is not overlapped with that step's
+// compute). Preempted requests' KV is swapped out when the tier has room (the
+// swap-out is charged to the preempting step, the swap-in to the readmitting one);
+// a swapped decode resumes with one token to process instead of recomputing.
 #include <deque>
-#include <list>
 #include <queue>
 #include <vector>
 
+#include "engine/cpu_tier.h"
+#include "engine/step_cost_cache.h"
 #include "engine/engine.h"
 #include "engine/prefix_cache.h"
 
@@ -26,16 +40,25 @@ class VllmEngine : public Engine {
  public:
   explicit VllmEngine(const EngineContext& ctx);
   bool enqueue(Request r, Nanos now) override;
-  bool has_work() const override { return !waiting_.empty() || !running_.empty(); }
+  bool has_work() const override { return !waiting_.empty() || running_count_ > 0; }
+  bool can_start(Nanos /*now*/) const override { return !in_step_ && has_work(); }
   Nanos start_step(Nanos now, Nanos horizon) override;
   void finish_step(Nanos now, std::vector<Request>& done) override;
-  std::int64_t outstanding() const override {
-    return static_cast<std::int64_t>(waiting_.size() + running_.size());
-  }
+  std::int64_t outstanding() const override { return static_cast<std::int64_t>(waiting_.size()) + running_count_; }
   double kv_load() const override {
     return total_blocks_ > 0 ? static_cast<double>(used_blocks_) / total_blocks_ : 0.0;
   }
   std::int64_t kv_blocks_total() const override { return total_blocks_; }
+
+  // For the pipeline (pipeline_engine.cpp).
+  bool in_step() const { return in_step_; }
+  std::int64_t used_blocks() const { return used_blocks_; }
+  // First-stage occupancy of the step in flight: its wall time with the busiest
+  // stage's time in place of the full pipeline latency.
+  Nanos step_stage_nanos() const { return step_stage_nanos_; }
+  // The pipeline holds the step's end back (it cannot overtake the one ahead).
+  void set_step_end(Nanos end) { step_end_ = end; }
+  const CpuKvTier& cpu_tier() const { return cpu_; }
 
  private:
   enum class Phase { free, waiting, prefill, decode };
@@ -55,8 +78,9 @@ class VllmEngine : public Engine {
     std::int64_t gen_join = 0;
     int key = 0;                 // (len_join - join_step) mod block_size
     std::uint32_t version = 0;   // invalidates stale completion-heap entries
+    std::int64_t swapped_blocks = 0;  // KV held in the CPU tier's swap space (preempted by swap)
     Nanos last_token = 0;
-    std::list<int>::iterator pos;  // place in running_ (admission order)
+    int prev = -1, next = -1;    // neighbours in the running list (admission order)
   };
   struct Finish {
     std::int64_t step;
@@ -78,10 +102,14 @@ class VllmEngine : public Engine {
   void finish_request(int slot, Nanos now, std::vector<Request>& done, bool failed);
   bool admissible(const Seq& s) const;
   std::int64_t fast_forward_steps(Nanos now, Nanos horizon, double first_step_time, double* total_time);
-  double decode_only_step_time(std::int64_t g) const;
-  double step_seconds(const BatchSummary& b, StepCost* totals) const;
+  double decode_only_step_time(std::int64_t g);
+  double step_seconds(const BatchSummary& b, StepCost* totals);
   void release_cached(Seq& s);
   void evict_to_fit() { cache_.shrink_to(total_blocks_ - used_blocks_); }
+  double host_seconds(std::int64_t tokens) const;  // KV transfer over the host link
+  StepCost decode_totals(std::int64_t n, std::int64_t kv);
+  void running_push_back(int slot);
+  void running_erase(int slot);
 
   EngineContext ctx_;
   const CostModel& cost_;
@@ -89,12 +117,21 @@ class VllmEngine : public Engine {
   std::int64_t total_blocks_;
   std::int64_t used_blocks_ = 0;  // private blocks of running requests + pinned cached blocks
   PrefixCache cache_;
+  CpuKvTier cpu_;
+  double kv_bytes_per_token_ = 0;  // per GPU
+  StepCostCache cost_cache_;
+  bool fuse_ = true;               // fast-forward runs of decode steps
+  bool memo_ = true;               // price steps from cost_cache_ (step_cost_cache.h)
 
   std::vector<Seq> slots_;
   std::vector<int> free_slots_;
   std::deque<int> waiting_;
-  std::list<int> running_;        // admission order; preemption takes the back
+  // Running requests in admission order (an intrusive list through Seq::prev/next);
+  // preemption takes the back.
+  int run_head_ = -1, run_tail_ = -1;
+  std::int64_t running_count_ = 0;
   std::vector<int> prefilling_;   // running requests still in prefill, admission order
+  std::vector<int> scratch_;      // finish_step's copy of prefilling_
 
   // Decode aggregate.
   std::int64_t G_ = 0;
@@ -107,8 +144,11 @@ class VllmEngine : public Engine {
   std::int64_t step_decode_steps_ = 0;   // decode steps it covers (k when fast-forwarded)
   std::int64_t step_decode_blocks_ = 0;  // blocks the decoders allocate over those steps
   std::int64_t step_decoders_ = 0;
+  double step_transfer_s_ = 0;  // host-link transfers (reload, swap) charged to the step being planned
   Nanos step_start_ = 0;
   Nanos step_end_ = -1;      // end of the last step (async scheduling)
+  Nanos step_stage_nanos_ = 0;
+  Nanos last_finish_ = -1;   // virtual engines: end of the previous step (inter-token gaps)
   bool in_step_ = false;
 };
 

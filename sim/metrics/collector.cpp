@@ -6,11 +6,40 @@
 
 namespace servesim {
 
-Collector::Collector(double peak_flops_per_gpu, double peak_bandwidth_per_gpu, int gpus_per_replica, int replicas)
+void SampleSet::add(double value, std::int64_t count) {
+  if (hist_) {
+    hist_->add(value, count);
+    return;
+  }
+  if (weighted_) pairs_.emplace_back(value, count);
+  else values_.push_back(value);
+  if ((weighted_ ? pairs_.size() : values_.size()) > cap_) to_histogram();
+}
+
+void SampleSet::to_histogram() {
+  hist_ = std::make_unique<LogHistogram>();
+  for (double v : values_) hist_->add(v);
+  for (const auto& [v, c] : pairs_) hist_->add(v, c);
+  std::vector<double>().swap(values_);
+  std::vector<std::pair<double, std::int64_t>>().swap(pairs_);
+}
+
+Distribution SampleSet::summarize() {
+  if (hist_) return hist_->summarize();
+  return weighted_ ? summarize_weighted(pairs_) : summarize_values(values_);
+}
+
+Collector::Collector(double peak_flops_per_gpu, double peak_bandwidth_per_gpu, int gpus_per_replica, int replicas,
+                     SloSpec slo)
     : peak_flops_(peak_flops_per_gpu),
       peak_bw_(peak_bandwidth_per_gpu),
       gpus_per_replica_(gpus_per_replica),
-      replicas_(replicas) {}
+      replicas_(replicas),
+      slo_(std::move(slo)) {}
+
+void Collector::set_exact_cap(std::size_t cap) {
+  for (SampleSet* s : {&ttft_, &tpot_, &e2e_, &queue_, &itl_}) s->set_cap(cap);
+}
 
 void Collector::set_request_stream(std::ostream* out) {
   requests_out_ = out;
@@ -50,7 +79,7 @@ void Collector::on_step(const StepRecord& s) {
 }
 
 void Collector::on_itl(double seconds, std::int64_t count) {
-  if (count > 0) itl_.emplace_back(seconds * 1e3, count);
+  if (count > 0) itl_.add(seconds * 1e3, count);
 }
 
 void Collector::on_request_done(const RequestRecord& r) {
@@ -64,17 +93,27 @@ void Collector::on_request_done(const RequestRecord& r) {
     input_tokens_ += r.input_tokens;
     output_tokens_ += r.output_tokens;
     cached_tokens_ += r.cached_tokens;
+    offload_tokens_ += r.offload_tokens;
     preemptions_ += r.preemptions;
+    swapped_preemptions_ += r.swaps;
     if (r.preemptions > 0) ++preempted_requests_;
     ttft = to_seconds(r.first_token - r.arrival) * 1e3;
     e2e = to_seconds(r.finish - r.arrival) * 1e3;
     queue = to_seconds(r.first_scheduled - r.arrival) * 1e3;
     // TPOT as vLLM and the validation data define it: (E2E - TTFT) / (output - 1).
     tpot = r.output_tokens > 1 ? (e2e - ttft) / static_cast<double>(r.output_tokens - 1) : 0.0;
-    ttft_.push_back(ttft);
-    e2e_.push_back(e2e);
-    queue_.push_back(queue);
-    tpot_.push_back(r.output_tokens > 1 ? tpot : -1.0);  // -1: undefined for single-token outputs
+    ttft_.add(ttft);
+    e2e_.add(e2e);
+    queue_.add(queue);
+    if (r.output_tokens > 1) tpot_.add(tpot);  // undefined for single-token outputs
+    // SLO attainment: every per-request limit (ITL is per token: judged on its distribution only).
+    bool ok = true;
+    for (const auto& t : slo_.targets) {
+      if (t.metric == "itl_ms") continue;
+      const double v = t.metric == "ttft_ms" ? ttft : t.metric == "e2e_ms" ? e2e : r.output_tokens > 1 ? tpot : -1.0;
+      if (v > t.limit_ms) ok = false;
+    }
+    slo_good_ += ok ? 1 : 0;
   }
   if (requests_out_) {
     *requests_out_ << fmt::format("{},{},{:.6f},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{},{}\n", r.id, r.replica,
@@ -93,7 +132,8 @@ double statistic(const Distribution& d, const std::string& stat) {
 }
 }  // namespace
 
-RunSummary Collector::summarize(const SloSpec& slo) {
+RunSummary Collector::summarize() {
+  const SloSpec& slo = slo_;
   RunSummary s;
   s.completed = completed_;
   s.failed = failed_;
@@ -112,29 +152,18 @@ RunSummary Collector::summarize(const SloSpec& slo) {
   }
   s.prefix_hit_rate = input_tokens_ > 0 ? static_cast<double>(cached_tokens_) / input_tokens_ : 0.0;
 
-  // Per-request SLO attainment needs the unsorted, aligned vectors: do it first.
-  std::int64_t good = 0;
-  for (std::size_t i = 0; i < ttft_.size(); ++i) {
-    bool ok = true;
-    for (const auto& t : slo.targets) {
-      const double v = t.metric == "ttft_ms" ? ttft_[i] : t.metric == "e2e_ms" ? e2e_[i] : tpot_[i];
-      if (t.metric == "itl_ms") continue;  // per-token metric: judged on its distribution only
-      if (v > t.limit_ms) ok = false;
-    }
-    good += ok ? 1 : 0;
-  }
-  s.slo_attainment = ttft_.empty() ? 0.0 : static_cast<double>(good) / static_cast<double>(ttft_.size());
+  s.offload_tokens = offload_tokens_;
+  s.swapped_preemptions = swapped_preemptions_;
+
+  const std::int64_t good = slo_good_;
+  s.slo_attainment = completed_ == 0 ? 0.0 : static_cast<double>(good) / static_cast<double>(completed_);
   s.goodput_rps = s.duration_s > 0 ? static_cast<double>(good) / s.duration_s : 0.0;
 
-  std::vector<double> tpot_defined;
-  tpot_defined.reserve(tpot_.size());
-  for (double v : tpot_)
-    if (v >= 0) tpot_defined.push_back(v);
-  s.ttft_ms = summarize_values(ttft_);
-  s.e2e_ms = summarize_values(e2e_);
-  s.queue_ms = summarize_values(queue_);
-  s.tpot_ms = summarize_values(tpot_defined);
-  s.itl_ms = summarize_weighted(itl_);
+  s.ttft_ms = ttft_.summarize();
+  s.e2e_ms = e2e_.summarize();
+  s.queue_ms = queue_.summarize();
+  s.tpot_ms = tpot_.summarize();
+  s.itl_ms = itl_.summarize();
 
   s.slo_met = true;
   for (const auto& t : slo.targets) {

@@ -1,11 +1,18 @@
 #pragma once
 // Collects what engines report and turns it into a RunSummary. Per-request
-// metrics are kept (4 doubles per completed request) so percentiles are exact;
-// inter-token gaps are kept per step with a count, never per token. Optional
-// streams receive requests.csv rows as requests finish and the timeline rows.
+// metrics are kept exactly (4 doubles per completed request) and inter-token
+// gaps per step with a count (never per token) up to a cap of kExactCap samples
+// per metric; beyond it a metric folds into a fixed-size log-bucket histogram
+// (log_histogram.h: percentiles within 0.1% of exact, count/mean/min/max exact),
+// so memory is flat in the trace length. Runs below the cap report exactly what
+// they always did. SLO attainment is counted online as requests complete (the
+// simulation passes the SloSpec to the constructor), so it stays exact in both modes.
+// Optional streams receive requests.csv rows as requests finish and the timeline rows.
+#include <memory>
 #include <ostream>
 #include <vector>
 
+#include "metrics/log_histogram.h"
 #include "metrics/run_observer.h"
 #include "metrics/run_summary.h"
 #include "scenario/slo.h"
@@ -18,25 +25,54 @@ struct TimelineRow {
   Bound bound;
 };
 
+// Exact samples up to a cap, then a LogHistogram (weighted samples: value x count).
+class SampleSet {
+ public:
+  // Weighted sets keep (value, count) pairs; unweighted ones plain values.
+  SampleSet(std::size_t cap, bool weighted) : cap_(cap), weighted_(weighted) {}
+  void add(double value, std::int64_t count = 1);
+  bool exact() const { return !hist_; }
+  void set_cap(std::size_t cap) { cap_ = cap; }
+  // Exact: summarize_values / summarize_weighted (sorting the samples in place).
+  Distribution summarize();
+
+ private:
+  void to_histogram();
+
+  std::size_t cap_;
+  bool weighted_;
+  std::vector<double> values_;
+  std::vector<std::pair<double, std::int64_t>> pairs_;
+  std::unique_ptr<LogHistogram> hist_;
+};
+
 class Collector : public RunObserver {
  public:
-  Collector(double peak_flops_per_gpu, double peak_bandwidth_per_gpu, int gpus_per_replica, int replicas);
+  static constexpr std::size_t kExactCap = 200000;
+  // `slo`: its per-request limits are judged online as requests complete.
+  Collector(double peak_flops_per_gpu, double peak_bandwidth_per_gpu, int gpus_per_replica, int replicas,
+            SloSpec slo = {});
   void on_step(const StepRecord& s) override;
   void on_itl(double seconds, std::int64_t count) override;
   void on_request_done(const RequestRecord& r) override;
 
   void set_request_stream(std::ostream* out);  // writes the CSV header now
   void keep_timeline(std::size_t max_rows) { timeline_limit_ = max_rows; }
+  // Samples kept exactly per metric before switching to the histogram (tests).
+  void set_exact_cap(std::size_t cap);
   const std::vector<TimelineRow>& timeline() const { return timeline_; }
   std::int64_t finished() const { return completed_ + failed_; }
 
-  RunSummary summarize(const SloSpec& slo);
+  RunSummary summarize();
 
  private:
   double peak_flops_, peak_bw_;
   int gpus_per_replica_, replicas_;
-  std::vector<double> ttft_, tpot_, e2e_, queue_;
-  std::vector<std::pair<double, std::int64_t>> itl_;
+  SampleSet ttft_{kExactCap, false}, tpot_{kExactCap, false}, e2e_{kExactCap, false}, queue_{kExactCap, false};
+  SampleSet itl_{kExactCap, true};
+  SloSpec slo_;
+  std::int64_t slo_good_ = 0;  // completed requests meeting every per-request limit
+  std::int64_t offload_tokens_ = 0, swapped_preemptions_ = 0;
   std::int64_t completed_ = 0, failed_ = 0, preemptions_ = 0, preempted_requests_ = 0;
   std::int64_t input_tokens_ = 0, output_tokens_ = 0, cached_tokens_ = 0;
   Nanos first_arrival_ = -1, last_finish_ = 0;

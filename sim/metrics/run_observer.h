@@ -19,7 +19,9 @@ struct RequestRecord {
   std::int64_t input_tokens = 0;
   std::int64_t output_tokens = 0;
   std::int64_t cached_tokens = 0;  // prompt tokens served from the prefix cache
+  std::int64_t offload_tokens = 0;  // prompt tokens reloaded from the CPU offload tier (not in cached_tokens)
   int preemptions = 0;
+  int swaps = 0;                   // preemptions whose KV was swapped to CPU instead of recomputed
   bool failed = false;
 };
 

@@ -42,6 +42,10 @@ struct RunSummary {
   std::int64_t steps = 0;
   double bound_share[4] = {0, 0, 0, 0};  // compute, memory, communication, overhead
   double prefix_hit_rate = 0;           // cached prompt tokens / prompt tokens
+  // CPU KV offload tier (engine.cpu_offload): prompt tokens reloaded from host
+  // memory instead of recomputed, and preemptions swapped out instead of recomputed.
+  std::int64_t offload_tokens = 0;
+  std::int64_t swapped_preemptions = 0;
 };
 
 }  // namespace servesim

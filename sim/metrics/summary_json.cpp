@@ -23,6 +23,12 @@ nlohmann::json summary_json(const RunSummary& s) {
                      {"total_tokens_per_s_per_gpu", s.total_tokens_per_s / s.gpus}};
   j["tokens"] = {{"input", s.input_tokens}, {"output", s.output_tokens}, {"cached", s.cached_tokens},
                  {"prefix_hit_rate", s.prefix_hit_rate}};
+  if (s.offload_tokens > 0 || s.swapped_preemptions > 0) {
+    // Only with a CPU offload tier in use, so other runs' JSON is unchanged.
+    j["offload"] = {{"reloaded_tokens", s.offload_tokens},
+                    {"reload_hit_rate", s.input_tokens > 0 ? static_cast<double>(s.offload_tokens) / s.input_tokens : 0.0},
+                    {"swapped_preemptions", s.swapped_preemptions}};
+  }
   j["ttft_ms"] = distribution_json(s.ttft_ms);
   j["tpot_ms"] = distribution_json(s.tpot_ms);
   j["itl_ms"] = distribution_json(s.itl_ms);
@@ -83,6 +89,10 @@ std::string summary_table(const RunSummary& s) {
                      100 * s.busy_fraction, 100 * s.mfu, 100 * s.bandwidth_utilization, 100 * s.bound_share[0],
                      100 * s.bound_share[1], 100 * s.bound_share[2], 100 * s.bound_share[3]);
   if (s.cached_tokens > 0) out += fmt::format("prefix cache hit rate {:.1f}% of prompt tokens\n", 100 * s.prefix_hit_rate);
+  if (s.offload_tokens > 0 || s.swapped_preemptions > 0)
+    out += fmt::format("CPU offload: {:.1f}% of prompt tokens reloaded from host memory, {} preemptions swapped\n",
+                       s.input_tokens > 0 ? 100.0 * static_cast<double>(s.offload_tokens) / s.input_tokens : 0.0,
+                       s.swapped_preemptions);
   return out;
 }
 

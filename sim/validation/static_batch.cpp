@@ -231,7 +231,13 @@ Scenario row_scenario(const BenchmarkRow& row, const std::vector<std::string>& o
   return parse_scenario(doc, fmt::format("{}:{}", row.file, row.line), false);
 }
 
-StaticBatchPredictor::StaticBatchPredictor(const Scenario& sc) : cost_(make_cost_model(sc)), engine_(sc.engine) {}
+StaticBatchPredictor::StaticBatchPredictor(const Scenario& sc)
+    : cost_(make_cost_model(sc)), engine_(sc.engine), memory_(plan_memory(cost_, sc.engine.memory_config())) {}
+
+std::int64_t StaticBatchPredictor::max_kv_tokens() const {
+  if (!(memory_.kv_bytes_per_token > 0)) return 0;
+  return static_cast<std::int64_t>(std::floor((memory_.capacity - memory_.weights) / memory_.kv_bytes_per_token));
+}
 
 double StaticBatchPredictor::step(const BatchSummary& b) const {
   return cost_.totals(b).time + engine_.step_cpu_overhead + engine_.per_seq_cpu_overhead * static_cast<double>(b.seqs);
@@ -312,7 +318,7 @@ std::vector<RowResult> validate_static_rows(const std::vector<BenchmarkRow>& row
       continue;
     }
     res.gpu = *gpu;
-    res.model = std::filesystem::path(*model).stem().string();
+    res.model = ends_with(*model, ".yaml") ? std::filesystem::path(*model).stem().string() : *model;
     if (row.isl < 1 || row.osl < 1) {
       skip(fmt::format("lengths not fixed (isl '{}', osl '{}')", row.isl_text, row.osl_text));
       continue;
@@ -347,6 +353,16 @@ std::vector<RowResult> validate_static_rows(const std::vector<BenchmarkRow>& row
         if (!pred) pred = std::make_unique<StaticBatchPredictor>(row_scenario(row, o.overrides));
         const std::int64_t B = *batch, isl = row.isl, osl = row.osl;
         const std::string& metric = row.metric;
+        const std::int64_t seqs = metric == "ttft_min" || metric == "ttft_batch1" ? 1 : B;
+        if (seqs * (isl + osl) > pred->max_kv_tokens()) {
+          res.prediction = pred->max_kv_tokens() <= 0
+                               ? pred->memory().verdict
+                               : fmt::format("{} x {} tokens > {} KV tokens in all the memory beyond the weights",
+                                             seqs, isl + osl, pred->max_kv_tokens());
+          skip(pred->max_kv_tokens() <= 0 ? "weights do not fit the GPUs"
+                                          : "static batch does not fit in GPU memory (the engine ran fewer at once)");
+          continue;
+        }
         double seconds = -1;
         if (metric == "prefill_batch_latency" || metric == "ttft_mean" || metric == "ttft_max") {
           seconds = pred->prefill(B, isl);

@@ -15,6 +15,9 @@
 //   prefill(B, isl) = t(B x SeqWork{isl, 0})                   one step, whole batch
 //   decode(B, c)    = t(B x SeqWork{1, c})
 //   e2e(B, isl, osl)= prefill(B, isl) + sum_{j=1}^{osl-1} decode(B, isl + j - 1)
+// A static row whose batch cannot hold its KV cache even in all the memory beyond the
+// weights (B x (isl + osl) tokens) is skipped: the measured engine must have run fewer
+// sequences at once than the row says.
 // Metrics:
 //   prefill_batch_latency            prefill(B, isl)
 //   decode_step_latency              decode(B, isl + osl/2)         (mean decode iteration)
@@ -96,10 +99,16 @@ class StaticBatchPredictor {
   double prefill(std::int64_t batch, std::int64_t isl) const;
   double decode(std::int64_t batch, std::int64_t context) const;
   double e2e(std::int64_t batch, std::int64_t isl, std::int64_t osl) const;
+  // Upper bound on the KV-cache tokens a replica can hold: every byte of GPU memory
+  // beyond the weights (no activation workspace, runtime overhead or utilisation cap);
+  // <= 0 when the weights alone do not fit.
+  std::int64_t max_kv_tokens() const;
+  const MemoryPlan& memory() const { return memory_; }
 
  private:
   CostModel cost_;
   EngineConfig engine_;
+  MemoryPlan memory_;
 };
 
 // Compares every row it can (see the table above). Rows are independent: an

@@ -150,12 +150,18 @@ void check_context_limit(const Scenario& sc) {
   }
   if (over == 0) return;
   const bool bench = reader->format() == TraceFormat::vllm_bench;
+  const std::string advice =
+      limit < sc.model.max_context
+          ? fmt::format("raise engine.max_model_len (the model allows {}) with --set engine.max_model_len=N, or drop "
+                        "those requests from the trace",
+                        sc.model.max_context)
+          : fmt::format("that is the model's whole context ({}): drop those requests from the trace",
+                        sc.model.max_context);
   throw Error(fmt::format(
       "{}: {} of {} requests exceed the context limit max_model_len = {} (input + output tokens); the first is "
-      "{} {}: {} + {} = {} tokens. Raise engine.max_model_len (the model allows {}) with --set "
-      "engine.max_model_len=N, or drop those requests from the trace",
+      "{} {}: {} + {} = {} tokens; {}",
       t.path, over, total, limit, bench ? "request" : "line", bench ? first->line - 1 : first->line,
-      first->input_tokens, first->output_tokens, first->input_tokens + first->output_tokens, sc.model.max_context));
+      first->input_tokens, first->output_tokens, first->input_tokens + first->output_tokens, advice));
 }
 
 std::vector<double> read_vllm_bench_itls(const std::string& path) {
@@ -227,10 +233,23 @@ TraceValidation validate_trace(const Scenario& sc, const ValidationTargets& targ
       measured_itl = read_vllm_bench_itls(t.path);  // checks ttfts and itls first
       v.measured = read_measured_vllm_bench(t.path, sc.workload.seed);
       bench = load_json_file(t.path);
+      // A request that streamed no token (output_lens 0 and ttfts 0, as vLLM's benchmark
+      // records it when the server sent no text) has no measured latency.
+      for (std::size_t i = 0; i < v.measured.size(); ++i) {
+        const json& o = bench.at("output_lens")[i];
+        const json& f = bench.at("ttfts")[i];
+        if (o.is_number_integer() && o.get<std::int64_t>() == 0 && f.is_number() && f.get<double>() == 0.0) {
+          MeasuredRequest& m = v.measured[i];
+          m.ttft_ms.reset();
+          m.tpot_ms.reset();
+          m.e2e_ms.reset();
+          ++v.no_token_requests;
+        }
+      }
       break;
     default:
-      throw Error(fmt::format("{}: a {} trace has no measured latencies; validate needs the generic CSV with "
-                              "ttft_ms/tpot_ms/e2e_ms columns or a vllm bench serve result JSON",
+      throw Error(fmt::format("{}: the {} trace format has no measured latencies; validate needs the generic CSV "
+                              "with ttft_ms/tpot_ms/e2e_ms columns or a vllm bench serve result JSON",
                               t.path, trace_format_name(v.format)));
   }
   bool any = false;
@@ -264,22 +283,23 @@ TraceValidation validate_trace(const Scenario& sc, const ValidationTargets& targ
       v.metrics.push_back(c);
       continue;
     }
-    std::vector<double> meas, pred, pm, pp;
+    // Both sides over the same requests: those measured and completed in the simulation.
+    std::vector<double> pm, pp;
+    bool measured_any = false;
     for (std::size_t i = 0; i < v.measured.size(); ++i) {
       const auto m = measured_value(v.measured[i], metric);
       const auto p = predicted_value(v.predicted[i], metric);
-      if (m) meas.push_back(*m);
-      if (p) pred.push_back(*p);
+      measured_any = measured_any || m.has_value();
       if (m && p) {
         pm.push_back(*m);
         pp.push_back(*p);
       }
     }
-    if (meas.empty()) continue;
+    if (!measured_any) continue;
     c.paired = static_cast<std::int64_t>(pm.size());
     c.pearson = pearson(pm, pp);
-    c.measured = summarize_values(meas);
-    c.predicted = summarize_values(pred);
+    c.measured = summarize_values(pm);
+    c.predicted = summarize_values(pp);
     v.metrics.push_back(c);
   }
 

@@ -48,6 +48,8 @@ struct PredictedRequest {
 
 struct MetricComparison {
   std::string name;             // "ttft", "tpot", "itl", "e2e"
+  // Per-request metrics: both over the same requests (measured, and completed in the
+  // simulation); ITL: every measured gap vs every predicted one.
   Distribution measured, predicted;
   // Pearson correlation over requests with both values (nullopt: fewer than 3
   // pairs, a per-token metric, or a constant series).
@@ -66,6 +68,9 @@ struct TraceValidation {
   std::vector<PredictedRequest> predicted;  // same index as measured
   std::vector<MetricComparison> metrics;    // ttft, tpot, [itl,] e2e: those the trace measured
   std::int64_t requests = 0, predicted_completed = 0, predicted_failed = 0, preemptions = 0;
+  // vllm_bench requests that streamed no token (output_lens 0, ttfts 0): replayed with one
+  // output token, but left out of the measured distributions (their 0 is no measurement).
+  std::int64_t no_token_requests = 0;
   std::int64_t measured_output_tokens = 0, predicted_output_tokens = 0;
   double measured_duration_s = 0, predicted_duration_s = 0;  // 0 when unknown
   double measured_output_tps = 0, predicted_output_tps = 0;  // 0 when unknown

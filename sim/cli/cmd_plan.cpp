@@ -1,0 +1,109 @@
+// `servesim plan SCENARIO.yaml [--target-rate R | --gpu-budget N] [--candidates-gpu a,b]
+//  [--candidates-weights bf16,fp8] [--candidates-tp 1,2,4,8] [--candidates-pp 1,2]
+//  [--max-replicas M] [--trial-requests N] [--tolerance F] [-j N] [--json] [--out DIR] [--set K=V]...`
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "cli/commands.h"
+#include "cli/scenario_args.h"
+#include "planning/plan.h"
+#include "planning/progress.h"
+#include "util/error.h"
+
+namespace servesim::cli {
+namespace {
+
+struct PlanArgs {
+  std::string scenario;
+  std::vector<std::string> sets, gpus, weights;
+  std::vector<int> tps, pps;
+  double target_rate = 0;
+  int gpu_budget = 0;
+  int max_replicas = 0;
+  std::int64_t trial_requests = 0;
+  double tolerance = 0;
+  int threads = 0;
+  bool json = false;
+  std::string out_dir;
+};
+
+// The file's second YAML document (after ---), where the plan section may live.
+YAML::Node second_document(const std::string& path) {
+  try {
+    const auto docs = YAML::LoadAllFromFile(path);
+    if (docs.size() > 1) return docs[1];
+  } catch (const YAML::Exception&) {
+    // load_document already reported syntax errors in the first document.
+  }
+  return YAML::Node();
+}
+
+void run(const PlanArgs& a) {
+  YAML::Node doc = load_document(a.scenario, a.sets);
+  planning::PlanOptions o;
+  if (a.target_rate < 0) throw Error("--target-rate must be positive");
+  if (a.target_rate > 0) o.target_rate = a.target_rate;
+  if (a.gpu_budget < 0) throw Error("--gpu-budget must be at least 1");
+  if (a.gpu_budget > 0) o.gpu_budget = a.gpu_budget;
+  if (a.trial_requests != 0 && a.trial_requests < 50) throw Error("--trial-requests: use at least 50");
+  if (a.tolerance < 0 || a.tolerance >= 1) throw Error("--tolerance must be a fraction in (0, 1)");
+  for (int v : a.tps)
+    if (v < 1) throw Error("--candidates-tp: degrees must be positive");
+  for (int v : a.pps)
+    if (v < 1) throw Error("--candidates-pp: degrees must be positive");
+  o.gpus = a.gpus;
+  o.weights = a.weights;
+  o.tps = a.tps;
+  o.pps = a.pps;
+  o.max_replicas = a.max_replicas;
+  o.trial_requests = a.trial_requests;
+  o.tolerance = a.tolerance;
+  planning::read_plan_section(doc, second_document(a.scenario), a.scenario, o);
+  o.threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  planning::ProgressBar bar("candidates", planning::stderr_is_terminal());
+  o.progress = [&bar](std::size_t done, std::size_t total) { bar.update(done, total); };
+  const planning::PlanResult p = planning::plan(doc, a.scenario, o);
+  bar.finish();
+  if (!a.out_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(a.out_dir, ec);
+    if (ec) throw Error(fmt::format("--out {}: cannot create directory: {}", a.out_dir, ec.message()));
+    std::ofstream(a.out_dir + "/plan.json") << planning::plan_json(p).dump(2) << "\n";
+    std::ofstream(a.out_dir + "/plan.csv") << planning::plan_csv(p);
+  }
+  if (a.json) {
+    std::cout << planning::plan_json(p).dump(2) << "\n";
+    return;
+  }
+  fmt::print("{}", planning::plan_table(p));
+  if (!a.out_dir.empty()) fmt::print("\nwrote {0}/plan.json, {0}/plan.csv\n", a.out_dir);
+}
+
+}  // namespace
+
+void register_plan(CLI::App& app) {
+  static PlanArgs a;
+  auto* cmd = app.add_subcommand(
+      "plan", "Find each candidate's maximum rate under the SLOs, the replicas and GPUs a target needs, and the cost");
+  cmd->add_option("scenario", a.scenario, "scenario YAML (with slo: and optionally a plan section)")->required();
+  cmd->add_option("--target-rate", a.target_rate, "requests/s to serve in total (default: the workload's rate)");
+  cmd->add_option("--gpu-budget", a.gpu_budget, "GPUs available: rank by total goodput within them");
+  cmd->add_option("--candidates-gpu", a.gpus, "GPU names, comma-separated")->delimiter(',');
+  cmd->add_option("--candidates-weights", a.weights, "weight precisions, e.g. bf16,fp8,int4")->delimiter(',');
+  cmd->add_option("--candidates-tp", a.tps, "tensor-parallel degrees, e.g. 1,2,4,8")->delimiter(',');
+  cmd->add_option("--candidates-pp", a.pps, "pipeline-parallel degrees, e.g. 1,2")->delimiter(',');
+  cmd->add_option("--max-replicas", a.max_replicas, "most replicas a candidate may use");
+  cmd->add_option("--trial-requests", a.trial_requests, "requests per trial simulation (default 1000)");
+  cmd->add_option("--tolerance", a.tolerance, "relative precision of the rate search (default 0.025)");
+  cmd->add_option("-j,--jobs", a.threads, "candidates searched in parallel (default: all cores)");
+  cmd->add_option("--set", a.sets, "override a scenario key, e.g. --set engine.max_num_seqs=128");
+  cmd->add_flag("--json", a.json, "print the plan as JSON");
+  cmd->add_option("--out", a.out_dir, "write plan.json and plan.csv here");
+  cmd->callback([] { run(a); });
+}
+
+}  // namespace servesim::cli

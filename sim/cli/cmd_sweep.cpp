@@ -1,0 +1,117 @@
+// `servesim sweep SCENARIO.yaml --vary KEY=V1,V2 [--vary KEY=START:STOP:STEP]... [-j N]
+//  [--out FILE.csv|FILE.json] [--csv] [--json] [--set K=V]...`
+// Also registers `plan` and `whatif` (cmd_plan.cpp, cmd_whatif.cpp).
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "cli/commands.h"
+#include "cli/scenario_args.h"
+#include "planning/progress.h"
+#include "planning/sweep.h"
+#include "util/error.h"
+#include "util/text.h"
+
+namespace servesim::cli {
+
+void register_plan(CLI::App& app);
+void register_whatif(CLI::App& app);
+
+namespace {
+
+struct SweepArgs {
+  std::string scenario;
+  std::vector<std::string> vary, sets;
+  int threads = 0;
+  std::string out;
+  bool csv = false, json = false;
+};
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream f(path);
+  if (!f) throw Error(fmt::format("--out {}: cannot write the file", path));
+  f << text;
+}
+
+std::string summary_line_table(const std::vector<planning::PointResult>& points,
+                               const std::vector<planning::SweepAxis>& axes) {
+  std::string out;
+  std::vector<std::size_t> w;
+  for (const auto& a : axes) {
+    std::size_t width = a.key.size();
+    for (const auto& v : a.values) width = std::max(width, v.size());
+    w.push_back(width);
+  }
+  out += fmt::format("{:>5}", "point");
+  for (std::size_t a = 0; a < axes.size(); ++a) out += fmt::format("  {:>{}}", axes[a].key, w[a]);
+  out += fmt::format("  {:>8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7} {:>5}\n", "req/s", "out tok/s", "TTFT p50", "TTFT p99",
+                     "TPOT p50", "TPOT p99", "SLO %", "SLO");
+  for (const auto& p : points) {
+    out += fmt::format("{:>5}", p.index);
+    for (std::size_t a = 0; a < axes.size(); ++a) out += fmt::format("  {:>{}}", p.values[a], w[a]);
+    if (!p.ok) {
+      out += fmt::format("  infeasible: {}\n", p.reason);
+      continue;
+    }
+    const RunSummary& s = p.result->summary;
+    out += fmt::format("  {:>8.2f} {:>9.0f} {:>9.1f} {:>9.1f} {:>9.2f} {:>9.2f} {:>7.1f} {:>5}\n", s.requests_per_s,
+                       s.output_tokens_per_s, s.ttft_ms.p50, s.ttft_ms.p99, s.tpot_ms.p50, s.tpot_ms.p99,
+                       100 * s.slo_attainment, s.slo.empty() ? "-" : (s.slo_met ? "met" : "MISS"));
+  }
+  return out;
+}
+
+void run(const SweepArgs& a) {
+  std::vector<planning::SweepAxis> axes;
+  for (const auto& v : a.vary) axes.push_back(planning::parse_vary(v));
+  if (axes.empty()) throw Error("give at least one --vary KEY=V1,V2,... or --vary KEY=START:STOP:STEP");
+  if (!a.out.empty() && !ends_with(a.out, ".csv") && !ends_with(a.out, ".json"))
+    throw Error(fmt::format("--out {}: name a .csv or .json file", a.out));
+  const YAML::Node doc = load_document(a.scenario, a.sets);
+  planning::SweepOptions opt;
+  opt.threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  planning::ProgressBar bar("points", planning::stderr_is_terminal());
+  opt.progress = [&bar](std::size_t done, std::size_t total) { bar.update(done, total); };
+  const auto points = planning::run_sweep(doc, a.scenario, axes, opt);
+  bar.finish();
+  if (!a.out.empty())
+    write_file(a.out, ends_with(a.out, ".json") ? planning::sweep_json(points, axes).dump(2) + "\n"
+                                                : planning::sweep_csv(points, axes));
+  if (a.json) {
+    std::cout << planning::sweep_json(points, axes).dump(2) << "\n";
+  } else if (a.csv) {
+    std::cout << planning::sweep_csv(points, axes);
+  } else {
+    std::size_t ok = 0;
+    for (const auto& p : points) ok += p.ok ? 1 : 0;
+    fmt::print("{} points ({} feasible) over {}\n\n", points.size(), ok, a.scenario);
+    fmt::print("{}", summary_line_table(points, axes));
+    if (!a.out.empty()) fmt::print("\nwrote {}\n", a.out);
+  }
+}
+
+}  // namespace
+
+void register_sweep(CLI::App& app) {
+  static SweepArgs a;
+  auto* cmd = app.add_subcommand("sweep", "Simulate the cartesian product of scenario keys, one row per point");
+  cmd->add_option("scenario", a.scenario, "scenario YAML")->required();
+  cmd->add_option("--vary", a.vary,
+                  "KEY=V1,V2,... or KEY=START:STOP:STEP (inclusive), e.g. --vary workload.arrival.rate=2:20:2");
+  cmd->add_option("--set", a.sets, "override a scenario key for every point");
+  cmd->add_option("-j,--jobs", a.threads, "points simulated in parallel (default: all cores)");
+  cmd->add_option("--out", a.out, "write every point's full summary to FILE.csv or FILE.json");
+  cmd->add_flag("--csv", a.csv, "print the CSV to stdout instead of the table");
+  cmd->add_flag("--json", a.json, "print JSON to stdout instead of the table");
+  cmd->callback([] { run(a); });
+}
+
+void register_planning(CLI::App& app) {
+  register_sweep(app);
+  register_plan(app);
+  register_whatif(app);
+}
+
+}  // namespace servesim::cli

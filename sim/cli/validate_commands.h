@@ -1,0 +1,17 @@
+#pragma once
+// The validation subcommands beside `validate` (registered together by
+// register_validate in commands.h).
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "validation/trace_validation.h"
+
+namespace servesim::cli {
+
+void register_validate_static(CLI::App& app);  // validate-static
+void register_validate_report(CLI::App& app);  // validate-report
+
+// `servesim validate --json` output (validate-report reads it back).
+nlohmann::json trace_validation_json(const Scenario& sc, const TraceValidation& v);
+
+}  // namespace servesim::cli

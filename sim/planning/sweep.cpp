@@ -1,0 +1,440 @@
+#include "planning/sweep.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "metrics/summary_json.h"
+#include "planning/economics.h"
+#include "util/error.h"
+#include "util/text.h"
+#include "util/yaml_map.h"
+
+namespace servesim::planning {
+namespace {
+
+std::optional<double> read_number(const std::string& text) {
+  const std::string t = trim(text);
+  if (t.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double v = std::strtod(t.c_str(), &end);
+  if (end != t.c_str() + t.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+bool integer_text(const std::string& t) {
+  return t.find_first_of(".eE") == std::string::npos && read_number(t).has_value();
+}
+
+// Splits on commas outside brackets, braces and quotes (values may be YAML flow).
+std::vector<std::string> split_items(const std::string& s) {
+  std::vector<std::string> out;
+  std::string cur;
+  int depth = 0;
+  char quote = 0;
+  for (char c : s) {
+    if (quote) {
+      if (c == quote) quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    } else if (c == ',' && depth == 0) {
+      out.push_back(cur);
+      cur.clear();
+      continue;
+    }
+    cur += c;
+  }
+  out.push_back(cur);
+  return out;
+}
+
+// Every dotted prefix of a key path ("a", "a.b", "a.b.c").
+std::vector<std::string> key_prefixes(const std::string& key) {
+  std::vector<std::string> out;
+  std::string acc;
+  for (const auto& part : split(key, '.')) {
+    acc = acc.empty() ? part : acc + "." + part;
+    out.push_back(acc);
+  }
+  return out;
+}
+
+// True when a loader error says that (a prefix of) `key` is not a scenario key.
+bool unknown_key_error(const std::string& message, const std::string& key) {
+  for (const auto& p : key_prefixes(key))
+    if (message.find(p + ": unknown key '") != std::string::npos) return true;
+  return false;
+}
+
+// Keys in this order first, the rest alphabetically (nlohmann::json sorts keys).
+const std::vector<std::string>& preferred_order() {
+  static const std::vector<std::string> order = {
+      "requests", "duration_s", "gpus",   "throughput", "ttft_ms", "tpot_ms", "itl_ms", "e2e_ms", "queue_ms",
+      "slo",      "utilization", "gpu_time_share", "tokens", "mean", "p50", "p90", "p95", "p99", "min", "max",
+      "count",    "completed",  "failed", "preempted", "preemptions"};
+  return order;
+}
+
+nlohmann::ordered_json ordered(const nlohmann::json& j) {
+  if (j.is_object()) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::object();
+    for (const auto& k : preferred_order())
+      if (j.contains(k)) out[k] = ordered(j.at(k));
+    for (auto it = j.begin(); it != j.end(); ++it)
+      if (!out.contains(it.key())) out[it.key()] = ordered(it.value());
+    return out;
+  }
+  if (j.is_array()) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const auto& v : j) out.push_back(ordered(v));
+    return out;
+  }
+  if (j.is_boolean()) return j.get<bool>();
+  if (j.is_number_unsigned()) return j.get<std::uint64_t>();
+  if (j.is_number_integer()) return j.get<std::int64_t>();
+  if (j.is_number_float()) return j.get<double>();
+  if (j.is_string()) return j.get<std::string>();
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<std::string> expand_range(const std::string& text, const std::string& what) {
+  const auto parts = split(text, ':');
+  if (parts.size() != 3)
+    throw Error(fmt::format("{}: '{}' is not a range; write START:STOP:STEP (e.g. 1:5:2)", what, text));
+  std::optional<double> v[3];
+  const char* names[3] = {"START", "STOP", "STEP"};
+  for (int i = 0; i < 3; ++i) {
+    v[i] = read_number(parts[static_cast<std::size_t>(i)]);
+    if (!v[i]) throw Error(fmt::format("{}: range '{}': {} '{}' is not a number", what, text, names[i], trim(parts[static_cast<std::size_t>(i)])));
+  }
+  const double start = *v[0], stop = *v[1], step = *v[2];
+  if (step == 0) throw Error(fmt::format("{}: range '{}': STEP must not be zero", what, text));
+  if ((stop - start) * step < 0)
+    throw Error(fmt::format("{}: range '{}': STEP {} goes away from STOP {} (use a {} step)", what, text, trim(parts[2]),
+                            trim(parts[1]), step > 0 ? "negative" : "positive"));
+  const double span = (stop - start) / step;
+  if (span > 1e6) throw Error(fmt::format("{}: range '{}' has more than a million values", what, text));
+  const auto count = static_cast<std::int64_t>(std::floor(span + 1e-9)) + 1;
+  const bool integral = integer_text(parts[0]) && integer_text(parts[1]) && integer_text(parts[2]);
+  std::vector<std::string> out;
+  out.reserve(static_cast<std::size_t>(count));
+  for (std::int64_t i = 0; i < count; ++i) {
+    const double x = start + static_cast<double>(i) * step;
+    if (integral) out.push_back(fmt::format("{}", static_cast<std::int64_t>(std::llround(x))));
+    else out.push_back(fmt::format("{:.12g}", x));
+  }
+  return out;
+}
+
+SweepAxis parse_vary(const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw Error(fmt::format("--vary '{}': expected KEY=V1,V2,... or KEY=START:STOP:STEP", text));
+  SweepAxis axis;
+  axis.key = trim(text.substr(0, eq));
+  for (const auto& part : split(axis.key, '.'))
+    if (part.empty() || part.find_first_of(" \t") != std::string::npos)
+      throw Error(fmt::format("--vary '{}': malformed key path '{}'", text, axis.key));
+  const std::string what = fmt::format("--vary {}", axis.key);
+  const std::string rest = text.substr(eq + 1);
+  if (trim(rest).empty()) throw Error(fmt::format("{}: no values (expected KEY=V1,V2,... or KEY=START:STOP:STEP)", what));
+  for (const auto& raw : split_items(rest)) {
+    const std::string item = trim(raw);
+    if (item.empty()) throw Error(fmt::format("{}: empty value in '{}'", what, rest));
+    const bool flow = item.front() == '{' || item.front() == '[' || item.front() == '"' || item.front() == '\'';
+    const auto colons = std::count(item.begin(), item.end(), ':');
+    if (!flow && colons == 2) {
+      const auto parts = split(item, ':');
+      if (read_number(parts[0]) || read_number(parts[1]) || read_number(parts[2])) {
+        for (auto& v : expand_range(item, what)) axis.values.push_back(std::move(v));
+        continue;
+      }
+    }
+    if (!flow && colons == 1) {
+      const auto parts = split(item, ':');
+      if (read_number(parts[0]) && read_number(parts[1]))
+        throw Error(fmt::format("{}: '{}' looks like a range without a step; write START:STOP:STEP", what, item));
+    }
+    axis.values.push_back(item);
+  }
+  return axis;
+}
+
+std::vector<std::vector<std::string>> cartesian(const std::vector<SweepAxis>& axes) {
+  std::vector<std::vector<std::string>> out{{}};
+  for (const auto& axis : axes) {
+    std::vector<std::vector<std::string>> next;
+    next.reserve(out.size() * axis.values.size());
+    for (const auto& prefix : out)
+      for (const auto& v : axis.values) {
+        next.push_back(prefix);
+        next.back().push_back(v);
+      }
+    out = std::move(next);
+  }
+  return out;
+}
+
+void parallel_for(std::size_t n, int threads, const std::function<void(std::size_t)>& fn) {
+  const std::size_t t = std::max<std::size_t>(1, std::min<std::size_t>(static_cast<std::size_t>(std::max(threads, 1)), n));
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> stop{false};
+  std::exception_ptr first;
+  std::mutex m;
+  auto worker = [&] {
+    for (;;) {
+      if (stop.load()) return;
+      const std::size_t i = next.fetch_add(1);
+      if (i >= n) return;
+      try {
+        fn(i);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(m);
+        if (!first) first = std::current_exception();
+        stop = true;
+        return;
+      }
+    }
+  };
+  if (t == 1) {
+    worker();
+  } else {
+    std::vector<std::thread> pool;
+    for (std::size_t k = 0; k < t; ++k) pool.emplace_back(worker);
+    for (auto& th : pool) th.join();
+  }
+  if (first) std::rethrow_exception(first);
+}
+
+std::vector<PointResult> run_sweep(const YAML::Node& base, const std::string& source,
+                                   const std::vector<SweepAxis>& axes, const SweepOptions& options) {
+  if (axes.empty()) throw Error("nothing to sweep: give at least one --vary KEY=VALUES");
+  std::size_t total = 1;
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    if (axes[i].values.empty()) throw Error(fmt::format("--vary {}: no values", axes[i].key));
+    for (std::size_t j = 0; j < i; ++j)
+      if (axes[j].key == axes[i].key) throw Error(fmt::format("--vary {}: the key is varied twice", axes[i].key));
+    total *= axes[i].values.size();
+    if (total > options.max_points)
+      throw Error(fmt::format("the sweep has more than {} points; narrow the ranges", options.max_points));
+  }
+  const auto combos = cartesian(axes);
+  std::vector<PointResult> points(combos.size());
+  std::mutex clone_mutex;  // yaml-cpp nodes are not safe to read from several threads
+
+  // Phase 1: parse every point (cheap), so bad keys and values fail before any simulation.
+  parallel_for(points.size(), options.threads, [&](std::size_t i) {
+    PointResult& p = points[i];
+    p.index = i;
+    p.values = combos[i];
+    YAML::Node doc;
+    {
+      std::lock_guard<std::mutex> lock(clone_mutex);
+      doc = YAML::Clone(base);
+    }
+    for (std::size_t a = 0; a < axes.size(); ++a) {
+      try {
+        apply_override(doc, axes[a].key + "=" + p.values[a]);
+      } catch (const Error& e) {
+        throw Error(fmt::format("--vary {}: {}", axes[a].key, e.what()));
+      }
+    }
+    try {
+      p.scenario = parse_scenario(doc, source);
+    } catch (const Error& e) {
+      p.reason = e.what();
+    }
+  });
+  for (const auto& axis : axes)
+    for (const auto& p : points)
+      if (!p.scenario && unknown_key_error(p.reason, axis.key))
+        throw Error(fmt::format("--vary {}: not a scenario key: {}", axis.key, p.reason));
+  for (std::size_t a = 0; a < axes.size(); ++a) {
+    for (const auto& v : axes[a].values) {
+      const PointResult* first_failure = nullptr;
+      bool any_ok = false;
+      for (const auto& p : points) {
+        if (p.values[a] != v) continue;
+        if (p.scenario) any_ok = true;
+        else if (!first_failure) first_failure = &p;
+      }
+      if (!any_ok && first_failure)
+        throw Error(fmt::format("--vary {}={}: fails at every point: {}", axes[a].key, v, first_failure->reason));
+    }
+  }
+
+  // Phase 2: simulate.
+  std::mutex progress_mutex;
+  std::size_t done = 0;
+  parallel_for(points.size(), options.threads, [&](std::size_t i) {
+    PointResult& p = points[i];
+    if (p.scenario) {
+      try {
+        SimulationOptions so;
+        so.timeline_rows = options.timeline_rows;
+        p.result = simulate(*p.scenario, so);
+        p.ok = true;
+      } catch (const Error& e) {
+        p.reason = e.what();
+      }
+    }
+    if (options.progress) {
+      std::lock_guard<std::mutex> lock(progress_mutex);
+      options.progress(++done, points.size());
+    }
+  });
+  return points;
+}
+
+nlohmann::ordered_json scalar_json(const std::string& text) {
+  const std::string t = trim(text);
+  if (integer_text(t)) {
+    char* end = nullptr;
+    const long long v = std::strtoll(t.c_str(), &end, 10);
+    if (end == t.c_str() + t.size()) return v;
+  }
+  if (auto v = read_number(t)) return *v;
+  return t;
+}
+
+nlohmann::ordered_json point_json(const PointResult& p, const std::vector<SweepAxis>& axes) {
+  nlohmann::ordered_json j;
+  j["point"] = p.index;
+  nlohmann::ordered_json vary = nlohmann::ordered_json::object();
+  for (std::size_t a = 0; a < axes.size() && a < p.values.size(); ++a) vary[axes[a].key] = scalar_json(p.values[a]);
+  j["vary"] = vary;
+  j["status"] = p.ok ? "ok" : "infeasible";
+  j["reason"] = p.reason;
+  if (!p.ok || !p.scenario || !p.result) return j;
+  const Scenario& sc = *p.scenario;
+  const SimulationResult& r = *p.result;
+  constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
+  j["setup"] = {{"gpu", sc.gpu.name},
+                {"model", sc.model.name},
+                {"precision", sc.resolved.describe()},
+                {"tp", sc.parallelism.tp},
+                {"pp", sc.parallelism.pp},
+                {"replicas", sc.parallelism.replicas},
+                {"gpus", sc.parallelism.total_gpus()}};
+  j["memory"] = {{"weights_gib_per_gpu", r.memory.weights / GiB},
+                 {"kv_gib_per_gpu", r.memory.kv_bytes / GiB},
+                 {"kv_blocks", r.kv_blocks_per_replica},
+                 {"kv_tokens", r.kv_blocks_per_replica * sc.engine.block_size}};
+  j["summary"] = ordered(summary_json(r.summary));
+  const Economics e = economics(sc.gpu, r.summary);
+  j["cost"] = {{"usd_per_hour", e.usd_per_hour}, {"usd_per_million_output_tokens", e.usd_per_million_output_tokens}};
+  j["energy"] = {{"power_w", e.power_watts}, {"joules_per_output_token", e.joules_per_output_token}};
+  return j;
+}
+
+void flatten_json(const nlohmann::ordered_json& j, const std::string& prefix, nlohmann::ordered_json& out) {
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it)
+      flatten_json(it.value(), prefix.empty() ? it.key() : prefix + "." + it.key(), out);
+  } else if (j.is_array()) {
+    for (std::size_t i = 0; i < j.size(); ++i) flatten_json(j[i], fmt::format("{}.{}", prefix, i), out);
+  } else {
+    out[prefix] = j;
+  }
+}
+
+nlohmann::ordered_json flat_row(const PointResult& p, const std::vector<SweepAxis>& axes) {
+  const nlohmann::ordered_json j = point_json(p, axes);
+  nlohmann::ordered_json out;
+  out["point"] = j["point"];
+  for (auto it = j["vary"].begin(); it != j["vary"].end(); ++it) out[it.key()] = it.value();
+  out["status"] = j["status"];
+  out["reason"] = j["reason"];
+  for (const char* section : {"setup", "memory"})
+    if (j.contains(section)) flatten_json(j[section], section, out);
+  if (j.contains("summary")) {
+    for (auto it = j["summary"].begin(); it != j["summary"].end(); ++it) {
+      if (it.key() != "slo") {
+        flatten_json(it.value(), it.key(), out);
+        continue;
+      }
+      const auto& slo = it.value();
+      for (const auto& t : slo["targets"]) {
+        const std::string name = fmt::format("slo.{}.{}", t["metric"].get<std::string>(), t["statistic"].get<std::string>());
+        out[name] = t["value_ms"];
+        out[name + ".met"] = t["met"];
+      }
+      for (auto s = slo.begin(); s != slo.end(); ++s)
+        if (s.key() != "targets") out["slo." + s.key()] = s.value();
+    }
+  }
+  for (const char* section : {"cost", "energy"})
+    if (j.contains(section)) flatten_json(j[section], section, out);
+  return out;
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string csv_value(const nlohmann::ordered_json& v) {
+  if (v.is_null()) return "";
+  if (v.is_string()) return csv_field(v.get<std::string>());
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  if (v.is_number_integer()) return fmt::format("{}", v.get<std::int64_t>());
+  if (v.is_number_unsigned()) return fmt::format("{}", v.get<std::uint64_t>());
+  if (v.is_number_float()) return fmt::format("{}", v.get<double>());
+  return csv_field(v.dump());
+}
+
+std::string sweep_csv(const std::vector<PointResult>& points, const std::vector<SweepAxis>& axes) {
+  std::vector<nlohmann::ordered_json> rows;
+  rows.reserve(points.size());
+  std::vector<std::string> columns = {"point"};
+  for (const auto& a : axes) columns.push_back(a.key);
+  columns.push_back("status");
+  columns.push_back("reason");
+  std::map<std::string, bool> seen;
+  for (const auto& c : columns) seen[c] = true;
+  for (const auto& p : points) {
+    rows.push_back(flat_row(p, axes));
+    for (auto it = rows.back().begin(); it != rows.back().end(); ++it)
+      if (!seen[it.key()]) {
+        seen[it.key()] = true;
+        columns.push_back(it.key());
+      }
+  }
+  std::string out;
+  for (std::size_t c = 0; c < columns.size(); ++c) out += (c ? "," : "") + csv_field(columns[c]);
+  out += "\n";
+  for (const auto& row : rows) {
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      if (c) out += ",";
+      if (row.contains(columns[c])) out += csv_value(row[columns[c]]);
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+nlohmann::ordered_json sweep_json(const std::vector<PointResult>& points, const std::vector<SweepAxis>& axes) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const auto& p : points) out.push_back(point_json(p, axes));
+  return out;
+}
+
+}  // namespace servesim::planning

@@ -1,0 +1,92 @@
+#pragma once
+// Parameter sweeps: the cartesian product of scenario keys, each point simulated
+// (in parallel), one result row per point in point order whatever the thread count.
+//
+//   --vary KEY=V1,V2,...         explicit values (each parsed as YAML, like --set)
+//   --vary KEY=START:STOP:STEP   an inclusive arithmetic range (1:5:2 -> 1,3,5)
+// Items of one --vary may mix both: "rate=1:4:1,8,16".
+//
+// Errors: a key the strict scenario loader does not know ("unknown key ... did
+// you mean"), a malformed key path, a zero step, a step whose sign cannot reach
+// STOP, an empty value, a repeated key, and a value that fails to parse at every
+// point it appears in (e.g. a misspelt GPU name) are servesim::Error before any
+// simulation runs. A point that parses but cannot run (the model does not fit,
+// or a combination the loader rejects, such as a TP degree for one model of a
+// model sweep) becomes a row with status "infeasible" and the reason.
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/simulation.h"
+#include "scenario/scenario.h"
+
+namespace servesim::planning {
+
+struct SweepAxis {
+  std::string key;                  // dotted scenario key, e.g. workload.arrival.rate
+  std::vector<std::string> values;  // YAML texts, in order
+};
+
+// Parses "KEY=V1,V2" / "KEY=START:STOP:STEP" (throws servesim::Error with the reason).
+SweepAxis parse_vary(const std::string& text);
+// Expands one range "START:STOP:STEP" (inclusive; integers stay integers, decimals
+// are printed with at most 12 significant digits so 0.1 steps do not drift).
+std::vector<std::string> expand_range(const std::string& text, const std::string& what);
+
+// Points in order: the last axis varies fastest.
+std::vector<std::vector<std::string>> cartesian(const std::vector<SweepAxis>& axes);
+
+struct PointResult {
+  std::size_t index = 0;
+  std::vector<std::string> values;  // one per axis
+  bool ok = false;
+  std::string reason;               // why infeasible
+  std::optional<Scenario> scenario; // when it parsed
+  std::optional<SimulationResult> result;  // when it ran
+};
+
+struct SweepOptions {
+  int threads = 1;
+  std::size_t max_points = 1000000;
+  std::size_t timeline_rows = 0;  // keep timelines (what-if does not need them)
+  // Called with (points done, total) from worker threads, serialised.
+  std::function<void(std::size_t, std::size_t)> progress;
+};
+
+// Runs every point of the product of `axes` over `base` (a parsed YAML document,
+// already carrying any --set overrides; it is cloned per point and never modified).
+std::vector<PointResult> run_sweep(const YAML::Node& base, const std::string& source,
+                                   const std::vector<SweepAxis>& axes, const SweepOptions& options);
+
+// Runs fn(i) for i in [0, n) on `threads` threads (work stealing by atomic
+// counter); rethrows the first exception once all threads stop.
+void parallel_for(std::size_t n, int threads, const std::function<void(std::size_t)>& fn);
+
+// One point as JSON: {point, vary: {key: value}, status, reason, setup, memory,
+// summary (summary_json), cost, energy}; only point/vary/status/reason when infeasible.
+nlohmann::ordered_json point_json(const PointResult& p, const std::vector<SweepAxis>& axes);
+// The same flattened to "a.b" columns: the varied keys by their own names,
+// summary.* without its prefix, SLO targets as slo.<metric>.<statistic>(.met).
+nlohmann::ordered_json flat_row(const PointResult& p, const std::vector<SweepAxis>& axes);
+
+// CSV (header + one row per point) and JSON (array of objects) of a sweep; the
+// metric columns are the union over feasible rows, in first-seen order.
+std::string sweep_csv(const std::vector<PointResult>& points, const std::vector<SweepAxis>& axes);
+nlohmann::ordered_json sweep_json(const std::vector<PointResult>& points, const std::vector<SweepAxis>& axes);
+
+// Flattens nested objects into "a.b.c" keys (arrays index as a.0.b).
+void flatten_json(const nlohmann::ordered_json& j, const std::string& prefix, nlohmann::ordered_json& out);
+
+// RFC 4180 quoting when a field holds a comma, quote or newline.
+std::string csv_field(const std::string& s);
+// A JSON scalar as CSV text (numbers shortest round-trip, booleans true/false, null empty).
+std::string csv_value(const nlohmann::ordered_json& v);
+// A YAML scalar text as JSON: a number when it reads as one, else the string.
+nlohmann::ordered_json scalar_json(const std::string& text);
+
+}  // namespace servesim::planning
