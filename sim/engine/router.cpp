@@ -12,8 +12,8 @@ std::vector<std::pair<std::string, std::string>> router_registry() {
           {"least_outstanding", "the replica with the fewest waiting + running requests"},
           {"least_kv", "the replica with the lowest KV-cache use"},
           {"prefix_affinity",
-           "the replica that last served the same first prompt block (prefix-cache locality); "
-           "least_outstanding for new prefixes or when that replica has over 2x the least load"}};
+           "the replica that last served the same first prompt block (least_outstanding for new "
+           "prefixes, or when that replica has over twice the least load)"}};
 }
 
 RouterKind parse_router(const std::string& name, const std::string& where) {

@@ -1,7 +1,6 @@
 #include "engine/step_cost_cache.h"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 
 namespace servesim {
@@ -26,9 +25,8 @@ StepCost StepCostCache::unpack(const Vec& v) {
   return c;
 }
 
-long g_evals = 0, g_mixed_calls = 0, g_mixed_hits = 0, g_first = 0;
 StepCost StepCostCache::evaluate(const BatchSummary& b) {
-  ++evaluations_; ++g_evals;
+  ++evaluations_;
   return cost_.totals(b);
 }
 
@@ -71,70 +69,14 @@ StepCost StepCostCache::decode(std::int64_t n, std::int64_t kv) {
   return unpack(decode_vec(n, kv));
 }
 
-StepCostCache::Key StepCostCache::key_of(const BatchSummary& b) {
-  Key k;
-  k.seqs = b.seqs;
-  k.new_tokens = b.new_tokens;
-  k.sampled = b.sampled;
-  k.prefill_seqs = b.prefill_seqs;
-  k.prefill_tokens = b.prefill_tokens;
-  k.decode_seqs = b.decode_seqs;
-  k.prefill_pairs = b.prefill_pairs;
-  k.prefill_full_pairs = b.prefill_full_pairs;
-  k.prefill_kv_tokens = b.prefill_kv_tokens;
-  return k;
-}
-
-std::size_t StepCostCache::hash(const Key& k) {
-  std::uint64_t h = 0x9e3779b97f4a7c15ULL;
-  auto mix = [&](std::uint64_t v) {
-    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    h *= 0xbf58476d1ce4e5b9ULL;
-    h ^= h >> 31;
-  };
-  mix(static_cast<std::uint64_t>(k.seqs));
-  mix(static_cast<std::uint64_t>(k.new_tokens));
-  mix(static_cast<std::uint64_t>(k.sampled));
-  mix(static_cast<std::uint64_t>(k.prefill_seqs));
-  mix(static_cast<std::uint64_t>(k.prefill_tokens));
-  mix(static_cast<std::uint64_t>(k.decode_seqs));
-  mix(std::bit_cast<std::uint64_t>(k.prefill_pairs));
-  mix(std::bit_cast<std::uint64_t>(k.prefill_full_pairs));
-  mix(std::bit_cast<std::uint64_t>(k.prefill_kv_tokens));
-  return static_cast<std::size_t>(h);
-}
-
 StepCost StepCostCache::totals(const BatchSummary& b) {
   if (b.seqs <= 0) return StepCost{};
   const std::int64_t n = b.decode_seqs;
   const auto kv = static_cast<std::int64_t>(b.decode_kv_tokens);
-  if (b.seqs == n && b.new_tokens == n && b.sampled == n && b.prefill_seqs == 0) return decode(n, kv);
-  if (!mixed_enabled_ || static_cast<double>(kv) != b.decode_kv_tokens) return evaluate(b);
-  if (mixed_.empty()) mixed_.resize(kMixedSlots);
-  ++g_mixed_calls;
-  const Key key = key_of(b);
-  Slot& slot = mixed_[hash(key) & (kMixedSlots - 1)];
-  if (slot.key == key) {
-    ++g_mixed_hits;
-    const Vec d = decode_vec(n, kv);
-    Vec v;
-    for (std::size_t k = 0; k < v.size(); ++k) v[k] = slot.rest[k] + d[k];
-    if (verified_ < kVerifyMixed) {
-      ++verified_;
-      const StepCost real = evaluate(b);
-      if (std::abs(real.time - v[0]) > 1e-9 * std::abs(real.time)) {
-        mixed_enabled_ = false;
-        std::vector<Slot>().swap(mixed_);
-      }
-      return real;
-    }
-    return unpack(v);
-  }
-  const StepCost c = evaluate(b);
-  const Vec real = pack(c), d = decode_vec(n, kv);
-  slot.key = key;
-  for (std::size_t k = 0; k < real.size(); ++k) slot.rest[k] = real[k] - d[k];
-  return c;
+  if (b.seqs == n && b.new_tokens == n && b.sampled == n && b.prefill_seqs == 0 &&
+      static_cast<double>(kv) == b.decode_kv_tokens)
+    return decode(n, kv);
+  return evaluate(b);
 }
 
 }  // namespace servesim

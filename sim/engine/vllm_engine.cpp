@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 
 #include "util/error.h"
 
@@ -19,6 +17,7 @@ VllmEngine::VllmEngine(const EngineContext& ctx)
       total_blocks_(ctx.kv_blocks),
       kv_bytes_per_token_(ctx.memory.kv_bytes_per_token),
       cost_cache_(*ctx.cost),
+      frontend_ns_(to_nanos(ctx.config.frontend_latency)),
       fuse_(ctx.fast_forward && !ctx.virtual_engine),
       memo_(ctx.fast_forward),
       bucket_(static_cast<std::size_t>(ctx.config.block_size), 0) {
@@ -208,11 +207,7 @@ void VllmEngine::finish_request(int slot, Nanos now, std::vector<Request>& done,
   free_slots_.push_back(slot);
 }
 
-extern long g_evals, g_mixed_calls, g_mixed_hits;
-static long g_mixed=0, g_starts=0, g_fused=0, g_finish=0;
-struct StatsPrinter { ~StatsPrinter(){ if (getenv("ENG_STATS")) fprintf(stderr,"mixed %ld starts %ld fused %ld evals %ld mixedcalls %ld hits %ld\n",g_mixed,g_starts,g_fused,g_evals,g_mixed_calls,g_mixed_hits);} } g_sp;
 double VllmEngine::step_seconds(const BatchSummary& b, StepCost* totals) {
-  ++g_mixed;
   const StepCost c = memo_ ? cost_cache_.totals(b) : cost_.totals(b);
   if (totals) *totals = c;
   return c.time + ctx_.config.step_cpu_overhead + ctx_.config.per_seq_cpu_overhead * static_cast<double>(b.seqs);
@@ -232,7 +227,8 @@ double VllmEngine::decode_only_step_time(std::int64_t g) {
   return c.time + ctx_.config.step_cpu_overhead + ctx_.config.per_seq_cpu_overhead * static_cast<double>(n_decode_);
 }
 
-std::int64_t VllmEngine::fast_forward_steps(Nanos now, Nanos horizon, double first_step_time, double* total_time) {
+std::int64_t VllmEngine::fast_forward_steps(Nanos now, Nanos horizon, double first_step_time, double* total_time,
+                                            double* last_start) {
   // Upper bound: the first completion ends the run of identical steps.
   while (!finishes_.empty()) {
     const Finish& f = finishes_.top();
@@ -249,6 +245,7 @@ std::int64_t VllmEngine::fast_forward_steps(Nanos now, Nanos horizon, double fir
     else hi = mid - 1;
   }
   k_max = lo;
+  *last_start = 0.0;
   if (k_max <= 1) {
     *total_time = first_step_time;
     return 1;
@@ -261,21 +258,29 @@ std::int64_t VllmEngine::fast_forward_steps(Nanos now, Nanos horizon, double fir
     const double kk = static_cast<double>(k);
     return kk * first_step_time + slope * kk * (kk - 1.0) / 2.0;
   };
-  // The last fused step must start before the horizon (the next arrival or event).
+  // The last fused step must start before the horizon (the next arrival or event):
+  // now + to_nanos(x) < horizon, i.e. llround(x * 1e9) < horizon - now, i.e.
+  // x * 1e9 < horizon - now - 0.5 (to_nanos rounds halves away from zero; x >= 0).
+  const double room = static_cast<double>(horizon - now) - 0.5;
   lo = 1;
   hi = k_max;
   while (lo < hi) {
     const std::int64_t mid = lo + (hi - lo + 1) / 2;
-    if (now + to_nanos(span(mid - 1)) < horizon) lo = mid;
+    if (span(mid - 1) * 1e9 < room) lo = mid;
     else hi = mid - 1;
   }
+  // With async scheduling a step is planned when the one before it starts, so
+  // what arrives at the horizon is first seen by the step after the first one
+  // starting at or after it: that step is still a plain decode step and joins the
+  // run (step by step, it would run alone with the new request not yet eligible).
+  if (ctx_.config.async_scheduling && lo < k_max && !(span(lo) * 1e9 < room)) ++lo;
   *total_time = span(lo);
+  *last_start = lo > 1 ? span(lo - 1) : 0.0;
   return lo;
 }
 
 Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
   assert(!in_step_);
-  ++g_starts;
   const EngineConfig& cfg = ctx_.config;
   bool preempted = false;
   step_transfer_s_ = 0;
@@ -327,7 +332,7 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
   while (!preempted && budget > 0 && !waiting_.empty() && running_count_ < cfg.max_num_seqs) {
     const int slot = waiting_.front();
     Seq& s = slots_[static_cast<std::size_t>(slot)];
-    if (s.rec.first_scheduled < 0 && s.req.arrival + to_nanos(cfg.frontend_latency) > cutoff) {
+    if (s.rec.first_scheduled < 0 && s.req.arrival + frontend_ns_ > cutoff) {
       admission_settled = false;
       break;
     }
@@ -406,9 +411,10 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
   std::int64_t k = 1;
   if (fuse_ && prefill_tokens == 0 && n_decode_ > 0 && step_transfer_s_ == 0 &&
       (waiting_.empty() || running_count_ >= cfg.max_num_seqs || admission_settled)) {
-    double span = seconds;
-    k = fast_forward_steps(now, horizon, seconds, &span);
-    ++g_fused;
+    double span = seconds, last_start = 0;
+    k = fast_forward_steps(now, horizon, seconds, &span, &last_start);
+    // Async scheduling plans the step after the run when the run's last step starts.
+    step_start_ = now + to_nanos(last_start);
     seconds = span;
   }
   // Host-link transfers (reloads, swaps) hold the step up; fused runs carry none.
@@ -421,7 +427,8 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
   const Nanos end = now + std::max<Nanos>(1, to_nanos(seconds));
   step_end_ = end;
   // A pipeline's next step may enter once the busiest stage has taken this one.
-  step_stage_nanos_ = std::max<Nanos>(1, to_nanos(seconds - totals.time + totals.stage_time));
+  step_stage_nanos_ = ctx_.virtual_engine ? std::max<Nanos>(1, to_nanos(seconds - totals.time + totals.stage_time))
+                                          : end - now;
   if (ctx_.observer) {
     StepRecord r;
     r.replica = ctx_.replica;

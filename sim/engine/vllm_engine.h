@@ -101,7 +101,8 @@ class VllmEngine : public Engine {
   bool preempt_tail(Nanos now, int protect_slot);
   void finish_request(int slot, Nanos now, std::vector<Request>& done, bool failed);
   bool admissible(const Seq& s) const;
-  std::int64_t fast_forward_steps(Nanos now, Nanos horizon, double first_step_time, double* total_time);
+  std::int64_t fast_forward_steps(Nanos now, Nanos horizon, double first_step_time, double* total_time,
+                                  double* last_start);
   double decode_only_step_time(std::int64_t g);
   double step_seconds(const BatchSummary& b, StepCost* totals);
   void release_cached(Seq& s);
@@ -120,6 +121,7 @@ class VllmEngine : public Engine {
   CpuKvTier cpu_;
   double kv_bytes_per_token_ = 0;  // per GPU
   StepCostCache cost_cache_;
+  Nanos frontend_ns_;              // config.frontend_latency
   bool fuse_ = true;               // fast-forward runs of decode steps
   bool memo_ = true;               // price steps from cost_cache_ (step_cost_cache.h)
 
@@ -145,7 +147,7 @@ class VllmEngine : public Engine {
   std::int64_t step_decode_blocks_ = 0;  // blocks the decoders allocate over those steps
   std::int64_t step_decoders_ = 0;
   double step_transfer_s_ = 0;  // host-link transfers (reload, swap) charged to the step being planned
-  Nanos step_start_ = 0;
+  Nanos step_start_ = 0;      // start of the last step (of a fused run: its last step's)
   Nanos step_end_ = -1;      // end of the last step (async scheduling)
   Nanos step_stage_nanos_ = 0;
   Nanos last_finish_ = -1;   // virtual engines: end of the previous step (inter-token gaps)

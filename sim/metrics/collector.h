@@ -71,6 +71,9 @@ class Collector : public RunObserver {
   SampleSet ttft_{kExactCap, false}, tpot_{kExactCap, false}, e2e_{kExactCap, false}, queue_{kExactCap, false};
   SampleSet itl_{kExactCap, true};
   SloSpec slo_;
+  // Per-request limits (ITL is per token, judged on its distribution only):
+  // TTFT, TPOT (requests with more than one output token) and E2E, in ms; +inf if none.
+  double slo_ttft_ = 0, slo_tpot_ = 0, slo_e2e_ = 0;
   std::int64_t slo_good_ = 0;  // completed requests meeting every per-request limit
   std::int64_t offload_tokens_ = 0, swapped_preemptions_ = 0;
   std::int64_t completed_ = 0, failed_ = 0, preemptions_ = 0, preempted_requests_ = 0;

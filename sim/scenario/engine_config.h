@@ -35,7 +35,8 @@ struct EngineConfig {
   // the measured vLLM v0.15.1 runs in data/serving are matched only with it (median
   // TTFT error 49% without, 18% with, before any calibration).
   bool async_scheduling = true;
-  // CPU KV offload tier (0 = off): bytes of host memory for evicted blocks.
+  // CPU KV offload tier (0 = off): bytes of host memory per replica for evicted
+  // prefix blocks and swapped-out requests, as vLLM's --kv-offloading-size (engine/cpu_tier.h).
   double cpu_offload_bytes = 0.0;
 
   MemoryConfig memory_config() const {
