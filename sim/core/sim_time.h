@@ -8,7 +8,18 @@ namespace servesim {
 
 using Nanos = std::int64_t;
 
-inline Nanos to_nanos(double seconds) { return static_cast<Nanos>(std::llround(seconds * 1e9)); }
+// Rounds half away from zero, exactly as std::llround, inline (it runs several
+// times per event): v - trunc(v) is exact in binary floating point. Values beyond
+// the int64 range (never a simulated time) go to llround.
+inline Nanos to_nanos(double seconds) {
+  const double v = seconds * 1e9;
+  if (!(std::abs(v) < 9.0e18)) return static_cast<Nanos>(std::llround(v));
+  auto n = static_cast<Nanos>(v);  // truncates toward zero
+  const double frac = v - static_cast<double>(n);
+  if (frac >= 0.5) ++n;
+  else if (frac <= -0.5) --n;
+  return n;
+}
 inline double to_seconds(Nanos t) { return static_cast<double>(t) * 1e-9; }
 
 }  // namespace servesim

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 #include "cost/collectives.h"
 
@@ -46,6 +47,33 @@ CostModel::CostModel(GpuSpec gpu, ModelSpec model, ResolvedPrecision precision, 
   act_bytes_ = dtype_bytes(precision_.activation_storage);
   w_bytes_ = dtype_bytes(precision_.weights);
   kv_bytes_ = dtype_bytes(precision_.kv_cache);
+  attention_s_per_flop_ = 1.0 / (peak_attention_ * gpu_.efficiency.attention_compute);
+  attention_s_per_byte_ = 1.0 / (gpu_.memory_bandwidth * gpu_.efficiency.attention_memory);
+  // Attention rates (see attention_ops for the shapes). Prefill: scores over (d_qk =
+  // head_dim; MLA prefill runs as plain MHA with nope+rope key dims) and values over
+  // d_v. Decode: MLA absorbs the up-projection, so scores run over the latent
+  // (kv_lora + rope) and values over kv_lora.
+  const ModelSpec& m = model_;
+  const double L = m.layers;
+  const double heads = shard_.heads;
+  const bool mla = m.mla.enabled();
+  const double kv_elems =
+      mla ? static_cast<double>(m.kv_elements_per_token_layer()) : 2.0 * shard_.kv_heads * m.head_dim;
+  const double d_v = mla ? m.mla.v_head_dim : m.head_dim;
+  auto rates = [&](double d_qk, double d_out) {
+    AttentionRates r;
+    r.flops_per_pair = 2.0 * heads * (d_qk + d_out) * L;
+    r.act_bytes_per_query = heads * (d_qk + d_out) * act_bytes_ * L;
+    r.kv_bytes_per_token = kv_elems * kv_bytes_ * L;
+    // The naive kernel writes the score matrix, reads it for softmax, writes the
+    // probabilities and reads them for P.V: four passes over the score entries.
+    r.naive_bytes_per_entry = attention_ == AttentionKernel::naive ? 4.0 * heads * act_bytes_ * L : 0.0;
+    return r;
+  };
+  prefill_rates_ = rates(m.head_dim, d_v);
+  decode_rates_ = mla ? rates(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim, m.mla.kv_lora_rank)
+                      : rates(m.head_dim, m.head_dim);
+  attention_kernels_ = (attention_ == AttentionKernel::naive ? 4.0 : 1.0) * L;
 }
 
 void CostModel::finish_op(OpCost& op) const {
@@ -60,8 +88,9 @@ void CostModel::finish_op(OpCost& op) const {
       break;
     }
     case OpKind::attention:
-      op.compute_time = op.flops / (peak_attention_ * e.attention_compute);
-      op.memory_time = op.bytes() / (bw * e.attention_memory);
+      // Shared with attention_part, which must give the same numbers bit for bit.
+      op.compute_time = op.flops * attention_s_per_flop_;
+      op.memory_time = op.bytes() * attention_s_per_byte_;
       break;
     case OpKind::elementwise:
       op.memory_time = op.bytes() / (bw * e.elementwise_memory);
@@ -78,73 +107,119 @@ void CostModel::finish_op(OpCost& op) const {
   if (op.overhead_time > std::max(roof, op.comm_time)) op.bound = Bound::overhead;
 }
 
-double CostModel::step_time(const BatchSummary& b) const { return evaluate(b, false).time; }
-StepCost CostModel::breakdown(const BatchSummary& b) const { return evaluate(b, true); }
+double CostModel::step_time(const BatchSummary& b) const { return totals(b).time; }
 
-StepCost CostModel::evaluate(const BatchSummary& b, bool keep_ops) const {
+namespace {
+
+// A GEMM of M tokens by a (K x N) weight, repeated `reps` times (layers).
+OpCost gemm(const char* name, double M, double K, double N, double reps, double weight_elem_bytes, double act_bytes) {
+  OpCost op;
+  op.name = name;
+  op.kind = OpKind::gemm;
+  op.count = reps;
+  op.m_tokens = M;
+  op.flops = reps * 2.0 * M * K * N;
+  op.weight_bytes = reps * K * N * weight_elem_bytes;
+  op.activation_bytes = reps * (M * K + M * N) * act_bytes;
+  return op;
+}
+
+OpCost elementwise(const char* name, double bytes, double kernels, double flops) {
+  OpCost op;
+  op.name = name;
+  op.kind = OpKind::elementwise;
+  op.count = kernels;
+  op.activation_bytes = bytes;
+  op.flops = flops;
+  return op;
+}
+
+OpCost comm(const char* name, double bytes, double seconds, double reps) {
+  OpCost op;
+  op.name = name;
+  op.kind = OpKind::communication;
+  op.count = 0;
+  op.comm_bytes = bytes * reps;
+  op.comm_time = seconds * reps;
+  return op;
+}
+
+// Inserts `group` after the op named `after` (the display order of the breakdown).
+void insert_after(std::vector<OpCost>& ops, const char* after, std::vector<OpCost>& group) {
+  auto at = std::find_if(ops.begin(), ops.end(), [&](const OpCost& o) { return std::string_view(o.name) == after; });
+  ops.insert(at == ops.end() ? at : at + 1, group.begin(), group.end());
+}
+
+}  // namespace
+
+void CostModel::emit(OpCost& op, bool per_layer, CostPart& part, std::vector<OpCost>* ops) const {
+  finish_op(op);
+  (per_layer ? part.layer_time : part.other_time) += op.time;
+  part.flops += op.flops;
+  part.bytes += op.bytes();
+  part.time_by_bound[static_cast<int>(Bound::compute)] += op.compute_time >= op.memory_time ? op.compute_time : 0;
+  part.time_by_bound[static_cast<int>(Bound::memory)] += op.memory_time > op.compute_time ? op.memory_time : 0;
+  part.time_by_bound[static_cast<int>(Bound::communication)] += op.comm_time;
+  part.time_by_bound[static_cast<int>(Bound::overhead)] += op.overhead_time;
+  if (ops) ops->push_back(op);
+}
+
+StepTotals CostModel::combine(const CostPart& tokens, const CostPart& sampled, const CostPart& attention) const {
+  StepTotals out;
+  const double layer_part = tokens.layer_time + sampled.layer_time + attention.layer_time;
+  const double other_part = tokens.other_time + sampled.other_time + attention.other_time;
+  out.time = layer_part + other_part;
+  out.stage_time = layer_part * (static_cast<double>(shard_.layers) / model_.layers) + other_part;
+  out.flops = tokens.flops + sampled.flops + attention.flops;
+  out.bytes = tokens.bytes + sampled.bytes + attention.bytes;
+  for (std::size_t i = 0; i < out.time_by_bound.size(); ++i)
+    out.time_by_bound[i] = tokens.time_by_bound[i] + sampled.time_by_bound[i] + attention.time_by_bound[i];
+  return out;
+}
+
+StepTotals CostModel::totals(const BatchSummary& b) const {
+  if (b.seqs <= 0) return StepTotals{};
+  return combine(token_part(b.new_tokens), sample_part(b.sampled), attention_part(b));
+}
+
+StepCost CostModel::breakdown(const BatchSummary& b) const {
   StepCost out;
   if (b.seqs <= 0) return out;
+  std::vector<OpCost> ops, sampling, attention;
+  const CostPart t = tokens_ops(static_cast<double>(b.new_tokens), &ops);
+  const CostPart s = sample_ops(static_cast<double>(b.sampled), &sampling);
+  const CostPart a = attention_ops(b, &attention);
+  static_cast<StepTotals&>(out) = combine(t, s, a);
+  // Listed in execution order: attention after the KV write, sampling after the final norm.
+  insert_after(ops, "kv_cache_write", attention);
+  insert_after(ops, "final_norm", sampling);
+  out.ops = std::move(ops);
+  return out;
+}
+
+// K and V elements cached per token per layer on this GPU (an MLA latent is replicated).
+static double kv_elements(const ModelSpec& m, const ShardShape& s) {
+  return m.mla.enabled() ? static_cast<double>(m.kv_elements_per_token_layer()) : 2.0 * s.kv_heads * m.head_dim;
+}
+
+CostPart CostModel::tokens_ops(double T, std::vector<OpCost>* ops) const {
+  CostPart part;
   const Efficiency& eff = gpu_.efficiency;
   const ModelSpec& m = model_;
   const ShardShape& s = shard_;
-  const double T = static_cast<double>(b.new_tokens);
   const double L = m.layers;
   const double hidden = static_cast<double>(m.hidden);
   const double a = act_bytes_;
-  double layer_part = 0.0;  // time inside transformer layers (split across PP stages)
-  double other_part = 0.0;  // embedding, LM head, sampling, overheads
-
-  auto emit = [&](OpCost op, bool per_layer) {
-    finish_op(op);
-    (per_layer ? layer_part : other_part) += op.time;
-    out.flops += op.flops;
-    out.bytes += op.bytes();
-    out.time_by_bound[static_cast<int>(Bound::compute)] += op.compute_time >= op.memory_time ? op.compute_time : 0;
-    out.time_by_bound[static_cast<int>(Bound::memory)] += op.memory_time > op.compute_time ? op.memory_time : 0;
-    out.time_by_bound[static_cast<int>(Bound::communication)] += op.comm_time;
-    out.time_by_bound[static_cast<int>(Bound::overhead)] += op.overhead_time;
-    if (keep_ops) out.ops.push_back(op);
-  };
-  // A GEMM of M tokens by a (K x N) weight, repeated `reps` times (layers).
-  auto gemm = [&](const char* name, double M, double K, double N, double reps, double weight_elem_bytes) {
-    OpCost op;
-    op.name = name;
-    op.kind = OpKind::gemm;
-    op.count = reps;
-    op.m_tokens = M;
-    op.flops = reps * 2.0 * M * K * N;
-    op.weight_bytes = reps * K * N * weight_elem_bytes;
-    op.activation_bytes = reps * (M * K + M * N) * a;
-    return op;
-  };
-  auto elementwise = [&](const char* name, double bytes, double kernels, double flops) {
-    OpCost op;
-    op.name = name;
-    op.kind = OpKind::elementwise;
-    op.count = kernels;
-    op.activation_bytes = bytes;
-    op.flops = flops;
-    return op;
-  };
-  auto comm = [&](const char* name, double bytes, double seconds, double reps) {
-    OpCost op;
-    op.name = name;
-    op.kind = OpKind::communication;
-    op.count = 0;
-    op.comm_bytes = bytes * reps;
-    op.comm_time = seconds * reps;
-    return op;
-  };
+  auto put = [&](OpCost op, bool per_layer) { emit(op, per_layer, part, ops); };
 
   // ---- per step, before the layers ----
-  emit(elementwise("embedding", 2.0 * T * hidden * a, 1, 0), false);
+  put(elementwise("embedding", 2.0 * T * hidden * a, 1, 0), false);
 
-  // ---- attention block, every layer ----
+  // ---- attention block, every layer (attention itself: attention_ops) ----
   const double heads = s.heads;
   const bool mla = m.mla.enabled();
-  // K and V elements cached per token per layer on this GPU (MLA latent is replicated).
-  const double kv_elems = mla ? static_cast<double>(m.kv_elements_per_token_layer()) : 2.0 * s.kv_heads * m.head_dim;
-  emit(elementwise("attn_norm_residual", 2.0 * 4.0 * T * hidden * a * L, 2.0 * L, 2.0 * 5.0 * T * hidden * L), true);
+  const double kv_elems = kv_elements(m, s);
+  put(elementwise("attn_norm_residual", 2.0 * 4.0 * T * hidden * a * L, 2.0 * L, 2.0 * 5.0 * T * hidden * L), true);
   if (mla) {
     const double qk = m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim;
     const double q_in = m.mla.q_lora_rank > 0 ? m.mla.q_lora_rank : 0.0;
@@ -153,55 +228,24 @@ StepCost CostModel::evaluate(const BatchSummary& b, bool keep_ops) const {
     const double split = (q_in > 0 ? q_in : hidden) * heads * qk +
                          static_cast<double>(m.mla.kv_lora_rank) * heads * (m.mla.qk_nope_head_dim + m.mla.v_head_dim);
     const double params = replicated + split;
-    emit(gemm("qkv_proj", T, hidden, params / hidden, L, w_bytes_), true);
+    put(gemm("qkv_proj", T, hidden, params / hidden, L, w_bytes_, a), true);
   } else {
     const double n_qkv = (heads + 2.0 * s.kv_heads) * m.head_dim;
-    OpCost qkv = gemm("qkv_proj", T, hidden, n_qkv, L, w_bytes_);
-    emit(qkv, true);
+    put(gemm("qkv_proj", T, hidden, n_qkv, L, w_bytes_, a), true);
   }
-  emit(elementwise("rope", 2.0 * T * (heads + s.kv_heads) * m.head_dim * a * L, L,
-                   3.0 * T * (heads + s.kv_heads) * m.head_dim * L),
-       true);
+  put(elementwise("rope", 2.0 * T * (heads + s.kv_heads) * m.head_dim * a * L, L,
+                  3.0 * T * (heads + s.kv_heads) * m.head_dim * L),
+      true);
   OpCost kv_write = elementwise("kv_cache_write", T * kv_elems * a * L, L, 0);
   kv_write.kv_bytes = T * kv_elems * kv_bytes_ * L;
-  emit(kv_write, true);
+  put(kv_write, true);
 
   const double d_v = mla ? m.mla.v_head_dim : m.head_dim;
-  const bool naive = attention_ == AttentionKernel::naive;
-  if (b.prefill_seqs > 0) {
-    const double d_qk = m.head_dim;  // MLA prefill runs as plain MHA with (nope+rope) key dims
-    OpCost op;
-    op.name = "attention_prefill";
-    op.kind = OpKind::attention;
-    op.count = (naive ? 4.0 : 1.0) * L;
-    op.flops = 2.0 * heads * (d_qk + d_v) * b.prefill_pairs * L;
-    op.activation_bytes = b.prefill_tokens * heads * (d_qk + d_v) * a * L;
-    op.kv_bytes = b.prefill_kv_tokens * kv_elems * kv_bytes_ * L;
-    // The naive kernel writes the score matrix, reads it for softmax, writes the
-    // probabilities and reads them for P.V: four passes over heads x new x (ctx+new).
-    if (naive) op.activation_bytes += 4.0 * heads * b.prefill_full_pairs * a * L;
-    emit(op, true);
-  }
-  if (b.decode_seqs > 0) {
-    // Decode reads each sequence's whole KV once; MLA absorbs the up-projection so
-    // scores run over the latent (kv_lora + rope) and values over kv_lora.
-    const double d_qk = mla ? m.mla.kv_lora_rank + m.mla.qk_rope_head_dim : m.head_dim;
-    const double d_out = mla ? m.mla.kv_lora_rank : m.head_dim;
-    OpCost op;
-    op.name = "attention_decode";
-    op.kind = OpKind::attention;
-    op.count = (naive ? 4.0 : 1.0) * L;
-    op.flops = 2.0 * heads * (d_qk + d_out) * b.decode_kv_tokens * L;
-    op.activation_bytes = b.decode_seqs * heads * (d_qk + d_out) * a * L;
-    op.kv_bytes = b.decode_kv_tokens * kv_elems * kv_bytes_ * L;
-    if (naive) op.activation_bytes += 4.0 * heads * b.decode_kv_tokens * a * L;
-    emit(op, true);
-  }
-  emit(gemm("o_proj", T, heads * d_v, hidden, L, w_bytes_), true);
+  put(gemm("o_proj", T, heads * d_v, hidden, L, w_bytes_, a), true);
   if (par_.tp > 1) {
     const double msg = T * hidden * a;
     // Two per layer: after the attention output projection and after the MLP.
-    emit(comm("tp_allreduce", msg, allreduce_time(msg, par_.tp, tp_link_, eff.comm_bandwidth), 2.0 * L), true);
+    put(comm("tp_allreduce", msg, allreduce_time(msg, par_.tp, tp_link_, eff.comm_bandwidth), 2.0 * L), true);
   }
 
   // ---- MLP block: dense layers and MoE layers ----
@@ -209,17 +253,17 @@ StepCost CostModel::evaluate(const BatchSummary& b, bool keep_ops) const {
   const double gate_up = m.gated_mlp ? 2.0 : 1.0;
   if (dense_layers > 0) {
     const double ffn = static_cast<double>(s.ffn);
-    emit(gemm("mlp_up", T, hidden, gate_up * ffn, dense_layers, w_bytes_), true);
-    emit(elementwise("mlp_act", (gate_up + 1.0) * T * ffn * a * dense_layers, dense_layers,
-                     4.0 * T * ffn * dense_layers),
-         true);
-    emit(gemm("mlp_down", T, ffn, hidden, dense_layers, w_bytes_), true);
+    put(gemm("mlp_up", T, hidden, gate_up * ffn, dense_layers, w_bytes_, a), true);
+    put(elementwise("mlp_act", (gate_up + 1.0) * T * ffn * a * dense_layers, dense_layers,
+                    4.0 * T * ffn * dense_layers),
+        true);
+    put(gemm("mlp_down", T, ffn, hidden, dense_layers, w_bytes_, a), true);
   }
   const double moe_layers = m.moe_layers();
   if (moe_layers > 0) {
     const double E = m.moe.num_experts;
     const double k = m.moe.experts_per_token;
-    emit(gemm("moe_router", T, hidden, E, moe_layers, act_bytes_), true);
+    put(gemm("moe_router", T, hidden, E, moe_layers, act_bytes_, a), true);
     // Token-expert assignments handled by this GPU, and how many of its experts are
     // touched at least once (each expert's weights are read once if touched).
     const double assignments = T * k / par_.ep;
@@ -227,61 +271,117 @@ StepCost CostModel::evaluate(const BatchSummary& b, bool keep_ops) const {
     const double touched = local_experts * (1.0 - std::pow(1.0 - k / E, T));
     const double effn = static_cast<double>(s.expert_ffn);
     const double per_expert_m = touched > 0 ? assignments / touched : 0.0;
-    OpCost up = gemm("moe_experts_up", per_expert_m, hidden, gate_up * effn, moe_layers, w_bytes_);
+    OpCost up = gemm("moe_experts_up", per_expert_m, hidden, gate_up * effn, moe_layers, w_bytes_, a);
     up.flops = moe_layers * 2.0 * assignments * hidden * gate_up * effn;
     up.weight_bytes = moe_layers * touched * hidden * gate_up * effn * w_bytes_;
     up.activation_bytes = moe_layers * assignments * (hidden + gate_up * effn) * a;
     up.count = 2.0 * moe_layers;  // routing/permute + grouped GEMM
-    emit(up, true);
-    emit(elementwise("moe_act", (gate_up + 1.0) * assignments * effn * a * moe_layers, moe_layers,
-                     4.0 * assignments * effn * moe_layers),
-         true);
-    OpCost down = gemm("moe_experts_down", per_expert_m, effn, hidden, moe_layers, w_bytes_);
+    put(up, true);
+    put(elementwise("moe_act", (gate_up + 1.0) * assignments * effn * a * moe_layers, moe_layers,
+                    4.0 * assignments * effn * moe_layers),
+        true);
+    OpCost down = gemm("moe_experts_down", per_expert_m, effn, hidden, moe_layers, w_bytes_, a);
     down.flops = moe_layers * 2.0 * assignments * effn * hidden;
     down.weight_bytes = moe_layers * touched * effn * hidden * w_bytes_;
     down.activation_bytes = moe_layers * assignments * (effn + hidden) * a;
     down.count = 2.0 * moe_layers;  // grouped GEMM + weighted combine
-    emit(down, true);
+    put(down, true);
     if (m.moe.shared_experts > 0) {
       const double sffn = static_cast<double>(m.moe.shared_expert_ffn > 0 ? m.moe.shared_expert_ffn : m.moe.expert_ffn) *
                           m.moe.shared_experts / par_.tp;
-      emit(gemm("moe_shared_up", T, hidden, gate_up * sffn, moe_layers, w_bytes_), true);
-      emit(gemm("moe_shared_down", T, sffn, hidden, moe_layers, w_bytes_), true);
+      put(gemm("moe_shared_up", T, hidden, gate_up * sffn, moe_layers, w_bytes_, a), true);
+      put(gemm("moe_shared_down", T, sffn, hidden, moe_layers, w_bytes_, a), true);
     }
     if (par_.ep > 1) {
       const double msg = T * k * hidden * a / par_.ep;
-      emit(comm("moe_all_to_all", msg, alltoall_time(msg, par_.ep, tp_link_, eff.comm_bandwidth), 2.0 * moe_layers),
-           true);
+      put(comm("moe_all_to_all", msg, alltoall_time(msg, par_.ep, tp_link_, eff.comm_bandwidth), 2.0 * moe_layers),
+          true);
     }
   }
 
-  // ---- per step, after the layers ----
-  const double sampled = static_cast<double>(b.sampled);
-  emit(elementwise("final_norm", 2.0 * T * hidden * a, 1, 5.0 * T * hidden), false);
-  if (sampled > 0) {
-    // The LM head stays in 16-bit in quantized checkpoints, like the embedding.
-    emit(gemm("lm_head", sampled, hidden, static_cast<double>(s.vocab), 1, 2.0), false);
-    if (par_.tp > 1) {
-      const double logits = sampled * static_cast<double>(m.vocab) * 4.0;
-      emit(comm("logits_gather", logits, allgather_time(logits, par_.tp, tp_link_, eff.comm_bandwidth), 1), false);
-    }
-    // Softmax, top-k/top-p and the draw read the fp32 logits about three times.
-    emit(elementwise("sampling", 3.0 * sampled * static_cast<double>(m.vocab) * 4.0, 3, 5.0 * sampled * m.vocab),
-         false);
-  }
+  // ---- per step, after the layers (sampling: sample_ops) ----
+  put(elementwise("final_norm", 2.0 * T * hidden * a, 1, 5.0 * T * hidden), false);
   if (par_.pp > 1) {
     const double msg = T * hidden * a;
-    emit(comm("pp_send_recv", msg, p2p_time(msg, pp_link_, eff.comm_bandwidth), par_.pp - 1.0), false);
+    put(comm("pp_send_recv", msg, p2p_time(msg, pp_link_, eff.comm_bandwidth), par_.pp - 1.0), false);
   }
   OpCost fixed;
   fixed.name = "step_overhead";
   fixed.kind = OpKind::overhead;
   fixed.overhead_time = eff.step_overhead;
-  emit(fixed, false);
+  put(fixed, false);
+  return part;
+}
 
-  out.time = layer_part + other_part;
-  out.stage_time = layer_part * (static_cast<double>(s.layers) / L) + other_part;
-  return out;
+CostPart CostModel::sample_ops(double sampled, std::vector<OpCost>* ops) const {
+  CostPart part;
+  if (sampled <= 0) return part;
+  const Efficiency& eff = gpu_.efficiency;
+  const double hidden = static_cast<double>(model_.hidden);
+  const double vocab = static_cast<double>(model_.vocab);
+  auto put = [&](OpCost op) { emit(op, false, part, ops); };
+  // The LM head stays in 16-bit in quantized checkpoints, like the embedding.
+  put(gemm("lm_head", sampled, hidden, static_cast<double>(shard_.vocab), 1, 2.0, act_bytes_));
+  if (par_.tp > 1) {
+    const double logits = sampled * vocab * 4.0;
+    put(comm("logits_gather", logits, allgather_time(logits, par_.tp, tp_link_, eff.comm_bandwidth), 1));
+  }
+  // Softmax, top-k/top-p and the draw read the fp32 logits about three times.
+  put(elementwise("sampling", 3.0 * sampled * vocab * 4.0, 3, 5.0 * sampled * vocab));
+  return part;
+}
+
+// Attention over the KV cache, one op per phase present: prefill with
+// prefill_pairs causal query-key pairs, decode with one query per sequence reading
+// its whole KV once. attention_part is the same sums without building the ops.
+CostPart CostModel::attention_ops(const BatchSummary& b, std::vector<OpCost>* ops) const {
+  CostPart part;
+  auto attention = [&](const char* name, const AttentionRates& r, double pairs, double queries, double kv_tokens,
+                       double score_entries) {
+    OpCost op;
+    op.name = name;
+    op.kind = OpKind::attention;
+    op.count = attention_kernels_;
+    op.flops = r.flops_per_pair * pairs;
+    op.activation_bytes = r.act_bytes_per_query * queries + r.naive_bytes_per_entry * score_entries;
+    op.kv_bytes = r.kv_bytes_per_token * kv_tokens;
+    emit(op, true, part, ops);
+  };
+  if (b.prefill_seqs > 0)
+    attention("attention_prefill", prefill_rates_, b.prefill_pairs, static_cast<double>(b.prefill_tokens),
+              b.prefill_kv_tokens, b.prefill_full_pairs);
+  if (b.decode_seqs > 0)
+    attention("attention_decode", decode_rates_, b.decode_kv_tokens, static_cast<double>(b.decode_seqs),
+              b.decode_kv_tokens, b.decode_kv_tokens);
+  return part;
+}
+
+CostPart CostModel::attention_part(const BatchSummary& b) const {
+  // attention_ops + emit + finish_op for OpKind::attention, term by term in the same
+  // order (so the totals match breakdown() bit for bit), without an OpCost.
+  CostPart part;
+  const double overhead = attention_kernels_ * gpu_.efficiency.kernel_overhead;
+  auto add = [&](const AttentionRates& r, double pairs, double queries, double kv_tokens, double score_entries) {
+    const double flops = r.flops_per_pair * pairs;
+    const double act = r.act_bytes_per_query * queries + r.naive_bytes_per_entry * score_entries;
+    const double kv = r.kv_bytes_per_token * kv_tokens;
+    const double bytes = 0.0 + act + kv;  // OpCost::bytes(): weight (0) + activation + KV
+    const double compute = flops * attention_s_per_flop_;
+    const double memory = bytes * attention_s_per_byte_;
+    const double over = 0.0 + overhead;
+    part.layer_time += std::max(compute, memory) + 0.0 + over;
+    part.flops += flops;
+    part.bytes += bytes;
+    part.time_by_bound[static_cast<int>(Bound::compute)] += compute >= memory ? compute : 0;
+    part.time_by_bound[static_cast<int>(Bound::memory)] += memory > compute ? memory : 0;
+    part.time_by_bound[static_cast<int>(Bound::overhead)] += over;
+  };
+  if (b.prefill_seqs > 0)
+    add(prefill_rates_, b.prefill_pairs, static_cast<double>(b.prefill_tokens), b.prefill_kv_tokens,
+        b.prefill_full_pairs);
+  if (b.decode_seqs > 0)
+    add(decode_rates_, b.decode_kv_tokens, static_cast<double>(b.decode_seqs), b.decode_kv_tokens, b.decode_kv_tokens);
+  return part;
 }
 
 }  // namespace servesim

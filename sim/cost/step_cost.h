@@ -4,6 +4,7 @@
 // evaluating it reads no clock and mutates nothing, so one instance serves many
 // simulations and threads.
 #include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -43,12 +44,26 @@ struct OpCost {
   double intensity() const { return bytes() > 0 ? flops / bytes() : 0.0; }  // FLOP per byte
 };
 
-struct StepCost {
+// Sums over a group of ops: a step's totals are made of three such parts (see
+// CostModel::token_part and friends).
+struct CostPart {
+  double layer_time = 0;  // ops inside the transformer layers (split across PP stages)
+  double other_time = 0;  // embedding, LM head, sampling, per-step overheads
+  double flops = 0;
+  double bytes = 0;
+  std::array<double, kBoundCount> time_by_bound{};
+};
+
+struct StepTotals {
   double time = 0;        // latency of the whole step through all pipeline stages, seconds
   double stage_time = 0;  // time of the busiest pipeline stage (the throughput limit with PP)
   double flops = 0;       // per GPU
   double bytes = 0;       // per GPU, HBM traffic
   std::array<double, kBoundCount> time_by_bound{};  // how much of `time` each bound took
+};
+
+// The totals with the per-operator list behind them (CostModel::breakdown).
+struct StepCost : StepTotals {
   std::vector<OpCost> ops;
 };
 
@@ -59,8 +74,20 @@ class CostModel {
 
   // Fast path for the event loop: the same number as breakdown(b).time.
   double step_time(const BatchSummary& b) const;
+  // A step's ops fall into three groups, each a function of few numbers of the
+  // batch, so an engine can memoise the first two (step_cost_cache.h):
+  //   token_part     every op whose work follows the tokens computed this step
+  //                  (projections, MLP/MoE, norms, collectives, step overhead);
+  //   sample_part    LM head, logits gather and sampler of the sequences that sample;
+  //   attention_part attention over the KV cache (prefill and decode).
+  // totals(b) is combine(token_part(b.new_tokens), sample_part(b.sampled),
+  // attention_part(b)), bit for bit.
+  CostPart token_part(std::int64_t new_tokens) const { return tokens_ops(static_cast<double>(new_tokens), nullptr); }
+  CostPart sample_part(std::int64_t sampled) const { return sample_ops(static_cast<double>(sampled), nullptr); }
+  CostPart attention_part(const BatchSummary& b) const;
+  StepTotals combine(const CostPart& tokens, const CostPart& sampled, const CostPart& attention) const;
   // Totals (time, flops, bytes, time by bound) without the per-op list: no allocation.
-  StepCost totals(const BatchSummary& b) const { return evaluate(b, false); }
+  StepTotals totals(const BatchSummary& b) const;
   StepCost breakdown(const BatchSummary& b) const;
 
   const GpuSpec& gpu() const { return gpu_; }
@@ -73,7 +100,11 @@ class CostModel {
   double peak_flops() const { return peak_compute_; }
 
  private:
-  StepCost evaluate(const BatchSummary& b, bool keep_ops) const;
+  CostPart tokens_ops(double tokens, std::vector<OpCost>* ops) const;
+  CostPart sample_ops(double sampled, std::vector<OpCost>* ops) const;
+  CostPart attention_ops(const BatchSummary& b, std::vector<OpCost>* ops) const;
+  // Times the op (roofline) and adds it to the part (and to ops when given).
+  void emit(OpCost& op, bool per_layer, CostPart& part, std::vector<OpCost>* ops) const;
   void finish_op(OpCost& op) const;
 
   GpuSpec gpu_;
@@ -89,6 +120,15 @@ class CostModel {
   double act_bytes_ = 2;       // bytes per activation element
   double w_bytes_ = 2;         // bytes per weight element
   double kv_bytes_ = 2;        // bytes per KV element
+  // Attention per unit of work (attention_ops), precomputed for attention_part: FLOPs
+  // per query-key pair, activation bytes per query token and KV bytes per cached
+  // token, over all layers; and the roofline's seconds per FLOP and per byte.
+  struct AttentionRates {
+    double flops_per_pair = 0, act_bytes_per_query = 0, kv_bytes_per_token = 0, naive_bytes_per_entry = 0;
+  };
+  AttentionRates prefill_rates_, decode_rates_;
+  double attention_kernels_ = 0;  // launches per attention op, all layers
+  double attention_s_per_flop_ = 0, attention_s_per_byte_ = 0;
 };
 
 }  // namespace servesim

@@ -59,7 +59,7 @@ class StaticEngine : public Engine {
       prefill_ = false;
       for (const auto& m : batch_) b.add(SeqWork{1, m.req.input_tokens + decode_steps_, true});
     }
-    const StepCost c = cost_.totals(b);
+    const StepTotals c = cost_.totals(b);
     const double seconds = c.time + ctx_.config.step_cpu_overhead +
                            ctx_.config.per_seq_cpu_overhead * static_cast<double>(b.seqs);
     const Nanos end = now + std::max<Nanos>(1, to_nanos(seconds));

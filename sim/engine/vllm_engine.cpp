@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 #include <cmath>
 
@@ -21,6 +22,10 @@ VllmEngine::VllmEngine(const EngineContext& ctx)
       fuse_(ctx.fast_forward && !ctx.virtual_engine),
       memo_(ctx.fast_forward),
       bucket_(static_cast<std::size_t>(ctx.config.block_size), 0) {
+  if (block_size_ > 0 && (block_size_ & (block_size_ - 1)) == 0) {
+    block_mask_ = block_size_ - 1;
+    block_shift_ = std::countr_zero(static_cast<unsigned>(block_size_));
+  }
   if (ctx.config.cpu_offload_bytes > 0) {
     // Host bytes per block on the whole replica: each GPU holds its shard of every block.
     const double block_bytes = kv_bytes_per_token_ * cost_.parallelism().gpus_per_replica() * block_size_;
@@ -72,16 +77,22 @@ int VllmEngine::new_slot() {
 int VllmEngine::key_for_step(std::int64_t g) const {
   // A decoder needs a fresh block at step g when its new length is 1 past a block
   // boundary: (key + g) mod bs == 1 mod bs.
+  return mod_block(1 - g);
+}
+
+int VllmEngine::mod_block(std::int64_t x) const {
+  // Block sizes are powers of two in practice (vLLM requires it for CUDA): a mask
+  // is exact for negative x too in two's complement.
+  if (block_mask_ >= 0) return static_cast<int>(x & block_mask_);
   const std::int64_t bs = block_size_;
-  return static_cast<int>((((1 - g) % bs) + bs) % bs);
+  return static_cast<int>(((x % bs) + bs) % bs);
 }
 
 std::int64_t VllmEngine::decode_blocks_needed(std::int64_t from_step, std::int64_t steps) const {
   // Blocks the decoders allocate over decode steps from_step .. from_step+steps-1:
   // every block_size steps each decoder needs exactly one.
   const std::int64_t bs = block_size_;
-  const std::int64_t cycles = steps / bs;
-  std::int64_t need = cycles * n_decode_;
+  std::int64_t need = (steps / bs) * n_decode_;
   // Step from_step + j needs the bucket key_for_step(from_step) - j (mod bs).
   std::int64_t key = key_for_step(from_step);
   for (std::int64_t j = steps % bs; j > 0; --j) {
@@ -89,6 +100,41 @@ std::int64_t VllmEngine::decode_blocks_needed(std::int64_t from_step, std::int64
     key = key == 0 ? bs - 1 : key - 1;
   }
   return need;
+}
+
+std::int64_t VllmEngine::max_decode_steps(std::int64_t from_step, std::int64_t limit, std::int64_t free_blocks) const {
+  // The largest k in [1, limit] with decode_blocks_needed(from_step, k) <= free_blocks
+  // (1 if none): need(k) = (k / bs) * n + partial[k % bs], with partial[r] the blocks
+  // of the first r steps of a cycle, so whole cycles are counted at once.
+  const std::int64_t bs = block_size_;
+  const std::int64_t n = n_decode_;
+  if (free_blocks < 0) return 1;
+  // Common case, plenty of free blocks: whole cycles past `limit` fit.
+  if (n == 0 || free_blocks / n >= limit / bs + 1) return std::max<std::int64_t>(1, limit);
+  std::int64_t partial[kMaxTabulatedBlockSize + 1];
+  if (bs > kMaxTabulatedBlockSize) {
+    std::int64_t lo = 1, hi = limit;  // unusual block size: binary search
+    while (lo < hi) {
+      const std::int64_t mid = lo + (hi - lo + 1) / 2;
+      if (decode_blocks_needed(from_step, mid) <= free_blocks) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+  partial[0] = 0;
+  std::int64_t key = key_for_step(from_step);
+  for (std::int64_t r = 1; r <= bs; ++r) {
+    partial[r] = partial[r - 1] + bucket_[static_cast<std::size_t>(key)];
+    key = key == 0 ? bs - 1 : key - 1;
+  }
+  // need() is nondecreasing and need(cycles * bs) = cycles * n (n == partial[bs]), so
+  // with cycles the whole cycles that fit, the answer is cycles * bs + r for the
+  // largest r with partial[r] within what is left.
+  const std::int64_t cycles = free_blocks / n;
+  const std::int64_t left = free_blocks - cycles * n;
+  std::int64_t r = bs - 1;
+  while (partial[r] > left) --r;  // partial[0] = 0 <= left
+  return std::clamp<std::int64_t>(cycles * bs + r, 1, std::max<std::int64_t>(1, limit));
 }
 
 bool VllmEngine::admissible(const Seq& s) const {
@@ -129,8 +175,7 @@ void VllmEngine::join_decode(int slot, Nanos now) {
   s.join_step = G_;
   s.len_join = s.computed;
   s.gen_join = s.generated;
-  const std::int64_t bs = block_size_;
-  s.key = static_cast<int>((((s.len_join - s.join_step) % bs) + bs) % bs);
+  s.key = mod_block(s.len_join - s.join_step);
   s.last_token = now;
   ++bucket_[static_cast<std::size_t>(s.key)];
   ++n_decode_;
@@ -207,13 +252,13 @@ void VllmEngine::finish_request(int slot, Nanos now, std::vector<Request>& done,
   free_slots_.push_back(slot);
 }
 
-double VllmEngine::step_seconds(const BatchSummary& b, StepCost* totals) {
-  const StepCost c = memo_ ? cost_cache_.totals(b) : cost_.totals(b);
+double VllmEngine::step_seconds(const BatchSummary& b, StepTotals* totals) {
+  const StepTotals c = memo_ ? cost_cache_.totals(b) : cost_.totals(b);
   if (totals) *totals = c;
   return c.time + ctx_.config.step_cpu_overhead + ctx_.config.per_seq_cpu_overhead * static_cast<double>(b.seqs);
 }
 
-StepCost VllmEngine::decode_totals(std::int64_t n, std::int64_t kv) {
+StepTotals VllmEngine::decode_totals(std::int64_t n, std::int64_t kv) {
   if (memo_) return cost_cache_.decode(n, kv);
   BatchSummary b;
   b.seqs = b.new_tokens = b.sampled = b.decode_seqs = n;
@@ -223,7 +268,7 @@ StepCost VllmEngine::decode_totals(std::int64_t n, std::int64_t kv) {
 
 double VllmEngine::decode_only_step_time(std::int64_t g) {
   // BatchSummary counts ctx + 1 per decoder: the KV length after step g.
-  const StepCost c = decode_totals(n_decode_, sum_len_minus_join_ + n_decode_ * g);
+  const StepTotals c = decode_totals(n_decode_, sum_len_minus_join_ + n_decode_ * g);
   return c.time + ctx_.config.step_cpu_overhead + ctx_.config.per_seq_cpu_overhead * static_cast<double>(n_decode_);
 }
 
@@ -237,14 +282,8 @@ std::int64_t VllmEngine::fast_forward_steps(Nanos now, Nanos horizon, double fir
   }
   std::int64_t k_max = finishes_.empty() ? 1 : std::max<std::int64_t>(1, finishes_.top().step - G_);
   // KV: blocks allocated over the run must fit in the free blocks.
-  const std::int64_t free_blocks = total_blocks_ - used_blocks_;
+  k_max = max_decode_steps(G_ + 1, k_max, total_blocks_ - used_blocks_);
   std::int64_t lo = 1, hi = k_max;
-  while (lo < hi) {
-    const std::int64_t mid = lo + (hi - lo + 1) / 2;
-    if (decode_blocks_needed(G_ + 1, mid) <= free_blocks) lo = mid;
-    else hi = mid - 1;
-  }
-  k_max = lo;
   *last_start = 0.0;
   if (k_max <= 1) {
     *total_time = first_step_time;
@@ -262,8 +301,6 @@ std::int64_t VllmEngine::fast_forward_steps(Nanos now, Nanos horizon, double fir
   // now + to_nanos(x) < horizon, i.e. llround(x * 1e9) < horizon - now, i.e.
   // x * 1e9 < horizon - now - 0.5 (to_nanos rounds halves away from zero; x >= 0).
   const double room = static_cast<double>(horizon - now) - 0.5;
-  lo = 1;
-  hi = k_max;
   while (lo < hi) {
     const std::int64_t mid = lo + (hi - lo + 1) / 2;
     if (span(mid - 1) * 1e9 < room) lo = mid;
@@ -406,7 +443,7 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
     step_end_ = now + 1;
     return now + 1;
   }
-  StepCost totals;
+  StepTotals totals;
   double seconds = step_seconds(b, &totals);
   std::int64_t k = 1;
   if (fuse_ && prefill_tokens == 0 && n_decode_ > 0 && step_transfer_s_ == 0 &&

@@ -91,10 +91,16 @@ class VllmEngine : public Engine {
   };
 
   int new_slot();
-  std::int64_t blocks_for(std::int64_t tokens) const { return (tokens + block_size_ - 1) / block_size_; }
+  std::int64_t blocks_for(std::int64_t tokens) const {  // tokens >= 0
+    return block_mask_ >= 0 ? (tokens + block_mask_) >> block_shift_ : (tokens + block_size_ - 1) / block_size_;
+  }
   std::int64_t decode_len(const Seq& s, std::int64_t g) const { return s.len_join + (g - s.join_step); }
   int key_for_step(std::int64_t g) const;  // bucket whose sequences need a block at decode step g
+  int mod_block(std::int64_t x) const;     // x mod block_size, in [0, block_size)
   std::int64_t decode_blocks_needed(std::int64_t from_step, std::int64_t steps) const;
+  // The most decode steps from from_step (at least 1, at most limit) whose new blocks fit in free_blocks.
+  std::int64_t max_decode_steps(std::int64_t from_step, std::int64_t limit, std::int64_t free_blocks) const;
+  static constexpr std::int64_t kMaxTabulatedBlockSize = 256;
   void join_decode(int slot, Nanos now);
   void leave_decode(int slot);
   void preempt(int slot, Nanos now);
@@ -104,17 +110,19 @@ class VllmEngine : public Engine {
   std::int64_t fast_forward_steps(Nanos now, Nanos horizon, double first_step_time, double* total_time,
                                   double* last_start);
   double decode_only_step_time(std::int64_t g);
-  double step_seconds(const BatchSummary& b, StepCost* totals);
+  double step_seconds(const BatchSummary& b, StepTotals* totals);
   void release_cached(Seq& s);
   void evict_to_fit() { cache_.shrink_to(total_blocks_ - used_blocks_); }
   double host_seconds(std::int64_t tokens) const;  // KV transfer over the host link
-  StepCost decode_totals(std::int64_t n, std::int64_t kv);
+  StepTotals decode_totals(std::int64_t n, std::int64_t kv);
   void running_push_back(int slot);
   void running_erase(int slot);
 
   EngineContext ctx_;
   const CostModel& cost_;
   int block_size_;
+  std::int64_t block_mask_ = -1;  // block_size - 1 when it is a power of two
+  int block_shift_ = 0;           // log2(block_size) then
   std::int64_t total_blocks_;
   std::int64_t used_blocks_ = 0;  // private blocks of running requests + pinned cached blocks
   PrefixCache cache_;

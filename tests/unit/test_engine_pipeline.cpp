@@ -34,7 +34,7 @@ TEST_CASE("pp = 2 at concurrency 1: every step takes the full pipeline latency",
   const BatchSummary prefill = batch_of(1, SeqWork{in, 0, true});
   // The stages overlap nothing here, so pp = 2 is slower than the 1-GPU step would
   // be: t includes the send, and s < t is the only gain (for throughput).
-  const StepCost pc = cost.totals(prefill);
+  const StepTotals pc = cost.totals(prefill);
   REQUIRE(pc.stage_time < pc.time);
   Nanos e2e = step_nanos(cost, sc.engine, prefill);
   const Nanos ttft = e2e;

@@ -1,11 +1,15 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <vector>
 
 #include "core/event_queue.h"
+#include "core/sim_time.h"
 
 using servesim::Event;
 using servesim::EventQueue;
+using servesim::Nanos;
+using servesim::to_nanos;
 
 TEST_CASE("event queue orders by time, then priority, then insertion", "[event_queue]") {
   EventQueue q;
@@ -58,4 +62,21 @@ TEST_CASE("event queue interleaves pushes and pops like a simulation loop", "[ev
   for (std::size_t i = 1; i < seen.size(); ++i) REQUIRE(seen[i - 1] <= seen[i]);
   REQUIRE(seen[1] == std::make_pair<servesim::Nanos, int>(3, 0));
   REQUIRE(seen[2] == std::make_pair<servesim::Nanos, int>(3, 1));
+}
+
+TEST_CASE("to_nanos rounds half away from zero exactly as llround", "[core]") {
+  // The inline rounding (truncate, then compare the exact remainder with 0.5) must
+  // agree with std::llround everywhere, ties and negatives included.
+  const double values[] = {0.0,       1e-9,     0.5e-9,   1.5e-9,    2.5e-9,    -0.5e-9,  -2.5e-9,
+                           0.4999999999999999e-9, 0.0123456789, 1234.5678901234, 86400.0 * 365, -3.7e-6,
+                           4.611686018427388e9,  -4.5e9};
+  for (double s : values) {
+    INFO(s);
+    CHECK(to_nanos(s) == static_cast<Nanos>(std::llround(s * 1e9)));
+  }
+  // Every tie k + 0.5 ns for small k, both signs.
+  for (int k = -50; k <= 50; ++k) {
+    const double s = (k + 0.5) * 1e-9;
+    CHECK(to_nanos(s) == static_cast<Nanos>(std::llround(s * 1e9)));
+  }
 }
