@@ -10,13 +10,33 @@
 
 namespace servesim {
 
+// The base GPU YAML under a new name: `header` as comment lines ("# " prepended), then
+// the base text verbatim except its top-level `name:` and `display_name:` lines,
+// trailing blank lines dropped, ending in one newline. Throws servesim::Error when
+// the base is not a YAML mapping with a name, or already has top-level `efficiency:`
+// or `calibration:` keys (calibrate an uncalibrated profile: the loader would see two).
+std::string renamed_gpu_profile(const std::string& base_yaml, const std::string& base_file, const std::string& name,
+                                const std::string& display_name, const std::vector<std::string>& header);
+// Replaces the value of one nested scalar of a YAML text (path {"interconnect",
+// "intra_node", "latency"}, found by indentation) with `value`, keeping the line's
+// comment after `note`. Throws servesim::Error naming the path when there is no such line.
+std::string replace_yaml_scalar(const std::string& yaml, const std::string& file, const std::vector<std::string>& path,
+                                const std::string& value, const std::string& note);
+// Throws servesim::Error unless the base is a YAML mapping with a name and without
+// top-level `efficiency:` or `calibration:` keys (what renamed_gpu_profile needs), so
+// a command can refuse a calibrated base before it spends time fitting.
+void check_uncalibrated_base(const std::string& base_yaml, const std::string& base_file);
+// The base's display_name (its name when it has none).
+std::string base_display_name(const std::string& base_yaml, const std::string& base_file);
+
 struct CalibratedProfileInput {
-  std::string base_yaml;   // text of the GPU YAML that was calibrated
-  std::string base_file;   // where it came from, for the header ("hardware/a100-sxm4-80gb.yaml")
-  std::string name;        // the profile's name ("a100-sxm4-80gb-vidur")
-  std::string source;      // provenance of the measurements (one line)
-  std::string data;        // the files fitted on, relative to the repository ("data/operator_timings/a100")
-  std::string regenerate;  // how to regenerate the file (one line)
+  std::string base_yaml;     // text of the GPU YAML that was calibrated
+  std::string base_file;     // where it came from, for the header ("hardware/a100-sxm4-80gb.yaml")
+  std::string name;          // the profile's name ("a100-sxm4-80gb-vidur")
+  std::string display_name;  // empty: the base's display_name + " (operator-calibrated)"
+  std::string source;        // provenance of the measurements (one line)
+  std::string data;          // the files fitted on, relative to the repository ("data/operator_timings/a100")
+  std::vector<std::string> regenerate;  // the command that regenerates the file, one line each
   std::vector<std::string> models;  // models in the data
   OperatorFit fit;                  // the shipped fit (its efficiency is written)
   std::vector<OperatorError> model_holdout;  // pooled leave-one-shape-out test errors (may be empty)

@@ -12,15 +12,6 @@
 namespace servesim {
 namespace {
 
-double logistic(double x) { return 1.0 / (1.0 + std::exp(-x)); }
-double logit(double p) { return std::log(p / (1.0 - p)); }
-
-double to_value(const FitParameter& p, double x) { return p.lo + (p.hi - p.lo) * logistic(x); }
-double to_x(const FitParameter& p, double v) {
-  const double f = std::clamp((v - p.lo) / (p.hi - p.lo), 1e-4, 1.0 - 1e-4);
-  return logit(f);
-}
-
 double pct(double predicted, double measured) { return measured > 0 ? 100.0 * (predicted - measured) / measured : 0.0; }
 
 double median_abs(std::vector<double> v) {
@@ -32,16 +23,6 @@ double median_abs(std::vector<double> v) {
 }
 
 }  // namespace
-
-std::vector<std::string> parameter_overrides(const std::vector<FitParameter>& params, const std::vector<double>& values) {
-  std::vector<std::string> out;
-  for (std::size_t i = 0; i < params.size(); ++i) {
-    const double v = values[i];
-    out.push_back(params[i].unit.empty() ? fmt::format("{}={:.6g}", params[i].key, v)
-                                         : fmt::format("{}=\"{:.6g} {}\"", params[i].key, v, params[i].unit));
-  }
-  return out;
-}
 
 std::vector<ExperimentErrors> experiment_errors(const std::vector<Experiment>& experiments,
                                                 const std::vector<std::string>& overrides, PromptSharing sharing,
@@ -95,7 +76,7 @@ ServingFit fit_serving(const std::vector<Experiment>& train, const std::vector<F
   int evaluations = 0;
   auto objective = [&](const Eigen::VectorXd& x) {
     std::vector<double> values(static_cast<std::size_t>(n));
-    for (int i = 0; i < n; ++i) values[static_cast<std::size_t>(i)] = to_value(params[static_cast<std::size_t>(i)], x[i]);
+    for (int i = 0; i < n; ++i) values[static_cast<std::size_t>(i)] = parameter_value(params[static_cast<std::size_t>(i)], x[i]);
     std::vector<std::string> overrides = options.fixed_overrides;
     for (const auto& o : parameter_overrides(params, values)) overrides.push_back(o);
     double sum = 0;
@@ -123,7 +104,7 @@ ServingFit fit_serving(const std::vector<Experiment>& train, const std::vector<F
   // Nelder-Mead on the unbounded coordinates.
   std::vector<Eigen::VectorXd> simplex;
   Eigen::VectorXd x0(n);
-  for (int i = 0; i < n; ++i) x0[i] = to_x(params[static_cast<std::size_t>(i)], params[static_cast<std::size_t>(i)].init);
+  for (int i = 0; i < n; ++i) x0[i] = parameter_coordinate(params[static_cast<std::size_t>(i)], params[static_cast<std::size_t>(i)].init);
   simplex.push_back(x0);
   for (int i = 0; i < n; ++i) {
     Eigen::VectorXd x = x0;
@@ -182,7 +163,7 @@ ServingFit fit_serving(const std::vector<Experiment>& train, const std::vector<F
   ServingFit fit;
   fit.objective = f[best];
   fit.evaluations = evaluations;
-  for (int i = 0; i < n; ++i) fit.values.push_back(to_value(params[static_cast<std::size_t>(i)], simplex[best][i]));
+  for (int i = 0; i < n; ++i) fit.values.push_back(parameter_value(params[static_cast<std::size_t>(i)], simplex[best][i]));
   return fit;
 }
 

@@ -7,15 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "calibration/fit_parameters.h"
 #include "validation/vllm_experiments.h"
 
 namespace servesim {
-
-struct FitParameter {
-  std::string key;    // scenario key path, e.g. "hardware.efficiency.gemm_memory"
-  double lo = 0, hi = 1, init = 0.5;
-  std::string unit;   // appended when written ("ms" for durations), empty for plain numbers
-};
 
 struct ExperimentErrors {
   std::string key, gpu;
@@ -40,8 +35,6 @@ struct ServingFit {
   double objective = 0;
   int evaluations = 0;
 };
-
-std::vector<std::string> parameter_overrides(const std::vector<FitParameter>& params, const std::vector<double>& values);
 
 ServingFit fit_serving(const std::vector<Experiment>& train, const std::vector<FitParameter>& params,
                        const ServingFitOptions& options);

@@ -1,7 +1,7 @@
 // `servesim calibrate serving ...`: fit efficiency knobs and engine overheads to the
 // measured vLLM serving runs and write a calibrated GPU profile usable anywhere a
-// GPU name is. (Operator-table fits: sim/calibration/operator_fit.h, exercised by
-// the tests, which regenerate hardware/calibrated/a100-sxm4-80gb-vidur.yaml.)
+// GPU name is. The `operators` and `static` subcommands live in
+// cmd_calibrate_operators.cpp and cmd_calibrate_static.cpp.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "calibration/serving_fit.h"
+#include "cli/calibrate_commands.h"
 #include "cli/commands.h"
 #include "hardware/efficiency.h"
 #include "util/error.h"
@@ -32,24 +33,6 @@ struct Args {
   std::vector<std::string> sets;
   bool verbose = false;
 };
-
-FitParameter parameter_for(const std::string& name) {
-  // Physical ranges: fractions of peak stay inside (0, 1); overheads non-negative.
-  if (name == "gemm_compute") return {"hardware.efficiency.gemm_compute", 0.3, 0.95, 0.70, ""};
-  if (name == "gemm_memory") return {"hardware.efficiency.gemm_memory", 0.4, 0.98, 0.80, ""};
-  if (name == "attention_memory") return {"hardware.efficiency.attention_memory", 0.3, 0.98, 0.70, ""};
-  if (name == "attention_compute") return {"hardware.efficiency.attention_compute", 0.2, 0.9, 0.5, ""};
-  if (name == "comm_bandwidth") return {"hardware.efficiency.comm_bandwidth", 0.3, 0.95, 0.75, ""};
-  if (name == "step_overhead") return {"hardware.efficiency.step_overhead", 0.0, 5.0, 0.5, "ms"};
-  if (name == "kernel_overhead") return {"hardware.efficiency.kernel_overhead", 0.0, 10.0, 3.0, "us"};
-  if (name == "frontend_latency") return {"engine.frontend_latency", 0.0, 30.0, 2.0, "ms"};
-  if (name == "step_cpu_overhead") return {"engine.step_cpu_overhead", 0.0, 5.0, 0.5, "ms"};
-  if (name == "per_seq_cpu_overhead") return {"engine.per_seq_cpu_overhead", 0.0, 50.0, 5.0, "us"};
-  const std::vector<std::string> valid = {"gemm_compute",     "gemm_memory",   "attention_memory", "attention_compute",
-                                          "comm_bandwidth",   "step_overhead", "kernel_overhead",  "frontend_latency",
-                                          "step_cpu_overhead", "per_seq_cpu_overhead"};
-  throw Error(fmt::format("calibrate: unknown parameter '{}'{} (valid: {})", name, did_you_mean(name, valid), join(valid)));
-}
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path);
@@ -83,8 +66,7 @@ void run(const Args& a) {
   } else {
     throw Error(fmt::format("calibrate: --split '{}': expected alternate or none", a.split));
   }
-  std::vector<FitParameter> params;
-  for (const auto& p : split(a.params, ',')) params.push_back(parameter_for(trim(p)));
+  const std::vector<FitParameter> params = parse_fit_parameters(a.params);
 
   ServingFitOptions opt;
   opt.time_scale = a.time_scale;
@@ -178,6 +160,8 @@ void register_calibrate(CLI::App& app) {
   cmd->add_option("--set", a.sets, "fixed override applied to every replay");
   cmd->add_flag("--verbose", a.verbose, "print every evaluation");
   cmd->callback([] { run(a); });
+  register_calibrate_operators(*cal);
+  register_calibrate_static(*cal);
 }
 
 }  // namespace servesim::cli

@@ -221,6 +221,7 @@ struct ReportArgs {
   std::string static_json;
   std::string experiments_json;
   std::vector<std::string> traces;
+  std::vector<std::string> calibrations;
   std::vector<std::string> notes;
   std::string output;
 };
@@ -357,6 +358,11 @@ void run_report(const ReportArgs& a) {
   md += "Errors are (predicted − measured) / measured. \"median |error|\" is the median absolute error of the rows "
         "in the group, \"median error\" the signed median (bias: negative = servesim predicts too little).\n\n";
   if (!a.static_json.empty()) static_tables(md, load(a.static_json));
+  if (!a.calibrations.empty()) {
+    std::vector<json> docs;
+    for (const auto& c : a.calibrations) docs.push_back(load(c));
+    static_calibration_tables(md, docs);
+  }
   if (!a.experiments_json.empty()) experiment_tables(md, load(a.experiments_json));
   for (const auto& t : a.traces) trace_table(md, load(t));
   if (a.output.empty()) {
@@ -399,6 +405,7 @@ void register_validate_report(CLI::App& app) {
   cmd->add_option("--static", a.static_json, "validate-static --json output");
   cmd->add_option("--experiments", a.experiments_json, "validate-experiments --json output");
   cmd->add_option("--trace", a.traces, "validate --json output (repeatable)");
+  cmd->add_option("--calibration", a.calibrations, "calibrate static --json output (repeatable)");
   cmd->add_option("--note", a.notes, "a line for the report's header (repeatable)");
   cmd->add_option("-o,--output", a.output, "write here instead of standard output");
   cmd->callback([] { run_report(a); });

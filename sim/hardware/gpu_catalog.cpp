@@ -38,6 +38,24 @@ void apply_efficiency_overrides(YamlMap& m, Efficiency& e) {
   m.finish();
 }
 
+void apply_interconnect_overrides(YamlMap& m, GpuSpec& g) {
+  const std::pair<const char*, Link*> links[] = {{"intra_node", &g.intra_node}, {"inter_node", &g.inter_node},
+                                                 {"host", &g.host}};
+  for (const auto& [name, link] : links) {
+    YamlMap l = m.map(name);
+    if (l.has("bandwidth")) {
+      link->bandwidth = l.quantity("bandwidth", Dimension::bandwidth);
+      if (!(link->bandwidth > 0)) throw Error(fmt::format("{}: must be positive", l.where("bandwidth")));
+    }
+    if (l.has("latency")) {
+      link->latency = l.quantity("latency", Dimension::time);
+      if (link->latency < 0) throw Error(fmt::format("{}: must be a duration >= 0", l.where("latency")));
+    }
+    l.finish();
+  }
+  m.finish();
+}
+
 namespace {
 Link parse_link(YamlMap m, bool required) {
   Link l;

@@ -15,4 +15,10 @@ std::vector<std::string> gpu_catalog_names();
 // Reads `efficiency:` overrides (fractions as numbers, overheads as durations) into e.
 void apply_efficiency_overrides(YamlMap& m, Efficiency& e);
 
+// Reads a scenario's `hardware.interconnect:` overrides into g: for each of intra_node,
+// inter_node and host, an optional `bandwidth` (> 0) and `latency` (>= 0), e.g.
+// `--set hardware.interconnect.intra_node.latency="20 us"` (what `calibrate static`
+// fits for engines whose collectives cost more than the link's own latency).
+void apply_interconnect_overrides(YamlMap& m, GpuSpec& g);
+
 }  // namespace servesim

@@ -80,6 +80,8 @@ Setup parse_setup(YamlMap& doc) {
   s.gpu = with_location(hw.where("gpu"), [&] { return load_gpu(gpu_ref); });
   YamlMap eff = hw.map("efficiency");
   apply_efficiency_overrides(eff, s.gpu.efficiency);
+  YamlMap ic = hw.map("interconnect");
+  apply_interconnect_overrides(ic, s.gpu);
   hw.finish();
 
   YamlMap md = doc.map("model");

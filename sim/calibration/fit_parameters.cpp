@@ -1,0 +1,116 @@
+#include "calibration/fit_parameters.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "hardware/efficiency.h"
+#include "util/error.h"
+#include "util/text.h"
+
+namespace servesim {
+namespace {
+
+// Physical ranges: fractions of peak inside (0, 1), overheads and latencies >= 0.
+// The CPU overheads reach tens of ms per step and hundreds of us per sequence in
+// eager-mode (no CUDA graphs) Python engines driving TP workers through Ray, as in
+// the 2023 vLLM that Splitwise characterised; recent engines sit near the defaults.
+const std::vector<FitParameter>& table() {
+  static const std::vector<FitParameter> t = {
+      {"gemm_compute", "hardware.efficiency.gemm_compute", 0.3, 0.95, 0.70, ""},
+      {"gemm_tokens_half", "hardware.efficiency.gemm_tokens_half", 1.0, 1024.0, 48.0, ""},
+      {"gemm_memory", "hardware.efficiency.gemm_memory", 0.4, 0.98, 0.80, ""},
+      {"attention_compute", "hardware.efficiency.attention_compute", 0.2, 0.9, 0.5, ""},
+      {"attention_memory", "hardware.efficiency.attention_memory", 0.3, 0.98, 0.70, ""},
+      {"elementwise_memory", "hardware.efficiency.elementwise_memory", 0.2, 0.95, 0.6, ""},
+      {"comm_bandwidth", "hardware.efficiency.comm_bandwidth", 0.3, 0.95, 0.75, ""},
+      {"dequant_compute", "hardware.efficiency.dequant_compute", 0.3, 1.0, 0.8, ""},
+      {"kernel_overhead", "hardware.efficiency.kernel_overhead", 0.0, 10.0, 3.0, "us"},
+      {"step_overhead", "hardware.efficiency.step_overhead", 0.0, 5.0, 0.5, "ms"},
+      // Per message hop of a collective (allreduce pays 2 x ceil(log2 TP) of them): the
+      // link's NCCL latency, a few us with CUDA graphs, tens of us in eager mode.
+      {"intra_node_latency", "hardware.interconnect.intra_node.latency", 0.0, 200.0, 3.0, "us"},
+      {"frontend_latency", "engine.frontend_latency", 0.0, 30.0, 2.0, "ms"},
+      {"step_cpu_overhead", "engine.step_cpu_overhead", 0.0, 50.0, 0.5, "ms"},
+      {"per_seq_cpu_overhead", "engine.per_seq_cpu_overhead", 0.0, 2000.0, 5.0, "us"},
+  };
+  return t;
+}
+
+double logistic(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+
+double seconds_per_unit(const std::string& unit) {
+  if (unit == "ms") return 1e-3;
+  if (unit == "us") return 1e-6;
+  return 1.0;
+}
+
+}  // namespace
+
+const std::vector<std::string>& fit_parameter_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const auto& p : table()) n.push_back(p.name);
+    return n;
+  }();
+  return names;
+}
+
+FitParameter fit_parameter(const std::string& name) {
+  for (const auto& p : table())
+    if (p.name == name) return p;
+  throw Error(fmt::format("calibrate: unknown parameter '{}'{} (valid: {})", name,
+                          did_you_mean(name, fit_parameter_names()), join(fit_parameter_names())));
+}
+
+std::vector<FitParameter> parse_fit_parameters(const std::string& comma_list) {
+  std::vector<FitParameter> out;
+  for (const auto& item : split(comma_list, ',')) {
+    const std::string name = trim(item);
+    if (name.empty()) throw Error(fmt::format("calibrate: --params '{}' has an empty name", comma_list));
+    for (const auto& p : out)
+      if (p.name == name) throw Error(fmt::format("calibrate: parameter '{}' given twice", name));
+    out.push_back(fit_parameter(name));
+  }
+  if (out.empty()) throw Error("calibrate: no parameters to fit (--params)");
+  return out;
+}
+
+bool is_engine_parameter(const FitParameter& p) { return p.key.rfind("engine.", 0) == 0; }
+bool is_efficiency_parameter(const FitParameter& p) { return p.key.rfind("hardware.efficiency.", 0) == 0; }
+
+double parameter_value(const FitParameter& p, double x) { return p.lo + (p.hi - p.lo) * logistic(x); }
+
+double parameter_coordinate(const FitParameter& p, double value) {
+  const double f = std::clamp((value - p.lo) / (p.hi - p.lo), 1e-4, 1.0 - 1e-4);
+  return std::log(f / (1.0 - f));
+}
+
+double current_value(const Setup& s, const FitParameter& p) {
+  const double scale = seconds_per_unit(p.unit);
+  const std::string eff = "hardware.efficiency.";
+  if (p.key.rfind(eff, 0) == 0) return efficiency_field(s.gpu.efficiency, p.key.substr(eff.size())) / scale;
+  if (p.key == "hardware.interconnect.intra_node.latency") return s.gpu.intra_node.latency / scale;
+  if (p.key == "engine.step_cpu_overhead") return s.engine.step_cpu_overhead / scale;
+  if (p.key == "engine.per_seq_cpu_overhead") return s.engine.per_seq_cpu_overhead / scale;
+  if (p.key == "engine.frontend_latency") return s.engine.frontend_latency / scale;
+  throw Error(fmt::format("calibrate: no current value for '{}'", p.key));
+}
+
+std::string parameter_yaml_value(const FitParameter& p, double value) {
+  return p.unit.empty() ? fmt::format("{:.4g}", value) : fmt::format("\"{:.4g} {}\"", value, p.unit);
+}
+
+std::vector<std::string> parameter_overrides(const std::vector<FitParameter>& params, const std::vector<double>& values,
+                                             int digits) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const std::string v = fmt::format("{:.{}g}", values[i], digits);
+    out.push_back(params[i].unit.empty() ? fmt::format("{}={}", params[i].key, v)
+                                         : fmt::format("{}=\"{} {}\"", params[i].key, v, params[i].unit));
+  }
+  return out;
+}
+
+}  // namespace servesim

@@ -1,0 +1,10 @@
+#pragma once
+// The `calibrate` subcommands beside `serving` (registered by register_calibrate).
+#include <CLI/CLI.hpp>
+
+namespace servesim::cli {
+
+void register_calibrate_operators(CLI::App& calibrate);  // calibrate operators
+void register_calibrate_static(CLI::App& calibrate);     // calibrate static
+
+}  // namespace servesim::cli
