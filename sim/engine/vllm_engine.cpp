@@ -467,7 +467,8 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
   step_stage_nanos_ = ctx_.virtual_engine ? std::max<Nanos>(1, to_nanos(seconds - totals.time + totals.stage_time))
                                           : end - now;
   if (ctx_.observer) {
-    StepRecord r;
+    // Every field is written below: reusing one record spares zeroing it per step.
+    StepRecord& r = step_record_;
     r.replica = ctx_.replica;
     r.start = now;
     r.end = ctx_.virtual_engine ? now + step_stage_nanos_ : end;

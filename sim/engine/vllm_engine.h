@@ -160,6 +160,7 @@ class VllmEngine : public Engine {
   Nanos step_stage_nanos_ = 0;
   Nanos last_finish_ = -1;   // virtual engines: end of the previous step (inter-token gaps)
   bool in_step_ = false;
+  StepRecord step_record_;   // start_step's report to the observer
 };
 
 }  // namespace servesim
