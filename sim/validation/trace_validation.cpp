@@ -232,20 +232,8 @@ TraceValidation validate_trace(const Scenario& sc, const ValidationTargets& targ
     case TraceFormat::vllm_bench:
       measured_itl = read_vllm_bench_itls(t.path);  // checks ttfts and itls first
       v.measured = read_measured_vllm_bench(t.path, sc.workload.seed);
-      bench = load_json_file(t.path);
-      // A request that streamed no token (output_lens 0 and ttfts 0, as vLLM's benchmark
-      // records it when the server sent no text) has no measured latency.
-      for (std::size_t i = 0; i < v.measured.size(); ++i) {
-        const json& o = bench.at("output_lens")[i];
-        const json& f = bench.at("ttfts")[i];
-        if (o.is_number_integer() && o.get<std::int64_t>() == 0 && f.is_number() && f.get<double>() == 0.0) {
-          MeasuredRequest& m = v.measured[i];
-          m.ttft_ms.reset();
-          m.tpot_ms.reset();
-          m.e2e_ms.reset();
-          ++v.no_token_requests;
-        }
-      }
+      for (const MeasuredRequest& m : v.measured) v.no_token_requests += m.no_token ? 1 : 0;
+      bench = load_json_file(t.path);  // throughput and duration below
       break;
     default:
       throw Error(fmt::format("{}: the {} trace format has no measured latencies; validate needs the generic CSV "

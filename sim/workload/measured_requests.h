@@ -16,6 +16,7 @@ struct MeasuredRequest {
   std::optional<double> ttft_ms;       // absent when the file has no value (empty, nan, failed)
   std::optional<double> tpot_ms;
   std::optional<double> e2e_ms;
+  bool no_token = false;               // the server streamed no token: nothing was measured
 };
 
 // Rows of a generic servesim CSV with its optional ttft_ms, tpot_ms, e2e_ms
@@ -26,7 +27,8 @@ std::vector<MeasuredRequest> read_measured_csv(const std::string& path);
 // Requests of a `vllm bench serve --save-result` JSON: ttft_ms from ttfts,
 // e2e_ms = ttft + the sum of its itls, tpot_ms = (e2e - ttft) / (output - 1)
 // (absent for a single output token), all absent for a request whose `errors`
-// entry is non-empty. arrival_s is the regenerated arrival (see
+// entry is non-empty or that streamed no token (output_lens 0 with ttfts 0: how
+// vLLM's benchmark records a request whose server sent no text; no_token is set). arrival_s is the regenerated arrival (see
 // open_vllm_bench_trace, same seed); output_tokens as replayed (>= 1).
 std::vector<MeasuredRequest> read_measured_vllm_bench(const std::string& path, std::uint64_t seed = 1);
 

@@ -185,6 +185,10 @@ std::vector<MeasuredRequest> read_measured_vllm_bench(const std::string& path, s
     m.output_tokens = std::max<std::int64_t>(1, b.output[i]);
     if (b.failed[i] || !has_ttft || !doc.at("ttfts")[i].is_number()) continue;
     const double ttft = doc.at("ttfts")[i].get<double>();
+    if (b.output[i] == 0 && ttft == 0.0) {  // no token: a zero TTFT is not a measurement
+      m.no_token = true;
+      continue;
+    }
     m.ttft_ms = ttft * 1e3;
     if (!has_itl || !doc.at("itls")[i].is_array()) continue;
     double decode = 0.0;

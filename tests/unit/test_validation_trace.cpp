@@ -190,3 +190,26 @@ TEST_CASE("pearson correlation", "[validation]") {
   CHECK_FALSE(pearson({1, 2}, {1, 2}).has_value());
   CHECK_FALSE(pearson({1, 1, 1}, {1, 2, 3}).has_value());
 }
+
+TEST_CASE("validate: a vllm bench request that streamed no token is not a zero-latency measurement",
+          "[validation]") {
+  // vLLM's benchmark records a request whose server sent no text as output_lens 0
+  // and ttfts 0. The reader must leave its latencies unmeasured (a TTFT of 0 ms
+  // would pull the measured mean down) and flag it; a real measurement next to it
+  // stays: request 0 has TTFT 100 ms and E2E 100 + 9 x 10 = 190 ms.
+  const std::string path = temp_file(
+      "no_token.json",
+      "{\"request_rate\": 4.0, \"input_lens\": [100, 200], \"output_lens\": [10, 0], "
+      "\"ttfts\": [0.1, 0.0], \"itls\": [[0.01, 0.01, 0.01, 0.01, 0.01, 0.01, 0.01, 0.01, 0.01], []]}");
+  const std::vector<MeasuredRequest> m = read_measured_vllm_bench(path, 1);
+  REQUIRE(m.size() == 2);
+  CHECK(m[0].ttft_ms.value() == Approx(100.0));
+  CHECK(m[0].e2e_ms.value() == Approx(190.0));
+  CHECK_FALSE(m[0].no_token);
+  CHECK(m[1].no_token);
+  CHECK_FALSE(m[1].ttft_ms.has_value());
+  CHECK_FALSE(m[1].e2e_ms.has_value());
+  const TraceValidation v =
+      validate_trace(trace_scenario(YAML::Load(kSetup), "test.yaml", path, TraceFormat::vllm_bench));
+  CHECK(v.no_token_requests == 1);
+}
