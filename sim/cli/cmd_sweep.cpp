@@ -3,13 +3,10 @@
 // Also registers `plan` and `whatif` (cmd_plan.cpp, cmd_whatif.cpp).
 #include <fmt/format.h>
 
-#include <fstream>
 #include <iostream>
-#include <thread>
 
 #include "cli/commands.h"
-#include "cli/scenario_args.h"
-#include "planning/progress.h"
+#include "cli/varied_run.h"
 #include "planning/sweep.h"
 #include "util/error.h"
 #include "util/text.h"
@@ -21,19 +18,9 @@ void register_whatif(CLI::App& app);
 
 namespace {
 
-struct SweepArgs {
-  std::string scenario;
-  std::vector<std::string> vary, sets;
-  int threads = 0;
-  std::string out;
+struct SweepArgs : VariedRunArgs {
   bool csv = false, json = false;
 };
-
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream f(path);
-  if (!f) throw Error(fmt::format("--out {}: cannot write the file", path));
-  f << text;
-}
 
 std::string summary_line_table(const std::vector<planning::PointResult>& points,
                                const std::vector<planning::SweepAxis>& axes) {
@@ -64,20 +51,9 @@ std::string summary_line_table(const std::vector<planning::PointResult>& points,
 }
 
 void run(const SweepArgs& a) {
-  std::vector<planning::SweepAxis> axes;
-  for (const auto& v : a.vary) axes.push_back(planning::parse_vary(v));
-  if (axes.empty()) throw Error("give at least one --vary KEY=V1,V2,... or --vary KEY=START:STOP:STEP");
-  if (!a.out.empty() && !ends_with(a.out, ".csv") && !ends_with(a.out, ".json"))
-    throw Error(fmt::format("--out {}: name a .csv or .json file", a.out));
-  const YAML::Node doc = load_document(a.scenario, a.sets);
-  planning::SweepOptions opt;
-  opt.threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  planning::ProgressBar bar("points", planning::stderr_is_terminal());
-  opt.progress = [&bar](std::size_t done, std::size_t total) { bar.update(done, total); };
-  const auto points = planning::run_sweep(doc, a.scenario, axes, opt);
-  bar.finish();
+  const auto [axes, points] = run_varied(a);
   if (!a.out.empty())
-    write_file(a.out, ends_with(a.out, ".json") ? planning::sweep_json(points, axes).dump(2) + "\n"
+    write_out_file(a.out, ends_with(a.out, ".json") ? planning::sweep_json(points, axes).dump(2) + "\n"
                                                 : planning::sweep_csv(points, axes));
   if (a.json) {
     std::cout << planning::sweep_json(points, axes).dump(2) << "\n";
@@ -96,6 +72,7 @@ void run(const SweepArgs& a) {
 
 void register_sweep(CLI::App& app) {
   static SweepArgs a;
+  a.no_vary_hint = "give at least one --vary KEY=V1,V2,... or --vary KEY=START:STOP:STEP";
   auto* cmd = app.add_subcommand("sweep", "Simulate the cartesian product of scenario keys, one row per point");
   cmd->add_option("scenario", a.scenario, "scenario YAML")->required();
   cmd->add_option("--vary", a.vary,

@@ -2,13 +2,10 @@
 //  [-j N] [--json] [--out FILE.csv|FILE.json] [--set K=V]...`
 #include <fmt/format.h>
 
-#include <fstream>
 #include <iostream>
-#include <thread>
 
 #include "cli/commands.h"
-#include "cli/scenario_args.h"
-#include "planning/progress.h"
+#include "cli/varied_run.h"
 #include "planning/whatif.h"
 #include "util/error.h"
 #include "util/text.h"
@@ -16,34 +13,16 @@
 namespace servesim::cli {
 namespace {
 
-struct WhatIfArgs {
-  std::string scenario;
-  std::vector<std::string> vary, sets;
-  int threads = 0;
+struct WhatIfArgs : VariedRunArgs {
   bool json = false;
-  std::string out;
 };
 
 void run(const WhatIfArgs& a) {
-  std::vector<planning::SweepAxis> axes;
-  for (const auto& v : a.vary) axes.push_back(planning::parse_vary(v));
-  if (axes.empty()) throw Error("give at least one --vary KEY=V1,V2,... to compare");
-  if (!a.out.empty() && !ends_with(a.out, ".csv") && !ends_with(a.out, ".json"))
-    throw Error(fmt::format("--out {}: name a .csv or .json file", a.out));
-  const YAML::Node doc = load_document(a.scenario, a.sets);
-  planning::SweepOptions opt;
-  opt.threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  planning::ProgressBar bar("points", planning::stderr_is_terminal());
-  opt.progress = [&bar](std::size_t done, std::size_t total) { bar.update(done, total); };
-  const auto points = planning::run_sweep(doc, a.scenario, axes, opt);
-  bar.finish();
+  const auto [axes, points] = run_varied(a);
   const auto rows = planning::whatif_rows(points, axes);
-  if (!a.out.empty()) {
-    std::ofstream f(a.out);
-    if (!f) throw Error(fmt::format("--out {}: cannot write the file", a.out));
-    if (ends_with(a.out, ".json")) f << planning::whatif_json(rows, axes).dump(2) << "\n";
-    else f << planning::sweep_csv(points, axes);
-  }
+  if (!a.out.empty())
+    write_out_file(a.out, ends_with(a.out, ".json") ? planning::whatif_json(rows, axes).dump(2) + "\n"
+                                                    : planning::sweep_csv(points, axes));
   if (a.json) {
     std::cout << planning::whatif_json(rows, axes).dump(2) << "\n";
     return;
@@ -68,6 +47,7 @@ void run(const WhatIfArgs& a) {
 
 void register_whatif(CLI::App& app) {
   static WhatIfArgs a;
+  a.no_vary_hint = "give at least one --vary KEY=V1,V2,... to compare";
   auto* cmd = app.add_subcommand(
       "whatif", "Compare configurations side by side and explain the differences (KV capacity, step cost, latency)");
   cmd->add_option("scenario", a.scenario, "scenario YAML")->required();

@@ -1,0 +1,30 @@
+#pragma once
+// What `sweep` and `whatif` share: parse the --vary axes, check --out, load the
+// scenario with its --set overrides and simulate every point in parallel behind
+// a progress bar.
+#include <string>
+#include <vector>
+
+#include "planning/sweep.h"
+
+namespace servesim::cli {
+
+struct VariedRunArgs {
+  std::string scenario;
+  std::vector<std::string> vary, sets;
+  int threads = 0;           // 0: all cores
+  std::string out;           // "" or FILE.csv / FILE.json (checked before simulating)
+  std::string no_vary_hint;  // the error when no --vary is given
+};
+
+struct VariedRun {
+  std::vector<planning::SweepAxis> axes;
+  std::vector<planning::PointResult> points;
+};
+
+VariedRun run_varied(const VariedRunArgs& a);
+
+// Writes `text` to `path`; a file that cannot be written is an --out error.
+void write_out_file(const std::string& path, const std::string& text);
+
+}  // namespace servesim::cli
