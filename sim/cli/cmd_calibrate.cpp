@@ -42,7 +42,7 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 
-void print_errors(const char* title, const std::vector<ExperimentErrors>& errs) {
+void print_errors(const std::string& title, const std::vector<ExperimentErrors>& errs) {
   const ErrorSummary s = summarize_errors(errs);
   fmt::print("{:<34} n={:<3} TTFT mean {:5.1f}%  TTFT p99 {:5.1f}%  TPOT mean {:5.1f}%  E2E mean {:5.1f}%  E2E p99 {:5.1f}%\n",
              title, s.experiments, s.ttft_mean, s.ttft_p99, s.tpot_mean, s.e2e_mean, s.e2e_p99);
@@ -96,6 +96,17 @@ void run(const Args& a) {
     // The fitted fractions carried to GPUs they were not fitted on: the roofline's claim.
     other_err = experiment_errors(other, overrides, opt.sharing, 1.0);
     print_errors("other GPUs, fitted fractions", other_err);
+    std::vector<std::string> gpus;  // each other GPU apart, in first-seen order
+    for (const auto& e : other_err)
+      if (std::find(gpus.begin(), gpus.end(), e.gpu) == gpus.end()) gpus.push_back(e.gpu);
+    if (gpus.size() > 1) {
+      for (const auto& g : gpus) {
+        std::vector<ExperimentErrors> one;
+        for (const auto& e : other_err)
+          if (e.gpu == g) one.push_back(e);
+        print_errors(fmt::format("  {}, fitted fractions", g), one);
+      }
+    }
   }
 
   if (!a.out.empty()) {
