@@ -21,6 +21,7 @@ const std::vector<FitParameter>& table() {
       {"gemm_compute", "hardware.efficiency.gemm_compute", 0.3, 0.95, 0.70, ""},
       {"gemm_tokens_half", "hardware.efficiency.gemm_tokens_half", 1.0, 1024.0, 48.0, ""},
       {"gemm_memory", "hardware.efficiency.gemm_memory", 0.4, 0.98, 0.80, ""},
+      {"gemm_overlap", "hardware.efficiency.gemm_overlap", 0.0, 1.0, 1.0, ""},
       {"attention_compute", "hardware.efficiency.attention_compute", 0.2, 0.9, 0.5, ""},
       {"attention_memory", "hardware.efficiency.attention_memory", 0.3, 0.98, 0.70, ""},
       {"elementwise_memory", "hardware.efficiency.elementwise_memory", 0.2, 0.95, 0.6, ""},

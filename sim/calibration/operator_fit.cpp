@@ -111,7 +111,9 @@ double closed_form(const OperatorSample& s, bool gemm, const Efficiency& e, doub
   double t = 0;
   if (gemm) {
     const double fill = s.m_tokens > 0 ? s.m_tokens / (s.m_tokens + e.gemm_tokens_half) : 1.0;
-    t = std::max(s.flops / (peak * e.gemm_compute * fill), s.bytes / (bw * e.gemm_memory));
+    const double c = s.flops / (peak * e.gemm_compute * fill), m = s.bytes / (bw * e.gemm_memory);
+    // As CostModel::finish_op: the shorter side's unhidden part adds (gemm_overlap < 1).
+    t = std::max(c, m) + (e.gemm_overlap < 1.0 ? (1.0 - e.gemm_overlap) * std::min(c, m) : 0.0);
   } else {
     t = s.bytes / (bw * e.elementwise_memory);
   }

@@ -85,6 +85,7 @@ void CostModel::finish_op(OpCost& op) const {
       const double dequant = precision_.weight_only ? e.dequant_compute : 1.0;
       op.compute_time = op.flops / (peak_compute_ * e.gemm_compute * fill * dequant);
       op.memory_time = op.bytes() / (bw * e.gemm_memory);
+      if (e.gemm_overlap < 1.0) op.exposed_time = (1.0 - e.gemm_overlap) * std::min(op.compute_time, op.memory_time);
       break;
     }
     case OpKind::attention:
@@ -99,7 +100,7 @@ void CostModel::finish_op(OpCost& op) const {
     case OpKind::overhead: break;
   }
   op.overhead_time += op.count * e.kernel_overhead;
-  op.time = std::max(op.compute_time, op.memory_time) + op.comm_time + op.overhead_time;
+  op.time = std::max(op.compute_time, op.memory_time) + op.exposed_time + op.comm_time + op.overhead_time;
   // The largest of the four parts names the bound.
   const double roof = std::max(op.compute_time, op.memory_time);
   op.bound = op.compute_time >= op.memory_time ? Bound::compute : Bound::memory;
@@ -157,8 +158,10 @@ void CostModel::emit(OpCost& op, bool per_layer, CostPart& part, std::vector<OpC
   (per_layer ? part.layer_time : part.other_time) += op.time;
   part.flops += op.flops;
   part.bytes += op.bytes();
-  part.time_by_bound[static_cast<int>(Bound::compute)] += op.compute_time >= op.memory_time ? op.compute_time : 0;
-  part.time_by_bound[static_cast<int>(Bound::memory)] += op.memory_time > op.compute_time ? op.memory_time : 0;
+  // The exposed part of the shorter side counts for its own bound.
+  part.time_by_bound[static_cast<int>(Bound::compute)] +=
+      op.compute_time >= op.memory_time ? op.compute_time : op.exposed_time;
+  part.time_by_bound[static_cast<int>(Bound::memory)] += op.memory_time > op.compute_time ? op.memory_time : op.exposed_time;
   part.time_by_bound[static_cast<int>(Bound::communication)] += op.comm_time;
   part.time_by_bound[static_cast<int>(Bound::overhead)] += op.overhead_time;
   if (ops) ops->push_back(op);

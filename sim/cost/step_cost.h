@@ -38,7 +38,8 @@ struct OpCost {
   double memory_time = 0;
   double comm_time = 0;
   double overhead_time = 0;    // fixed per-kernel or per-step time
-  double time = 0;             // max(compute, memory) + comm + overhead
+  double exposed_time = 0;     // GEMMs: the part of min(compute, memory) not hidden (Efficiency::gemm_overlap)
+  double time = 0;             // max(compute, memory) + exposed + comm + overhead
   Bound bound = Bound::memory;
   double bytes() const { return weight_bytes + activation_bytes + kv_bytes; }
   double intensity() const { return bytes() > 0 ? flops / bytes() : 0.0; }  // FLOP per byte

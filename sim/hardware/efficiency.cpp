@@ -16,6 +16,7 @@ constexpr Field kFields[] = {
     {"gemm_compute", &Efficiency::gemm_compute, false},
     {"gemm_tokens_half", &Efficiency::gemm_tokens_half, false},
     {"gemm_memory", &Efficiency::gemm_memory, false},
+    {"gemm_overlap", &Efficiency::gemm_overlap, false},
     {"attention_compute", &Efficiency::attention_compute, false},
     {"attention_memory", &Efficiency::attention_memory, false},
     {"elementwise_memory", &Efficiency::elementwise_memory, false},

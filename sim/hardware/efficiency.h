@@ -16,6 +16,12 @@ struct Efficiency {
   double gemm_tokens_half = 48.0;
   // Weight streaming in skinny (decode) GEMMs reaches ~80% of HBM peak.
   double gemm_memory = 0.80;
+  // Fraction of the shorter of a GEMM's compute and memory times hidden under the
+  // longer: time = max(c, m) + (1 - gemm_overlap) * min(c, m). 1 is the pure
+  // roofline; below 1, GEMMs near the ridge point (prefill chunks of ~100-300 tokens)
+  // are slower than either bound, as measured for small prefills (LMDeploy A100:
+  // 128-token prefill ~2x a decode step, docs/validation.md). Fitted, not assumed.
+  double gemm_overlap = 1.0;
   // FlashAttention-2 forward: ~50-70% of peak on A100, ~35-50% on H100 (Dao 2023).
   double attention_compute = 0.50;
   // Paged decode attention reads KV at ~60-75% of HBM bandwidth (vLLM kernels).

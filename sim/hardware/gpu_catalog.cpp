@@ -26,10 +26,14 @@ void apply_efficiency_overrides(YamlMap& m, Efficiency& e) {
                                                      : m.quantity(field, Dimension::fraction);
     // Durations and the token count may be 0; an efficiency fraction of 0 would make
     // every kernel take forever (division by zero), so fractions must be in (0, 1].
-    const bool is_fraction = !efficiency_field_is_time(field) && field != "gemm_tokens_half";
-    if (is_fraction ? (v <= 0 || v > 1.0) : v < 0) {
+    // gemm_overlap is a share, not a divisor: 0 (no overlap) is allowed.
+    const bool is_share = field == "gemm_overlap";
+    const bool is_fraction = !efficiency_field_is_time(field) && field != "gemm_tokens_half" && !is_share;
+    const bool bad = is_share ? (v < 0 || v > 1.0) : is_fraction ? (v <= 0 || v > 1.0) : v < 0;
+    if (bad) {
       throw Error(fmt::format("{}: {} must be {}", m.where(field), field,
                               efficiency_field_is_time(field) ? "a duration >= 0"
+                              : is_share                       ? "a fraction in [0, 1]"
                               : is_fraction                    ? "a fraction in (0, 1]"
                                                                : "a token count >= 0"));
     }

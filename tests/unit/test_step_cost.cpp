@@ -373,3 +373,38 @@ TEST_CASE("step cost: impossible parallelism is rejected when the model is built
   REQUIRE_THROWS_WITH(make_cost("h100-sxm", "llama-3.1-8b", DType::bf16, DType::bf16, DType::bf16, 1, 33),
                       Contains("pp=33 exceeds the 32 layers"));
 }
+
+TEST_CASE("gemm_overlap adds the unhidden share of the shorter roofline side", "[cost]") {
+  // A 128-token prefill of Llama-3.1-8B on A100 sits near the ridge point: its GEMMs'
+  // compute and memory times are of the same order. With gemm_overlap o each GEMM
+  // takes max(c, m) + (1 - o) * min(c, m) (+ its kernel overheads): o = 1 is the
+  // pure roofline, o = 0 the serial sum. Non-GEMM ops do not change.
+  GpuSpec gpu = load_gpu("a100-sxm4-80gb");
+  const CostModel base = make_cost(gpu, "llama-3.1-8b", DType::bf16, DType::bf16, DType::bf16);
+  const StepCost b = base.breakdown(prefill_batch(128));
+  for (double o : {0.0, 0.4}) {
+    INFO("gemm_overlap " << o);
+    gpu.efficiency.gemm_overlap = o;
+    const CostModel slow = make_cost(gpu, "llama-3.1-8b", DType::bf16, DType::bf16, DType::bf16);
+    const StepCost s = slow.breakdown(prefill_batch(128));
+    REQUIRE(s.ops.size() == b.ops.size());
+    double extra = 0;
+    for (std::size_t i = 0; i < s.ops.size(); ++i) {
+      const OpCost& x = s.ops[i];
+      const OpCost& y = b.ops[i];
+      if (x.kind == OpKind::gemm) {
+        const double hidden_less = (1.0 - o) * std::min(y.compute_time, y.memory_time);
+        CHECK(x.time == Approx(y.time + hidden_less).epsilon(1e-12));
+        extra += hidden_less;
+      } else {
+        CHECK(x.time == y.time);
+      }
+    }
+    CHECK(extra > 0.1 * b.time);  // near the ridge the overlap matters (> 10% of the step)
+    CHECK(s.time == Approx(b.time + extra).epsilon(1e-12));
+    // The exposed time is booked to the shorter side's bound: the split still sums up.
+    double by_bound = 0;
+    for (double t : s.time_by_bound) by_bound += t;
+    CHECK(by_bound == Approx(s.time).epsilon(1e-12));
+  }
+}
