@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "util/error.h"
+#include "util/parsed_file_cache.h"
 #include "util/paths.h"
 #include "util/text.h"
 
@@ -135,8 +136,11 @@ GpuSpec load_gpu(const std::string& name_or_path) {
   } else if (!file_exists(path)) {
     throw Error(fmt::format("{}: GPU file not found", path));
   }
-  YamlMap doc(load_yaml_file(path), path);
-  return parse_gpu(doc);
+  static ParsedFileCache<GpuSpec> cache;  // sweeps load the same file per point
+  return cache.get(path, [&] {
+    YamlMap doc(load_yaml_file(path), path);
+    return parse_gpu(doc);
+  });
 }
 
 }  // namespace servesim

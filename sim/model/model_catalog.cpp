@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "util/error.h"
+#include "util/parsed_file_cache.h"
 #include "util/paths.h"
 #include "util/text.h"
 
@@ -90,8 +91,11 @@ ModelSpec load_model(const std::string& name_or_path) {
   } else if (!file_exists(path)) {
     throw Error(fmt::format("{}: model file not found", path));
   }
-  YamlMap doc(load_yaml_file(path), path);
-  return parse_model(doc);
+  static ParsedFileCache<ModelSpec> cache;  // sweeps load the same file per point
+  return cache.get(path, [&] {
+    YamlMap doc(load_yaml_file(path), path);
+    return parse_model(doc);
+  });
 }
 
 }  // namespace servesim

@@ -3,12 +3,15 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "hardware/gpu_catalog.h"
 #include "model/model_catalog.h"
 #include "util/error.h"
+#include "util/paths.h"
 
 using namespace servesim;
 using Catch::Contains;
@@ -308,4 +311,27 @@ TEST_CASE("gpu yaml: a size where a bandwidth belongs is rejected", "[catalog][g
   REQUIRE_THROWS_WITH(load_gpu(gpu_fixture("wrong_unit.yaml")),
                       Contains("wrong_unit.yaml:8:3: memory.bandwidth") && Contains("wrong kind") &&
                           Contains("expected a bandwidth"));
+}
+
+TEST_CASE("a GPU file edited between loads is read again (the parse cache checks the file)", "[catalog]") {
+  // load_gpu caches parsed files per process (sweeps load one per point); an edit
+  // that changes the file's size must not be served from the cache. The copy of
+  // h100-sxm.yaml gets its bandwidth changed from "3.35 TB/s" to "3.3 TB/s".
+  const std::string src = catalog_dir("hardware") + "/h100-sxm.yaml";
+  const auto dir = std::filesystem::temp_directory_path() / "servesim_test_catalog_cache";
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "gpu.yaml").string();
+  std::ifstream in(src);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto at = text.find("\"3.35 TB/s\"");
+  REQUIRE(at != std::string::npos);
+  std::ofstream(path) << text;
+  CHECK(load_gpu(path).memory_bandwidth == Approx(3.35e12));
+  CHECK(load_gpu(path).memory_bandwidth == Approx(3.35e12));  // from the cache
+  std::string edited = text;
+  edited.replace(at, 11, "\"3.3 TB/s\"");
+  std::ofstream(path) << edited;
+  CHECK(load_gpu(path).memory_bandwidth == Approx(3.3e12));
+  std::filesystem::remove(path);
+  CHECK_THROWS_WITH(load_gpu(path), Catch::Contains("not found"));
 }
