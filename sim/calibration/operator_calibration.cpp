@@ -20,14 +20,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("{}: cannot open", path));
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // A shell word: quoted when it holds anything but plain path characters.
 std::string shell_word(const std::string& s) {
   if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:,=") ==
@@ -86,7 +78,7 @@ OperatorCalibration calibrate_operators(const OperatorCalibrationOptions& o) {
   c.base_file = repository_relative(base_path);
   c.data = repository_relative(o.data);
   c.start = gpu.efficiency;
-  const std::string base_yaml = read_text(base_path);
+  const std::string base_yaml = read_text_file(base_path);
   check_uncalibrated_base(base_yaml, c.base_file);  // before the minutes of fitting
 
   // Model YAMLs for models outside the catalog sit in a `models` folder beside the

@@ -15,14 +15,6 @@
 namespace servesim {
 namespace {
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("{}: cannot open", path));
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // A YAML scalar in single quotes (the overrides hold double quotes).
 std::string single_quoted(const std::string& s) {
   std::string q = "'";
@@ -53,7 +45,7 @@ std::string shell_word(const std::string& s) {
 }
 
 std::string render_profile(const StaticCalibrationOptions& o, const StaticCalibration& c, const std::string& base_path) {
-  std::string base_yaml = read_text(base_path);
+  std::string base_yaml = read_text_file(base_path);
   // Fitted hardware values outside `efficiency:` (the interconnect) replace the base's.
   for (std::size_t i = 0; i < c.params.size(); ++i) {
     const FitParameter& p = c.params[i];
@@ -154,7 +146,7 @@ StaticCalibration calibrate_static(const StaticCalibrationOptions& o) {
                                 : looks_like_path(gpu_ref) ? gpu_ref
                                                            : catalog_dir("hardware") + "/" + gpu_ref + ".yaml";
   c.base_file = repository_relative(base_path);
-  if (!o.out.empty()) check_uncalibrated_base(read_text(base_path), c.base_file);  // before fitting
+  if (!o.out.empty()) check_uncalibrated_base(read_text_file(base_path), c.base_file);  // before fitting
   const StaticFit all_fit = fit_static(c.rows, c.params, o.fit);
   // Keep only the parameters that were fitted: the others are not calibrated by this data.
   std::vector<FitParameter> fitted;

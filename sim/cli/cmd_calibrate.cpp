@@ -34,14 +34,6 @@ struct Args {
   bool verbose = false;
 };
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(fmt::format("{}: cannot open", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 void print_errors(const std::string& title, const std::vector<ExperimentErrors>& errs) {
   const ErrorSummary s = summarize_errors(errs);
   fmt::print("{:<34} n={:<3} TTFT mean {:5.1f}%  TTFT p99 {:5.1f}%  TPOT mean {:5.1f}%  E2E mean {:5.1f}%  E2E p99 {:5.1f}%\n",
@@ -111,7 +103,7 @@ void run(const Args& a) {
 
   if (!a.out.empty()) {
     const std::string base_path = catalog_dir("hardware") + "/" + a.gpu + ".yaml";
-    std::string yaml = read_file(base_path);
+    std::string yaml = read_text_file(base_path);
     const std::string name = a.name.empty() ? a.gpu + "-calibrated" : a.name;
     const auto pos = yaml.find("\nname: ");
     if (pos == std::string::npos) throw Error(fmt::format("{}: no top-level name:", base_path));

@@ -21,9 +21,8 @@ const CostPart& StepCostCache::tabulated(std::vector<Entry>& table, std::int64_t
 
 StepTotals StepCostCache::totals(const BatchSummary& b) {
   if (b.seqs <= 0) return StepTotals{};
-  CostPart t_scratch, s_scratch;
-  const CostPart& t = tabulated(tokens_, b.new_tokens, &CostModel::token_part, t_scratch);
-  const CostPart& s = tabulated(samples_, b.sampled, &CostModel::sample_part, s_scratch);
+  const CostPart& t = tabulated(tokens_, b.new_tokens, &CostModel::token_part, token_scratch_);
+  const CostPart& s = tabulated(samples_, b.sampled, &CostModel::sample_part, sample_scratch_);
   return cost_.combine(t, s, cost_.attention_part(b));
 }
 

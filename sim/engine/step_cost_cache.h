@@ -46,6 +46,7 @@ class StepCostCache {
   std::vector<Entry> tokens_;   // [new_tokens]
   std::vector<Entry> samples_;  // [sampled]
   std::int64_t computed_ = 0;
+  CostPart token_scratch_, sample_scratch_;  // parts beyond the tables (not zeroed per call)
 };
 
 }  // namespace servesim

@@ -3,7 +3,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
+#include <fmt/format.h>
+
+#include "util/error.h"
 #include "util/text.h"
 
 namespace servesim {
@@ -29,6 +34,14 @@ std::vector<std::string> list_catalog(const std::string& sub) {
 bool file_exists(const std::string& path) {
   std::error_code ec;
   return std::filesystem::is_regular_file(path, ec);
+}
+
+std::string read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(fmt::format("{}: cannot open", path));
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
 }
 
 bool looks_like_path(const std::string& s) {
