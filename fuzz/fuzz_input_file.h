@@ -1,0 +1,22 @@
+#pragma once
+// The parsers under fuzzing read files (traces are streamed, scenarios resolve
+// relative paths), so each input is written to a per-process scratch file first.
+// An input the parser rejects with servesim::Error is a pass; any other exception
+// escapes to libFuzzer, which reports it as a crash: that is the property fuzzed.
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <fstream>
+#include <string>
+
+namespace servesim::fuzz {
+
+inline std::string write_scratch(const std::uint8_t* data, std::size_t size, const char* suffix) {
+  const std::string path = "/tmp/servesim-fuzz-" + std::to_string(::getpid()) + suffix;
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+  return path;
+}
+
+}  // namespace servesim::fuzz
