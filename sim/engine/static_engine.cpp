@@ -20,6 +20,8 @@ class StaticEngine : public Engine {
     if (total > ctx_.config.max_model_len || blocks_for(total) > ctx_.kv_blocks) {
       RequestRecord rec = record_for(r);
       rec.failed = true;
+      rec.failure = total > ctx_.config.max_model_len ? FailureReason::too_long_for_max_model_len
+                                                      : FailureReason::exceeds_kv_capacity;
       rec.finish = now;
       if (ctx_.observer) ctx_.observer->on_request_done(rec);
       return false;

@@ -137,10 +137,12 @@ std::int64_t VllmEngine::max_decode_steps(std::int64_t from_step, std::int64_t l
   return std::clamp<std::int64_t>(cycles * bs + r, 1, std::max<std::int64_t>(1, limit));
 }
 
-bool VllmEngine::admissible(const Seq& s) const {
+FailureReason VllmEngine::admissible(const Seq& s) const {
   const std::int64_t total = s.req.input_tokens + s.req.output_tokens;
+  if (total > ctx_.config.max_model_len) return FailureReason::too_long_for_max_model_len;
   // The last sampled token is never written back, so the KV peaks at total - 1 tokens.
-  return total <= ctx_.config.max_model_len && blocks_for(total - 1) <= total_blocks_;
+  if (blocks_for(total - 1) > total_blocks_) return FailureReason::exceeds_kv_capacity;
+  return FailureReason::none;
 }
 
 bool VllmEngine::enqueue(Request r, Nanos now) {
@@ -156,8 +158,9 @@ bool VllmEngine::enqueue(Request r, Nanos now) {
   s.target = s.req.input_tokens;
   if (ctx_.config.prefix_caching && !s.req.block_hashes.empty())
     s.hashes = engine_block_hashes(s.req.block_hashes, s.req.hash_block_tokens, s.req.input_tokens, block_size_);
-  if (!admissible(s)) {
+  if (const FailureReason why = admissible(s); why != FailureReason::none) {
     s.rec.failed = true;
+    s.rec.failure = why;
     s.rec.finish = now;
     if (ctx_.observer) ctx_.observer->on_request_done(s.rec);
     s.phase = Phase::free;

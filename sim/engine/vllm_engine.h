@@ -106,7 +106,7 @@ class VllmEngine : public Engine {
   void preempt(int slot, Nanos now);
   bool preempt_tail(Nanos now, int protect_slot);
   void finish_request(int slot, Nanos now, std::vector<Request>& done, bool failed);
-  bool admissible(const Seq& s) const;
+  FailureReason admissible(const Seq& s) const;  // none when it can ever be served
   std::int64_t fast_forward_steps(Nanos now, Nanos horizon, double first_step_time, double* total_time,
                                   double* last_start);
   double decode_only_step_time(std::int64_t g);

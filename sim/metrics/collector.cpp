@@ -53,7 +53,7 @@ void Collector::set_request_stream(std::ostream* out) {
   requests_out_ = out;
   if (out)
     *out << "id,replica,arrival_s,input_tokens,output_tokens,cached_tokens,queue_ms,ttft_ms,tpot_ms,e2e_ms,"
-            "preemptions,failed\n";
+            "preemptions,failed,failure\n";
 }
 
 void Collector::on_step(const StepRecord& s) {
@@ -92,11 +92,15 @@ void Collector::on_itl(double seconds, std::int64_t count) {
 
 void Collector::on_request_done(const RequestRecord& r) {
   if (first_arrival_ < 0 || r.arrival < first_arrival_) first_arrival_ = r.arrival;
-  last_finish_ = std::max(last_finish_, r.finish);
   double ttft = 0, tpot = 0, e2e = 0, queue = 0;
   if (r.failed) {
     ++failed_;
+    // Slot 0 counts failures an engine reported without a reason (shown as "unspecified").
+    ++failures_[static_cast<std::size_t>(r.failure)];
   } else {
+    // The run's duration ends at the last completion: a failure is decided at
+    // once (at, or for the overload guard even before, its arrival) and serves nothing.
+    last_finish_ = std::max(last_finish_, r.finish);
     ++completed_;
     input_tokens_ += r.input_tokens;
     output_tokens_ += r.output_tokens;
@@ -119,9 +123,9 @@ void Collector::on_request_done(const RequestRecord& r) {
     slo_good_ += ok ? 1 : 0;
   }
   if (requests_out_) {
-    *requests_out_ << fmt::format("{},{},{:.6f},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{},{}\n", r.id, r.replica,
+    *requests_out_ << fmt::format("{},{},{:.6f},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{},{},{}\n", r.id, r.replica,
                                   to_seconds(r.arrival), r.input_tokens, r.output_tokens, r.cached_tokens, queue, ttft,
-                                  tpot, e2e, r.preemptions, r.failed ? 1 : 0);
+                                  tpot, e2e, r.preemptions, r.failed ? 1 : 0, failure_name(r.failure));
   }
 }
 
@@ -140,6 +144,7 @@ RunSummary Collector::summarize() {
   RunSummary s;
   s.completed = completed_;
   s.failed = failed_;
+  s.failures = failures_;
   s.preemptions = preemptions_;
   s.preempted_requests = preempted_requests_;
   s.gpus = gpus_per_replica_ * replicas_;
@@ -159,7 +164,9 @@ RunSummary Collector::summarize() {
   s.swapped_preemptions = swapped_preemptions_;
 
   const std::int64_t good = slo_good_;
-  s.slo_attainment = completed_ == 0 ? 0.0 : static_cast<double>(good) / static_cast<double>(completed_);
+  // Failed requests are offered requests that missed: attainment is over both.
+  const std::int64_t offered = completed_ + failed_;
+  s.slo_attainment = offered == 0 ? 0.0 : static_cast<double>(good) / static_cast<double>(offered);
   s.goodput_rps = s.duration_s > 0 ? static_cast<double>(good) / s.duration_s : 0.0;
 
   s.ttft_ms = ttft_.summarize();
@@ -173,11 +180,14 @@ RunSummary Collector::summarize() {
     const Distribution& d = t.metric == "ttft_ms" ? s.ttft_ms : t.metric == "tpot_ms" ? s.tpot_ms
                             : t.metric == "itl_ms"  ? s.itl_ms : s.e2e_ms;
     SloResult r{t.metric, t.statistic, t.limit_ms, statistic(d, t.statistic), false};
-    r.met = r.value_ms <= r.limit_ms;
+    r.measured = d.count > 0;  // no completed request: nothing was measured, nothing is met
+    r.met = r.measured && r.value_ms <= r.limit_ms;
     s.slo_met = s.slo_met && r.met;
     s.slo.push_back(r);
   }
   if (slo.attainment > 0 && s.slo_attainment < slo.attainment) s.slo_met = false;
+  // Completed < offered: whatever the served requests' latencies, the SLO is not met.
+  if (failed_ > 0 || completed_ == 0) s.slo_met = false;
 
   // flops and bytes are per GPU and busy time is summed over replicas: the ratio is per GPU.
   if (busy_s_ > 0) {

@@ -76,6 +76,7 @@ class Collector : public RunObserver {
   double slo_ttft_ = 0, slo_tpot_ = 0, slo_e2e_ = 0;
   std::int64_t slo_good_ = 0;  // completed requests meeting every per-request limit
   std::int64_t offload_tokens_ = 0, swapped_preemptions_ = 0;
+  FailureCounts failures_{};
   std::int64_t completed_ = 0, failed_ = 0, preemptions_ = 0, preempted_requests_ = 0;
   std::int64_t input_tokens_ = 0, output_tokens_ = 0, cached_tokens_ = 0;
   Nanos first_arrival_ = -1, last_finish_ = 0;

@@ -5,6 +5,7 @@
 
 #include "core/sim_time.h"
 #include "cost/step_cost.h"
+#include "metrics/failure.h"
 #include "workload/request.h"
 
 namespace servesim {
@@ -23,6 +24,7 @@ struct RequestRecord {
   int preemptions = 0;
   int swaps = 0;                   // preemptions whose KV was swapped to CPU instead of recomputed
   bool failed = false;
+  FailureReason failure = FailureReason::none;  // set with failed
 };
 
 struct StepRecord {

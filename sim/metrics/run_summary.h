@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "metrics/failure.h"
 #include "metrics/stats.h"
 
 namespace servesim {
@@ -12,11 +13,13 @@ struct SloResult {
   std::string metric, statistic;
   double limit_ms = 0, value_ms = 0;
   bool met = false;
+  bool measured = true;  // false when no completed request gave the metric a value (value_ms means nothing)
 };
 
 struct RunSummary {
   std::int64_t completed = 0;
   std::int64_t failed = 0;
+  FailureCounts failures{};  // failed requests by reason (failure.h)
   std::int64_t preemptions = 0;
   std::int64_t preempted_requests = 0;
   double duration_s = 0;  // first arrival to last completion
@@ -27,8 +30,10 @@ struct RunSummary {
   Distribution ttft_ms, tpot_ms, itl_ms, e2e_ms, queue_ms;
   // SLOs.
   std::vector<SloResult> slo;
+  // Not met when any request failed or none completed: a verdict over the served
+  // requests alone would hide the ones that were not.
   bool slo_met = true;
-  double slo_attainment = 1.0;  // share of completed requests meeting every per-request limit
+  double slo_attainment = 1.0;  // share of offered requests (completed + failed) meeting every per-request limit
   double goodput_rps = 0;       // such requests per second
   // Engine and GPU utilisation (time-weighted over the busy period).
   double mfu = 0;                   // model FLOP/s over peak, while busy

@@ -5,14 +5,40 @@
 namespace servesim {
 
 nlohmann::json distribution_json(const Distribution& d) {
+  // Over zero samples nothing was measured: null, never a 0 that reads as 0 ms.
+  if (d.count == 0)
+    return {{"mean", nullptr}, {"p50", nullptr}, {"p90", nullptr}, {"p95", nullptr}, {"p99", nullptr},
+            {"min", nullptr},  {"max", nullptr}, {"count", 0}};
   return {{"mean", d.mean}, {"p50", d.p50}, {"p90", d.p90}, {"p95", d.p95}, {"p99", d.p99},
           {"min", d.min},   {"max", d.max}, {"count", d.count}};
 }
 
+namespace {
+std::string reason_label(int i) {
+  return i == 0 ? "unspecified" : std::string(failure_name(static_cast<FailureReason>(i)));
+}
+}  // namespace
+
+nlohmann::json failures_json(const FailureCounts& f) {
+  nlohmann::json j = nlohmann::json::object();
+  for (int i = 1; i < kFailureReasonCount; ++i) j[reason_label(i)] = f[static_cast<std::size_t>(i)];
+  if (f[0] > 0) j[reason_label(0)] = f[0];
+  return j;
+}
+
+std::string failures_text(const FailureCounts& f) {
+  std::string out;
+  for (int i = 0; i < kFailureReasonCount; ++i) {
+    if (f[static_cast<std::size_t>(i)] == 0) continue;
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", f[static_cast<std::size_t>(i)], reason_label(i));
+  }
+  return out;
+}
+
 nlohmann::json summary_json(const RunSummary& s) {
   nlohmann::json j;
-  j["requests"] = {{"completed", s.completed}, {"failed", s.failed}, {"preempted", s.preempted_requests},
-                   {"preemptions", s.preemptions}};
+  j["requests"] = {{"completed", s.completed}, {"failed", s.failed}, {"failures", failures_json(s.failures)},
+                   {"preempted", s.preempted_requests}, {"preemptions", s.preemptions}};
   j["duration_s"] = s.duration_s;
   j["gpus"] = s.gpus;
   j["throughput"] = {{"requests_per_s", s.requests_per_s},
@@ -36,8 +62,8 @@ nlohmann::json summary_json(const RunSummary& s) {
   j["queue_ms"] = distribution_json(s.queue_ms);
   nlohmann::json slo = nlohmann::json::array();
   for (const auto& r : s.slo)
-    slo.push_back({{"metric", r.metric}, {"statistic", r.statistic}, {"limit_ms", r.limit_ms}, {"value_ms", r.value_ms},
-                   {"met", r.met}});
+    slo.push_back({{"metric", r.metric}, {"statistic", r.statistic}, {"limit_ms", r.limit_ms},
+                   {"value_ms", r.measured ? nlohmann::json(r.value_ms) : nlohmann::json(nullptr)}, {"met", r.met}});
   j["slo"] = {{"targets", slo}, {"met", s.slo_met}, {"attainment", s.slo_attainment}, {"goodput_rps", s.goodput_rps}};
   j["utilization"] = {{"mfu", s.mfu},
                       {"memory_bandwidth", s.bandwidth_utilization},
@@ -58,13 +84,17 @@ nlohmann::json summary_json(const RunSummary& s) {
 
 std::string summary_table(const RunSummary& s) {
   std::string out;
-  out += fmt::format("requests   {} completed, {} failed, {} preempted ({} preemptions)\n", s.completed, s.failed,
-                     s.preempted_requests, s.preemptions);
+  out += fmt::format("requests   {} completed, {} failed{}, {} preempted ({} preemptions)\n", s.completed, s.failed,
+                     s.failed > 0 ? " (" + failures_text(s.failures) + ")" : "", s.preempted_requests, s.preemptions);
   out += fmt::format("duration   {:.1f} s simulated on {} GPU(s)\n", s.duration_s, s.gpus);
   out += fmt::format("throughput {:.2f} req/s, {:.0f} output tok/s ({:.0f}/GPU), {:.0f} total tok/s\n",
                      s.requests_per_s, s.output_tokens_per_s, s.output_tokens_per_s / s.gpus, s.total_tokens_per_s);
   out += fmt::format("\n{:<10} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "ms", "mean", "p50", "p90", "p95", "p99");
   auto row = [&](const char* name, const Distribution& d) {
+    if (d.count == 0) {  // nothing measured: "-", not 0.00 ms
+      out += fmt::format("{:<10} {:>10} {:>10} {:>10} {:>10} {:>10}\n", name, "-", "-", "-", "-", "-");
+      return;
+    }
     out += fmt::format("{:<10} {:>10.2f} {:>10.2f} {:>10.2f} {:>10.2f} {:>10.2f}\n", name, d.mean, d.p50, d.p90, d.p95,
                        d.p99);
   };
@@ -76,10 +106,12 @@ std::string summary_table(const RunSummary& s) {
   if (!s.slo.empty()) {
     out += "\nSLO\n";
     for (const auto& r : s.slo)
-      out += fmt::format("  {} {} <= {:.1f} ms: {:.2f} ms  {}\n", r.metric, r.statistic, r.limit_ms, r.value_ms,
+      out += fmt::format("  {} {} <= {:.1f} ms: {}  {}\n", r.metric, r.statistic, r.limit_ms,
+                         r.measured ? fmt::format("{:.2f} ms", r.value_ms) : std::string("- (no completed request)"),
                          r.met ? "met" : "MISSED");
-    out += fmt::format("  attainment {:.1f}% of requests, goodput {:.2f} req/s: {}\n", 100 * s.slo_attainment,
-                       s.goodput_rps, s.slo_met ? "SLOs met" : "SLOs MISSED");
+    out += fmt::format("  attainment {:.1f}% of requests, goodput {:.2f} req/s: {}{}\n", 100 * s.slo_attainment,
+                       s.goodput_rps, s.slo_met ? "SLOs met" : "SLOs MISSED",
+                       s.failed > 0 ? fmt::format(" ({} of {} requests failed)", s.failed, s.completed + s.failed) : "");
   }
   out += fmt::format("\nbatch {:.1f} mean / {} max, queue {:.1f} mean / {} max, KV cache {:.0f}% mean / {:.0f}% max\n",
                      s.batch_size_mean, s.batch_size_max, s.queue_length_mean, s.queue_length_max,

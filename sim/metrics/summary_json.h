@@ -8,7 +8,11 @@ namespace servesim {
 
 // The summary as `servesim run --json` prints it (stable keys: scripts rely on them).
 nlohmann::json summary_json(const RunSummary& s);
-nlohmann::json distribution_json(const Distribution& d);
+nlohmann::json distribution_json(const Distribution& d);  // nulls over zero samples
+// Failed requests by reason: {"too_long_for_max_model_len": n, ...}, every reason listed.
+nlohmann::json failures_json(const FailureCounts& f);
+// "3 too_long_for_max_model_len, 1 exceeds_kv_capacity" (nonzero reasons only).
+std::string failures_text(const FailureCounts& f);
 // Human-readable table for the terminal.
 std::string summary_table(const RunSummary& s);
 // timeline.csv

@@ -78,6 +78,7 @@ struct CsvRow {
   std::int64_t id = 0, replica = 0, input_tokens = 0, output_tokens = 0, cached_tokens = 0, preemptions = 0;
   double arrival_s = 0, queue_ms = 0, ttft_ms = 0, tpot_ms = 0, e2e_ms = 0;
   bool failed = false;
+  std::string failure;  // reason name (failure.h), empty when served
   double finish_s() const { return arrival_s + e2e_ms * 1e-3; }
 };
 
@@ -93,7 +94,8 @@ inline std::vector<CsvRow> parse_requests_csv(const std::string& text) {
     std::string cell;
     std::istringstream ls(line);
     while (std::getline(ls, cell, ',')) f.push_back(cell);
-    if (f.size() != 12) throw std::runtime_error("requests.csv: expected 12 fields in '" + line + "'");
+    if (f.size() == 12) f.emplace_back();  // getline drops an empty last field (no failure)
+    if (f.size() != 13) throw std::runtime_error("requests.csv: expected 13 fields in '" + line + "'");
     CsvRow r;
     r.id = std::stoll(f[0]);
     r.replica = std::stoll(f[1]);
@@ -107,6 +109,7 @@ inline std::vector<CsvRow> parse_requests_csv(const std::string& text) {
     r.e2e_ms = std::stod(f[9]);
     r.preemptions = std::stoll(f[10]);
     r.failed = f[11] == "1";
+    r.failure = f[12];
     rows.push_back(r);
   }
   return rows;

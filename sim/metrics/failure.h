@@ -1,0 +1,32 @@
+#pragma once
+// Why a request was not served. A failed request is never silently dropped: it is
+// counted by reason in the summary, named in requests.csv's `failure` column, and
+// counts as an SLO miss (collector.cpp).
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+namespace servesim {
+
+enum class FailureReason : std::uint8_t {
+  none = 0,
+  too_long_for_max_model_len,  // prompt + output tokens above engine.max_model_len (or the model's context)
+  exceeds_kv_capacity,         // its KV cache alone needs more blocks than the replica has
+  overload_guard,              // rejected or cut when the waiting queue hit simulation.max_queue_memory
+};
+inline constexpr int kFailureReasonCount = 4;
+
+inline constexpr std::string_view failure_name(FailureReason r) {
+  switch (r) {
+    case FailureReason::none: return "";
+    case FailureReason::too_long_for_max_model_len: return "too_long_for_max_model_len";
+    case FailureReason::exceeds_kv_capacity: return "exceeds_kv_capacity";
+    case FailureReason::overload_guard: return "overload_guard";
+  }
+  return "unknown";
+}
+
+// Failed requests per reason (index = static_cast<int>(reason); [0] unused).
+using FailureCounts = std::array<std::int64_t, kFailureReasonCount>;
+
+}  // namespace servesim
