@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "util/error.h"
+#include "util/paths.h"
 #include "util/text.h"
 
 namespace servesim {
@@ -52,6 +53,7 @@ bool parse_bool(const std::string& text, const std::string& where, const std::st
 }  // namespace
 
 std::vector<OperatorTimingRow> read_operator_timings(const std::string& path, const std::string& model) {
+  reject_directory(path);
   std::ifstream in(path);
   if (!in) throw Error(fmt::format("{}: cannot open operator timing file", path));
   const std::string name = model.empty() ? std::filesystem::path(path).stem().string() : model;

@@ -16,6 +16,7 @@
 #include "cli/commands.h"
 #include "cli/validate_commands.h"
 #include "util/error.h"
+#include "util/json_file.h"
 #include "util/paths.h"
 #include "util/text.h"
 #include "validation/static_batch.h"
@@ -226,15 +227,7 @@ struct ReportArgs {
   std::string output;
 };
 
-json load(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(fmt::format("{}: cannot open", path));
-  try {
-    return json::parse(in);
-  } catch (const json::exception& e) {
-    throw Error(fmt::format("{}: not valid JSON: {}", path, e.what()));
-  }
-}
+json load(const std::string& path) { return read_json_file(path); }
 
 std::string pct(double v, bool sign = false) { return sign ? fmt::format("{:+.1f}%", v) : fmt::format("{:.1f}%", v); }
 

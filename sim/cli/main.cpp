@@ -1,12 +1,16 @@
 // servesim: LLM inference serving simulator. main() is the only place that turns
-// errors into exit codes: 0 ok, 1 bad input or infeasible scenario, 2 usage.
+// errors into exit codes: 0 ok, 1 bad input or infeasible scenario, 2 usage,
+// 3 internal error (an exception that is not a servesim::Error: a bug to report),
+// 130 interrupted by SIGINT.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <iostream>
+#include <new>
 
 #include "cli/commands.h"
 #include "util/error.h"
+#include "util/interrupt.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"servesim: LLM inference serving simulator"};
@@ -18,13 +22,30 @@ int main(int argc, char** argv) {
   servesim::cli::register_validate(app);
   servesim::cli::register_calibrate(app);
   servesim::cli::register_planning(app);
+  servesim::install_interrupt_handler();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  } catch (const servesim::Interrupted& e) {
+    std::cerr << e.what() << "\n";
+    return 130;
   } catch (const servesim::Error& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 1;
+  } catch (const std::bad_alloc&) {
+    // Not a bug in the input as such, but nothing the user can fix by reading a message
+    // about a key: say what ran out.
+    std::cerr << "internal error: out of memory (the scenario may be too large for this machine)\n";
+    return 3;
+  } catch (const std::exception& e) {
+    // The last line: every exception that leaves the library should be a servesim::Error
+    // naming the input; reaching here is a bug.
+    std::cerr << "internal error: " << e.what() << "\nplease report this with the command that caused it\n";
+    return 3;
+  } catch (...) {
+    std::cerr << "internal error: unknown exception\nplease report this with the command that caused it\n";
+    return 3;
   }
   return 0;
 }

@@ -4,15 +4,20 @@
 #include <limits>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
+#include "util/error.h"
+
 namespace servesim {
 
 namespace {
 constexpr std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
 // Parameters are validated by the loaders (servesim::Error with a location);
-// reaching here with bad ones is a programming error.
+// reaching here with bad ones is a programming error, still reported as an Error
+// (never std::invalid_argument, which main() could only call an internal error).
 void require(bool ok, const char* what) {
-  if (!ok) throw std::invalid_argument(what);
+  if (!ok) throw Error(fmt::format("internal error: {} (a loader let a bad value through; please report)", what));
 }
 }  // namespace
 
@@ -105,7 +110,8 @@ double RandomStream::lognormal_from_mean_std(double mean, double stddev) {
 }
 
 double RandomStream::gamma(double shape, double scale) {
-  require(shape > 0.0 && scale > 0.0, "RandomStream::gamma: shape and scale must be > 0");
+  require(std::isfinite(shape) && std::isfinite(scale) && shape > 0.0 && scale > 0.0,
+          "RandomStream::gamma: shape and scale must be finite and > 0");
   if (shape < 1.0) {
     // If X ~ Gamma(k+1) and U ~ U(0,1) then X * U^(1/k) ~ Gamma(k) (Marsaglia-Tsang §6).
     const double x = gamma(shape + 1.0, 1.0);

@@ -134,6 +134,7 @@ GpuSpec load_gpu(const std::string& name_or_path) {
                               name_or_path, did_you_mean(name_or_path, names), join(names)));
     }
   } else if (!file_exists(path)) {
+    reject_directory(path);
     throw Error(fmt::format("{}: GPU file not found", path));
   }
   static ParsedFileCache<GpuSpec> cache;  // sweeps load the same file per point

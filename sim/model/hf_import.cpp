@@ -2,12 +2,14 @@
 // classes (LlamaConfig, MixtralConfig, Qwen2Config, Qwen3Config, DeepseekV3Config).
 #include <fmt/format.h>
 
-#include <fstream>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "model/model_catalog.h"
 #include "util/error.h"
+#include "util/json_file.h"
+#include "util/paths.h"
 #include "util/text.h"
 
 namespace servesim {
@@ -58,15 +60,25 @@ std::string model_name_from_path(const std::string& path) {
 
 }  // namespace
 
+namespace {
+ModelSpec import_parsed_config(const json& j, const std::string& path);
+}  // namespace
+
 ModelSpec import_hf_config(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(fmt::format("{}: cannot open config.json", path));
-  json j;
+  if (!file_exists(path) && !std::filesystem::is_directory(path))
+    throw Error(fmt::format("{}: cannot open config.json", path));
+  const json j = read_json_file(path);  // a directory, bad syntax, 1e999: Errors naming the file
+  // The field readers check types before get<>(); this is the net for any they miss
+  // (a nlohmann exception is not a servesim::Error).
   try {
-    in >> j;
-  } catch (const json::parse_error& e) {
-    throw Error(fmt::format("{}: not valid JSON: {}", path, e.what()));
+    return import_parsed_config(j, path);
+  } catch (const json::exception& e) {
+    throw Error(json_field_error(path, "unexpected value", e));
   }
+}
+
+namespace {
+ModelSpec import_parsed_config(const json& j, const std::string& path) {
   if (!j.is_object()) throw Error(fmt::format("{}: expected a JSON object", path));
 
   std::string arch;
@@ -144,5 +156,6 @@ ModelSpec import_hf_config(const std::string& path) {
   validate_model(m, path);
   return m;
 }
+}  // namespace
 
 }  // namespace servesim

@@ -89,6 +89,7 @@ ModelSpec load_model(const std::string& name_or_path) {
           name_or_path, did_you_mean(name_or_path, names), join(names)));
     }
   } else if (!file_exists(path)) {
+    reject_directory(path);
     throw Error(fmt::format("{}: model file not found", path));
   }
   static ParsedFileCache<ModelSpec> cache;  // sweeps load the same file per point

@@ -1,6 +1,10 @@
 #include "util/paths.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -36,11 +40,31 @@ bool file_exists(const std::string& path) {
   return std::filesystem::is_regular_file(path, ec);
 }
 
-std::string read_text_file(const std::string& path) {
+void check_input_file(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw Error(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+  if (S_ISDIR(st.st_mode)) throw Error(fmt::format("{}: is a directory, expected a file", path));
+}
+
+void reject_directory(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw Error(fmt::format("{}: is a directory, expected a file", path));
+}
+
+std::ifstream open_input_file(const std::string& path) {
+  check_input_file(path);
+  errno = 0;
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("{}: cannot open", path));
+  if (!in)
+    throw Error(fmt::format("{}: cannot open: {}", path, errno != 0 ? std::strerror(errno) : "unknown reason"));
+  return in;
+}
+
+std::string read_text_file(const std::string& path) {
+  std::ifstream in = open_input_file(path);
   std::ostringstream s;
   s << in.rdbuf();
+  if (in.bad()) throw Error(fmt::format("{}: read error", path));
   return s.str();
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // Where the shipped catalogs live: $SERVESIM_HOME if set, else the source tree the
 // binary was built from.
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,16 @@ std::string catalog_dir(const std::string& sub);  // data_root()/sub
 // Base names (without .yaml) of the YAML files in a catalog folder, sorted.
 std::vector<std::string> list_catalog(const std::string& sub);
 bool file_exists(const std::string& path);
+// Throws an Error unless `path` names a readable regular file (or a pipe such as
+// /dev/stdin): "<path>: is a directory, expected a file", "<path>: cannot open: <OS reason>".
+// Every input file goes through this (a directory opened as a file reads as an
+// exception from deep inside libstdc++, not as an error).
+void check_input_file(const std::string& path);
+// Throws "<path>: is a directory, expected a file" when it is one; for the callers
+// that have their own "not found" wording for a missing file.
+void reject_directory(const std::string& path);
+// An open stream for `path` after check_input_file; an Error if it cannot be opened.
+std::ifstream open_input_file(const std::string& path);
 // The whole file as text; an unreadable file is an Error naming it.
 std::string read_text_file(const std::string& path);
 bool looks_like_path(const std::string& s);  // contains '/' or ends in .yaml/.yml/.json

@@ -92,6 +92,7 @@ bool is_tokens_per_s(const std::string& unit) { return to_lower(unit).rfind("tok
 }  // namespace
 
 std::vector<BenchmarkRow> read_benchmark_csv(const std::string& path) {
+  reject_directory(path);
   std::ifstream in(path);
   if (!in) throw Error(fmt::format("{}: cannot open", path));
   std::string line;

@@ -14,6 +14,7 @@
 
 #include "core/simulation.h"
 #include "util/error.h"
+#include "util/json_file.h"
 #include "util/paths.h"
 #include "util/text.h"
 #include "workload/trace_reader.h"
@@ -27,15 +28,7 @@ TraceFormat resolved_format(const TraceSpec& t) {
   return t.format == TraceFormat::automatic ? detect_trace_format(t.path) : t.format;
 }
 
-json load_json_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(fmt::format("{}: cannot open", path));
-  try {
-    return json::parse(in);
-  } catch (const json::exception& e) {
-    throw Error(fmt::format("{}: not a valid JSON document: {}", path, e.what()));
-  }
-}
+json load_json_file(const std::string& path) { return read_json_file(path, "not a valid JSON document"); }
 
 // A vllm_bench per-request list that validation needs, checked for presence and length.
 const json& bench_list(const json& doc, const char* key, std::size_t n, const std::string& path, const char* what) {
@@ -124,7 +117,10 @@ Scenario trace_scenario(YAML::Node doc, const std::string& source, const std::st
   }
   std::string path = trace_path;
   if (!path.empty() && path[0] != '/' && file_exists(path)) path = std::filesystem::absolute(path).lexically_normal().string();
-  if (!file_exists(path)) throw Error(fmt::format("--trace {}: file not found", trace_path));
+  if (!file_exists(path)) {
+    reject_directory(path);
+    throw Error(fmt::format("--trace {}: file not found", trace_path));
+  }
   w["trace"] = path;
   w["format"] = trace_format_name(format);
   doc["workload"] = w;

@@ -12,6 +12,7 @@
 #include "core/simulation.h"
 #include "metrics/stats.h"
 #include "util/error.h"
+#include "util/json_file.h"
 #include "util/text.h"
 
 namespace servesim {
@@ -68,14 +69,7 @@ MeasuredMetrics read_metrics(const json& j) {
 }  // namespace
 
 std::vector<Experiment> load_vllm_experiments(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(fmt::format("{}: cannot open", path));
-  json d;
-  try {
-    in >> d;
-  } catch (const json::parse_error& e) {
-    throw Error(fmt::format("{}: not valid JSON: {}", path, e.what()));
-  }
+  const json d = read_json_file(path);  // a directory, bad syntax, 1e999: Errors naming the file
   std::vector<Experiment> out;
   try {
     for (const auto& j : d.at("experiments")) {
@@ -113,7 +107,7 @@ std::vector<Experiment> load_vllm_experiments(const std::string& path) {
       out.push_back(std::move(e));
     }
   } catch (const json::exception& e) {
-    throw Error(fmt::format("{}: unexpected layout: {}", path, e.what()));
+    throw Error(json_field_error(path, "unexpected layout", e));
   }
   return out;
 }

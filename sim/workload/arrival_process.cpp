@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 
@@ -64,6 +65,15 @@ void parse_renewal(YamlMap& m, ArrivalKind kind, double& rate, double& cv) {
   if (kind == ArrivalKind::gamma) {
     cv = m.number("cv");
     if (!(cv > 0.0)) throw Error(fmt::format("{}: cv must be > 0, got {}", m.where("cv"), cv));
+    // The gaps are Gamma(shape 1/cv^2, scale cv^2/rate): outside this range the shape
+    // or the scale leaves double range (1e200 squares to inf, 1e-200 to 0).
+    constexpr double kMinCv = 1e-6, kMaxCv = 1e6;
+    if (!(cv >= kMinCv && cv <= kMaxCv))
+      throw Error(fmt::format("{}: cv must be between {:g} and {:g}, got {:g}", m.where("cv"), kMinCv, kMaxCv, cv));
+    const double shape = 1.0 / (cv * cv), scale = 1.0 / (rate * shape);
+    if (!std::isnormal(scale))
+      throw Error(fmt::format("{}: rate {:g} with cv {:g} gives gamma gaps of scale {:g}, out of range; "
+                              "use a smaller rate or cv", m.where("cv"), rate, cv, scale));
   }
 }
 

@@ -40,7 +40,7 @@ TraceFormat parse_trace_format(const std::string& name, const std::string& where
 TraceFormat detect_trace_format(const std::string& path) {
   const std::string lower = to_lower(path);
   if (ends_with(lower, ".jsonl")) return TraceFormat::mooncake;
-  trace_detail::LineReader in(path);
+  trace_detail::LineReader in(path, /*require_final_newline=*/false);  // the readers check it
   std::string line;
   while (in.next(line)) {
     const std::string t = trim(line);

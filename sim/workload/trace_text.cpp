@@ -6,17 +6,30 @@
 #include <cmath>
 
 #include "util/error.h"
+#include "util/paths.h"
 #include "util/text.h"
 
 namespace servesim::trace_detail {
 
-LineReader::LineReader(const std::string& path) : path_(path), in_(path) {
+LineReader::LineReader(const std::string& path, bool require_final_newline)
+    : path_(path), in_(path), require_final_newline_(require_final_newline) {
+  reject_directory(path);  // opens fine, then fails inside libstdc++ on the first read
   if (!in_) throw Error(fmt::format("{}: cannot open trace file", path));
 }
 
 bool LineReader::next(std::string& line) {
-  if (!std::getline(in_, line)) return false;
+  if (!std::getline(in_, line)) {
+    if (in_.bad()) throw Error(fmt::format("{}: read error after line {}", path_, line_));
+    return false;
+  }
   ++line_;
+  // getline hit the end of the file before a newline: the last line may be cut short,
+  // and a cut inside its last number reads as a smaller number (375 tokens as 3).
+  // Every shipped trace ends in a newline, so a missing one is an error, not a guess.
+  if (require_final_newline_ && in_.eof() && line.find_first_not_of(" \t\r") != std::string::npos)
+    throw Error(fmt::format("{}:{}: file ends without a newline: line {} may be truncated (add a newline at the "
+                            "end if it is complete)",
+                            path_, line_, line_));
   if (line_ == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // a UTF-8 byte order mark
   if (!line.empty() && line.back() == '\r') line.pop_back();
   return true;

@@ -10,11 +10,14 @@
 namespace servesim::trace_detail {
 
 // Reads a text file one line at a time (the only buffering is std::ifstream's),
-// stripping a trailing '\r' and counting 1-based line numbers.
+// stripping a trailing '\r' and counting 1-based line numbers. A last line without
+// a newline is an Error (it may be a file cut short in the middle of a number).
 class LineReader {
  public:
   // Throws servesim::Error "<path>: cannot open trace file" if it cannot be read.
-  explicit LineReader(const std::string& path);
+  // `require_final_newline` false: for sniffing the format of a file that may be one
+  // JSON document (which needs no final newline).
+  explicit LineReader(const std::string& path, bool require_final_newline = true);
   bool next(std::string& line);
   std::int64_t line_number() const { return line_; }
   const std::string& path() const { return path_; }
@@ -23,6 +26,7 @@ class LineReader {
   std::string path_;
   std::ifstream in_;
   std::int64_t line_ = 0;
+  bool require_final_newline_ = true;
 };
 
 // Splits one CSV line on commas; a field in double quotes may hold commas, and

@@ -4,12 +4,15 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
 
 #include "core/rng.h"
 #include "util/error.h"
+#include "util/json_file.h"
+#include "util/paths.h"
 #include "util/text.h"
 #include "workload/measured_requests.h"
 #include "workload/trace_reader.h"
@@ -21,13 +24,9 @@ using nlohmann::json;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 json load_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(fmt::format("{}: cannot open trace file", path));
-  try {
-    return json::parse(in);
-  } catch (const json::exception& e) {
-    throw Error(fmt::format("{}: not a valid JSON document: {}", path, e.what()));
-  }
+  if (!file_exists(path) && !std::filesystem::is_directory(path))
+    throw Error(fmt::format("{}: cannot open trace file", path));
+  return read_json_file(path, "not a valid JSON document");
 }
 
 // A rate-like field: a number, or "inf" / "infinity" (vLLM writes "inf").
@@ -66,7 +65,19 @@ struct BenchFile {
   json doc;
 };
 
+BenchFile load_bench_fields(const std::string& path, std::uint64_t seed);
+
 BenchFile load_bench(const std::string& path, std::uint64_t seed) {
+  // The field readers check types first; this is the net for any nlohmann exception
+  // they miss, which would otherwise leave the library as an internal error.
+  try {
+    return load_bench_fields(path, seed);
+  } catch (const json::exception& e) {
+    throw Error(json_field_error(path, "unexpected value", e));
+  }
+}
+
+BenchFile load_bench_fields(const std::string& path, std::uint64_t seed) {
   BenchFile b;
   b.doc = load_json(path);
   const json& doc = b.doc;
@@ -82,6 +93,12 @@ BenchFile load_bench(const std::string& path, std::uint64_t seed) {
   double burstiness = 1.0;
   if (doc.contains("burstiness") && !doc.at("burstiness").is_null()) burstiness = rate_field(doc, "burstiness", path);
   if (!(burstiness > 0.0)) throw Error(fmt::format("{}: burstiness must be > 0, got {}", path, burstiness));
+  // Gaps are Gamma(shape burstiness, scale 1/(rate*burstiness)): both must stay positive
+  // finite doubles (burstiness 1e308 at 16 req/s makes the scale 0; 1e-320 makes it inf).
+  constexpr double kMinBurstiness = 1e-6, kMaxBurstiness = 1e6;
+  if (!std::isinf(burstiness) && !(burstiness >= kMinBurstiness && burstiness <= kMaxBurstiness))
+    throw Error(fmt::format("{}: burstiness must be between {:g} and {:g} (or \"inf\"), got {:g}", path,
+                            kMinBurstiness, kMaxBurstiness, burstiness));
   if (doc.contains("max_concurrency") && !doc.at("max_concurrency").is_null()) {
     const json& mc = doc.at("max_concurrency");
     if (!mc.is_number_integer() || mc.get<std::int64_t>() < 1)
@@ -101,6 +118,16 @@ BenchFile load_bench(const std::string& path, std::uint64_t seed) {
     ramp_end = rate_field(doc, "ramp_up_end_rps", path);
     if (!(ramp_start > 0.0) || !(ramp_end > 0.0) || std::isinf(ramp_start) || std::isinf(ramp_end))
       throw Error(fmt::format("{}: ramp_up_start_rps and ramp_up_end_rps must be finite and > 0", path));
+  }
+  if (!std::isinf(burstiness)) {
+    // The extreme rates the gaps will see: the ramp's ends, else the request rate.
+    for (const double r : ramp.empty() ? std::vector<double>{rate} : std::vector<double>{ramp_start, ramp_end}) {
+      if (std::isinf(r)) continue;  // infinite rate: no gaps drawn
+      if (!std::isnormal(1.0 / (r * burstiness)))
+        throw Error(fmt::format("{}: a rate of {:g} req/s with burstiness {:g} gives gamma gaps of scale {:g}, "
+                                "out of range; use a smaller rate or burstiness",
+                                path, r, burstiness, 1.0 / (r * burstiness)));
+    }
   }
   const std::size_t n = b.input.size();
   b.failed.assign(n, false);
