@@ -19,6 +19,13 @@ namespace servesim {
 
 inline constexpr Nanos kNever = std::numeric_limits<Nanos>::max();
 
+// Memory a request holds while it waits in an engine's queue: the Request itself
+// and its prefix-block hashes (queue bookkeeping adds about 1 byte: a deque node
+// holds 8 requests of 64 bytes).
+inline std::int64_t queued_request_bytes(const Request& r) {
+  return static_cast<std::int64_t>(sizeof(Request) + r.block_hashes.capacity() * sizeof(std::uint64_t));
+}
+
 // Protocol: the simulation calls start_step when can_start(now) holds, queues the
 // step's end at the time it returns, and calls finish_step then. Engines run one
 // step at a time, except a pipelined replica (pp > 1, pipeline_engine.cpp), which
@@ -43,6 +50,13 @@ class Engine {
   // finished (or failed) requests are appended to `done`.
   virtual void finish_step(Nanos now, std::vector<Request>& done) = 0;
   virtual std::int64_t outstanding() const = 0;  // waiting + running requests
+  // Requests waiting that were never scheduled, and the bytes they hold (the
+  // overload guard's measure: what grows without bound when arrivals outpace service).
+  virtual std::int64_t queued() const = 0;
+  virtual std::int64_t queued_bytes() const = 0;
+  // Fails every never-scheduled waiting request with `why` (reported to the
+  // observer) and appends them to `done`; running and preempted ones continue.
+  virtual void abort_queued(Nanos now, FailureReason why, std::vector<Request>& done) = 0;
   virtual double kv_load() const = 0;            // used / total KV blocks
   virtual std::int64_t kv_blocks_total() const = 0;
 };

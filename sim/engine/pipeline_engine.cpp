@@ -87,6 +87,19 @@ class PipelineEngine : public Engine {
     for (const auto& e : ves_) n += e->outstanding();
     return n;
   }
+  std::int64_t queued() const override {
+    std::int64_t n = 0;
+    for (const auto& e : ves_) n += e->queued();
+    return n;
+  }
+  std::int64_t queued_bytes() const override {
+    std::int64_t n = 0;
+    for (const auto& e : ves_) n += e->queued_bytes();
+    return n;
+  }
+  void abort_queued(Nanos now, FailureReason why, std::vector<Request>& done) override {
+    for (auto& e : ves_) e->abort_queued(now, why, done);
+  }
   double kv_load() const override {
     std::int64_t used = 0, total = 0;
     for (const auto& e : ves_) {

@@ -26,8 +26,23 @@ class StaticEngine : public Engine {
       if (ctx_.observer) ctx_.observer->on_request_done(rec);
       return false;
     }
+    queued_bytes_ += queued_request_bytes(r);
     waiting_.push_back(std::move(r));
     return true;
+  }
+  std::int64_t queued() const override { return static_cast<std::int64_t>(waiting_.size()); }
+  std::int64_t queued_bytes() const override { return queued_bytes_; }
+  void abort_queued(Nanos now, FailureReason why, std::vector<Request>& done) override {
+    for (auto& r : waiting_) {
+      RequestRecord rec = record_for(r);
+      rec.failed = true;
+      rec.failure = why;
+      rec.finish = now;
+      if (ctx_.observer) ctx_.observer->on_request_done(rec);
+      done.push_back(std::move(r));
+    }
+    waiting_.clear();
+    queued_bytes_ = 0;
   }
   bool has_work() const override { return !waiting_.empty() || !batch_.empty(); }
   bool can_start(Nanos /*now*/) const override { return !in_step_ && has_work(); }
@@ -49,6 +64,7 @@ class StaticEngine : public Engine {
         Member m{r, record_for(r), 0};
         m.rec.first_scheduled = now;
         batch_.push_back(std::move(m));
+        queued_bytes_ -= queued_request_bytes(waiting_.front());
         waiting_.pop_front();
       }
       prefill_ = true;
@@ -137,6 +153,7 @@ class StaticEngine : public Engine {
   EngineContext ctx_;
   const CostModel& cost_;
   std::deque<Request> waiting_;
+  std::int64_t queued_bytes_ = 0;  // queued_request_bytes over waiting_
   std::vector<Member> batch_;
   std::int64_t used_ = 0;
   std::int64_t decode_steps_ = 0;

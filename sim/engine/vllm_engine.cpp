@@ -137,39 +137,64 @@ std::int64_t VllmEngine::max_decode_steps(std::int64_t from_step, std::int64_t l
   return std::clamp<std::int64_t>(cycles * bs + r, 1, std::max<std::int64_t>(1, limit));
 }
 
-FailureReason VllmEngine::admissible(const Seq& s) const {
-  const std::int64_t total = s.req.input_tokens + s.req.output_tokens;
+FailureReason VllmEngine::admissible(const Request& r) const {
+  const std::int64_t total = r.input_tokens + r.output_tokens;
   if (total > ctx_.config.max_model_len) return FailureReason::too_long_for_max_model_len;
   // The last sampled token is never written back, so the KV peaks at total - 1 tokens.
   if (blocks_for(total - 1) > total_blocks_) return FailureReason::exceeds_kv_capacity;
   return FailureReason::none;
 }
 
+RequestRecord VllmEngine::record_for(const Request& r, int replica) {
+  RequestRecord rec;
+  rec.id = r.id;
+  rec.replica = replica;
+  rec.arrival = r.arrival;
+  rec.input_tokens = r.input_tokens;
+  rec.output_tokens = r.output_tokens;
+  return rec;
+}
+
 bool VllmEngine::enqueue(Request r, Nanos now) {
+  if (const FailureReason why = admissible(r); why != FailureReason::none) {
+    RequestRecord rec = record_for(r, ctx_.replica);
+    rec.failed = true;
+    rec.failure = why;
+    rec.finish = now;
+    if (ctx_.observer) ctx_.observer->on_request_done(rec);
+    return false;
+  }
+  fresh_bytes_ += queued_request_bytes(r);
+  fresh_.push_back(std::move(r));
+  return true;
+}
+
+void VllmEngine::materialize_front() {
   const int slot = new_slot();
   Seq& s = slots_[static_cast<std::size_t>(slot)];
   s = Seq{};
-  s.req = std::move(r);
-  s.rec.id = s.req.id;
-  s.rec.replica = ctx_.replica;
-  s.rec.arrival = s.req.arrival;
-  s.rec.input_tokens = s.req.input_tokens;
-  s.rec.output_tokens = s.req.output_tokens;
+  fresh_bytes_ -= queued_request_bytes(fresh_.front());
+  s.req = std::move(fresh_.front());
+  fresh_.pop_front();
+  s.rec = record_for(s.req, ctx_.replica);
   s.target = s.req.input_tokens;
   if (ctx_.config.prefix_caching && !s.req.block_hashes.empty())
     s.hashes = engine_block_hashes(s.req.block_hashes, s.req.hash_block_tokens, s.req.input_tokens, block_size_);
-  if (const FailureReason why = admissible(s); why != FailureReason::none) {
-    s.rec.failed = true;
-    s.rec.failure = why;
-    s.rec.finish = now;
-    if (ctx_.observer) ctx_.observer->on_request_done(s.rec);
-    s.phase = Phase::free;
-    free_slots_.push_back(slot);
-    return false;
-  }
   s.phase = Phase::waiting;
   waiting_.push_back(slot);
-  return true;
+}
+
+void VllmEngine::abort_queued(Nanos now, FailureReason why, std::vector<Request>& done) {
+  for (Request& r : fresh_) {
+    RequestRecord rec = record_for(r, ctx_.replica);
+    rec.failed = true;
+    rec.failure = why;
+    rec.finish = now;
+    if (ctx_.observer) ctx_.observer->on_request_done(rec);
+    done.push_back(std::move(r));
+  }
+  std::deque<Request>().swap(fresh_);  // give the memory back
+  fresh_bytes_ = 0;
 }
 
 void VllmEngine::join_decode(int slot, Nanos now) {
@@ -363,13 +388,21 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
   // With async scheduling this step was planned when the previous one started, so
   // only requests that had arrived by then are eligible.
   const Nanos cutoff = cfg.async_scheduling && step_end_ == now ? step_start_ : now;
-  std::int64_t queue_len = static_cast<std::int64_t>(waiting_.size());
+  std::int64_t queue_len = static_cast<std::int64_t>(waiting_.size() + fresh_.size());
   // Whether admission stopped for a reason that lasts through a run of pure decode
   // steps (no free slot, no token budget, not enough free KV blocks: free blocks
   // only shrink while decoders grow), so such a run may be fused.
   bool admission_settled = true;
   if (preempted) admission_settled = false;
-  while (!preempted && budget > 0 && !waiting_.empty() && running_count_ < cfg.max_num_seqs) {
+  while (!preempted && budget > 0 && (!waiting_.empty() || !fresh_.empty()) && running_count_ < cfg.max_num_seqs) {
+    if (waiting_.empty()) {
+      // The next fresh request takes a slot only once it is eligible.
+      if (fresh_.front().arrival + frontend_ns_ > cutoff) {
+        admission_settled = false;
+        break;
+      }
+      materialize_front();
+    }
     const int slot = waiting_.front();
     Seq& s = slots_[static_cast<std::size_t>(slot)];
     if (s.rec.first_scheduled < 0 && s.req.arrival + frontend_ns_ > cutoff) {
@@ -450,7 +483,7 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
   double seconds = step_seconds(b, &totals);
   std::int64_t k = 1;
   if (fuse_ && prefill_tokens == 0 && n_decode_ > 0 && step_transfer_s_ == 0 &&
-      (waiting_.empty() || running_count_ >= cfg.max_num_seqs || admission_settled)) {
+      ((waiting_.empty() && fresh_.empty()) || running_count_ >= cfg.max_num_seqs || admission_settled)) {
     double span = seconds, last_start = 0;
     k = fast_forward_steps(now, horizon, seconds, &span, &last_start);
     // Async scheduling plans the step after the run when the run's last step starts.

@@ -40,11 +40,16 @@ class VllmEngine : public Engine {
  public:
   explicit VllmEngine(const EngineContext& ctx);
   bool enqueue(Request r, Nanos now) override;
-  bool has_work() const override { return !waiting_.empty() || running_count_ > 0; }
+  bool has_work() const override { return !waiting_.empty() || !fresh_.empty() || running_count_ > 0; }
   bool can_start(Nanos /*now*/) const override { return !in_step_ && has_work(); }
   Nanos start_step(Nanos now, Nanos horizon) override;
   void finish_step(Nanos now, std::vector<Request>& done) override;
-  std::int64_t outstanding() const override { return static_cast<std::int64_t>(waiting_.size()) + running_count_; }
+  std::int64_t outstanding() const override {
+    return static_cast<std::int64_t>(waiting_.size() + fresh_.size()) + running_count_;
+  }
+  std::int64_t queued() const override { return static_cast<std::int64_t>(fresh_.size()); }
+  std::int64_t queued_bytes() const override { return fresh_bytes_; }
+  void abort_queued(Nanos now, FailureReason why, std::vector<Request>& done) override;
   double kv_load() const override {
     return total_blocks_ > 0 ? static_cast<double>(used_blocks_) / total_blocks_ : 0.0;
   }
@@ -106,7 +111,10 @@ class VllmEngine : public Engine {
   void preempt(int slot, Nanos now);
   bool preempt_tail(Nanos now, int protect_slot);
   void finish_request(int slot, Nanos now, std::vector<Request>& done, bool failed);
-  FailureReason admissible(const Seq& s) const;  // none when it can ever be served
+  FailureReason admissible(const Request& r) const;  // none when it can ever be served
+  // Moves the oldest never-scheduled request (fresh_.front()) into a slot at the back of waiting_.
+  void materialize_front();
+  static RequestRecord record_for(const Request& r, int replica);
   std::int64_t fast_forward_steps(Nanos now, Nanos horizon, double first_step_time, double* total_time,
                                   double* last_start);
   double decode_only_step_time(std::int64_t g);
@@ -135,7 +143,15 @@ class VllmEngine : public Engine {
 
   std::vector<Seq> slots_;
   std::vector<int> free_slots_;
+  // The waiting queue in two parts, in FCFS order: waiting_ (slots: preempted
+  // requests, pushed to its front, and at most the one fresh request admission is
+  // trying) ahead of fresh_ (never-scheduled requests as they arrived). A fresh
+  // request takes a Seq slot (~300 bytes) only when admission reaches it, so an
+  // overloaded queue costs queued_request_bytes (64 bytes without prefix hashes)
+  // per waiting request.
   std::deque<int> waiting_;
+  std::deque<Request> fresh_;
+  std::int64_t fresh_bytes_ = 0;  // queued_request_bytes over fresh_
   // Running requests in admission order (an intrusive list through Seq::prev/next);
   // preemption takes the back.
   int run_head_ = -1, run_tail_ = -1;

@@ -11,7 +11,9 @@ namespace servesim {
 
 YAML::Node load_yaml_file(const std::string& path) {
   try {
-    return YAML::LoadFile(path);
+    YAML::Node doc = YAML::LoadFile(path);
+    check_duplicate_keys(doc, path);
+    return doc;
   } catch (const YAML::BadFile&) {
     throw Error(fmt::format("{}: cannot open file", path));
   } catch (const YAML::Exception& e) {
@@ -20,9 +22,29 @@ YAML::Node load_yaml_file(const std::string& path) {
   }
 }
 
+namespace {
+// Tag put on every node a --set assignment brings in, so errors about it say so.
+constexpr const char* kSetTag = "!servesim-set";
+
+void tag_as_set(YAML::Node node) {
+  node.SetTag(kSetTag);
+  if (node.IsMap())
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      YAML::Node key = it->first;
+      key.SetTag(kSetTag);
+      tag_as_set(it->second);
+    }
+  else if (node.IsSequence())
+    for (auto item : node) tag_as_set(item);
+}
+}  // namespace
+
 std::string yaml_location(const std::string& file, const YAML::Node& node) {
+  if (node && node.Tag() == kSetTag) return file.empty() ? "--set" : file + " (--set)";
   const YAML::Mark m = node.Mark();
-  if (m.is_null() || m.line < 0) return file.empty() ? "--set" : file + " (--set)";
+  // No position: a node made in code (an absent section read as empty, a generated
+  // scenario) or a --set value; the key path that follows says which key it is.
+  if (m.is_null() || m.line < 0) return file.empty() ? "(no file)" : file;
   return fmt::format("{}:{}:{}", file, m.line + 1, m.column + 1);
 }
 
@@ -180,6 +202,10 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
   } catch (const YAML::Exception& e) {
     throw Error(fmt::format("--set '{}': value is not valid YAML: {}", assignment, e.msg));
   }
+  check_duplicate_keys(parsed, "--set '" + assignment + "'", path);
+  // The value's marks count lines of the --set text, not of the scenario file: the tag
+  // makes errors about it say "(--set)" instead of pointing at line 1 of the file.
+  tag_as_set(parsed);
   // An empty document (no file, or a file with only comments) is a null handle with no
   // node behind it: a copy of it would get its own node and the override would be lost.
   // Give the root a mapping first, so the copies below share it.
@@ -200,6 +226,10 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
     chain.push_back(child);
   }
   chain.back()[keys.back()] = parsed;
+  // Tag the key too: errors name a key's position (where(key)), and this one's value
+  // now comes from the command line even when the key is written in the file.
+  for (auto it = chain.back().begin(); it != chain.back().end(); ++it)
+    if (it->first.IsScalar() && it->first.Scalar() == keys.back()) it->first.SetTag(kSetTag);
 }
 
 }  // namespace servesim

@@ -10,6 +10,14 @@
 
 namespace servesim {
 
+void TraceSource::throw_trace_span(const TraceRecord& rec, double offset_s) const {
+  throw Error(fmt::format("{}:{}: this request arrives {:.4g} s after the trace's first one{}, beyond the {:g} s "
+                          "(31.7 years) servesim simulates: simulated time is int64 nanoseconds kept within that "
+                          "range; check the timestamps (or cut the trace with workload.requests or duration)",
+                          reader_->path(), rec.line, offset_s, time_scale_ == 1.0 ? "" : " after time_scale",
+                          kMaxSimSeconds));
+}
+
 TraceSource::TraceSource(const WorkloadSpec& spec) {
   if (!spec.trace) throw std::logic_error("TraceSource: the workload has no trace");
   const TraceSpec& t = *spec.trace;
@@ -26,6 +34,11 @@ TraceSource::TraceSource(const WorkloadSpec& spec) {
   const std::int64_t size = reader_->size() >= 0 ? reader_->size() : count_trace_records(t.path, format);
   if (!duration_end_) expected_ = requests_cap_ >= 0 ? std::min(size, requests_cap_) : size;
   lookahead_ = pull();
+  // A trace without a single request (a header only, or blank) is a mistake, not
+  // an empty run that would report zero everything as a result.
+  if (!lookahead_ && !first_ns_ && requests_cap_ != 0)
+    throw Error(fmt::format("{}: the trace holds no requests (a header and no rows?): nothing to simulate",
+                            reader_->path()));
 }
 
 std::optional<TraceSource::Ahead> TraceSource::pull() {
@@ -36,16 +49,31 @@ std::optional<TraceSource::Ahead> TraceSource::pull() {
   if (!first_ns_) {
     first_ns_ = rec->time_ns;
   } else if (rec->time_ns < last_ns_) {
+    // In double: two valid timestamps far apart would overflow an int64 difference.
     throw Error(fmt::format("{}:{}: timestamps decrease: this request arrives {:.9g} s before the one on line {} "
                             "(traces must be sorted by arrival time)",
-                            reader_->path(), rec->line, static_cast<double>(last_ns_ - rec->time_ns) * 1e-9,
-                            last_line_));
+                            reader_->path(), rec->line,
+                            (static_cast<double>(last_ns_) - static_cast<double>(rec->time_ns)) * 1e-9, last_line_));
   }
   last_ns_ = rec->time_ns;
   last_line_ = rec->line;
-  const std::int64_t offset = rec->time_ns - *first_ns_;
-  const Nanos arrival = time_scale_ == 1.0 ? offset
-                                           : static_cast<Nanos>(std::llround(static_cast<double>(offset) * time_scale_));
+  // Arrivals are offsets from the first record; they must stay inside the
+  // simulated clock's range (core/sim_time.h), after time_scale too.
+  // A duration cap (at most 1e7 s) ends the replay before any such record.
+  std::int64_t offset = 0;
+  if (__builtin_sub_overflow(rec->time_ns, *first_ns_, &offset) || offset > kMaxSimNanos) {
+    if (duration_end_) return std::nullopt;
+    throw_trace_span(*rec, (static_cast<double>(rec->time_ns) - static_cast<double>(*first_ns_)) * 1e-9);
+  }
+  Nanos arrival = offset;
+  if (time_scale_ != 1.0) {
+    const double scaled = static_cast<double>(offset) * time_scale_;
+    if (!(scaled <= static_cast<double>(kMaxSimNanos))) {
+      if (duration_end_) return std::nullopt;
+      throw_trace_span(*rec, scaled * 1e-9);
+    }
+    arrival = static_cast<Nanos>(std::llround(scaled));
+  }
   if (duration_end_ && arrival > *duration_end_) return std::nullopt;
   return Ahead{arrival, std::move(*rec)};
 }

@@ -3,7 +3,11 @@
 // SLOs, and statistics over zero completed requests are "-" / null, not 0 ms.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
+
 #include "metrics/summary_json.h"
+#include "workload/workload_spec.h"
 #include "test_sim_helpers.h"
 
 using namespace servesim;
@@ -76,4 +80,13 @@ TEST_CASE("zero completed requests print no latency as if measured", "[sim][fail
   CHECK_THAT(table, Catch::Contains("TTFT                -          -"));
   CHECK_THAT(table, !Catch::Contains("0.00 ms"));
   CHECK_THAT(table, Catch::Contains("SLOs MISSED"));
+}
+
+TEST_CASE("a trace with a header and no rows is an error, not an empty run", "[sim][failures][trace]") {
+  const std::string path = (std::filesystem::temp_directory_path() / "servesim_header_only.csv").string();
+  std::ofstream(path) << "arrival_s,input_tokens,output_tokens\n";
+  WorkloadSpec w;
+  w.trace = TraceSpec{path, TraceFormat::csv, 1.0};
+  CHECK_THROWS_WITH(make_request_source(w), Catch::Contains("the trace holds no requests"));
+  std::filesystem::remove(path);
 }
