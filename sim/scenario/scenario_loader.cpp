@@ -6,7 +6,17 @@
 namespace servesim {
 
 Scenario parse_scenario(YAML::Node doc, const std::string& source, bool require_workload) {
+  if (!doc || doc.IsNull()) {
+    throw Error(fmt::format("{}: the scenario is empty (no keys, or only comments): a scenario needs "
+                            "hardware:, model:{} sections (see scenarios/quickstart.yaml)",
+                            source, require_workload ? " and workload:" : ""));
+  }
   YamlMap root(doc, source);
+  // Check the top-level names before reading any section: a misspelt `hardwre:` would
+  // otherwise surface as "missing required key 'hardware.gpu'" without naming the typo.
+  root.allow({"schema_version", "name", "description", "hardware", "model", "parallelism", "engine", "workload",
+              "slo"});
+  root.finish();
   Scenario sc;
   sc.source = source;
   root.integer("schema_version", 1);

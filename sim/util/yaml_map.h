@@ -18,7 +18,12 @@ namespace servesim {
 // Loads a YAML file; syntax errors become servesim::Error with file:line.
 YAML::Node load_yaml_file(const std::string& path);
 
-// "file:line:col" for a node (yaml-cpp marks are 0-based; we print 1-based).
+// Throws on a mapping that holds the same key twice, naming both lines and the key
+// path (`path` prefixes the paths, e.g. for a --set value). load_yaml_file runs it.
+void check_duplicate_keys(const YAML::Node& doc, const std::string& file, const std::string& path = "");
+
+// "file:line:col" for a node (yaml-cpp marks are 0-based; we print 1-based); just
+// "file" for a node without a position (built in code, or a --set value).
 std::string yaml_location(const std::string& file, const YAML::Node& node);
 
 class YamlMap {
