@@ -100,13 +100,24 @@ void register_inspect(CLI::App& app) {
   cmd->add_option("--weights", a.weights, "weight precision (fp16, bf16, fp8, int8, int4, fp4)");
   cmd->add_option("--activations", a.activations, "compute precision");
   cmd->add_option("--kv-cache", a.kv_cache, "KV cache precision (fp16, bf16, fp8, int8)");
-  cmd->add_option("--tp", a.tp, "tensor parallel size");
-  cmd->add_option("--pp", a.pp, "pipeline parallel size");
-  cmd->add_option("--ep", a.ep, "expert parallel size");
-  cmd->add_option("--prefill-batch", a.prefill_batch, "sequences in the sample prefill batch")->default_val(1);
-  cmd->add_option("--prefill-len", a.prefill_len, "prompt tokens per sequence")->default_val(1024);
-  cmd->add_option("--decode-batch", a.decode_batch, "sequences in the sample decode batch")->default_val(32);
-  cmd->add_option("--decode-context", a.decode_context, "context tokens per decoding sequence")->default_val(1024);
+  // Ranges as the scenario keys have (scenario/setup.cpp); the sample batches are
+  // built one entry per sequence, so their size bounds the command's memory.
+  const auto degree = CLI::Range(1, 1024);
+  const auto batch = CLI::Range(std::int64_t{1}, std::int64_t{1'000'000});
+  const auto tokens = CLI::Range(std::int64_t{1}, std::int64_t{100'000'000});
+  cmd->add_option("--tp", a.tp, "tensor parallel size")->check(degree);
+  cmd->add_option("--pp", a.pp, "pipeline parallel size")->check(degree);
+  cmd->add_option("--ep", a.ep, "expert parallel size")->check(degree);
+  cmd->add_option("--prefill-batch", a.prefill_batch, "sequences in the sample prefill batch")
+      ->default_val(1)
+      ->check(batch);
+  cmd->add_option("--prefill-len", a.prefill_len, "prompt tokens per sequence")->default_val(1024)->check(tokens);
+  cmd->add_option("--decode-batch", a.decode_batch, "sequences in the sample decode batch")
+      ->default_val(32)
+      ->check(batch);
+  cmd->add_option("--decode-context", a.decode_context, "context tokens per decoding sequence")
+      ->default_val(1024)
+      ->check(tokens);
   cmd->add_flag("--json", a.json, "print JSON instead of tables");
   cmd->callback([] { run_inspect(a); });
 }

@@ -78,7 +78,8 @@ void register_sweep(CLI::App& app) {
   cmd->add_option("--vary", a.vary,
                   "KEY=V1,V2,... or KEY=START:STOP:STEP (inclusive), e.g. --vary workload.arrival.rate=2:20:2");
   cmd->add_option("--set", a.sets, "override a scenario key for every point");
-  cmd->add_option("-j,--jobs", a.threads, "points simulated in parallel (default: all cores)");
+  cmd->add_option("-j,--jobs", a.threads, "points simulated in parallel (default: all cores)")
+      ->check(CLI::Range(1, 1024));
   cmd->add_option("--out", a.out, "write every point's full summary to FILE.csv or FILE.json");
   cmd->add_flag("--csv", a.csv, "print the CSV to stdout instead of the table");
   cmd->add_flag("--json", a.json, "print JSON to stdout instead of the table");

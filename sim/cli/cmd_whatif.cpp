@@ -53,7 +53,8 @@ void register_whatif(CLI::App& app) {
   cmd->add_option("scenario", a.scenario, "scenario YAML")->required();
   cmd->add_option("--vary", a.vary, "KEY=V1,V2,... (as for sweep), e.g. --vary model.weights=bf16,fp8,int4");
   cmd->add_option("--set", a.sets, "override a scenario key for every configuration");
-  cmd->add_option("-j,--jobs", a.threads, "configurations simulated in parallel (default: all cores)");
+  cmd->add_option("-j,--jobs", a.threads, "configurations simulated in parallel (default: all cores)")
+      ->check(CLI::Range(1, 1024));
   cmd->add_flag("--json", a.json, "print JSON (every point's summary plus the explanation numbers)");
   cmd->add_option("--out", a.out, "write FILE.csv (sweep columns) or FILE.json");
   cmd->callback([] { run(a); });

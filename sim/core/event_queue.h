@@ -23,7 +23,10 @@ struct Event {
 class EventQueue {
  public:
   // Queues an event and returns the sequence number it was given.
+  // A time outside the clock's range (a sum that ran past it) throws
+  // servesim::Error rather than queue an event the loop could never reach.
   std::uint64_t push(Nanos time, int priority, int kind, std::int64_t data) {
+    if (time > kMaxSimNanos || time < -kMaxSimNanos) throw_time_out_of_range(to_seconds(time));
     const std::uint64_t seq = next_seq_++;
     heap_.push(Event{time, priority, seq, kind, data});
     return seq;

@@ -12,6 +12,7 @@
 #include "util/error.h"
 #include "util/text.h"
 #include "util/yaml_map.h"
+#include "util/yaml_ranges.h"
 
 namespace servesim::planning {
 namespace {
@@ -60,16 +61,21 @@ void read_plan_section(YAML::Node& doc, const YAML::Node& extra, const std::stri
   }
   if (!section || section.IsNull()) return;
   YamlMap m(section, source, "plan");
-  const auto target = m.get("target_rate") ? std::optional<double>(m.number("target_rate")) : std::nullopt;
-  const auto budget = m.get("gpu_budget") ? std::optional<int>(static_cast<int>(m.integer("gpu_budget"))) : std::nullopt;
-  const int max_rep = static_cast<int>(m.integer("max_replicas", 0));
+  // Range-checked as read (before the casts to int); the bounds match the CLI flags'.
+  const auto target = m.get("target_rate") ? std::optional<double>(number_in(m, "target_rate", {1e-7, 1e9},
+                                                                             "requests per second"))
+                                           : std::nullopt;
+  const auto budget = m.get("gpu_budget")
+                          ? std::optional<int>(static_cast<int>(integer_in(m, "gpu_budget", {1, 10'000'000})))
+                          : std::nullopt;
+  const int max_rep = static_cast<int>(integer_in(m, "max_replicas", 0, {1, 10'000}));
   const std::int64_t trial = m.integer("trial_requests", 0);
-  const double tol = m.number("tolerance", 0.0);
-  if (target && *target <= 0) throw Error(fmt::format("{}: must be positive", m.where("target_rate")));
-  if (budget && *budget < 1) throw Error(fmt::format("{}: must be at least 1", m.where("gpu_budget")));
   if (trial < 0 || (m.has("trial_requests") && trial < 50))
     throw Error(fmt::format("{}: use at least 50 requests per trial", m.where("trial_requests")));
-  if (tol < 0 || tol >= 1) throw Error(fmt::format("{}: must be a fraction in (0, 1)", m.where("tolerance")));
+  check_integer_range(m.where("trial_requests"), trial, {0, 1'000'000'000}, "requests per trial simulation");
+  const double tol = m.number("tolerance", 0.0);
+  if (!(tol >= 0 && tol < 1) || (m.has("tolerance") && tol == 0))
+    throw Error(fmt::format("{}: must be a fraction in (0, 1)", m.where("tolerance")));
   YamlMap c = m.map("candidates");
   auto gpus = c.strings("gpu");
   auto weights = c.strings("weights");

@@ -2,11 +2,16 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <iterator>
+#include <limits>
+
 #include "hardware/gpu_catalog.h"
 #include "model/model_catalog.h"
 #include "util/error.h"
 #include "util/paths.h"
 #include "util/text.h"
+#include "util/yaml_ranges.h"
 
 namespace servesim {
 namespace {
@@ -32,6 +37,26 @@ auto with_location(const std::string& where, F&& f) -> decltype(f()) {
   }
 }
 
+// Bounds of engine counts (see parse_engine).
+constexpr std::int64_t kMaxNumSeqs = 1'000'000;
+constexpr std::int64_t kMaxBatchedTokens = 100'000'000;
+constexpr std::int64_t kMaxContextTokens = 100'000'000;
+constexpr std::int64_t kMaxKvBlocks = 100'000'000;
+constexpr std::int64_t kMaxReplicas = 10'000;
+
+// vLLM accepts only these KV block sizes (vllm/config/cache.py, CacheConfig:
+// BlockSize = Literal[1, 8, 16, 32, 64, 128], 256 added in v0.11); the engine
+// here relies on a power of two (block arithmetic uses shifts and masks).
+int block_size_of(YamlMap& e) {
+  static constexpr std::int64_t kSizes[] = {1, 8, 16, 32, 64, 128, 256};
+  const std::int64_t b = e.integer("block_size");
+  if (std::find(std::begin(kSizes), std::end(kSizes), b) == std::end(kSizes))
+    throw Error(fmt::format("{}: block_size must be one of 1, 8, 16, 32, 64, 128, 256 tokens (the sizes vLLM's "
+                            "CacheConfig accepts), got {}",
+                            e.where("block_size"), b));
+  return static_cast<int>(b);
+}
+
 EngineConfig parse_engine(YamlMap& e) {
   EngineConfig c;
   c.kind = e.string("kind", "vllm");
@@ -39,36 +64,60 @@ EngineConfig parse_engine(YamlMap& e) {
     throw Error(fmt::format("{}: unknown engine '{}'{} (valid: vllm, static)", e.where("kind"), c.kind,
                             did_you_mean(c.kind, {"vllm", "static"})));
   }
-  c.max_num_seqs = e.integer("max_num_seqs", c.max_num_seqs);
-  c.max_num_batched_tokens = e.integer("max_num_batched_tokens", c.max_num_batched_tokens);
-  c.block_size = static_cast<int>(e.integer("block_size", c.block_size));
+  // Each count is range-checked as read, before any narrowing: the bounds are far
+  // beyond real deployments and keep every derived count inside int64/int.
+  c.max_num_seqs = integer_in(e, "max_num_seqs", c.max_num_seqs, {1, kMaxNumSeqs},
+                              "more sequences than any GPU could batch");
+  c.max_num_batched_tokens = integer_in(e, "max_num_batched_tokens", c.max_num_batched_tokens,
+                                        {1, kMaxBatchedTokens}, "tokens per engine step");
+  if (e.has("block_size")) c.block_size = block_size_of(e);
   c.gpu_memory_utilization = e.quantity("gpu_memory_utilization", Dimension::fraction, c.gpu_memory_utilization);
   c.prefix_caching = e.boolean("prefix_caching", c.prefix_caching);
   c.chunked_prefill = e.boolean("chunked_prefill", c.chunked_prefill);
-  c.max_model_len = e.integer("max_model_len", 0);
-  c.num_gpu_blocks_override = e.integer("num_gpu_blocks_override", 0);
-  c.runtime_overhead_bytes = e.quantity("runtime_overhead", Dimension::bytes, c.runtime_overhead_bytes);
-  c.step_cpu_overhead = e.quantity("step_cpu_overhead", Dimension::time, c.step_cpu_overhead);
-  c.per_seq_cpu_overhead = e.quantity("per_seq_cpu_overhead", Dimension::time, c.per_seq_cpu_overhead);
-  c.frontend_latency = e.quantity("frontend_latency", Dimension::time, c.frontend_latency);
+  // 0 (the default) means "the model's context length", resolved in parse_setup.
+  c.max_model_len = integer_in(e, "max_model_len", 0, {1, kMaxContextTokens}, "tokens of one sequence");
+  c.num_gpu_blocks_override = integer_in(e, "num_gpu_blocks_override", 0, {0, kMaxKvBlocks},
+                                         "KV blocks per replica, 0 = no override; the engine keeps state per block");
+  const RealRange non_negative{0.0, std::numeric_limits<double>::infinity()};
+  c.runtime_overhead_bytes =
+      quantity_in(e, "runtime_overhead", Dimension::bytes, c.runtime_overhead_bytes, non_negative);
+  c.step_cpu_overhead = quantity_in(e, "step_cpu_overhead", Dimension::time, c.step_cpu_overhead, non_negative);
+  c.per_seq_cpu_overhead =
+      quantity_in(e, "per_seq_cpu_overhead", Dimension::time, c.per_seq_cpu_overhead, non_negative);
+  c.frontend_latency = quantity_in(e, "frontend_latency", Dimension::time, c.frontend_latency, non_negative);
   c.async_scheduling = e.boolean("async_scheduling", c.async_scheduling);
-  c.cpu_offload_bytes = e.quantity("cpu_offload", Dimension::bytes, 0.0);
+  c.cpu_offload_bytes = quantity_in(e, "cpu_offload", Dimension::bytes, 0.0, non_negative);
   const std::string attn = e.string("attention_kernel", "flash");
   if (attn == "flash") c.attention = AttentionKernel::flash;
   else if (attn == "naive") c.attention = AttentionKernel::naive;
   else
     throw Error(fmt::format("{}: unknown attention kernel '{}'{} (valid: flash, naive)", e.where("attention_kernel"),
                             attn, did_you_mean(attn, {"flash", "naive"})));
-  auto positive = [&](const char* key, double v) {
-    if (v <= 0) throw Error(fmt::format("{}: must be positive, got {}", e.where(key), v));
-  };
-  positive("max_num_seqs", static_cast<double>(c.max_num_seqs));
-  positive("max_num_batched_tokens", static_cast<double>(c.max_num_batched_tokens));
-  positive("block_size", c.block_size);
   if (c.gpu_memory_utilization <= 0 || c.gpu_memory_utilization > 1)
     throw Error(fmt::format("{}: must be in (0, 1], got {}", e.where("gpu_memory_utilization"), c.gpu_memory_utilization));
   e.finish();
   return c;
+}
+
+// max_model_len defaults to the model's context length and may not exceed it
+// (vLLM raises at start-up unless VLLM_ALLOW_LONG_MAX_MODEL_LEN is set). Without
+// chunked prefill a prompt must fit one step's token budget, so vLLM also
+// refuses max_num_batched_tokens < max_model_len then (SchedulerConfig
+// verification): the engine would otherwise wait forever for a step that fits.
+void resolve_max_model_len(YamlMap& eng, Setup& s) {
+  EngineConfig& c = s.engine;
+  if (c.max_model_len > s.model.max_context)
+    throw Error(fmt::format("{}: max_model_len {} is longer than {}'s context length of {} tokens (the model "
+                            "cannot attend beyond it; vLLM refuses this too): lower it or leave it out",
+                            eng.where("max_model_len"), c.max_model_len, s.model.name, s.model.max_context));
+  if (c.max_model_len <= 0) c.max_model_len = s.model.max_context;
+  if (c.kind == "vllm" && !c.chunked_prefill && c.max_num_batched_tokens < c.max_model_len)
+    throw Error(fmt::format("{}: max_num_batched_tokens ({}) is smaller than max_model_len ({}) with "
+                            "chunked_prefill: false, so a long prompt could never be scheduled (vLLM refuses this "
+                            "at start-up too): set max_num_batched_tokens to at least {}, lower max_model_len, or "
+                            "enable chunked_prefill",
+                            eng.where("chunked_prefill"), c.max_num_batched_tokens, c.max_model_len,
+                            c.max_model_len));
 }
 
 }  // namespace
@@ -100,10 +149,14 @@ Setup parse_setup(YamlMap& doc) {
   md.finish();
 
   YamlMap par = doc.map("parallelism");
-  s.parallelism.tp = static_cast<int>(par.integer("tp", 1));
-  s.parallelism.pp = static_cast<int>(par.integer("pp", 1));
-  s.parallelism.ep = static_cast<int>(par.integer("ep", 1));
-  s.parallelism.replicas = static_cast<int>(par.integer("replicas", 1));
+  // Checked before the cast to int. No model has more than 1024 attention heads or
+  // layers to split; each replica is simulated with its own engine and KV cache,
+  // so their number bounds the run's memory.
+  s.parallelism.tp = static_cast<int>(integer_in(par, "tp", 1, {1, 1024}, "GPUs in a tensor-parallel group"));
+  s.parallelism.pp = static_cast<int>(integer_in(par, "pp", 1, {1, 1024}, "pipeline stages"));
+  s.parallelism.ep = static_cast<int>(integer_in(par, "ep", 1, {1, 1024}, "GPUs in an expert-parallel group"));
+  s.parallelism.replicas = static_cast<int>(integer_in(
+      par, "replicas", 1, {1, kMaxReplicas}, "each replica is simulated with its own engine and KV cache"));
   s.router = parse_router(par.string("router", "least_outstanding"), par.where("router"));
   with_location(par.where(), [&] {
     validate_parallelism(s.parallelism, s.model);
@@ -113,7 +166,7 @@ Setup parse_setup(YamlMap& doc) {
 
   YamlMap eng = doc.map("engine");
   s.engine = parse_engine(eng);
-  if (s.engine.max_model_len <= 0) s.engine.max_model_len = s.model.max_context;
+  resolve_max_model_len(eng, s);
   return s;
 }
 

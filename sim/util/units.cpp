@@ -98,7 +98,16 @@ double parse_quantity(std::string_view text, Dimension dim) {
     throw Error(fmt::format("'{}': unit '{}' is of the wrong kind here: expected {}", s, unit,
                             dimension_example(dim)));
   }
-  return value * it->second.factor;
+  const double canonical = value * it->second.factor;
+  if (!std::isfinite(canonical))
+    throw Error(fmt::format("'{}' is too large: beyond the range of a double in {}", s, dimension_example(dim)));
+  if (dim == Dimension::time && !(std::fabs(canonical) <= kMaxDurationSeconds)) {
+    throw Error(fmt::format("'{}' is longer than the {:g} s (about 116 days) servesim accepts for one duration: "
+                            "simulated time is int64 nanoseconds kept within 1e9 s, and each duration must fit "
+                            "many times over",
+                            s, kMaxDurationSeconds));
+  }
+  return canonical;
 }
 
 namespace {

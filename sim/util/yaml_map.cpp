@@ -140,7 +140,15 @@ double YamlMap::number(const std::string& key, double fallback) {
 }
 bool YamlMap::boolean(const std::string& key, bool fallback) {
   auto n = get(key);
-  return n ? scalar_as<bool>(*n, where(key), "true or false") : fallback;
+  if (!n) return fallback;
+  // yaml-cpp converts the text of a quoted scalar too, but 'yes' or "false" in
+  // quotes is a string in YAML: refuse it rather than guess (yaml-cpp tags quoted
+  // scalars "!", plain ones "?").
+  if (n->IsScalar() && n->Tag() == "!")
+    throw Error(fmt::format("{}: expected true or false, got the quoted string '{}' (a string, not a boolean: "
+                            "remove the quotes)",
+                            where(key), n->Scalar()));
+  return scalar_as<bool>(*n, where(key), "true or false");
 }
 
 double YamlMap::quantity(const std::string& key, Dimension dim) {

@@ -91,6 +91,22 @@ LengthSpec parse_length_distribution(YamlMap& m) {
     throw Error(fmt::format("{}: min must be >= 1 token, got {}", m.where("min"), spec.min));
   if (spec.min > spec.max)
     throw Error(fmt::format("{}: min ({}) is greater than max ({})", m.where("max"), spec.min, spec.max));
+  // Clipping to [min, max] is part of the distribution, but a mean outside that
+  // range could never be realised: every draw would be clipped to one end and the
+  // requests would silently differ from what the key asks for.
+  if (spec.kind != LengthKind::fixed && spec.kind != LengthKind::uniform) {
+    const bool above = spec.mean > static_cast<double>(spec.max);
+    if (above || spec.mean < static_cast<double>(spec.min))
+      throw Error(fmt::format("{}: mean {:g} is {} {} ({}), so every length would be clipped and the realised mean "
+                              "would not be {:g}: raise {} or change the mean",
+                              m.where("mean"), spec.mean, above ? "above" : "below", above ? "max" : "min",
+                              above ? spec.max : spec.min, spec.mean, above ? "max" : "lower min"));
+  }
+  // fixed: the value itself is clipped the same way.
+  if (spec.kind == LengthKind::fixed && (spec.value < spec.min || spec.value > spec.max))
+    throw Error(fmt::format("{}: value {} is outside [min, max] = [{}, {}]: every request would be clipped to {}",
+                            m.where("value"), spec.value, spec.min, spec.max,
+                            spec.value < spec.min ? spec.min : spec.max));
   m.finish();
   return spec;
 }

@@ -2,6 +2,7 @@
 // latencies for validation.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <map>
 
@@ -155,9 +156,18 @@ class AzureTraceReader final : public TraceReader {
     r.line = line;
     const std::string stamp = trim((*fields)[time_]);
     const auto t = parse_azure_timestamp(stamp);
-    if (!t)
+    if (!t) {
+      const bool dated = stamp.size() > 4 && stamp[4] == '-' &&
+                         std::all_of(stamp.begin(), stamp.begin() + 4, [](char c) { return c >= '0' && c <= '9'; });
+      const int year = dated ? std::stoi(stamp.substr(0, 4)) : 0;
+      if (dated && (year < kMinAzureYear || year > kMaxAzureYear))
+        fail_at(path(), line,
+                fmt::format("TIMESTAMP '{}': year {} is outside {}-{} (timestamps are int64 nanoseconds since 1970, "
+                            "which cover 1677-09-21 to 2262-04-11)",
+                            stamp, year, kMinAzureYear, kMaxAzureYear));
       fail_at(path(), line,
               fmt::format("TIMESTAMP '{}' is not a date and time like 2023-11-16 18:15:46.6805900", stamp));
+    }
     r.time_ns = *t;
     r.input_tokens = trace_detail::token_count((*fields)[context_], "ContextTokens", path(), line);
     r.output_tokens = trace_detail::token_count((*fields)[generated_], "GeneratedTokens", path(), line);
@@ -207,6 +217,8 @@ std::optional<std::int64_t> parse_azure_timestamp(const std::string& text) {
       !read_digits(s, i, 2, se))
     return std::nullopt;
   if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60) return std::nullopt;
+  // int64 nanoseconds since 1970 cover 1677-09-21 to 2262-04-11 only.
+  if (y < kMinAzureYear || y > kMaxAzureYear) return std::nullopt;
   std::int64_t frac_ns = 0;
   if (i < s.size() && s[i] == '.') {
     ++i;

@@ -65,7 +65,11 @@ std::unique_ptr<TraceReader> open_vllm_bench_trace(const std::string& path, std:
 
 // Parses an Azure trace TIMESTAMP ("2023-11-16 18:15:46.6805900": date, time,
 // up to 9 fractional digits; a 'T' separator and a "Z" or "+hh:mm" suffix are
-// accepted) into nanoseconds since 1970-01-01 UTC; nullopt when malformed.
+// accepted) into nanoseconds since 1970-01-01 UTC; nullopt when malformed or
+// when the year is outside [kMinAzureYear, kMaxAzureYear]: int64 nanoseconds
+// since 1970 cover 1677-09-21 to 2262-04-11 only.
+inline constexpr int kMinAzureYear = 1678;
+inline constexpr int kMaxAzureYear = 2261;
 std::optional<std::int64_t> parse_azure_timestamp(const std::string& text);
 
 // Counts the data lines of a CSV/JSONL trace (non-blank lines that are not '#'

@@ -57,6 +57,8 @@ class TraceSource final : public RequestSource {
     TraceRecord record;
   };
   std::optional<Ahead> pull();
+  // Throws: `rec` arrives `offset_s` after the first record, past the clock's range.
+  [[noreturn]] void throw_trace_span(const TraceRecord& rec, double offset_s) const;
   bool count_reached() const { return requests_cap_ >= 0 && issued_ >= requests_cap_; }
 
   std::unique_ptr<TraceReader> reader_;

@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+
 #include "util/error.h"
 #include "util/paths.h"
 #include "util/text.h"
 #include "util/units.h"
+#include "workload/workload_limits.h"
 
 namespace servesim {
 
@@ -39,6 +42,8 @@ void parse_trace(YamlMap& m, WorkloadSpec& w) {
   if (ref.empty()) throw Error(fmt::format("{}: trace must name a file", m.where("trace")));
   t.path = resolve_trace_path(ref, m.file());
   if (!file_exists(t.path)) {
+    if (std::filesystem::is_directory(t.path))
+      throw Error(fmt::format("{}: {}: is a directory, expected a trace file", m.where("trace"), t.path));
     const auto slash = m.file().rfind('/');
     throw Error(fmt::format("{}: trace file '{}' not found (looked beside the scenario{} and in the working "
                             "directory)",
@@ -105,6 +110,8 @@ WorkloadSpec parse_workload(YamlMap& m) {
   if (m.has("trace")) {
     parse_trace(m, w);
     m.finish();
+    YamlMap no_arrival(YAML::Node(YAML::NodeType::Map), m.file(), m.key_path("arrival"));
+    check_workload_limits(m, no_arrival, w);
     return w;
   }
   for (const char* key : {"format", "time_scale"}) {
@@ -162,6 +169,7 @@ WorkloadSpec parse_workload(YamlMap& m) {
     throw Error(fmt::format("{}: arrival process '{}' never ends by itself: set workload.requests or "
                             "workload.duration",
                             arrival.where(), describe_arrival(w.arrival)));
+  check_workload_limits(m, arrival, w);
   return w;
 }
 

@@ -1,15 +1,19 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "core/event_queue.h"
 #include "core/sim_time.h"
+#include "util/error.h"
 
 using servesim::Event;
 using servesim::EventQueue;
 using servesim::Nanos;
 using servesim::to_nanos;
+using servesim::kMaxSimNanos;
+using servesim::kMaxSimSeconds;
 
 TEST_CASE("event queue orders by time, then priority, then insertion", "[event_queue]") {
   EventQueue q;
@@ -69,7 +73,7 @@ TEST_CASE("to_nanos rounds half away from zero exactly as llround", "[core]") {
   // agree with std::llround everywhere, ties and negatives included.
   const double values[] = {0.0,       1e-9,     0.5e-9,   1.5e-9,    2.5e-9,    -0.5e-9,  -2.5e-9,
                            0.4999999999999999e-9, 0.0123456789, 1234.5678901234, 86400.0 * 365, -3.7e-6,
-                           4.611686018427388e9,  -4.5e9};
+                           9.99999999e8,  -9.99999999e8};
   for (double s : values) {
     INFO(s);
     CHECK(to_nanos(s) == static_cast<Nanos>(std::llround(s * 1e9)));
@@ -79,4 +83,23 @@ TEST_CASE("to_nanos rounds half away from zero exactly as llround", "[core]") {
     const double s = (k + 0.5) * 1e-9;
     CHECK(to_nanos(s) == static_cast<Nanos>(std::llround(s * 1e9)));
   }
+}
+
+TEST_CASE("the clock refuses times outside +/-1e9 s instead of wrapping", "[core][limits]") {
+  // Old to_nanos sent 1e10 s (1e19 ns, past INT64_MAX = 9.22e18) to llround, which
+  // returned INT64_MIN: a think time of 1e10 s put the next turn 292 years *before*
+  // t = 0 and the event loop never finished. Now it is an error naming the limit.
+  CHECK(to_nanos(kMaxSimSeconds) == kMaxSimNanos);  // 1e9 s * 1e9 ns/s = 1e18 ns, exact
+  CHECK(to_nanos(-kMaxSimSeconds) == -kMaxSimNanos);
+  for (double s : {1e10, -1e10, 1.000001e9, std::numeric_limits<double>::infinity(),
+                   std::numeric_limits<double>::quiet_NaN()}) {
+    INFO(s);
+    CHECK_THROWS_AS(to_nanos(s), servesim::Error);
+    CHECK_THROWS_WITH(to_nanos(s), Catch::Contains("outside servesim's clock range of +/-1e+09 s"));
+  }
+  // An event past the range (a time plus a duration that ran over) is refused too.
+  EventQueue q;
+  CHECK_NOTHROW(q.push(kMaxSimNanos, 0, 0, 0));
+  CHECK_THROWS_AS(q.push(kMaxSimNanos + 1, 0, 0, 0), servesim::Error);
+  CHECK(q.size() == 1);
 }

@@ -1,0 +1,35 @@
+#pragma once
+// Limits that keep a synthetic workload simulatable in bounded time and memory:
+// arrival rates the nanosecond clock can represent, a schedule that ends well
+// inside the clock's range, and request and user counts whose up-front memory
+// is bounded. Each limit is far beyond a real serving benchmark; an input past
+// one is refused with the key, the limit and the reason, never trimmed.
+#include <cstdint>
+
+#include "util/yaml_map.h"
+#include "workload/workload_spec.h"
+
+namespace servesim {
+
+// Requests per second of a poisson/gamma/constant process (and each stage).
+// Below kMinArrivalRate the mean gap exceeds the longest duration servesim
+// accepts (1e7 s); above kMaxArrivalRate it is under the clock's 1 ns tick.
+inline constexpr double kMinArrivalRate = 1e-7;
+inline constexpr double kMaxArrivalRate = 1e9;
+// Longest expected arrival schedule (requests / rate, stage by stage; later
+// turns of a multi-turn session add their think times): 1e8 s (3.2 years),
+// a tenth of the clock's range so random gaps cannot reach its end.
+inline constexpr double kMaxScheduleSeconds = 1e8;
+// workload.requests and a stage's requests: at servesim's ~1M requests/s one
+// billion take about 20 minutes.
+inline constexpr std::int64_t kMaxRequests = 1'000'000'000;
+// all_at_once queues every request at t = 0 (each holds memory from the start).
+inline constexpr std::int64_t kMaxRequestsAtOnce = 10'000'000;
+// closed_loop users: the source queues one entry per user at t = 0.
+inline constexpr std::int64_t kMaxClosedLoopUsers = 1'000'000;
+
+// Checks `w` (already parsed from `workload`, whose arrival mapping is
+// `arrival`) against the limits above; throws servesim::Error at the key.
+void check_workload_limits(YamlMap& workload, YamlMap& arrival, const WorkloadSpec& w);
+
+}  // namespace servesim
