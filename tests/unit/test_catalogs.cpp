@@ -65,8 +65,9 @@ TEST_CASE("gpu catalog: every GPU loads with positive bandwidth, capacity and 16
 
 TEST_CASE("gpu catalog: H100 SXM datasheet values", "[catalog][gpu]") {
   const GpuSpec g = load_gpu("h100-sxm");
-  // [DS] 80 GB HBM3 = 80e9 B; 3.35 TB/s = 3.35e12 B/s; dense bf16 989.4 TFLOP/s.
-  CHECK(g.memory_capacity == Approx(80e9).epsilon(1e-12));
+  // Memory as the device reports it, 81,559 MiB = 85,520,809,984 B ([DS] says "80 GB");
+  // 3.35 TB/s = 3.35e12 B/s; dense bf16 989.4 TFLOP/s.
+  CHECK(g.memory_capacity == 85520809984.0);
   CHECK(g.memory_bandwidth == Approx(3.35e12).epsilon(1e-12));
   CHECK(g.peak(DType::bf16) == Approx(989.4e12).epsilon(1e-12));
   // FP8 tensor cores run at twice the 16-bit rate (dense): 2 * 989.4 = 1978.8 vs the
@@ -91,9 +92,10 @@ TEST_CASE("gpu catalog: A100 has no fp8 tensor cores", "[catalog][gpu]") {
     CHECK(g.peak(DType::bf16) == Approx(312e12).epsilon(1e-12));
     CHECK_THROWS_WITH(g.peak(DType::fp8), Contains("has no fp8 tensor cores") && Contains("bf16"));
   }
-  // The two A100s differ in memory: 40 GB at 1.555 TB/s vs 80 GB at 2.039 TB/s.
-  CHECK(load_gpu("a100-sxm4-40gb").memory_capacity == Approx(40e9).epsilon(1e-12));
-  CHECK(load_gpu("a100-sxm4-80gb").memory_capacity == Approx(80e9).epsilon(1e-12));
+  // The two A100s differ in memory: 40 GiB at 1.555 TB/s vs 80 GiB at 2.039 TB/s
+  // (the devices report 40,960 and 81,920 MiB: 42,949,672,960 and 85,899,345,920 B).
+  CHECK(load_gpu("a100-sxm4-40gb").memory_capacity == 42949672960.0);
+  CHECK(load_gpu("a100-sxm4-80gb").memory_capacity == 85899345920.0);
 }
 
 TEST_CASE("gpu catalog: Hopper-and-later parts have fp8 at twice bf16 (dense)", "[catalog][gpu]") {

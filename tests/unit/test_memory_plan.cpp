@@ -36,9 +36,10 @@ TEST_CASE("memory plan: Llama-3.1-8B bf16 on one H100 fits, KV blocks by the clo
   const MemoryPlan plan = plan_memory(cost, cfg);
   REQUIRE(plan.fits);
 
-  // capacity 80 GB = 80e9 B; budget = 0.9 * 80e9 = 72e9 B.
-  CHECK(plan.capacity == Approx(80e9).epsilon(1e-12));
-  CHECK(plan.budget == Approx(72e9).epsilon(1e-12));
+  // capacity: the 81,559 MiB the H100 reports = 85,520,809,984 B;
+  // budget = 0.9 * 85,520,809,984 = 76,968,728,985.6 B.
+  CHECK(plan.capacity == Approx(85520809984.0).epsilon(1e-12));
+  CHECK(plan.budget == Approx(76968728985.6).epsilon(1e-12));
   // One GPU holds every parameter in bf16: 2 * 8,030,261,248 = 16,060,522,496 B.
   CHECK(plan.weights == Approx(2.0 * 8030261248.0).epsilon(1e-12));
   // Runtime overhead (CUDA context, workspaces, graphs): 1.5 GiB = 1,610,612,736 B.
@@ -48,17 +49,18 @@ TEST_CASE("memory plan: Llama-3.1-8B bf16 on one H100 fits, KV blocks by the clo
 
   // KV bytes per token: 2 (K,V) * 32 layers * 8 KV heads * 128 head_dim * 2 B = 131,072.
   CHECK(plan.kv_bytes_per_token == 131072.0);
-  // KV blocks = floor((0.9*80e9 - weights - activations - runtime) / (131,072 * 16)),
+  // KV blocks = floor((0.9*85,520,809,984 - weights - activations - runtime) / (131,072 * 16)),
   // recomputed from the plan's own fields.
-  const double kv = 0.9 * 80e9 - plan.weights - plan.activations - plan.runtime_overhead;
+  const double kv = 0.9 * 85520809984.0 - plan.weights - plan.activations - plan.runtime_overhead;
   CHECK(plan.kv_bytes == Approx(kv).epsilon(1e-12));
   const auto expected_blocks = static_cast<std::int64_t>(std::floor(kv / (131072.0 * 16)));
   CHECK(plan.kv_blocks == expected_blocks);
   CHECK(plan.kv_tokens == expected_blocks * 16);
   // With the planner's activation estimate (1,336,410,112 B) this is
-  // (72e9 - 16,060,522,496 - 1,336,410,112 - 1,610,612,736) / 2,097,152 = 25,268.77 -> 25,268.
-  CHECK(plan.kv_blocks == 25268);
-  CHECK_THAT(plan.verdict, Contains("fits") && Contains("25268 KV blocks"));
+  // (76,968,728,985.6 - 16,060,522,496 - 1,336,410,112 - 1,610,612,736) / 2,097,152
+  // = 57,961,183,641.6 / 2,097,152 = 27,638.05 -> 27,638.
+  CHECK(plan.kv_blocks == 27638);
+  CHECK_THAT(plan.verdict, Contains("fits") && Contains("27638 KV blocks"));
 }
 
 TEST_CASE("memory plan: fp8 KV doubles the blocks up to rounding", "[memory]") {
@@ -71,8 +73,8 @@ TEST_CASE("memory plan: fp8 KV doubles the blocks up to rounding", "[memory]") {
   // floor(2x) is 2*floor(x) or 2*floor(x) + 1: never fewer than twice as many blocks.
   CHECK(fp8.kv_blocks >= 2 * bf16.kv_blocks);
   CHECK(fp8.kv_blocks <= 2 * bf16.kv_blocks + 1);
-  // Here x = 25,268.77, so 2x = 50,537.54 -> 50,537 = 2*25,268 + 1.
-  CHECK(fp8.kv_blocks == 50537);
+  // Here x = 57,961,183,641.6 / 2,097,152 = 27,638.05, so 2x = 55,276.09 -> 55,276 = 2*27,638.
+  CHECK(fp8.kv_blocks == 55276);
 }
 
 TEST_CASE("memory plan: more utilization or a bigger block never adds the wrong way", "[memory]") {
@@ -83,10 +85,11 @@ TEST_CASE("memory plan: more utilization or a bigger block never adds the wrong 
   hi.gpu_memory_utilization = 0.95;
   const MemoryPlan a = plan_memory(cost, lo);
   const MemoryPlan b = plan_memory(cost, hi);
-  // 0.15 * 80e9 = 12e9 B more KV space: 12e9 / 2,097,152 = 5,722.05 blocks more (+-1 rounding).
-  CHECK(b.kv_bytes - a.kv_bytes == Approx(12e9).epsilon(1e-9));
-  CHECK(b.kv_blocks - a.kv_blocks >= 5722);
-  CHECK(b.kv_blocks - a.kv_blocks <= 5723);
+  // 0.15 * 85,520,809,984 = 12,828,121,497.6 B more KV space: / 2,097,152 = 6,116.97
+  // blocks more (+-1 rounding).
+  CHECK(b.kv_bytes - a.kv_bytes == Approx(12828121497.6).epsilon(1e-9));
+  CHECK(b.kv_blocks - a.kv_blocks >= 6116);
+  CHECK(b.kv_blocks - a.kv_blocks <= 6117);
   // Blocks of 32 tokens: half as many blocks (floor), about the same number of tokens.
   MemoryConfig big;
   big.block_size = 32;
