@@ -13,6 +13,7 @@
 #include "cli/calibrate_commands.h"
 #include "cli/commands.h"
 #include "hardware/efficiency.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/paths.h"
 #include "util/text.h"
@@ -41,6 +42,7 @@ void print_errors(const std::string& title, const std::vector<ExperimentErrors>&
 }
 
 void run(const Args& a) {
+  if (!a.out.empty()) check_output_file(a.out, "--out");  // before the fit, not after
   const std::string file = a.file.empty() ? data_root() + "/data/serving/vllm_serving_experiments.json" : a.file;
   const auto all = load_vllm_experiments(file);
   std::vector<std::string> fit_gpus = split(a.fit_gpus.empty() ? a.gpu : a.fit_gpus, ',');
@@ -139,7 +141,7 @@ void run(const Args& a) {
                        tr.ttft_mean, tr.ttft_p99, tr.tpot_mean, tr.e2e_mean);
     out += fmt::format("  test_median_abs_error_pct: {{ttft_mean: {:.1f}, ttft_p99: {:.1f}, tpot_mean: {:.1f}, e2e_mean: {:.1f}}}\n",
                        te.ttft_mean, te.ttft_p99, te.tpot_mean, te.e2e_mean);
-    std::ofstream(a.out) << out;
+    write_file_atomically(a.out, out);
     fmt::print("\nwrote {} (use it as hardware.gpu: {})\n", a.out, a.out);
   }
 }

@@ -12,6 +12,7 @@
 #include "calibration/operator_calibration.h"
 #include "cli/calibrate_commands.h"
 #include "hardware/efficiency.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/text.h"
 
@@ -40,12 +41,11 @@ std::string cell(const OperatorError& e) {
 }
 
 void run(Args& a) {
+  if (!a.o.out.empty()) check_output_file(a.o.out, "--out");  // before the fit, not after
   a.o.cross_validate = !a.no_cross_validate;
   const OperatorCalibration c = calibrate_operators(a.o);
   if (!a.o.out.empty()) {
-    std::ofstream out(a.o.out, std::ios::binary);
-    if (!out) throw Error(fmt::format("{}: cannot write (--out)", a.o.out));
-    out << c.yaml;
+    write_file_atomically(a.o.out, c.yaml);
   }
   if (a.json) {
     nlohmann::json fitted = nlohmann::json::object(), start = nlohmann::json::object();

@@ -14,6 +14,7 @@
 
 #include "calibration/static_calibration.h"
 #include "cli/calibrate_commands.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/text.h"
 
@@ -32,14 +33,13 @@ std::string cell(std::size_t n, double before, double after) {
 }
 
 void run(Args& a) {
+  if (!a.o.out.empty()) check_output_file(a.o.out, "--out");  // before the fit, not after
   a.o.fit.metrics.clear();
   for (const auto& m : split(a.metrics, ','))
     if (!trim(m).empty()) a.o.fit.metrics.push_back(trim(m));
   const StaticCalibration c = calibrate_static(a.o);
   if (!a.o.out.empty()) {
-    std::ofstream out(a.o.out, std::ios::binary);
-    if (!out) throw Error(fmt::format("{}: cannot write (--out)", a.o.out));
-    out << c.yaml;
+    write_file_atomically(a.o.out, c.yaml);
   }
   if (a.json) {
     using nlohmann::json;

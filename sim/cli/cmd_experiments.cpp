@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/paths.h"
 #include "util/yaml_map.h"
@@ -40,6 +41,7 @@ double median(std::vector<double> v) {
 }
 
 void run(const Args& a) {
+  if (!a.out.empty()) check_output_dir(a.out, "--out");  // before the replays, not after
   const std::string file = a.file.empty() ? data_root() + "/data/serving/vllm_serving_experiments.json" : a.file;
   const auto experiments = load_vllm_experiments(file);
   const PromptSharing sharing = a.sharing == "groups" ? PromptSharing::groups : PromptSharing::cycled;
@@ -95,7 +97,7 @@ void run(const Args& a) {
   nlohmann::json med;
   for (int i = 0; i < 7; ++i) med[metrics[i]] = median(abs_err[static_cast<std::size_t>(i)]);
   if (!a.out.empty()) {
-    std::ofstream(a.out + "/experiments_errors.csv") << csv;
+    write_file_atomically(a.out + "/experiments_errors.csv", csv);
   }
   if (a.json) {
     std::cout << nlohmann::json{{"experiments", rows}, {"median_abs_error_pct", med}}.dump(2) << "\n";

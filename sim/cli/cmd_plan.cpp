@@ -3,16 +3,17 @@
 //  [--max-replicas M] [--trial-requests N] [--tolerance F] [-j N] [--json] [--out DIR] [--set K=V]...`
 #include <fmt/format.h>
 
-#include <filesystem>
-#include <fstream>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include "cli/commands.h"
 #include "cli/scenario_args.h"
 #include "planning/plan.h"
 #include "planning/progress.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/interrupt.h"
 
 namespace servesim::cli {
 namespace {
@@ -64,16 +65,28 @@ void run(const PlanArgs& a) {
   o.tolerance = a.tolerance;
   planning::read_plan_section(doc, second_document(a.scenario), a.scenario, o);
   o.threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (!a.out_dir.empty()) check_output_dir(a.out_dir, "--out");  // before the searches, not after
   planning::ProgressBar bar("candidates", planning::stderr_is_terminal());
-  o.progress = [&bar](std::size_t done, std::size_t total) { bar.update(done, total); };
-  const planning::PlanResult p = planning::plan(doc, a.scenario, o);
+  std::size_t done = 0, total = 0;
+  o.progress = [&](std::size_t d, std::size_t t) {
+    done = d;
+    total = t;
+    bar.update(d, t);
+  };
+  std::optional<planning::PlanResult> result;
+  try {
+    result = planning::plan(doc, a.scenario, o);
+  } catch (const Interrupted&) {
+    bar.finish();
+    // A plan's tables compare every candidate, so a part of them is not written.
+    throw Interrupted(fmt::format("interrupted: {} of {} candidates searched; nothing written{}", done, total,
+                                  a.out_dir.empty() ? "" : " to " + a.out_dir));
+  }
   bar.finish();
+  const planning::PlanResult& p = *result;
   if (!a.out_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(a.out_dir, ec);
-    if (ec) throw Error(fmt::format("--out {}: cannot create directory: {}", a.out_dir, ec.message()));
-    std::ofstream(a.out_dir + "/plan.json") << planning::plan_json(p).dump(2) << "\n";
-    std::ofstream(a.out_dir + "/plan.csv") << planning::plan_csv(p);
+    write_file_atomically(a.out_dir + "/plan.json", planning::plan_json(p).dump(2) + "\n");
+    write_file_atomically(a.out_dir + "/plan.csv", planning::plan_csv(p));
   }
   if (a.json) {
     std::cout << planning::plan_json(p).dump(2) << "\n";

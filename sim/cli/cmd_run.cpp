@@ -2,14 +2,15 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <filesystem>
-#include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "cli/commands.h"
 #include "core/simulation.h"
 #include "metrics/summary_json.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
+#include "util/interrupt.h"
 
 namespace servesim::cli {
 namespace {
@@ -26,14 +27,14 @@ void run(const RunArgs& a) {
   const Scenario sc = load_scenario(a.scenario, a.sets);
   SimulationOptions opt;
   opt.fast_forward = !a.no_fast_forward;
-  std::ofstream requests;
+  // requests.csv is streamed during the run into a temporary file that only becomes
+  // requests.csv once the run finished and every file was written: an error or Ctrl-C
+  // leaves nothing under the final names.
+  std::optional<AtomicFile> requests;
   if (!a.out_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(a.out_dir, ec);
-    if (ec) throw Error(fmt::format("--out {}: cannot create directory: {}", a.out_dir, ec.message()));
-    requests.open(a.out_dir + "/requests.csv");
-    if (!requests) throw Error(fmt::format("--out {}: cannot write requests.csv", a.out_dir));
-    opt.requests_csv = &requests;
+    check_output_dir(a.out_dir, "--out");  // before simulating, not after
+    requests.emplace(a.out_dir + "/requests.csv");
+    opt.requests_csv = &requests->stream();
     opt.timeline_rows = 20000;
   }
   if (isatty(STDERR_FILENO)) {
@@ -42,12 +43,22 @@ void run(const RunArgs& a) {
       else std::cerr << fmt::format("\r{} requests", done);
     };
   }
-  const SimulationResult r = simulate(sc, opt);
+  SimulationResult r;
+  try {
+    r = simulate(sc, opt);
+  } catch (const Interrupted&) {
+    if (opt.progress) std::cerr << "\r\033[K";
+    throw Interrupted(a.out_dir.empty() ? "interrupted: the run stopped before it finished"
+                                        : fmt::format("interrupted: the run stopped before it finished; nothing "
+                                                      "written to {}",
+                                                      a.out_dir));
+  }
   if (opt.progress) std::cerr << "\r\033[K";
   const nlohmann::json j = summary_json(r.summary);
   if (!a.out_dir.empty()) {
-    std::ofstream(a.out_dir + "/summary.json") << j.dump(2) << "\n";
-    std::ofstream(a.out_dir + "/timeline.csv") << timeline_csv(r.timeline);
+    write_file_atomically(a.out_dir + "/summary.json", j.dump(2) + "\n");
+    write_file_atomically(a.out_dir + "/timeline.csv", timeline_csv(r.timeline));
+    requests->commit();
   }
   if (a.json) {
     std::cout << j.dump(2) << "\n";

@@ -12,6 +12,7 @@
 #include "cli/scenario_args.h"
 #include "cli/validate_commands.h"
 #include "metrics/summary_json.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/text.h"
 
@@ -49,6 +50,7 @@ nlohmann::json stats_json(const Distribution& d) {
 }
 
 void run(const Args& a) {
+  if (!a.out.empty()) check_output_dir(a.out, "--out");  // before simulating, not after
   YAML::Node doc = load_document(a.scenario, a.sets);
   std::string trace = a.trace;
   TraceFormat format = parse_trace_format(a.format, "--format");
@@ -65,11 +67,8 @@ void run(const Args& a) {
   const TraceValidation v = validate_trace(sc, a.targets);
 
   if (!a.out.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(a.out, ec);
-    if (ec) throw Error(fmt::format("--out {}: cannot create directory: {}", a.out, ec.message()));
-    std::ofstream(a.out + "/predicted_vs_measured.csv") << predicted_vs_measured_csv(v);
-    std::ofstream(a.out + "/validation.json") << trace_validation_json(sc, v).dump(2) << "\n";
+    write_file_atomically(a.out + "/predicted_vs_measured.csv", predicted_vs_measured_csv(v));
+    write_file_atomically(a.out + "/validation.json", trace_validation_json(sc, v).dump(2) + "\n");
   }
   std::vector<std::string> images;
   if (!a.out.empty() && !a.no_plots) {

@@ -15,6 +15,7 @@
 
 #include "cli/commands.h"
 #include "cli/validate_commands.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/json_file.h"
 #include "util/paths.h"
@@ -74,6 +75,7 @@ json row_json(const RowResult& r) {
 }
 
 void run_static(const StaticArgs& a) {
+  if (!a.out.empty()) check_output_dir(a.out, "--out");  // before simulating, not after
   std::vector<std::string> files = a.files;
   if (files.empty()) {
     const std::string root = a.data.empty() ? data_root() + "/data" : a.data;
@@ -162,12 +164,9 @@ void run_static(const StaticArgs& a) {
                     {"rows", jrows}};
 
   if (!a.out.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(a.out, ec);
-    if (ec) throw Error(fmt::format("--out {}: cannot create directory: {}", a.out, ec.message()));
     json summary = doc;  // the rows are in static_rows.csv
     summary.erase("rows");
-    std::ofstream(a.out + "/static.json") << summary.dump(1) << "\n";
+    write_file_atomically(a.out + "/static.json", summary.dump(1) + "\n");
     std::string csv =
         "dataset,line,hardware,gpu,model,catalog_model,precision,tp,num_gpus,isl,osl,concurrency_or_rate,batch,metric,"
         "unit,measured,predicted,error_pct,prediction,skip_reason\n";
@@ -180,12 +179,12 @@ void run_static(const StaticArgs& a) {
                          r.compared ? fmt::format("{:.6g}", r.predicted) : "",
                          r.compared ? fmt::format("{:.2f}", r.error_pct) : "", csv_field(r.prediction),
                          csv_field(r.skip_reason));
-    std::ofstream(a.out + "/static_rows.csv") << csv;
+    write_file_atomically(a.out + "/static_rows.csv", csv);
     std::string gcsv = "dataset,gpu,metric,count,median_abs_error_pct,median_signed_error_pct\n";
     for (const auto& g : groups)
       gcsv += fmt::format("{},{},{},{},{:.2f},{:.2f}\n", g.dataset, g.gpu, g.metric, g.count, g.median_abs_pct,
                           g.median_signed_pct);
-    std::ofstream(a.out + "/static_groups.csv") << gcsv;
+    write_file_atomically(a.out + "/static_groups.csv", gcsv);
   }
   if (a.json) {
     std::cout << doc.dump(2) << "\n";
@@ -362,9 +361,7 @@ void run_report(const ReportArgs& a) {
     std::cout << md;
     return;
   }
-  std::ofstream out(a.output);
-  if (!out) throw Error(fmt::format("{}: cannot write", a.output));
-  out << md;
+  write_file_atomically(a.output, md);
 }
 
 }  // namespace

@@ -2,11 +2,11 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <thread>
 
 #include "cli/scenario_args.h"
 #include "planning/progress.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/text.h"
 
@@ -19,6 +19,7 @@ VariedRun run_varied(const VariedRunArgs& a) {
   // Checked before the (possibly long) simulations, not after.
   if (!a.out.empty() && !ends_with(a.out, ".csv") && !ends_with(a.out, ".json"))
     throw Error(fmt::format("--out {}: name a .csv or .json file", a.out));
+  if (!a.out.empty()) check_output_file(a.out, "--out");
   const YAML::Node doc = load_document(a.scenario, a.sets);
   planning::SweepOptions opt;
   opt.threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -30,9 +31,11 @@ VariedRun run_varied(const VariedRunArgs& a) {
 }
 
 void write_out_file(const std::string& path, const std::string& text) {
-  std::ofstream f(path);
-  if (!f) throw Error(fmt::format("--out {}: cannot write the file", path));
-  f << text;
+  try {
+    write_file_atomically(path, text);
+  } catch (const Error& e) {
+    throw Error(fmt::format("--out: {}", e.what()));
+  }
 }
 
 }  // namespace servesim::cli

@@ -9,6 +9,7 @@
 #include "engine/router.h"
 #include "scenario/setup.h"
 #include "util/error.h"
+#include "util/interrupt.h"
 
 namespace servesim {
 namespace {
@@ -91,7 +92,10 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   std::vector<char> to_kick(replicas.size(), 0);
   const std::int64_t expected = source.expected_total();
   std::int64_t next_progress = 0;
+  std::uint32_t events = 0;
   while (!queue.empty()) {
+    // Ctrl-C stops a long run: one relaxed atomic load per 4096 events.
+    if ((++events & 4095u) == 0) throw_if_interrupted();
     const Event ev = queue.pop();
     const Nanos now = ev.time;
     if (ev.kind == kArrival) {

@@ -10,6 +10,7 @@
 #include "model/dtype.h"
 #include "planning/sweep.h"
 #include "util/error.h"
+#include "util/interrupt.h"
 #include "util/text.h"
 #include "util/yaml_map.h"
 #include "util/yaml_ranges.h"
@@ -193,6 +194,8 @@ PlanResult plan(const YAML::Node& doc_in, const std::string& source, const PlanO
         if (!c.capacity.fits) c.error = "memory: " + c.capacity.error;
         else if (c.capacity.max_rate <= 0) c.error = c.capacity.error;
       }
+    } catch (const Interrupted&) {
+      throw;  // Ctrl-C stops the whole run, not just this point
     } catch (const Error& e) {
       c.error = e.what();
     }
@@ -220,6 +223,8 @@ PlanResult plan(const YAML::Node& doc_in, const std::string& source, const PlanO
       c.total_rate = out.target_rate ? *out.target_rate : c.replicas * max_rate;
       try {
         c.operating = per_replica < max_rate * (1 - 1e-9) ? run_trial(*c.scenario, per_replica, out.search.trial) : best;
+      } catch (const Interrupted&) {
+        throw;  // Ctrl-C stops the whole run, not just this point
       } catch (const Error&) {
         c.operating = best;
       }

@@ -14,6 +14,7 @@
 #include "metrics/summary_json.h"
 #include "planning/economics.h"
 #include "util/error.h"
+#include "util/interrupt.h"
 #include "util/text.h"
 #include "util/yaml_map.h"
 
@@ -248,12 +249,16 @@ std::vector<PointResult> run_sweep(const YAML::Node& base, const std::string& so
     for (std::size_t a = 0; a < axes.size(); ++a) {
       try {
         apply_override(doc, axes[a].key + "=" + p.values[a]);
+      } catch (const Interrupted&) {
+        throw;  // Ctrl-C stops the whole run, not just this point
       } catch (const Error& e) {
         throw Error(fmt::format("--vary {}: {}", axes[a].key, e.what()));
       }
     }
     try {
       p.scenario = parse_scenario(doc, source);
+    } catch (const Interrupted&) {
+      throw;  // Ctrl-C stops the whole run, not just this point
     } catch (const Error& e) {
       p.reason = e.what();
     }
@@ -287,6 +292,8 @@ std::vector<PointResult> run_sweep(const YAML::Node& base, const std::string& so
         so.timeline_rows = options.timeline_rows;
         p.result = simulate(*p.scenario, so);
         p.ok = true;
+      } catch (const Interrupted&) {
+        throw;  // Ctrl-C stops the whole run, not just this point
       } catch (const Error& e) {
         p.reason = e.what();
       }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "util/error.h"
 #include "util/text.h"
@@ -10,6 +11,11 @@
 namespace servesim {
 
 YAML::Node load_yaml_file(const std::string& path) {
+  // yaml-cpp opens a directory and reads it as an empty document (or throws an
+  // ios_base::failure from inside libstdc++): refuse it by name first.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw Error(fmt::format("{}: is a directory, expected a file", path));
   try {
     YAML::Node doc = YAML::LoadFile(path);
     check_duplicate_keys(doc, path);
@@ -54,6 +60,17 @@ YamlMap::YamlMap(YAML::Node node, std::string file, std::string path)
     throw Error(fmt::format("{}: {} must be a mapping of keys to values",
                             yaml_location(file_, node_), path_.empty() ? "the document" : path_));
   }
+  // YAML allows any node as a key (`? [a]`, `{[x]: 1}`); every reader below compares
+  // keys as names, so a key that is a list or mapping is rejected here, where the
+  // error can still point at it.
+  if (node_ && node_.IsMap()) {
+    for (auto it = node_.begin(); it != node_.end(); ++it) {
+      if (!it->first.IsScalar())
+        throw Error(fmt::format("{}: {}: mapping keys must be plain names, not a {}",
+                                yaml_location(file_, it->first), path_.empty() ? "(top level)" : path_,
+                                it->first.IsSequence() ? "list" : it->first.IsMap() ? "mapping" : "null"));
+    }
+  }
 }
 
 std::string YamlMap::key_path(const std::string& key) const {
@@ -67,7 +84,7 @@ std::string YamlMap::where() const {
 std::string YamlMap::where(const std::string& key) const {
   if (node_ && node_.IsMap()) {
     for (auto it = node_.begin(); it != node_.end(); ++it) {
-      if (it->first.as<std::string>() == key)
+      if (it->first.IsScalar() && it->first.Scalar() == key)
         return fmt::format("{}: {}", yaml_location(file_, it->first), key_path(key));
     }
   }
@@ -95,7 +112,8 @@ YAML::Node YamlMap::required(const std::string& key) {
     std::string hint;
     if (node_ && node_.IsMap()) {
       for (auto it = node_.begin(); it != node_.end(); ++it) {
-        const std::string present = it->first.as<std::string>();
+        if (!it->first.IsScalar()) continue;  // rejected by the constructor; never compared
+        const std::string present = it->first.Scalar();
         if (!did_you_mean(present, {key}).empty())
           hint = fmt::format("; '{}' at {} looks like a misspelling of it", present, yaml_location(file_, it->first));
       }
@@ -184,7 +202,10 @@ YamlMap YamlMap::map(const std::string& key) {
 void YamlMap::finish() const {
   if (!node_ || !node_.IsMap()) return;
   for (auto it = node_.begin(); it != node_.end(); ++it) {
-    const std::string key = it->first.as<std::string>();
+    if (!it->first.IsScalar())  // unreachable through the constructor; kept as a guard
+      throw Error(fmt::format("{}: {}: mapping keys must be plain names", yaml_location(file_, it->first),
+                              path_.empty() ? "(top level)" : path_));
+    const std::string key = it->first.Scalar();
     if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
     std::vector<std::string> valid = known_;
     std::sort(valid.begin(), valid.end());

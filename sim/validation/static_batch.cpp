@@ -12,6 +12,7 @@
 
 #include "core/simulation.h"
 #include "util/error.h"
+#include "util/interrupt.h"
 #include "util/paths.h"
 #include "util/text.h"
 
@@ -409,6 +410,8 @@ std::vector<RowResult> validate_static_rows(const std::vector<BenchmarkRow>& row
           res.unit = "ms";
         }
       }
+    } catch (const Interrupted&) {
+      throw;  // Ctrl-C stops the whole run, not just this point
     } catch (const Error& e) {
       skip(fmt::format("not simulated: {}", e.what()));
       continue;

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 
 #include "core/simulation.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/json_file.h"
 #include "util/paths.h"
@@ -369,9 +370,7 @@ std::vector<std::string> write_validation_plots(const TraceValidation& v, const 
   fs::create_directories(dir, ec);
   if (ec) throw Error(fmt::format("{}: cannot create directory: {}", dir, ec.message()));
   auto write = [&](const std::string& name, const std::string& text) {
-    std::ofstream f(dir + "/" + name);
-    if (!f) throw Error(fmt::format("{}/{}: cannot write", dir, name));
-    f << text;
+    write_file_atomically(dir + "/" + name, text);
   };
   // Data: CDFs of TTFT and E2E (positive values; log x when they span decades) and the E2E pairs.
   std::string script =
