@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "core/event_queue.h"
@@ -9,6 +10,7 @@
 #include "engine/router.h"
 #include "scenario/setup.h"
 #include "util/error.h"
+#include "util/machine.h"
 #include "util/interrupt.h"
 
 namespace servesim {
@@ -22,7 +24,47 @@ constexpr int kStepEndPriority = 0;
 constexpr int kArrivalPriority = 1;
 constexpr int kKickPriority = 2;
 
+// The shortest length a synthetic length distribution can draw.
+std::int64_t min_length(const LengthSpec& l) {
+  return l.kind == LengthKind::fixed ? std::clamp(l.value, l.min, l.max) : l.min;
+}
+
+// The memory guard's limit: the scenario's, or a quarter of this machine's memory.
+double queue_guard_bytes(const EngineConfig& e, bool* from_machine) {
+  *from_machine = e.max_queue_memory_bytes <= 0;
+  if (!*from_machine) return e.max_queue_memory_bytes;
+  const double phys = physical_memory_bytes();
+  return phys > 0 ? phys / 4 : 4.0 * 1024 * 1024 * 1024;  // 4 GiB if the system does not say
+}
+
 }  // namespace
+
+void refuse_unservable_workload(const Scenario& sc, std::int64_t kv_blocks) {
+  if (!sc.has_workload || sc.workload.trace) return;
+  const WorkloadSpec& w = sc.workload;
+  // The smallest request the workload can make: shortest prompt (plus the shared
+  // system prompt) and shortest output. Later multi-turn turns are only longer.
+  const std::int64_t prefix = w.shared_prefix ? w.shared_prefix->tokens : 0;
+  const std::int64_t in = min_length(w.input_tokens) + prefix, out = min_length(w.output_tokens);
+  const std::int64_t total = in + out;
+  if (total > sc.engine.max_model_len)
+    throw Error(fmt::format(
+        "every request fails (too_long_for_max_model_len): the shortest the workload can draw is {} prompt + {} "
+        "output = {} tokens, above engine.max_model_len = {}{}; raise max_model_len or shorten "
+        "workload.input_tokens / output_tokens",
+        in, out, total, sc.engine.max_model_len,
+        sc.engine.max_model_len < sc.model.max_context ? fmt::format(" (the model allows {})", sc.model.max_context)
+                                                        : std::string(" (the model's whole context)")));
+  // The engine's admission rule (vllm_engine.cpp): the KV peaks at total - 1 tokens.
+  const std::int64_t bs = sc.engine.block_size;
+  const std::int64_t blocks = (total - 1 + bs - 1) / bs;
+  if (kv_blocks >= 0 && blocks > kv_blocks)
+    throw Error(fmt::format(
+        "every request fails (exceeds_kv_capacity): the shortest request the workload can draw ({} tokens) needs "
+        "{} KV blocks of {} tokens, and a replica has {}; give the KV cache more memory (more GPUs, a smaller "
+        "precision, gpu_memory_utilization) or shorten the requests",
+        total, blocks, bs, kv_blocks));
+}
 
 std::unique_ptr<RequestSource> make_source(const Scenario& scenario) {
   return make_synthetic_source(scenario.workload);
@@ -30,7 +72,9 @@ std::unique_ptr<RequestSource> make_source(const Scenario& scenario) {
 
 SimulationResult simulate(const Scenario& scenario, const SimulationOptions& options) {
   auto source = make_source(scenario);
-  return simulate(scenario, *source, options);
+  SimulationOptions o = options;
+  o.check_workload = true;  // the source is the scenario's own workload
+  return simulate(scenario, *source, o);
 }
 
 SimulationResult simulate(const Scenario& sc, RequestSource& source, const SimulationOptions& options) {
@@ -41,6 +85,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   const std::int64_t blocks =
       sc.engine.num_gpu_blocks_override > 0 ? sc.engine.num_gpu_blocks_override : result.memory.kv_blocks;
   result.kv_blocks_per_replica = blocks;
+  if (options.check_workload) refuse_unservable_workload(sc, blocks);
 
   Collector collector(cost.peak_flops(), sc.gpu.memory_bandwidth, sc.parallelism.gpus_per_replica(),
                       sc.parallelism.replicas, sc.slo);
@@ -64,11 +109,62 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   // The request waiting for its arrival event (sources are streaming: one at a time).
   std::optional<Request> pending;
   const Nanos frontend = to_nanos(sc.engine.frontend_latency);
+  // Offered load: every request the source hands out, served or not.
+  std::int64_t offered = 0;
+  Nanos first_arrival = 0, last_arrival = 0;
+  auto count_offered = [&](const Request& r) {
+    if (offered++ == 0) first_arrival = r.arrival;
+    last_arrival = std::max(last_arrival, r.arrival);
+  };
   auto pull = [&] {
     if (pending) return;
     pending = source.next();
     // The request reaches the engine core after the front-end (HTTP, tokenization).
-    if (pending) queue.push(pending->arrival + frontend, kArrivalPriority, kArrival, pending->id);
+    if (pending) {
+      count_offered(*pending);
+      queue.push(pending->arrival + frontend, kArrivalPriority, kArrival, pending->id);
+    }
+  };
+  // The overload guard (engine.max_queue_memory): once the never-scheduled
+  // requests of all replicas hold more than the limit, they and every later
+  // request fail with reason overload_guard; running requests finish.
+  LoadReport& load = result.summary.load;  // filled in after summarize()
+  LoadReport guard;
+  guard.guard_bytes = queue_guard_bytes(sc.engine, &guard.guard_from_machine);
+  auto reject = [&](const Request& r, Nanos at) {
+    RequestRecord rec;
+    rec.id = r.id;
+    rec.arrival = r.arrival;
+    rec.input_tokens = r.input_tokens;
+    rec.output_tokens = r.output_tokens;
+    rec.finish = at;
+    rec.failed = true;
+    rec.failure = FailureReason::overload_guard;
+    collector.on_request_done(rec);
+  };
+  std::vector<Request> aborted;
+  auto check_guard = [&](Nanos now) {
+    std::int64_t queued = 0, bytes = 0;
+    for (const auto& e : replicas) {
+      queued += e->queued();
+      bytes += e->queued_bytes();
+    }
+    if (queued > guard.queued_peak) {
+      guard.queued_peak = queued;
+      guard.queued_peak_bytes = static_cast<double>(bytes);
+    }
+    if (static_cast<double>(bytes) <= guard.guard_bytes) return;
+    guard.guard_tripped = true;
+    guard.guard_trip_s = to_seconds(now - first_arrival);
+    aborted.clear();
+    for (auto& e : replicas) e->abort_queued(now, FailureReason::overload_guard, aborted);
+    for (const auto& r : aborted) source.on_complete(r, now);
+    // Every request still to come is refused now, without simulating its arrival
+    // (the one already pulled is refused when its arrival event comes).
+    while (auto r = source.next()) {
+      count_offered(*r);
+      reject(*r, r->arrival);
+    }
   };
   auto horizon = [&] { return queue.empty() ? std::numeric_limits<Nanos>::max() : queue.top().time; };
   // Pipelined replicas (pp > 1) may start a step while others are in flight: a
@@ -101,10 +197,17 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
     if (ev.kind == kArrival) {
       Request req = std::move(*pending);
       pending.reset();
-      const int r = router.pick(replicas, req);
-      if (!replicas[static_cast<std::size_t>(r)]->enqueue(req, now)) source.on_complete(req, now);
-      pull();
-      to_kick[static_cast<std::size_t>(r)] = 1;
+      if (guard.guard_tripped) {
+        reject(req, now);
+        source.on_complete(req, now);
+        pull();
+      } else {
+        const int r = router.pick(replicas, req);
+        if (!replicas[static_cast<std::size_t>(r)]->enqueue(req, now)) source.on_complete(req, now);
+        check_guard(now);
+        pull();
+        to_kick[static_cast<std::size_t>(r)] = 1;
+      }
     } else if (ev.kind == kKick) {
       const int r = static_cast<int>(ev.data);
       if (kick_at[static_cast<std::size_t>(r)] == now) kick_at[static_cast<std::size_t>(r)] = kNever;
@@ -131,6 +234,19 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   }
   if (pending) throw Error("internal: a request was left without its arrival");
   result.summary = collector.summarize();
+  const LoadReport measured = load;  // the collector's queue-growth test
+  load = guard;
+  load.queue_mid_ms = measured.queue_mid_ms;
+  load.queue_last_ms = measured.queue_last_ms;
+  load.queue_grows = measured.queue_grows;
+  load.overloaded = measured.queue_grows || guard.guard_tripped;
+  load.offered = offered;
+  load.offered_rps = last_arrival > first_arrival
+                         ? static_cast<double>(offered) / to_seconds(last_arrival - first_arrival)
+                         : 0.0;
+  if (load.offered != result.summary.completed + result.summary.failed)
+    throw Error(fmt::format("internal: {} requests offered but {} completed and {} failed", load.offered,
+                            result.summary.completed, result.summary.failed));
   result.timeline = collector.timeline();
   return result;
 }

@@ -17,6 +17,9 @@ struct SimulationOptions {
   std::ostream* requests_csv = nullptr;  // one row per finished request
   std::size_t timeline_rows = 0;         // keep at most about this many timeline rows (0 = none)
   bool fast_forward = true;              // fuse identical decode steps between events
+  // Refuse (servesim::Error) a synthetic workload whose every request must fail
+  // (refuse_unservable_workload); set by simulate(scenario) for the scenario's own source.
+  bool check_workload = false;
   // Called now and then with (finished, expected total or -1).
   std::function<void(std::int64_t, std::int64_t)> progress;
 };
@@ -32,6 +35,11 @@ struct SimulationResult {
 SimulationResult simulate(const Scenario& scenario, const SimulationOptions& options = {});
 // Runs any request source through the scenario's hardware, model and engine.
 SimulationResult simulate(const Scenario& scenario, RequestSource& source, const SimulationOptions& options = {});
+
+// Throws servesim::Error naming the reason when the scenario's synthetic workload
+// cannot draw a single servable request: its shortest request is longer than
+// engine.max_model_len, or needs more than `kv_blocks` KV blocks (-1: unchecked).
+void refuse_unservable_workload(const Scenario& scenario, std::int64_t kv_blocks);
 
 // The request source a scenario's workload describes.
 std::unique_ptr<RequestSource> make_source(const Scenario& scenario);

@@ -117,6 +117,7 @@ void Collector::on_request_done(const RequestRecord& r) {
     ttft_.add(ttft);
     e2e_.add(e2e);
     queue_.add(queue);
+    queue_bins_.add(to_seconds(r.arrival), queue);
     if (r.output_tokens > 1) tpot_.add(tpot);  // undefined for single-token outputs
     // SLO attainment: every per-request limit (the tightest per metric).
     const bool ok = ttft <= slo_ttft_ && e2e <= slo_e2e_ && (r.output_tokens <= 1 || tpot <= slo_tpot_);
@@ -205,6 +206,10 @@ RunSummary Collector::summarize() {
   s.batch_size_max = batch_max_;
   s.queue_length_max = queue_max_;
   s.steps = steps_;
+  queue_bins_.window_means(&s.load.queue_mid_ms, &s.load.queue_last_ms);
+  s.load.queue_grows = queue_bins_.count() > 0 && queue_delay_grows(s.load.queue_mid_ms, s.load.queue_last_ms);
+  s.load.overloaded = s.load.queue_grows;
+  s.load.offered = completed_ + failed_;
   return s;
 }
 

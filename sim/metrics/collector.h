@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "metrics/log_histogram.h"
+#include "metrics/queue_growth.h"
 #include "metrics/run_observer.h"
 #include "metrics/run_summary.h"
 #include "scenario/slo.h"
@@ -76,6 +77,7 @@ class Collector : public RunObserver {
   double slo_ttft_ = 0, slo_tpot_ = 0, slo_e2e_ = 0;
   std::int64_t slo_good_ = 0;  // completed requests meeting every per-request limit
   std::int64_t offload_tokens_ = 0, swapped_preemptions_ = 0;
+  QueueDelayBins queue_bins_;  // completed requests' queue delay by arrival (overload test)
   FailureCounts failures_{};
   std::int64_t completed_ = 0, failed_ = 0, preemptions_ = 0, preempted_requests_ = 0;
   std::int64_t input_tokens_ = 0, output_tokens_ = 0, cached_tokens_ = 0;

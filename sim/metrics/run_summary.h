@@ -16,6 +16,23 @@ struct SloResult {
   bool measured = true;  // false when no completed request gave the metric a value (value_ms means nothing)
 };
 
+// Offered load against what was served, and the waiting queue (run and summary.json).
+struct LoadReport {
+  std::int64_t offered = 0;      // requests that arrived (completed + failed)
+  double offered_rps = 0;        // offered / arrival span (first to last arrival); 0 when it is 0
+  // The saturation test (queue_growth.h) on completed requests, by arrival.
+  double queue_mid_ms = 0, queue_last_ms = 0;
+  bool queue_grows = false;
+  bool overloaded = false;       // the queue grows or the overload guard tripped
+  std::int64_t queued_peak = 0;  // most never-scheduled requests waiting at once, all replicas
+  double queued_peak_bytes = 0;  // the memory they held then
+  // The queue memory guard (engine.max_queue_memory).
+  double guard_bytes = 0;        // the limit
+  bool guard_from_machine = false;  // sized from this machine's memory (not set in the scenario)
+  bool guard_tripped = false;
+  double guard_trip_s = 0;       // simulated time it tripped, from the first arrival
+};
+
 struct RunSummary {
   std::int64_t completed = 0;
   std::int64_t failed = 0;
@@ -51,6 +68,7 @@ struct RunSummary {
   // memory instead of recomputed, and preemptions swapped out instead of recomputed.
   std::int64_t offload_tokens = 0;
   std::int64_t swapped_preemptions = 0;
+  LoadReport load;
 };
 
 }  // namespace servesim

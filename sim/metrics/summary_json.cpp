@@ -26,6 +26,50 @@ nlohmann::json failures_json(const FailureCounts& f) {
   return j;
 }
 
+nlohmann::json load_json(const RunSummary& s) {
+  const LoadReport& l = s.load;
+  return {{"offered", l.offered},
+          {"offered_rps", l.offered_rps},
+          {"served_rps", s.requests_per_s},
+          {"overloaded", l.overloaded},
+          {"queue_delay_grows", l.queue_grows},
+          {"queue_delay_mid_ms", l.queue_mid_ms},
+          {"queue_delay_last_ms", l.queue_last_ms},
+          {"waiting_peak", l.queued_peak},
+          {"waiting_peak_bytes", l.queued_peak_bytes},
+          {"guard", {{"max_queue_memory_bytes", l.guard_bytes},
+                     {"from_machine_memory", l.guard_from_machine},
+                     {"tripped", l.guard_tripped},
+                     {"tripped_at_s", l.guard_tripped ? nlohmann::json(l.guard_trip_s) : nlohmann::json(nullptr)}}}};
+}
+
+std::string load_text(const RunSummary& s) {
+  const LoadReport& l = s.load;
+  auto size = [](double bytes) {
+    if (bytes >= 1024.0 * 1024 * 1024) return fmt::format("{:.2f} GiB", bytes / (1024.0 * 1024 * 1024));
+    if (bytes >= 1024.0 * 1024) return fmt::format("{:.1f} MiB", bytes / (1024.0 * 1024));
+    return fmt::format("{:.0f} KiB", bytes / 1024.0);
+  };
+  std::string out = fmt::format("load       offered {:.2f} req/s, served {:.2f} req/s; waiting queue peaked at {} "
+                                "requests ({})\n",
+                                l.offered_rps, s.requests_per_s, l.queued_peak, size(l.queued_peak_bytes));
+  if (l.guard_tripped) {
+    out += fmt::format("           OVERLOADED: offered {:.2f} req/s, served {:.2f} req/s; the run was STOPPED at {:.1f} s "
+                       "by the queue memory guard (waiting requests above engine.max_queue_memory = {}{}): {} "
+                       "requests failed overload_guard\n",
+                       l.offered_rps, s.requests_per_s, l.guard_trip_s, size(l.guard_bytes),
+                       l.guard_from_machine ? ", a quarter of this machine's memory, so this result depends on the "
+                                              "machine; set engine.max_queue_memory to fix it"
+                                            : "",
+                       s.failures[static_cast<std::size_t>(FailureReason::overload_guard)]);
+  } else if (l.queue_grows) {
+    out += fmt::format("           OVERLOADED: the server cannot keep up; the mean queue delay grows from {:.0f} ms "
+                       "(requests 40-60% by arrival) to {:.0f} ms (last 20%)\n",
+                       l.queue_mid_ms, l.queue_last_ms);
+  }
+  return out;
+}
+
 std::string failures_text(const FailureCounts& f) {
   std::string out;
   for (int i = 0; i < kFailureReasonCount; ++i) {
@@ -39,6 +83,7 @@ nlohmann::json summary_json(const RunSummary& s) {
   nlohmann::json j;
   j["requests"] = {{"completed", s.completed}, {"failed", s.failed}, {"failures", failures_json(s.failures)},
                    {"preempted", s.preempted_requests}, {"preemptions", s.preemptions}};
+  j["load"] = load_json(s);
   j["duration_s"] = s.duration_s;
   j["gpus"] = s.gpus;
   j["throughput"] = {{"requests_per_s", s.requests_per_s},
@@ -89,6 +134,7 @@ std::string summary_table(const RunSummary& s) {
   out += fmt::format("duration   {:.1f} s simulated on {} GPU(s)\n", s.duration_s, s.gpus);
   out += fmt::format("throughput {:.2f} req/s, {:.0f} output tok/s ({:.0f}/GPU), {:.0f} total tok/s\n",
                      s.requests_per_s, s.output_tokens_per_s, s.output_tokens_per_s / s.gpus, s.total_tokens_per_s);
+  out += load_text(s);
   out += fmt::format("\n{:<10} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "ms", "mean", "p50", "p90", "p95", "p99");
   auto row = [&](const char* name, const Distribution& d) {
     if (d.count == 0) {  // nothing measured: "-", not 0.00 ms

@@ -13,6 +13,10 @@ nlohmann::json distribution_json(const Distribution& d);  // nulls over zero sam
 nlohmann::json failures_json(const FailureCounts& f);
 // "3 too_long_for_max_model_len, 1 exceeds_kv_capacity" (nonzero reasons only).
 std::string failures_text(const FailureCounts& f);
+// Offered vs served load, the waiting queue's peak, the overload verdict and the
+// queue memory guard: the "load" JSON object and the table's lines.
+nlohmann::json load_json(const RunSummary& s);
+std::string load_text(const RunSummary& s);
 // Human-readable table for the terminal.
 std::string summary_table(const RunSummary& s);
 // timeline.csv

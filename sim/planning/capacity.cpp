@@ -7,6 +7,7 @@
 #include <limits>
 #include <sstream>
 
+#include "metrics/queue_growth.h"
 #include "scenario/setup.h"
 #include "util/error.h"
 
@@ -77,7 +78,7 @@ bool queue_grows(std::vector<std::pair<double, double>> aq, const TrialOptions& 
   const double last = mean_of(aq, n * 8 / 10, n);
   if (mid_ms) *mid_ms = mid;
   if (last_ms) *last_ms = last;
-  return last > options.saturation_ratio * mid + options.saturation_floor_ms;
+  return queue_delay_grows(mid, last, QueueGrowthRule{options.saturation_ratio, options.saturation_floor_ms});
 }
 
 Trial run_trial(const Scenario& base, double rate, const TrialOptions& options) {

@@ -38,6 +38,12 @@ struct EngineConfig {
   // CPU KV offload tier (0 = off): bytes of host memory per replica for evicted
   // prefix blocks and swapped-out requests, as vLLM's --kv-offloading-size (engine/cpu_tier.h).
   double cpu_offload_bytes = 0.0;
+  // Simulator guard, not a vLLM setting: when the never-scheduled waiting requests
+  // of all replicas hold more than this many bytes, the run stops admitting: they
+  // and every later request fail with reason overload_guard, and the run reports
+  // "overloaded". 0 = a quarter of this machine's physical memory (then the
+  // results depend on the machine only if the guard trips, and the output says so).
+  double max_queue_memory_bytes = 0.0;
 
   MemoryConfig memory_config() const {
     MemoryConfig m;

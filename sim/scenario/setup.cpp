@@ -87,6 +87,10 @@ EngineConfig parse_engine(YamlMap& e) {
   c.frontend_latency = quantity_in(e, "frontend_latency", Dimension::time, c.frontend_latency, non_negative);
   c.async_scheduling = e.boolean("async_scheduling", c.async_scheduling);
   c.cpu_offload_bytes = quantity_in(e, "cpu_offload", Dimension::bytes, 0.0, non_negative);
+  c.max_queue_memory_bytes = e.quantity("max_queue_memory", Dimension::bytes, 0.0);
+  if (!(c.max_queue_memory_bytes >= 0))
+    throw Error(fmt::format("{}: must be a size such as \"4 GiB\" (0 = a quarter of this machine's memory), got {}",
+                            e.where("max_queue_memory"), c.max_queue_memory_bytes));
   const std::string attn = e.string("attention_kernel", "flash");
   if (attn == "flash") c.attention = AttentionKernel::flash;
   else if (attn == "naive") c.attention = AttentionKernel::naive;

@@ -165,12 +165,20 @@ TEST_CASE("no request is lost: completed + failed = generated", "[sim][property]
     }
   }
 
-  SECTION("a workload made only of impossible requests ends with all failed") {
+  SECTION("a workload made only of impossible requests is refused before it runs") {
+    // The shortest request is 2000 + 10 = 2010 tokens > max_model_len 1024: every one would fail.
     const Scenario sc = scenario_from("{kind: vllm, max_model_len: 1024}",
                                       "{requests: 50, arrival: {process: poisson, rate: 10}, "
                                       "input_tokens: {dist: fixed, value: 2000}, output_tokens: {dist: fixed, value: 10}}");
-    const SimulationResult r = simulate(sc, {});
+    CHECK_THROWS_WITH(simulate(sc, {}), Catch::Contains("every request fails (too_long_for_max_model_len)") &&
+                                            Catch::Contains("2000 prompt + 10 output = 2010 tokens"));
+    // The same requests from a source the scenario does not describe run, and all fail with the reason.
+    std::vector<Request> reqs;
+    for (int i = 0; i < 50; ++i) reqs.push_back(make_request(0.1 * i, 2000, 10));
+    VectorSource src(reqs);
+    const SimulationResult r = simulate(sc, src, {});
     CHECK(r.summary.failed == 50);
+    CHECK(r.summary.failures[static_cast<std::size_t>(FailureReason::too_long_for_max_model_len)] == 50);
     CHECK(r.summary.completed == 0);
   }
 

@@ -1,0 +1,114 @@
+// Overload is said out loud: offered vs served rate, the queue-growth verdict
+// (the saturation test plan uses), the waiting queue's peak, and the queue
+// memory guard that stops a run instead of growing to the OOM killer.
+#include <catch2/catch.hpp>
+
+#include "metrics/queue_growth.h"
+#include "metrics/summary_json.h"
+#include "planning/capacity.h"
+#include "test_sim_helpers.h"
+#include "util/machine.h"
+
+using namespace servesim;
+using namespace servesim::testing;
+
+TEST_CASE("a waiting request costs 64 bytes", "[overload]") {
+  // id, arrival, input and output tokens (4 x 8), the hash vector (24), hash
+  // block size and session (2 x 4): the queue's footprint per request without
+  // prefix hashes (engine.h queued_request_bytes).
+  STATIC_REQUIRE(sizeof(Request) == 64);
+  Request r;
+  CHECK(queued_request_bytes(r) == 64);
+  r.block_hashes.assign(10, 1);
+  r.block_hashes.shrink_to_fit();
+  CHECK(queued_request_bytes(r) == 64 + 10 * 8);
+}
+
+TEST_CASE("binned queue-growth test agrees with the exact one", "[overload]") {
+  // Queue delay growing linearly with arrival (q = 1000 * t ms over t in [0, 100) s):
+  // exact means of ranks 40-60% and 80-100% are 50 s and 90 s.
+  QueueDelayBins bins;
+  std::vector<std::pair<double, double>> exact;
+  for (int i = 0; i < 100000; ++i) {
+    const double t = i * 1e-3;
+    bins.add(t, 1000 * t);
+    exact.emplace_back(t, 1000 * t);
+  }
+  double mid = 0, last = 0, emid = 0, elast = 0;
+  bins.window_means(&mid, &last);
+  planning::queue_grows(exact, {}, &emid, &elast);
+  CHECK(emid == Approx(50000).epsilon(1e-3));
+  CHECK(elast == Approx(90000).epsilon(1e-3));
+  CHECK(mid == Approx(emid).epsilon(0.01));
+  CHECK(last == Approx(elast).epsilon(0.01));
+  CHECK(queue_delay_grows(mid, last));  // 90 s > 1.5 x 50 s + 25 ms
+  // A flat queue delay (10 ms for everyone) does not grow.
+  QueueDelayBins flat;
+  for (int i = 0; i < 1000; ++i) flat.add(i * 0.01, 10.0);
+  flat.window_means(&mid, &last);
+  CHECK(mid == Approx(10.0));
+  CHECK(last == Approx(10.0));
+  CHECK_FALSE(queue_delay_grows(mid, last));
+}
+
+TEST_CASE("run reports offered vs served load and says overloaded", "[overload]") {
+  const std::string wl = "{requests: 1500, arrival: {process: constant, rate: RATE}, "
+                         "input_tokens: {dist: fixed, value: 1000}, output_tokens: {dist: fixed, value: 200}}";
+  auto at = [&](const std::string& rate) {
+    std::string w = wl;
+    w.replace(w.find("RATE"), 4, rate);
+    return simulate(scenario_from("{kind: vllm}", w), {}).summary;
+  };
+  // Constant arrivals: 1500 requests over 1499 gaps of 1/rate s: offered = 1500 / (1499 / rate).
+  const RunSummary light = at("2");
+  CHECK(light.load.offered == 1500);
+  CHECK(light.load.offered_rps == Approx(1500.0 / (1499.0 / 2.0)));
+  CHECK_FALSE(light.load.overloaded);
+  CHECK_FALSE(light.load.guard_tripped);
+  const RunSummary heavy = at("200");  // far beyond one H100's ~20 req/s for these requests
+  CHECK(heavy.load.offered_rps == Approx(1500.0 / (1499.0 / 200.0)));
+  CHECK(heavy.requests_per_s < 0.5 * heavy.load.offered_rps);
+  CHECK(heavy.load.queue_grows);
+  CHECK(heavy.load.overloaded);
+  CHECK(heavy.load.queued_peak > 100);
+  CHECK(heavy.load.queued_peak_bytes == 64.0 * static_cast<double>(heavy.load.queued_peak));
+  CHECK_THAT(summary_table(heavy), Catch::Contains("OVERLOADED: the server cannot keep up"));
+  const nlohmann::json j = summary_json(heavy);
+  CHECK(j["load"]["overloaded"] == true);
+  CHECK(j["load"]["offered"] == 1500);
+}
+
+TEST_CASE("the queue memory guard stops an overloaded run with failures", "[overload]") {
+  // 6400 bytes = 100 waiting requests of 64 bytes: the arrival that makes 101
+  // (6464 bytes) trips it; that request, the 100 before it and every later one
+  // fail with reason overload_guard, running ones finish.
+  const Scenario sc = scenario_from("{kind: vllm, max_queue_memory: \"6400 B\"}",
+                                    "{requests: 3000, arrival: {process: constant, rate: 200}, "
+                                    "input_tokens: {dist: fixed, value: 1000}, output_tokens: {dist: fixed, value: 200}}");
+  const SimulationResult r = simulate(sc, {});
+  const RunSummary& s = r.summary;
+  CHECK(s.load.guard_bytes == 6400);
+  CHECK_FALSE(s.load.guard_from_machine);
+  CHECK(s.load.guard_tripped);
+  CHECK(s.load.overloaded);
+  CHECK(s.load.queued_peak == 101);
+  CHECK(s.load.queued_peak_bytes == 101 * 64);
+  CHECK(s.load.offered == 3000);
+  CHECK(s.completed > 0);
+  CHECK(s.completed + s.failed == 3000);
+  CHECK(s.failures[static_cast<std::size_t>(FailureReason::overload_guard)] == s.failed);
+  CHECK_FALSE(s.slo_met);
+  const std::string table = summary_table(s);
+  CHECK_THAT(table, Catch::Contains("STOPPED") && Catch::Contains("queue memory guard"));
+  const nlohmann::json j = summary_json(s);
+  CHECK(j["load"]["guard"]["tripped"] == true);
+  CHECK(j["requests"]["failures"]["overload_guard"] == s.failed);
+}
+
+TEST_CASE("the guard's default is a quarter of the machine's memory", "[overload]") {
+  const Scenario sc = scenario_from("{kind: vllm}", "{requests: 20, arrival: {process: poisson, rate: 1}, input_tokens: {dist: fixed, value: 100}, output_tokens: {dist: fixed, value: 10}}");
+  const SimulationResult r = simulate(sc, {});
+  CHECK(r.summary.load.guard_from_machine);
+  CHECK(r.summary.load.guard_bytes == physical_memory_bytes() / 4);
+  CHECK_FALSE(r.summary.load.guard_tripped);
+}
