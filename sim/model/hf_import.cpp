@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 #include "model/model_catalog.h"
@@ -56,6 +57,65 @@ std::string model_name_from_path(const std::string& path) {
   const auto parts = split(path, '/');
   if (parts.size() >= 2 && parts.back() == "config.json") return parts[parts.size() - 2];
   return parts.back();
+}
+
+// The weight precision a quantized checkpoint stores, from its `quantization_config`
+// (transformers' quantizers write it; vLLM reads it to pick its kernels). nullopt when
+// there is none; an Error for a scheme servesim cannot place, rather than sizing the
+// checkpoint as 16-bit. Layers a scheme leaves out (its `ignore` list: lm_head,
+// routers) are few and are priced at the same precision.
+std::optional<DType> quantized_weight_dtype(const json& j, const std::string& path) {
+  if (!j.contains("quantization_config") || j["quantization_config"].is_null()) return std::nullopt;
+  const json& q = j["quantization_config"];
+  const std::string where = path + ": quantization_config";
+  if (!q.is_object()) throw Error(fmt::format("{}: expected an object, got {}", where, q.dump().substr(0, 80)));
+  const std::string method =
+      q.contains("quant_method") && q["quant_method"].is_string() ? to_lower(q["quant_method"].get<std::string>()) : "";
+  auto int_field = [&](const json& o, const char* key) -> std::int64_t {
+    if (!o.contains(key) || !o[key].is_number_integer()) return 0;
+    return o[key].get<std::int64_t>();
+  };
+  auto from_bits = [&](std::int64_t bits, bool is_float) -> DType {
+    if (bits == 8) return is_float ? DType::fp8 : DType::int8;
+    if (bits == 4) return is_float ? DType::fp4 : DType::int4;
+    if (bits == 16) return DType::bf16;
+    throw Error(fmt::format("{}: {}-bit {} weights (quant_method '{}') are not modelled; servesim prices "
+                            "16, 8 and 4-bit weights. Set model.weights in the scenario and describe the "
+                            "model in a models/*.yaml file",
+                            where, bits, is_float ? "float" : "integer", method));
+  };
+  if (method == "fp8" || method == "fbgemm_fp8") return DType::fp8;
+  if (method == "awq" || method == "gptq" || method == "awq_marlin" || method == "gptq_marlin" ||
+      method == "marlin") {
+    std::int64_t bits = int_field(q, "bits");
+    if (bits == 0) bits = int_field(q, "w_bit");  // AutoAWQ's name
+    if (bits == 0) throw Error(fmt::format("{}: quant_method '{}' without an integer 'bits'", where, method));
+    return from_bits(bits, false);
+  }
+  if (method == "bitsandbytes") {
+    if (q.value("load_in_4bit", false)) return DType::int4;
+    if (q.value("load_in_8bit", false)) return DType::int8;
+    throw Error(fmt::format("{}: bitsandbytes without load_in_4bit or load_in_8bit", where));
+  }
+  if (method == "compressed-tensors") {
+    // {"config_groups": {"group_0": {"weights": {"num_bits": 8, "type": "float"}, ...}}}
+    if (q.contains("config_groups") && q["config_groups"].is_object()) {
+      for (const auto& [name, group] : q["config_groups"].items()) {
+        if (!group.is_object() || !group.contains("weights") || !group["weights"].is_object()) continue;
+        const json& w = group["weights"];
+        const std::int64_t bits = int_field(w, "num_bits");
+        const bool is_float = w.contains("type") && w["type"].is_string() && w["type"].get<std::string>() == "float";
+        if (bits > 0) return from_bits(bits, is_float);
+      }
+    }
+    throw Error(fmt::format("{}: compressed-tensors without config_groups.*.weights.num_bits: the weight "
+                            "precision is unknown",
+                            where));
+  }
+  throw Error(fmt::format("{}: quant_method '{}' is not understood, so the weight precision is unknown (known: "
+                          "fp8, fbgemm_fp8, awq, gptq, bitsandbytes, compressed-tensors). Describe the model in a "
+                          "models/*.yaml file with its native_dtype",
+                          where, method.empty() ? "(missing)" : method));
 }
 
 }  // namespace
@@ -122,14 +182,40 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
   m.gated_mlp = act == "silu" || act == "swiglu" || act == "gelu_pytorch_tanh" || act == "geglu";
   const std::string dtype = f.string("torch_dtype", f.string("dtype", "bfloat16"));
   m.native_dtype = parse_dtype(dtype, path + ": torch_dtype");
+  // A quantized checkpoint stores its weights at the quantized precision, whatever
+  // torch_dtype (the dtype of the unquantized parts) says: that is the default the
+  // scenario's model.weights falls back to (an explicit model.weights still wins).
+  if (const auto q = quantized_weight_dtype(j, path)) m.native_dtype = *q;
+
+  // Sliding-window attention keeps only the last W tokens of K/V per layer; servesim's
+  // KV and attention cost are full-context. Up to W tokens the two are the same, beyond
+  // it they are not, so a config whose window binds is refused rather than mis-sized.
+  // Qwen2/3 configs carry a window that is off unless use_sliding_window is true.
+  if (f.has("sliding_window") && f.boolean("use_sliding_window", true)) {
+    const std::int64_t window = f.integer("sliding_window");
+    if (window > 0 && window < m.max_context) {
+      throw Error(fmt::format(
+          "{}: sliding_window {} is smaller than max_position_embeddings {}: servesim does not model "
+          "sliding-window attention (its KV cache and attention would be sized for the full context, "
+          "too large past {} tokens). To simulate requests of up to {} tokens, where both are the same, "
+          "describe the model in a models/*.yaml file with max_context: {}",
+          path, window, m.max_context, window, window, window));
+    }
+  }
 
   // MoE, as each family names it.
   if (f.has("num_local_experts")) {  // Mixtral
     m.moe.num_experts = static_cast<int>(f.integer("num_local_experts"));
+    // 0 experts would read as a dense model with Mixtral's expert-sized FFN: refuse it.
+    if (m.moe.num_experts < 1)
+      throw Error(fmt::format("{}: num_local_experts must be at least 1 for {}, got {}", path, arch,
+                              m.moe.num_experts));
     m.moe.experts_per_token = static_cast<int>(f.integer("num_experts_per_tok"));
     m.moe.expert_ffn = m.ffn;
   } else if (f.has("n_routed_experts")) {  // DeepSeek V2/V3
     m.moe.num_experts = static_cast<int>(f.integer("n_routed_experts"));
+    if (m.moe.num_experts < 1)
+      throw Error(fmt::format("{}: n_routed_experts must be at least 1, got {}", path, m.moe.num_experts));
     m.moe.experts_per_token = static_cast<int>(f.integer("num_experts_per_tok"));
     m.moe.shared_experts = static_cast<int>(f.integer("n_shared_experts", 0));
     m.moe.expert_ffn = f.integer("moe_intermediate_size");
