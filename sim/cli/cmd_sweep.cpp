@@ -3,12 +3,18 @@
 // Also registers `plan` and `whatif` (cmd_plan.cpp, cmd_whatif.cpp).
 #include <fmt/format.h>
 
+#include <cmath>
 #include <iostream>
 
 #include "cli/commands.h"
 #include "cli/varied_run.h"
+#include "cli/scenario_args.h"
+#include "planning/progress.h"
 #include "planning/sweep.h"
+#include "planning/sweep_checkpoint.h"
 #include "util/error.h"
+#include "util/interrupt.h"
+#include "util/paths.h"
 #include "util/text.h"
 
 namespace servesim::cli {
@@ -22,7 +28,16 @@ struct SweepArgs : VariedRunArgs {
   bool csv = false, json = false;
 };
 
-std::string summary_line_table(const std::vector<planning::PointResult>& points,
+// A summary number of a point's JSON row (null, e.g. no completed request: NaN).
+double summary_number(const nlohmann::ordered_json& j, const char* section, const char* field) {
+  const auto& s = j.at("summary");
+  if (!s.contains(section) || !s[section].contains(field) || !s[section][field].is_number()) return std::nan("");
+  return s[section][field].get<double>();
+}
+
+// Built from the rows (not the live results), so points read back from a
+// checkpoint print the same way as fresh ones.
+std::string summary_line_table(const std::vector<planning::PointRecord>& points,
                                const std::vector<planning::SweepAxis>& axes) {
   std::string out;
   std::vector<std::size_t> w;
@@ -38,30 +53,51 @@ std::string summary_line_table(const std::vector<planning::PointResult>& points,
   for (const auto& p : points) {
     out += fmt::format("{:>5}", p.index);
     for (std::size_t a = 0; a < axes.size(); ++a) out += fmt::format("  {:>{}}", p.values[a], w[a]);
-    if (!p.ok) {
-      out += fmt::format("  infeasible: {}\n", p.reason);
+    if (p.json.at("status") != "ok") {
+      out += fmt::format("  infeasible: {}\n", p.json.at("reason").get<std::string>());
       continue;
     }
-    const RunSummary& s = p.result->summary;
-    out += fmt::format("  {:>8.2f} {:>9.0f} {:>9.1f} {:>9.1f} {:>9.2f} {:>9.2f} {:>7.1f} {:>5}\n", s.requests_per_s,
-                       s.output_tokens_per_s, s.ttft_ms.p50, s.ttft_ms.p99, s.tpot_ms.p50, s.tpot_ms.p99,
-                       100 * s.slo_attainment, s.slo.empty() ? "-" : (s.slo_met ? "met" : "MISS"));
+    const auto& slo = p.json.at("summary").at("slo");
+    const bool no_slo = slo.at("targets").empty();
+    out += fmt::format("  {:>8.2f} {:>9.0f} {:>9.1f} {:>9.1f} {:>9.2f} {:>9.2f} {:>7.1f} {:>5}\n",
+                       summary_number(p.json, "throughput", "requests_per_s"),
+                       summary_number(p.json, "throughput", "output_tokens_per_s"),
+                       summary_number(p.json, "ttft_ms", "p50"), summary_number(p.json, "ttft_ms", "p99"),
+                       summary_number(p.json, "tpot_ms", "p50"), summary_number(p.json, "tpot_ms", "p99"),
+                       100 * summary_number(p.json, "slo", "attainment"),
+                       no_slo ? "-" : (slo.at("met").get<bool>() ? "met" : "MISS"));
   }
   return out;
 }
 
 void run(const SweepArgs& a) {
-  const auto [axes, points] = run_varied(a);
-  if (!a.out.empty())
-    write_out_file(a.out, ends_with(a.out, ".json") ? planning::sweep_json(points, axes).dump(2) + "\n"
-                                                : planning::sweep_csv(points, axes));
+  const auto axes = varied_axes(a);  // --out checked here, before any simulation
+  const YAML::Node doc = load_document(a.scenario, a.sets);
+  planning::SweepOptions opt;
+  opt.threads = varied_threads(a);
+  planning::ProgressBar bar("points", planning::stderr_is_terminal());
+  opt.progress = [&bar](std::size_t done, std::size_t total) { bar.update(done, total); };
+  const std::string fingerprint =
+      planning::sweep_fingerprint(a.scenario.empty() ? "" : read_text_file(a.scenario), a.sets, axes);
+  planning::CheckpointedSweep r;
+  try {
+    r = planning::run_sweep_checkpointed(doc, a.scenario, axes, opt, a.out, fingerprint);
+  } catch (const Interrupted&) {
+    bar.finish();
+    throw;
+  }
+  bar.finish();
+  if (r.resumed > 0)
+    std::cerr << fmt::format("resumed: {} of {} points read back from {}\n", r.resumed, r.records.size(),
+                             planning::partial_path(a.out));
+  const auto& points = r.records;
   if (a.json) {
-    std::cout << planning::sweep_json(points, axes).dump(2) << "\n";
+    std::cout << planning::records_json(points).dump(2) << "\n";
   } else if (a.csv) {
-    std::cout << planning::sweep_csv(points, axes);
+    std::cout << planning::records_csv(points, axes);
   } else {
     std::size_t ok = 0;
-    for (const auto& p : points) ok += p.ok ? 1 : 0;
+    for (const auto& p : points) ok += p.json.at("status") == "ok" ? 1 : 0;
     fmt::print("{} points ({} feasible) over {}\n\n", points.size(), ok, a.scenario);
     fmt::print("{}", summary_line_table(points, axes));
     if (!a.out.empty()) fmt::print("\nwrote {}\n", a.out);

@@ -24,6 +24,12 @@ struct VariedRun {
 
 VariedRun run_varied(const VariedRunArgs& a);
 
+// The pieces run_varied is made of, for `sweep`, which runs its points through the
+// checkpointing sweep: the parsed --vary axes with --out checked (before any
+// simulation), and the thread count.
+std::vector<planning::SweepAxis> varied_axes(const VariedRunArgs& a);
+int varied_threads(const VariedRunArgs& a);
+
 // Writes `text` to `path`; a file that cannot be written is an --out error.
 void write_out_file(const std::string& path, const std::string& text);
 

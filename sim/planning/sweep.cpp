@@ -286,6 +286,16 @@ std::vector<PointResult> run_sweep(const YAML::Node& base, const std::string& so
   std::size_t done = 0;
   parallel_for(points.size(), options.threads, [&](std::size_t i) {
     PointResult& p = points[i];
+    throw_if_interrupted();  // Ctrl-C: start no new point
+    if (options.skip && options.skip(i)) {
+      p.scenario.reset();
+      p.reason.clear();
+      if (options.progress) {
+        std::lock_guard<std::mutex> lock(progress_mutex);
+        options.progress(++done, points.size());
+      }
+      return;
+    }
     if (p.scenario) {
       try {
         SimulationOptions so;
@@ -298,10 +308,9 @@ std::vector<PointResult> run_sweep(const YAML::Node& base, const std::string& so
         p.reason = e.what();
       }
     }
-    if (options.progress) {
-      std::lock_guard<std::mutex> lock(progress_mutex);
-      options.progress(++done, points.size());
-    }
+    std::lock_guard<std::mutex> lock(progress_mutex);
+    if (options.on_point) options.on_point(p);
+    if (options.progress) options.progress(++done, points.size());
   });
   return points;
 }
@@ -408,34 +417,56 @@ std::string csv_value(const nlohmann::ordered_json& v) {
   return csv_field(v.dump());
 }
 
-std::string sweep_csv(const std::vector<PointResult>& points, const std::vector<SweepAxis>& axes) {
-  std::vector<nlohmann::ordered_json> rows;
-  rows.reserve(points.size());
+PointRecord point_record(const PointResult& p, const std::vector<SweepAxis>& axes) {
+  PointRecord r;
+  r.index = p.index;
+  r.values = p.values;
+  r.json = point_json(p, axes);
+  const nlohmann::ordered_json row = flat_row(p, axes);
+  for (auto it = row.begin(); it != row.end(); ++it) r.csv_cells.emplace_back(it.key(), csv_value(it.value()));
+  return r;
+}
+
+std::string records_csv(const std::vector<PointRecord>& records, const std::vector<SweepAxis>& axes) {
   std::vector<std::string> columns = {"point"};
   for (const auto& a : axes) columns.push_back(a.key);
   columns.push_back("status");
   columns.push_back("reason");
   std::map<std::string, bool> seen;
   for (const auto& c : columns) seen[c] = true;
-  for (const auto& p : points) {
-    rows.push_back(flat_row(p, axes));
-    for (auto it = rows.back().begin(); it != rows.back().end(); ++it)
-      if (!seen[it.key()]) {
-        seen[it.key()] = true;
-        columns.push_back(it.key());
+  for (const auto& r : records)
+    for (const auto& [key, text] : r.csv_cells)
+      if (!seen[key]) {
+        seen[key] = true;
+        columns.push_back(key);
       }
-  }
   std::string out;
   for (std::size_t c = 0; c < columns.size(); ++c) out += (c ? "," : "") + csv_field(columns[c]);
   out += "\n";
-  for (const auto& row : rows) {
+  std::map<std::string, const std::string*> cells;
+  for (const auto& r : records) {
+    cells.clear();
+    for (const auto& [key, text] : r.csv_cells) cells.emplace(key, &text);
     for (std::size_t c = 0; c < columns.size(); ++c) {
       if (c) out += ",";
-      if (row.contains(columns[c])) out += csv_value(row[columns[c]]);
+      if (const auto it = cells.find(columns[c]); it != cells.end()) out += *it->second;
     }
     out += "\n";
   }
   return out;
+}
+
+nlohmann::ordered_json records_json(const std::vector<PointRecord>& records) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const auto& r : records) out.push_back(r.json);
+  return out;
+}
+
+std::string sweep_csv(const std::vector<PointResult>& points, const std::vector<SweepAxis>& axes) {
+  std::vector<PointRecord> records;
+  records.reserve(points.size());
+  for (const auto& p : points) records.push_back(point_record(p, axes));
+  return records_csv(records, axes);
 }
 
 nlohmann::ordered_json sweep_json(const std::vector<PointResult>& points, const std::vector<SweepAxis>& axes) {

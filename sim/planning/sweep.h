@@ -56,6 +56,12 @@ struct SweepOptions {
   std::size_t timeline_rows = 0;  // keep timelines (what-if does not need them)
   // Called with (points done, total) from worker threads, serialised.
   std::function<void(std::size_t, std::size_t)> progress;
+  // Points to leave unsimulated (finished by an earlier, interrupted run); they come
+  // back with no scenario or result, and the caller supplies their rows.
+  std::function<bool(std::size_t)> skip;
+  // Called (serialised) as each simulated point finishes, in completion order: the
+  // sweep checkpoint writes its row here.
+  std::function<void(const PointResult&)> on_point;
 };
 
 // Runs every point of the product of `axes` over `base` (a parsed YAML document,
@@ -78,6 +84,21 @@ nlohmann::ordered_json flat_row(const PointResult& p, const std::vector<SweepAxi
 // metric columns are the union over feasible rows, in first-seen order.
 std::string sweep_csv(const std::vector<PointResult>& points, const std::vector<SweepAxis>& axes);
 nlohmann::ordered_json sweep_json(const std::vector<PointResult>& points, const std::vector<SweepAxis>& axes);
+
+// A finished point in the form every sweep output is built from, and that a sweep
+// checkpoint stores: its JSON object and its CSV cells as text. Building the outputs
+// from records (fresh or read back from a checkpoint) is what makes a resumed sweep's
+// file byte-identical to an uninterrupted one.
+struct PointRecord {
+  std::size_t index = 0;
+  std::vector<std::string> values;                              // one per axis, as given
+  nlohmann::ordered_json json;                                  // point_json
+  std::vector<std::pair<std::string, std::string>> csv_cells;   // flat_row, each value as CSV text
+};
+PointRecord point_record(const PointResult& p, const std::vector<SweepAxis>& axes);
+// The same outputs as sweep_csv / sweep_json, from records in point order.
+std::string records_csv(const std::vector<PointRecord>& records, const std::vector<SweepAxis>& axes);
+nlohmann::ordered_json records_json(const std::vector<PointRecord>& records);
 
 // Flattens nested objects into "a.b.c" keys (arrays index as a.0.b).
 void flatten_json(const nlohmann::ordered_json& j, const std::string& prefix, nlohmann::ordered_json& out);
