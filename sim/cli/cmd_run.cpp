@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "core/simulation.h"
 #include "metrics/summary_json.h"
+#include "scenario/config_json.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/interrupt.h"
@@ -54,7 +55,8 @@ void run(const RunArgs& a) {
                                                       a.out_dir));
   }
   if (opt.progress) std::cerr << "\r\033[K";
-  const nlohmann::json j = summary_json(r.summary);
+  nlohmann::json j = summary_json(r.summary);
+  j["config"] = resolved_config_json(sc, r.kv_blocks_per_replica, r.summary);  // self-describing output
   if (!a.out_dir.empty()) {
     write_file_atomically(a.out_dir + "/summary.json", j.dump(2) + "\n");
     write_file_atomically(a.out_dir + "/timeline.csv", timeline_csv(r.timeline));

@@ -1,0 +1,83 @@
+#include "scenario/config_json.h"
+
+#include <fmt/format.h>
+
+#include "util/version.h"
+
+namespace servesim {
+namespace {
+
+const char* router_name(RouterKind k) {
+  switch (k) {
+    case RouterKind::round_robin: return "round_robin";
+    case RouterKind::least_outstanding: return "least_outstanding";
+    case RouterKind::least_kv: return "least_kv";
+    case RouterKind::prefix_affinity: return "prefix_affinity";
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+std::string precision_label(const ResolvedPrecision& p) {
+  auto bits = [](DType t) { return static_cast<int>(dtype_bytes(t) * 8); };
+  const std::string w = dtype_name(p.weights), c = dtype_name(p.compute);
+  return fmt::format("W{}A{} {}, KV {}", bits(p.weights), bits(p.compute), w == c ? w : w + "/" + c,
+                     dtype_name(p.kv_cache));
+}
+
+nlohmann::json resolved_config_json(const Scenario& sc, std::int64_t kv_blocks, const RunSummary& summary) {
+  nlohmann::json j;
+  j["servesim_version"] = kServesimVersion;
+  j["scenario"] = sc.source;
+  j["gpu"] = sc.gpu.name;
+  j["model"] = sc.model.name;
+  const ResolvedPrecision& p = sc.resolved;
+  j["precision"] = {{"label", precision_label(p)},
+                    {"weights", dtype_name(p.weights)},
+                    {"activations", dtype_name(p.compute)},
+                    {"kv_cache", dtype_name(p.kv_cache)},
+                    {"weight_only", p.weight_only},
+                    {"emulated", p.emulated}};
+  const Parallelism& par = sc.parallelism;
+  j["parallelism"] = {{"tp", par.tp}, {"pp", par.pp}, {"ep", par.ep}, {"replicas", par.replicas},
+                      {"gpus", par.total_gpus()}, {"router", router_name(sc.router)}};
+  const EngineConfig& e = sc.engine;
+  j["engine"] = {{"kind", e.kind},
+                 {"max_num_seqs", e.max_num_seqs},
+                 {"max_num_batched_tokens", e.max_num_batched_tokens},
+                 {"block_size", e.block_size},
+                 {"gpu_memory_utilization", e.gpu_memory_utilization},
+                 {"prefix_caching", e.prefix_caching},
+                 {"chunked_prefill", e.chunked_prefill},
+                 {"max_model_len", e.max_model_len},
+                 {"num_gpu_blocks_override", e.num_gpu_blocks_override},
+                 {"runtime_overhead_bytes", e.runtime_overhead_bytes},
+                 {"step_cpu_overhead_s", e.step_cpu_overhead},
+                 {"per_seq_cpu_overhead_s", e.per_seq_cpu_overhead},
+                 {"frontend_latency_s", e.frontend_latency},
+                 {"async_scheduling", e.async_scheduling},
+                 {"cpu_offload_bytes", e.cpu_offload_bytes},
+                 {"attention_kernel", e.attention == AttentionKernel::flash ? "flash" : "naive"},
+                 {"max_queue_memory_bytes", summary.load.guard_bytes},
+                 {"max_queue_memory_from_machine", summary.load.guard_from_machine}};
+  j["kv_cache"] = {{"blocks_per_replica", kv_blocks}, {"tokens_per_replica", kv_blocks * e.block_size}};
+  nlohmann::json w;
+  const WorkloadSpec& ws = sc.workload;
+  if (ws.trace) {
+    w["trace"] = ws.trace->path;
+    w["time_scale"] = ws.trace->time_scale;
+  } else {
+    w["arrival"] = describe_arrival(ws.arrival);
+    w["input_tokens"] = describe_length(ws.input_tokens);
+    w["output_tokens"] = describe_length(ws.output_tokens);
+  }
+  w["seed"] = ws.seed;
+  w["requests"] = ws.requests >= 0 ? nlohmann::json(ws.requests) : nlohmann::json(nullptr);
+  w["offered"] = summary.load.offered;
+  w["offered_rps"] = summary.load.offered_rps;
+  j["workload"] = w;
+  return j;
+}
+
+}  // namespace servesim
