@@ -6,6 +6,7 @@
 #include "util/parsed_file_cache.h"
 #include "util/paths.h"
 #include "util/text.h"
+#include "util/yaml_ranges.h"
 
 namespace servesim {
 
@@ -77,12 +78,12 @@ Link parse_link(YamlMap m, bool required) {
 GpuSpec parse_gpu(YamlMap& doc) {
   GpuSpec g;
   g.source_file = doc.file();
-  doc.integer("schema_version", 1);
+  check_schema_version(doc);
   g.name = doc.string("name");
   g.display_name = doc.string("display_name", g.name);
   g.vendor = doc.string("vendor", "");
   g.architecture = doc.string("architecture", "");
-  g.gpus_per_node = static_cast<int>(doc.integer("gpus_per_node", 8));
+  g.gpus_per_node = static_cast<int>(integer_in(doc, "gpus_per_node", 8, {1, 1024}, "GPUs in one node"));
 
   YamlMap compute = doc.map("compute");
   for (const auto& name : dtype_names()) {

@@ -2,6 +2,7 @@
 
 #include "scenario/scenario.h"
 #include "util/error.h"
+#include "util/yaml_ranges.h"
 
 namespace servesim {
 
@@ -19,7 +20,7 @@ Scenario parse_scenario(YAML::Node doc, const std::string& source, bool require_
   root.finish();
   Scenario sc;
   sc.source = source;
-  root.integer("schema_version", 1);
+  check_schema_version(root);
   root.string("name", "");
   root.string("description", "");
   static_cast<Setup&>(sc) = parse_setup(root);

@@ -52,6 +52,14 @@ void check_real_range(const std::string& where, double v, RealRange range, Dimen
                           std::isfinite(v) ? show(v, dim) : fmt::format("{}", v)));
 }
 
+void check_schema_version(YamlMap& m) {
+  const std::int64_t v = m.integer("schema_version", kSchemaVersion);
+  if (v != kSchemaVersion)
+    throw Error(fmt::format("{}: schema_version {} is not one this servesim reads (it knows version {} only): the "
+                            "file may be meant for another release, whose keys could be misread",
+                            m.where("schema_version"), v, kSchemaVersion));
+}
+
 std::int64_t integer_in(YamlMap& m, const std::string& key, IntRange range, std::string_view why) {
   const std::int64_t v = m.integer(key);
   check_integer_range(m.where(key), v, range, why);

@@ -40,6 +40,12 @@ double quantity_in(YamlMap& m, const std::string& key, Dimension dim, RealRange 
 double quantity_in(YamlMap& m, const std::string& key, Dimension dim, double fallback, RealRange range,
                    std::string_view why = {});
 
+// The `schema_version` key of a scenario, GPU or model file: absent or
+// kSchemaVersion (the only layout servesim reads); any other version is an
+// error, since a file written for another layout would be misread silently.
+inline constexpr std::int64_t kSchemaVersion = 1;
+void check_schema_version(YamlMap& m);
+
 // The range check alone, for values read some other way: throws
 // "<where>: must be in [...]" with `where` as the prefix.
 void check_integer_range(const std::string& where, std::int64_t v, IntRange range, std::string_view why = {});

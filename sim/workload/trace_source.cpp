@@ -61,19 +61,17 @@ std::optional<TraceSource::Ahead> TraceSource::pull() {
   // simulated clock's range (core/sim_time.h), after time_scale too.
   // A duration cap (at most 1e7 s) ends the replay before any such record.
   std::int64_t offset = 0;
-  if (__builtin_sub_overflow(rec->time_ns, *first_ns_, &offset) || offset > kMaxSimNanos) {
+  const bool overflow = __builtin_sub_overflow(rec->time_ns, *first_ns_, &offset);
+  // From the exact int64 offset when it fits (rounding the two timestamps to double
+  // first would lose nanoseconds: they are ~1.7e18 for dates since 1970).
+  const double scaled_ns =
+      (overflow ? static_cast<double>(rec->time_ns) - static_cast<double>(*first_ns_) : static_cast<double>(offset)) *
+      time_scale_;
+  if (overflow || !(scaled_ns <= static_cast<double>(kMaxSimNanos))) {
     if (duration_end_) return std::nullopt;
-    throw_trace_span(*rec, (static_cast<double>(rec->time_ns) - static_cast<double>(*first_ns_)) * 1e-9);
+    throw_trace_span(*rec, scaled_ns * 1e-9);
   }
-  Nanos arrival = offset;
-  if (time_scale_ != 1.0) {
-    const double scaled = static_cast<double>(offset) * time_scale_;
-    if (!(scaled <= static_cast<double>(kMaxSimNanos))) {
-      if (duration_end_) return std::nullopt;
-      throw_trace_span(*rec, scaled * 1e-9);
-    }
-    arrival = static_cast<Nanos>(std::llround(scaled));
-  }
+  const Nanos arrival = time_scale_ == 1.0 ? offset : static_cast<Nanos>(std::llround(scaled_ns));
   if (duration_end_ && arrival > *duration_end_) return std::nullopt;
   return Ahead{arrival, std::move(*rec)};
 }
