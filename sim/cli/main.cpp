@@ -5,16 +5,25 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <iostream>
 #include <new>
 
 #include "cli/commands.h"
 #include "util/error.h"
 #include "util/interrupt.h"
+#include "util/paths.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"servesim: LLM inference serving simulator"};
   app.require_subcommand(1);
+  // Where the catalogs come from, and how to point servesim elsewhere (an installed
+  // binary finds <prefix>/share/servesim; a moved one needs SERVESIM_HOME or --home).
+  app.add_option_function<std::string>(
+      "--home", [](const std::string& dir) { ::setenv("SERVESIM_HOME", dir.c_str(), 1); },
+      "folder holding the catalogs (hardware/, models/, scenarios/, data/); same as SERVESIM_HOME, given before "
+      "the command");
+  app.footer(fmt::format("Catalogs: {}\n{}.", servesim::data_root(), servesim::catalog_search_help()));
   servesim::cli::register_list(app);
   servesim::cli::register_inspect(app);
   servesim::cli::register_run(app);

@@ -17,17 +17,64 @@
 
 namespace servesim {
 
+namespace {
+namespace fs = std::filesystem;
+
+bool holds_catalogs(const std::string& dir) {
+  std::error_code ec;
+  return fs::is_directory(fs::path(dir) / "hardware", ec) && fs::is_directory(fs::path(dir) / "models", ec);
+}
+
+// <prefix>/share/servesim for a binary installed as <prefix>/bin/servesim (cmake --install).
+std::string installed_share_dir() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec || exe.empty()) return "";
+  return (exe.parent_path().parent_path() / "share" / "servesim").lexically_normal().string();
+}
+
+const char* servesim_home() {
+  const char* home = std::getenv("SERVESIM_HOME");
+  return home && *home ? home : nullptr;
+}
+}  // namespace
+
+std::vector<std::string> data_root_candidates() {
+  std::vector<std::string> out;
+  if (const char* home = servesim_home()) out.emplace_back(home);
+  if (std::string share = installed_share_dir(); !share.empty()) out.push_back(share);
+  out.emplace_back(SERVESIM_SOURCE_DIR);
+  return out;
+}
+
 std::string data_root() {
-  if (const char* home = std::getenv("SERVESIM_HOME"); home && *home) return home;
-  return SERVESIM_SOURCE_DIR;
+  // An explicit SERVESIM_HOME is used as given: if it lacks the catalogs, the error
+  // says so instead of quietly reading another tree.
+  if (const char* home = servesim_home()) return home;
+  for (const auto& dir : data_root_candidates())
+    if (holds_catalogs(dir)) return dir;
+  return SERVESIM_SOURCE_DIR;  // nothing found: list_catalog explains where it looked
+}
+
+std::string catalog_search_help() {
+  const std::string share = installed_share_dir();
+  const char* home = servesim_home();
+  return fmt::format(
+      "servesim looks for its catalogs (hardware/, models/, scenarios/, data/) in $SERVESIM_HOME ({}), then "
+      "next to the binary in {} (where `cmake --install` puts them), then in the source tree it was built "
+      "from ({}); set SERVESIM_HOME=DIR (or run `servesim --home DIR ...`) to a folder holding hardware/ and models/ to point it elsewhere",
+      home ? home : "not set", share.empty() ? "<prefix>/share/servesim" : share, SERVESIM_SOURCE_DIR);
 }
 
 std::string catalog_dir(const std::string& sub) { return data_root() + "/" + sub; }
 
 std::vector<std::string> list_catalog(const std::string& sub) {
-  std::vector<std::string> names;
+  const std::string dir = catalog_dir(sub);
   std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(catalog_dir(sub), ec)) {
+  if (!std::filesystem::is_directory(dir, ec))
+    throw Error(fmt::format("no {}/ catalog: {} is not a folder. {}", sub, dir, catalog_search_help()));
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
     const auto p = entry.path();
     if (p.extension() == ".yaml") names.push_back(p.stem().string());
   }

@@ -1,6 +1,7 @@
 #pragma once
-// Where the shipped catalogs live: $SERVESIM_HOME if set, else the source tree the
-// binary was built from.
+// Where the shipped catalogs live: $SERVESIM_HOME if set; else <prefix>/share/servesim
+// next to an installed <prefix>/bin/servesim (found through /proc/self/exe); else the
+// source tree the binary was built from.
 #include <fstream>
 #include <string>
 #include <vector>
@@ -8,8 +9,13 @@
 namespace servesim {
 
 std::string data_root();
+// The folders data_root() tries, in order ($SERVESIM_HOME only when set).
+std::vector<std::string> data_root_candidates();
+// One sentence for errors and --help: where servesim looks and how to point it elsewhere.
+std::string catalog_search_help();
 std::string catalog_dir(const std::string& sub);  // data_root()/sub
-// Base names (without .yaml) of the YAML files in a catalog folder, sorted.
+// Base names (without .yaml) of the YAML files in a catalog folder, sorted; an Error
+// with catalog_search_help() when the folder does not exist.
 std::vector<std::string> list_catalog(const std::string& sub);
 bool file_exists(const std::string& path);
 // Throws an Error unless `path` names a readable regular file (or a pipe such as

@@ -4,6 +4,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -13,6 +14,7 @@
 #include "model/model_catalog.h"
 #include "scenario/scenario.h"
 #include "util/error.h"
+#include "util/paths.h"
 #include "util/text.h"
 #include "util/yaml_map.h"
 
@@ -132,4 +134,31 @@ TEST_CASE("yaml: '(--set)' only for values that came from --set", "[yaml][hints]
   YamlMap root2(doc2, "s.yaml");
   YamlMap engine2 = root2.map("engine");
   CHECK_THAT(error_of([&] { engine2.integer("max_num_seqs"); }), Contains("s.yaml (--set): engine.max_num_seqs"));
+}
+
+TEST_CASE("paths: catalog lookup order and the error when none is found", "[paths][hints]") {
+  const char* saved = std::getenv("SERVESIM_HOME");
+  const std::string saved_value = saved ? saved : "";
+  ::unsetenv("SERVESIM_HOME");
+  // Unset: the installed share folder next to the binary, then the source tree. The test
+  // binary (build/tests/servesim_tests) has no build/share/servesim, so the source tree wins.
+  auto c = data_root_candidates();
+  REQUIRE(c.size() == 2);
+  CHECK(ends_with(c[0], "/share/servesim"));
+  CHECK(c[1] == SERVESIM_SOURCE_DIR);
+  CHECK(data_root() == SERVESIM_SOURCE_DIR);
+  // Set: first, and used as given even without catalogs, so the error names it.
+  const auto empty = std::filesystem::temp_directory_path() / "servesim-empty-home";
+  std::filesystem::create_directories(empty);
+  ::setenv("SERVESIM_HOME", empty.c_str(), 1);
+  c = data_root_candidates();
+  REQUIRE(c.size() == 3);
+  CHECK(c[0] == empty.string());
+  CHECK(data_root() == empty.string());
+  const std::string e = error_of([] { load_gpu("h100-sxm"); });
+  CHECK_THAT(e, Contains("no hardware/ catalog: " + empty.string() + "/hardware is not a folder") &&
+                    Contains("$SERVESIM_HOME (" + empty.string() + ")") && Contains("--home DIR") &&
+                    Contains("cmake --install"));
+  if (saved) ::setenv("SERVESIM_HOME", saved_value.c_str(), 1);
+  else ::unsetenv("SERVESIM_HOME");
 }
