@@ -116,7 +116,7 @@ void register_plan(CLI::App& app) {
   cmd->add_option("--max-replicas", a.max_replicas, "most replicas a candidate may use")->check(CLI::Range(1, 10'000));
   cmd->add_option("--trial-requests", a.trial_requests, "requests per trial simulation (default 1000)");
   cmd->add_option("--tolerance", a.tolerance, "relative precision of the rate search (default 0.025)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1e-6, 0.999));
   cmd->add_option("-j,--jobs", a.threads, "candidates searched in parallel (default: all cores)")
       ->check(CLI::Range(1, 1024));
   cmd->add_option("--set", a.sets, "override a scenario key, e.g. --set engine.max_num_seqs=128");

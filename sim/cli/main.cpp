@@ -35,7 +35,10 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // app.exit prints the message and returns CLI11's own code (105 for a value out
+    // of a ->check range, 106 for a missing argument, ...); the documented code
+    // for every usage error is 2 (--help and --version stay 0).
+    return app.exit(e) == 0 ? 0 : 2;
   } catch (const servesim::Interrupted& e) {
     std::cerr << e.what() << "\n";
     return 130;
