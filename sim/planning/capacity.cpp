@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "metrics/queue_growth.h"
+#include "metrics/summary_json.h"
 #include "scenario/setup.h"
 #include "util/error.h"
 
@@ -94,7 +95,10 @@ Trial run_trial(const Scenario& base, double rate, const TrialOptions& options) 
   t.attainment_required = sc.slo.attainment;
   t.saturated = queue_grows(read_queue_delays(requests.str()), options, &t.queue_mid_ms, &t.queue_last_ms);
   t.slo_met = r.summary.slo_met && r.summary.completed > 0;
-  if (t.saturated)
+  if (r.summary.failed > 0)
+    t.failure = fmt::format("{} of {} requests failed ({})", r.summary.failed,
+                            r.summary.completed + r.summary.failed, failures_text(r.summary.failures));
+  else if (t.saturated)
     t.failure = fmt::format("saturated: mean queue delay grows from {:.0f} ms (middle 20% of requests) to {:.0f} ms "
                             "(last 20%)",
                             t.queue_mid_ms, t.queue_last_ms);
@@ -118,6 +122,7 @@ std::string dominant_resource(const RunSummary& s) {
 std::pair<std::string, std::string> binding_constraint(const Trial& t) {
   const RunSummary& s = t.summary;
   const std::string at = fmt::format("at {:.3g} req/s", t.rate);
+  if (s.failed > 0) return {"failures", fmt::format("{} {}", t.failure, at)};
   if (s.preemptions > 0 || s.kv_utilization_max > 0.95)
     return {"kv-capacity", fmt::format("KV cache full {}: {:.0f}% peak use, {} preemptions{}", at,
                                        100 * s.kv_utilization_max, s.preemptions,
@@ -153,6 +158,15 @@ CapacityResult find_max_rate(const Scenario& base, const SearchOptions& options)
     const SimulationResult r = simulate(probe);
     out.kv_blocks = r.kv_blocks_per_replica;
     out.saturation_rps = r.summary.requests_per_s;
+    // Requests that cannot be served at any rate (too long, larger than the KV
+    // cache) make every rate infeasible: say so instead of searching.
+    if (r.summary.failed > 0) {
+      out.error = fmt::format("{} of {} requests cannot be served at any rate ({})", r.summary.failed,
+                              r.summary.completed + r.summary.failed, failures_text(r.summary.failures));
+      out.binding = "failures";
+      out.binding_detail = out.error;
+      return out;
+    }
   }
   if (!(out.saturation_rps > 0)) {
     out.error = "no request completes (prompts longer than the KV cache or max_model_len?)";

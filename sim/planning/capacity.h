@@ -89,7 +89,8 @@ CapacityResult find_max_rate(const Scenario& base, const SearchOptions& options)
 // than 95% of the KV cache, else the largest share of GPU time (RunSummary.
 // bound_share): "compute", "bandwidth" (HBM), "communication" or "overhead".
 std::string dominant_resource(const RunSummary& s);
-// What a failing trial hit first, as {binding, one-sentence detail}: KV capacity
+// What a failing trial hit first, as {binding, one-sentence detail}: "failures"
+// when requests could not be served (too long, above the KV cache); KV capacity
 // when it was KV-limited; the dominant resource when the queue grew
 // (saturation); else the first SLO it missed ("slo:tpot_ms.p99", "slo:attainment").
 std::pair<std::string, std::string> binding_constraint(const Trial& failing);

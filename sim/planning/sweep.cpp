@@ -332,8 +332,13 @@ nlohmann::ordered_json point_json(const PointResult& p, const std::vector<SweepA
   nlohmann::ordered_json vary = nlohmann::ordered_json::object();
   for (std::size_t a = 0; a < axes.size() && a < p.values.size(); ++a) vary[axes[a].key] = scalar_json(p.values[a]);
   j["vary"] = vary;
-  j["status"] = p.ok ? "ok" : "infeasible";
-  j["reason"] = p.reason;
+  // A point where some request could not be served is infeasible too (its
+  // summary stays, so the row shows how many failed and why).
+  const std::int64_t failed = p.ok && p.result ? p.result->summary.failed : 0;
+  j["status"] = p.ok && failed == 0 ? "ok" : "infeasible";
+  j["reason"] = failed > 0 ? fmt::format("{} of {} requests failed ({})", failed,
+                                         failed + p.result->summary.completed, failures_text(p.result->summary.failures))
+                           : p.reason;
   if (!p.ok || !p.scenario || !p.result) return j;
   const Scenario& sc = *p.scenario;
   const SimulationResult& r = *p.result;
