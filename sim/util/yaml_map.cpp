@@ -31,9 +31,19 @@ YAML::Node load_yaml_file(const std::string& path) {
 namespace {
 // Tag put on every node a --set assignment brings in, so errors about it say so.
 constexpr const char* kSetTag = "!servesim-set";
+// The same for a quoted scalar: its own tag ("!") is replaced, and whether it was
+// quoted still matters (a quoted 'yes' is a string, not a boolean).
+constexpr const char* kSetQuotedTag = "!servesim-set-quoted";
+
+bool came_from_set(const YAML::Node& node) { return node.Tag() == kSetTag || node.Tag() == kSetQuotedTag; }
+
+// yaml-cpp tags a quoted scalar "!" (non-specific), a plain one "?".
+bool is_quoted_scalar(const YAML::Node& node) {
+  return node.IsScalar() && (node.Tag() == "!" || node.Tag() == kSetQuotedTag);
+}
 
 void tag_as_set(YAML::Node node) {
-  node.SetTag(kSetTag);
+  node.SetTag(is_quoted_scalar(node) ? kSetQuotedTag : kSetTag);
   if (node.IsMap())
     for (auto it = node.begin(); it != node.end(); ++it) {
       YAML::Node key = it->first;
@@ -46,7 +56,7 @@ void tag_as_set(YAML::Node node) {
 }  // namespace
 
 std::string yaml_location(const std::string& file, const YAML::Node& node) {
-  if (node && node.Tag() == kSetTag) return file.empty() ? "--set" : file + " (--set)";
+  if (node && came_from_set(node)) return file.empty() ? "--set" : file + " (--set)";
   const YAML::Mark m = node.Mark();
   // No position: a node made in code (an absent section read as empty, a generated
   // scenario) or a --set value; the key path that follows says which key it is.
@@ -160,9 +170,8 @@ bool YamlMap::boolean(const std::string& key, bool fallback) {
   auto n = get(key);
   if (!n) return fallback;
   // yaml-cpp converts the text of a quoted scalar too, but 'yes' or "false" in
-  // quotes is a string in YAML: refuse it rather than guess (yaml-cpp tags quoted
-  // scalars "!", plain ones "?").
-  if (n->IsScalar() && n->Tag() == "!")
+  // quotes is a string in YAML: refuse it rather than guess.
+  if (is_quoted_scalar(*n))
     throw Error(fmt::format("{}: expected true or false, got the quoted string '{}' (a string, not a boolean: "
                             "remove the quotes)",
                             where(key), n->Scalar()));

@@ -126,6 +126,11 @@ TEST_CASE("a quoted string is not a boolean", "[limits]") {
   CHECK_THAT(engine_error("chunked_prefill: \"false\""), Contains("quoted string 'false'"));
   const Scenario sc = scenario_from("{kind: vllm, prefix_caching: true}", workload("{process: poisson, rate: 2}"));
   CHECK(sc.engine.prefix_caching);
+  // From --set too (its values are re-tagged to say where they came from).
+  const std::string quickstart = std::string(SERVESIM_TEST_DATA) + "/../scenarios/quickstart.yaml";
+  CHECK_THAT(error_of([&] { load_scenario(quickstart, {"engine.prefix_caching='yes'"}); }),
+             Contains("(--set): engine.prefix_caching: expected true or false, got the quoted string 'yes'"));
+  CHECK_FALSE(load_scenario(quickstart, {"engine.prefix_caching=false"}).engine.prefix_caching);
 }
 
 TEST_CASE("negative durations and sizes are errors naming the key", "[limits]") {
