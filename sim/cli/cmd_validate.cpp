@@ -65,6 +65,7 @@ void run(const Args& a) {
   }
   const Scenario sc = trace_scenario(doc, a.scenario, trace, format);
   const TraceValidation v = validate_trace(sc, a.targets);
+  for (const auto& w : v.warnings) std::cerr << "warning: " << w << "\n";
 
   if (!a.out.empty()) {
     write_file_atomically(a.out + "/predicted_vs_measured.csv", predicted_vs_measured_csv(v));
@@ -159,6 +160,7 @@ nlohmann::json trace_validation_json(const Scenario& sc, const TraceValidation& 
           {"format", trace_format_name(v.format)},
           {"requests", v.requests},
           {"no_token_requests", v.no_token_requests},
+          {"warnings", v.warnings},
           {"simulated", {{"completed", v.predicted_completed}, {"failed", v.predicted_failed},
                          {"preemptions", v.preemptions}, {"prefix_hit_rate", v.prefix_hit_rate}}},
           {"metrics", metrics},

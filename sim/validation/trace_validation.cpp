@@ -214,6 +214,34 @@ std::optional<double> pearson(const std::vector<double>& x, const std::vector<do
   return sxy / std::sqrt(sxx * syy);
 }
 
+namespace {
+// "meta-llama/Llama-3.1-8B-Instruct" -> "llama-3.1-8b": the last path part, lower-case,
+// without the tuning suffixes that do not change the shapes.
+std::string model_key(const std::string& id) {
+  std::string k = to_lower(trim(id));
+  if (const auto slash = k.rfind('/'); slash != std::string::npos) k = k.substr(slash + 1);
+  for (bool again = true; again;) {
+    again = false;
+    for (const char* suffix : {"-instruct", "-chat", "-hf", "-base", "-it"}) {
+      if (ends_with(k, suffix) && k.size() > std::string_view(suffix).size()) {
+        k.resize(k.size() - std::string_view(suffix).size());
+        again = true;
+      }
+    }
+  }
+  return k;
+}
+}  // namespace
+
+std::optional<std::string> model_id_mismatch(const std::string& model_id, const ModelSpec& model) {
+  if (trim(model_id).empty()) return std::nullopt;
+  const std::string key = model_key(model_id);
+  if (key == model_key(model.name) || (!model.hf_id.empty() && key == model_key(model.hf_id))) return std::nullopt;
+  return fmt::format("the trace was measured on model_id '{}', but the scenario simulates '{}'{}: the comparison "
+                     "is only meaningful for the same model (set model.name, e.g. --set model.name=...)",
+                     model_id, model.name, model.hf_id.empty() ? "" : fmt::format(" ({})", model.hf_id));
+}
+
 TraceValidation validate_trace(const Scenario& sc, const ValidationTargets& targets) {
   if (!sc.workload.trace) throw Error("internal: validate_trace needs a trace workload");
   const TraceSpec& t = *sc.workload.trace;
@@ -231,6 +259,10 @@ TraceValidation validate_trace(const Scenario& sc, const ValidationTargets& targ
       v.measured = read_measured_vllm_bench(t.path, sc.workload.seed);
       for (const MeasuredRequest& m : v.measured) v.no_token_requests += m.no_token ? 1 : 0;
       bench = load_json_file(t.path);  // throughput and duration below
+      if (bench.contains("model_id") && bench["model_id"].is_string()) {
+        if (auto w = model_id_mismatch(bench["model_id"].get<std::string>(), sc.model))
+          v.warnings.push_back(fmt::format("{}: {}", t.path, *w));
+      }
       break;
     default:
       throw Error(fmt::format("{}: the {} trace format has no measured latencies; validate needs the generic CSV "

@@ -38,6 +38,12 @@ void check_context_limit(const Scenario& sc);
 // field. Returns every inter-token gap (ms) of the requests without an error.
 std::vector<double> read_vllm_bench_itls(const std::string& path);
 
+// A warning when a trace's model name (vllm bench JSON `model_id`, e.g.
+// "meta-llama/Llama-3.1-8B-Instruct") does not name the scenario's model; nullopt when
+// they agree or the trace names none. Compares the last path part, lower-cased,
+// without -instruct/-chat/-hf suffixes, against the model's name and Hugging Face id.
+std::optional<std::string> model_id_mismatch(const std::string& model_id, const ModelSpec& model);
+
 // One request as predicted (from the simulation's requests.csv rows).
 struct PredictedRequest {
   bool present = false;  // finished (completed or failed) in the simulation
@@ -75,6 +81,9 @@ struct TraceValidation {
   double measured_duration_s = 0, predicted_duration_s = 0;  // 0 when unknown
   double measured_output_tps = 0, predicted_output_tps = 0;  // 0 when unknown
   double prefix_hit_rate = 0;
+  // Things the comparison cannot check but the user should (e.g. the trace's model_id
+  // is not the scenario's model): printed as warnings, kept in validation.json.
+  std::vector<std::string> warnings;
   // Verdict against the targets.
   bool within_targets = false;
   std::string verdict;

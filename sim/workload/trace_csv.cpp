@@ -285,6 +285,12 @@ std::vector<MeasuredRequest> read_measured_csv(const std::string& path) {
       if (!v || *v < 0.0) fail_at(path, line, fmt::format("{} '{}' is not a number >= 0", name, text));
       (name == "ttft_ms" ? m.ttft_ms : name == "tpot_ms" ? m.tpot_ms : m.e2e_ms) = *v;
     }
+    // The first token arrives within the request: a row whose end-to-end time is shorter
+    // than its TTFT is a broken measurement, and comparing against it would mislead.
+    if (m.ttft_ms && m.e2e_ms && *m.e2e_ms < *m.ttft_ms)
+      fail_at(path, line, fmt::format("e2e_ms {} is less than ttft_ms {}: the first token cannot come after the "
+                                      "last; fix or drop the row",
+                                      *m.e2e_ms, *m.ttft_ms));
     out.push_back(m);
   }
   return out;

@@ -212,6 +212,9 @@ std::vector<MeasuredRequest> read_measured_vllm_bench(const std::string& path, s
     m.output_tokens = std::max<std::int64_t>(1, b.output[i]);
     if (b.failed[i] || !has_ttft || !doc.at("ttfts")[i].is_number()) continue;
     const double ttft = doc.at("ttfts")[i].get<double>();
+    if (!(ttft >= 0.0) || !std::isfinite(ttft))
+      throw Error(fmt::format("{}: ttfts[{}] is {}: a time to first token must be a finite number >= 0 seconds",
+                              path, i, ttft));
     if (b.output[i] == 0 && ttft == 0.0) {  // no token: a zero TTFT is not a measurement
       m.no_token = true;
       continue;
@@ -219,8 +222,16 @@ std::vector<MeasuredRequest> read_measured_vllm_bench(const std::string& path, s
     m.ttft_ms = ttft * 1e3;
     if (!has_itl || !doc.at("itls")[i].is_array()) continue;
     double decode = 0.0;
-    for (const json& x : doc.at("itls")[i])
+    std::size_t k = 0;
+    for (const json& x : doc.at("itls")[i]) {
+      // A negative gap would make the request end before its first token (e2e < ttft).
+      if (x.is_number() && !(x.get<double>() >= 0.0 && std::isfinite(x.get<double>())))
+        throw Error(fmt::format("{}: itls[{}][{}] is {}: inter-token latencies must be finite and >= 0 seconds "
+                                "(end-to-end time would fall below the TTFT)",
+                                path, i, k, x.get<double>()));
       if (x.is_number()) decode += x.get<double>();
+      ++k;
+    }
     m.e2e_ms = (ttft + decode) * 1e3;
     if (b.output[i] > 1) m.tpot_ms = decode * 1e3 / static_cast<double>(b.output[i] - 1);
   }
