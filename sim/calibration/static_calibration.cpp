@@ -136,7 +136,10 @@ StaticCalibration calibrate_static(const StaticCalibrationOptions& o) {
   c.params = parse_fit_parameters(o.params);
   std::vector<BenchmarkRow> all;
   for (const auto& f : o.data) {
-    if (!file_exists(f)) throw Error(fmt::format("{}: no such file (--data)", f));
+    if (!file_exists(f)) {
+      reject_directory(f);  // "is a directory, expected a file", not "no such file"
+      throw Error(fmt::format("{}: no such file (--data)", f));
+    }
     auto rows = read_benchmark_csv(f);
     all.insert(all.end(), rows.begin(), rows.end());
   }

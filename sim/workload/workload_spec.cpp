@@ -26,7 +26,8 @@ std::string resolve_trace_path(const std::string& ref, const std::string& scenar
   if (ref.empty() || ref[0] == '/') return ref;
   const auto slash = scenario_file.rfind('/');
   const std::string beside = slash == std::string::npos ? ref : scenario_file.substr(0, slash + 1) + ref;
-  if (file_exists(beside)) return beside;
+  std::error_code ec;
+  if (std::filesystem::exists(beside, ec)) return beside;  // a directory there is then named as one
   return ref;
 }
 
