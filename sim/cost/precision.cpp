@@ -15,6 +15,12 @@ std::string ResolvedPrecision::describe() const {
   return s;
 }
 
+DType default_activations(DType weights, const GpuSpec& gpu) {
+  if (dtype_bytes(weights) >= 2.0) return weights;
+  if (weights == DType::fp8 && gpu.supports(DType::fp8)) return DType::fp8;
+  return DType::bf16;
+}
+
 ResolvedPrecision resolve_precision(const PrecisionSpec& p, const GpuSpec& gpu) {
   ResolvedPrecision r;
   r.weights = p.weights;

@@ -29,4 +29,11 @@ struct ResolvedPrecision {
 // emulate), activations narrower than weights.
 ResolvedPrecision resolve_precision(const PrecisionSpec& p, const GpuSpec& gpu);
 
+// The one meaning of a weight-precision shorthand: the compute (activation)
+// precision that goes with `weights` on `gpu` when activations are not given with
+// them. 16/32-bit weights compute at their own precision; fp8 weights compute in
+// fp8 (W8A8) on GPUs with fp8 tensor cores, else bf16 (W8A16, weight-only);
+// int8, int4 and fp4 weights are weight-only (A16, bf16 compute).
+DType default_activations(DType weights, const GpuSpec& gpu);
+
 }  // namespace servesim

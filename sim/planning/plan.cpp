@@ -41,10 +41,7 @@ std::vector<int> ints(YamlMap& m, const std::string& key) {
 
 // The compute precision that goes with a weight precision (see plan.h).
 std::string activations_for(const std::string& weights, const GpuSpec& gpu) {
-  const DType w = parse_dtype(weights, "weights");
-  if (dtype_bytes(w) >= 2.0) return dtype_name(w);
-  if (w == DType::fp8 && gpu.supports(DType::fp8)) return "fp8";
-  return "bf16";
+  return dtype_name(default_activations(parse_dtype(weights, "weights"), gpu));
 }
 
 }  // namespace

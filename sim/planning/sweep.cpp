@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "metrics/summary_json.h"
+#include "scenario/config_json.h"
 #include "planning/economics.h"
 #include "util/error.h"
 #include "util/interrupt.h"
@@ -345,7 +346,7 @@ nlohmann::ordered_json point_json(const PointResult& p, const std::vector<SweepA
   constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
   j["setup"] = {{"gpu", sc.gpu.name},
                 {"model", sc.model.name},
-                {"precision", sc.resolved.describe()},
+                {"precision", precision_label(sc.resolved)},
                 {"tp", sc.parallelism.tp},
                 {"pp", sc.parallelism.pp},
                 {"replicas", sc.parallelism.replicas},

@@ -142,10 +142,20 @@ Setup parse_setup(YamlMap& doc) {
   s.model = with_location(md.where("name"), [&] { return load_model(model_ref); });
   const DType native = s.model.native_dtype == DType::fp32 ? DType::bf16 : s.model.native_dtype;
   s.precision.weights = parse_dtype(md.string("weights", dtype_name(native)), md.where("weights"));
-  const DType default_act = dtype_bytes(s.precision.weights) >= 2.0 ? s.precision.weights
-                            : (s.precision.weights == DType::fp8 && s.gpu.supports(DType::fp8)) ? DType::fp8
-                                                                                                : DType::bf16;
-  s.precision.activations = parse_dtype(md.string("activations", dtype_name(default_act)), md.where("activations"));
+  const DType default_act = default_activations(s.precision.weights, s.gpu);
+  // One meaning for a weight shorthand (precision.h default_activations): weights
+  // given on the command line (--set, sweep/whatif --vary, plan candidates) bring
+  // their default compute precision with them, replacing the file's activations
+  // unless activations are given on the command line too. So `--set
+  // model.weights=fp8` and `plan --candidates-weights fp8` both mean W8A8 on an
+  // H100, whatever the file pinned for its own weights.
+  const std::optional<YAML::Node> weights_node = md.get("weights");
+  const std::optional<YAML::Node> act_node = md.get("activations");
+  const bool file_act_overridden =
+      weights_node && from_override(*weights_node) && act_node && !from_override(*act_node);
+  s.precision.activations = file_act_overridden ? default_act
+                                                : parse_dtype(md.string("activations", dtype_name(default_act)),
+                                                              md.where("activations"));
   s.precision.kv_cache = parse_dtype(md.string("kv_cache", s.precision.activations == DType::fp16 ? "fp16" : "bf16"),
                                      md.where("kv_cache"));
   s.precision.emulate = md.boolean("emulate", false);

@@ -140,7 +140,7 @@ T scalar_as(const YAML::Node& n, const std::string& where, const char* what) {
   try {
     return n.as<T>();
   } catch (const YAML::Exception&) {
-    throw Error(fmt::format("{}: expected {}, got '{}'", where, what, n.Scalar()));
+    throw Error(fmt::format("{}: expected {}, got '{}'", where, what, excerpt(n.Scalar())));
   }
 }
 }  // namespace
@@ -223,6 +223,8 @@ void YamlMap::finish() const {
                             did_you_mean(key, valid), join(valid)));
   }
 }
+
+bool from_override(const YAML::Node& node) { return came_from_set(node); }
 
 void apply_override(YAML::Node& root, const std::string& assignment) {
   const auto eq = assignment.find('=');

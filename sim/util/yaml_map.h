@@ -74,5 +74,7 @@ class YamlMap {
 // Applies "a.b.c=value" overrides to a document (value parsed as YAML), creating
 // intermediate mappings as needed. Throws on malformed text.
 void apply_override(YAML::Node& root, const std::string& assignment);
+// True when `node` was brought in by apply_override (--set, --vary, plan candidates).
+bool from_override(const YAML::Node& node);
 
 }  // namespace servesim
