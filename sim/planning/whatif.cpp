@@ -5,8 +5,11 @@
 #include <cmath>
 
 #include "cost/batch.h"
+#include "planning/capacity.h"
 #include "planning/economics.h"
+#include "scenario/config_json.h"
 #include "scenario/setup.h"
+#include "util/error.h"
 #include "util/text.h"
 
 namespace servesim::planning {
@@ -61,7 +64,35 @@ double decode_step_seconds(const Scenario& sc, std::int64_t batch, double contex
   return cost.totals(b).time;
 }
 
-std::vector<WhatIfRow> whatif_rows(const std::vector<PointResult>& points, const std::vector<SweepAxis>& axes) {
+namespace {
+// The configuration's SLO-meeting capacity and its cost per million output tokens there.
+void fill_capacity(WhatIfRow& r, const Scenario& sc, const WhatIfOptions& options) {
+  SearchOptions so;
+  so.trial.requests = options.trial_requests;
+  try {
+    // Per replica, as plan does: one replica's trial at rate / replicas.
+    Scenario one = sc;
+    const int replicas = sc.parallelism.replicas;
+    one.parallelism.replicas = 1;
+    const CapacityResult c = find_max_rate(one, so);
+    if (c.max_rate <= 0 || !c.at_max) {
+      r.capacity_note = c.error.empty() ? "no SLO-meeting rate" : c.error;
+      return;
+    }
+    r.capacity_found = true;
+    r.capacity_rps = c.max_rate * replicas;
+    const RunSummary& t = c.at_max->summary;
+    r.usd_per_mtok_at_capacity = economics(sc.gpu, sc.parallelism.gpus_per_replica(), t.output_tokens_per_s,
+                                           t.busy_fraction)
+                                     .usd_per_million_output_tokens;
+  } catch (const Error& e) {
+    r.capacity_note = e.what();
+  }
+}
+}  // namespace
+
+std::vector<WhatIfRow> whatif_rows(const std::vector<PointResult>& points, const std::vector<SweepAxis>& axes,
+                                   const WhatIfOptions& options) {
   std::vector<WhatIfRow> rows;
   const WhatIfRow* base = nullptr;
   for (const auto& p : points) {
@@ -85,6 +116,8 @@ std::vector<WhatIfRow> whatif_rows(const std::vector<PointResult>& points, const
       r.compute_share = s.bound_share[0];
       r.bandwidth_share = s.bound_share[1];
       r.usd_per_mtok = economics(sc.gpu, s).usd_per_million_output_tokens;
+      r.precision = precision_label(sc.resolved);
+      if (options.at_capacity) fill_capacity(r, sc, options);
     }
     rows.push_back(r);
   }
@@ -107,20 +140,25 @@ std::string whatif_table(const std::vector<WhatIfRow>& rows) {
   std::string out;
   std::size_t w = 6;
   for (const auto& r : rows) w = std::max(w, r.label.size());
-  out += fmt::format("{:<{}}  {:>9} {:>9} {:>8} {:>7} {:>9} {:>9} {:>8} {:>8} {:>8} {:>8} {:>9} {:>7}\n", "config", w,
-                     "KV blocks", "KV tokens", "W GiB/GPU", "batch", "step ms", "step@base", "TPOT", "TPOT p99",
-                     "TTFT p50", "TTFT p99", "out tok/s", "$/Mtok");
+  std::size_t pw = 9;
+  for (const auto& r : rows) pw = std::max(pw, r.precision.size());
+  out += fmt::format("{:<{}}  {:<{}}  {:>9} {:>9} {:>8} {:>7} {:>9} {:>9} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9} {:>10}\n",
+                     "config", w, "precision", pw, "KV blocks", "KV tokens", "W GiB/GPU", "batch", "step ms",
+                     "step@base", "TPOT", "TPOT p99", "TTFT p50", "TTFT p99", "out tok/s", "SLO req/s",
+                     "$/Mtok@SLO");
   for (const auto& r : rows) {
     if (!r.ok) {
       out += fmt::format("{:<{}}  infeasible: {}\n", r.label, w, r.point->reason);
       continue;
     }
     const RunSummary& s = r.point->result->summary;
-    out += fmt::format("{:<{}}  {:>9} {:>9} {:>9.1f} {:>7.1f} {:>9.2f} {:>9.2f} {:>8.2f} {:>8.2f} {:>8.1f} {:>8.1f} {:>9.0f} "
-                       "{:>7.3f}\n",
-                       r.label, w, kilo(static_cast<double>(r.kv_blocks)), kilo(static_cast<double>(r.kv_tokens)),
-                       r.weights_gib, r.batch_mean, r.decode_step_ms, r.decode_step_base_ms, s.tpot_ms.mean,
-                       s.tpot_ms.p99, s.ttft_ms.p50, s.ttft_ms.p99, s.output_tokens_per_s, r.usd_per_mtok);
+    out += fmt::format("{:<{}}  {:<{}}  {:>9} {:>9} {:>9.1f} {:>7.1f} {:>9.2f} {:>9.2f} {:>8.2f} {:>8.2f} {:>8.1f} "
+                       "{:>8.1f} {:>9.0f} {:>9} {:>10}\n",
+                       r.label, w, r.precision, pw, kilo(static_cast<double>(r.kv_blocks)),
+                       kilo(static_cast<double>(r.kv_tokens)), r.weights_gib, r.batch_mean, r.decode_step_ms,
+                       r.decode_step_base_ms, s.tpot_ms.mean, s.tpot_ms.p99, s.ttft_ms.p50, s.ttft_ms.p99,
+                       s.output_tokens_per_s, r.capacity_found ? fmt::format("{:.2f}", r.capacity_rps) : "-",
+                       r.capacity_found ? fmt::format("{:.3f}", r.usd_per_mtok_at_capacity) : "-");
   }
   return out;
 }
@@ -173,8 +211,13 @@ std::vector<std::string> whatif_explanations(const std::vector<WhatIfRow>& rows)
       clauses.push_back(fmt::format("it cannot keep up with this load (median queue wait {})", ms(s.queue_ms.p50)));
     if (s.preemptions != bs.preemptions)
       clauses.push_back(fmt::format("preemptions {} -> {}", bs.preemptions, s.preemptions));
-    if (base->usd_per_mtok > 0 && r.usd_per_mtok > 0)
-      clauses.push_back(fmt::format("$/Mtok {:.3f} -> {:.3f}", base->usd_per_mtok, r.usd_per_mtok));
+    if (base->capacity_found && r.capacity_found)
+      clauses.push_back(fmt::format("SLO-meeting capacity {:.2f} -> {:.2f} req/s, $/Mtok there {:.3f} -> {:.3f} ({})",
+                                    base->capacity_rps, r.capacity_rps, base->usd_per_mtok_at_capacity,
+                                    r.usd_per_mtok_at_capacity,
+                                    pct(base->usd_per_mtok_at_capacity, r.usd_per_mtok_at_capacity)));
+    else if (!r.capacity_found && !r.capacity_note.empty())
+      clauses.push_back("no SLO-meeting capacity: " + r.capacity_note);
     out.push_back(difference(*r.point, *base->point) + ": " + join(clauses, "; ") + ".");
   }
   return out;
@@ -193,7 +236,13 @@ nlohmann::ordered_json whatif_json(const std::vector<WhatIfRow>& rows, const std
                       {"batch_size_mean", r.batch_mean},
                       {"context_mean_tokens", r.context_mean},
                       {"decode_step_ms", r.decode_step_ms},
-                      {"decode_step_at_baseline_batch_ms", r.decode_step_base_ms}};
+                      {"decode_step_at_baseline_batch_ms", r.decode_step_base_ms},
+                      {"precision", r.precision},
+                      {"usd_per_million_output_tokens_at_offered_load", r.usd_per_mtok},
+                      {"slo_capacity_rps", r.capacity_found ? nlohmann::ordered_json(r.capacity_rps) : nullptr},
+                      {"usd_per_million_output_tokens_at_slo_capacity",
+                       r.capacity_found ? nlohmann::ordered_json(r.usd_per_mtok_at_capacity) : nullptr},
+                      {"slo_capacity_note", r.capacity_note}};
     }
     arr.push_back(x);
   }

@@ -26,10 +26,24 @@ struct WhatIfRow {
   double decode_step_ms = 0;      // one decode step at round(batch_mean) sequences of context_mean
   double decode_step_base_ms = 0; // ... at the baseline's batch and context
   double bandwidth_share = 0, compute_share = 0;
-  double usd_per_mtok = 0;
+  double usd_per_mtok = 0;         // at the offered load (the scenario's rate)
+  std::string precision;           // resolved, "W8A8 fp8, KV bf16"
+  // Cost compared where it matters: at the highest rate that meets the SLOs
+  // (capacity.h find_max_rate, per replica), not at the offered load, where a
+  // faster configuration only looks idle.
+  bool capacity_found = false;
+  double capacity_rps = 0;         // SLO-meeting rate of the whole configuration (all replicas)
+  double usd_per_mtok_at_capacity = 0;
+  std::string capacity_note;       // why there is none
 };
 
-std::vector<WhatIfRow> whatif_rows(const std::vector<PointResult>& points, const std::vector<SweepAxis>& axes);
+struct WhatIfOptions {
+  bool at_capacity = true;         // run a capacity search per configuration
+  std::int64_t trial_requests = 600;
+};
+
+std::vector<WhatIfRow> whatif_rows(const std::vector<PointResult>& points, const std::vector<SweepAxis>& axes,
+                                   const WhatIfOptions& options = {});
 std::string whatif_table(const std::vector<WhatIfRow>& rows);
 // One sentence per non-baseline feasible row, comparing it with the baseline.
 std::vector<std::string> whatif_explanations(const std::vector<WhatIfRow>& rows);

@@ -5,7 +5,10 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "planning/capacity.h"
+#include "planning/economics.h"
 #include "planning/sweep.h"
+#include "planning/whatif.h"
 #include "scenario/config_json.h"
 #include "scenario/scenario.h"
 #include "util/yaml_map.h"
@@ -53,4 +56,37 @@ TEST_CASE("sweep --vary model.weights=fp8 resolves like --set", "[precision][rul
   CHECK(precision_label(points[0].scenario->resolved) == "W16A16 bf16, KV bf16");
   CHECK(precision_label(points[1].scenario->resolved) == "W8A8 fp8, KV bf16");
   CHECK(point_json(points[1], axes)["setup"]["precision"] == "W8A8 fp8, KV bf16");
+}
+
+TEST_CASE("whatif shows the resolved precision and compares cost at the SLO-meeting capacity", "[precision][whatif]") {
+  const char* doc =
+      "hardware: {gpu: h100-sxm}\n"
+      "model: {name: llama-3.1-8b, weights: bf16, activations: bf16}\n"
+      "workload: {seed: 2, requests: 200, arrival: {process: poisson, rate: 2}, input_tokens: {dist: uniform, min: 200, "
+      "max: 600}, output_tokens: {dist: uniform, min: 50, max: 150}}\n"
+      "slo: {ttft_ms: {p99: 400}, tpot_ms: {p99: 30}}\n";
+  SweepOptions opt;
+  const std::vector<SweepAxis> axes = {parse_vary("model.weights=bf16,fp8")};
+  const auto points = run_sweep(YAML::Load(doc), "t.yaml", axes, opt);
+  WhatIfOptions wo;
+  wo.trial_requests = 300;
+  const auto rows = whatif_rows(points, axes, wo);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[1].precision == "W8A8 fp8, KV bf16");
+  for (const auto& r : rows) {
+    INFO(r.label);
+    REQUIRE(r.capacity_found);
+    // The same search run directly gives the same capacity and the cost there.
+    SearchOptions so;
+    so.trial.requests = 300;
+    const CapacityResult c = find_max_rate(*r.point->scenario, so);
+    CHECK(r.capacity_rps == c.max_rate);
+    const RunSummary& t = c.at_max->summary;
+    CHECK(r.usd_per_mtok_at_capacity ==
+          economics(r.point->scenario->gpu, 1, t.output_tokens_per_s, t.busy_fraction).usd_per_million_output_tokens);
+    // At 2 req/s offered both are far below capacity: the offered-load cost is the higher one.
+    CHECK(r.usd_per_mtok > r.usd_per_mtok_at_capacity);
+  }
+  CHECK(rows[1].capacity_rps > rows[0].capacity_rps);  // fp8 serves more within the same SLOs
+  CHECK_THAT(whatif_table(rows), Catch::Contains("W8A8 fp8, KV bf16") && Catch::Contains("$/Mtok@SLO"));
 }
