@@ -91,6 +91,19 @@ LengthSpec parse_length_distribution(YamlMap& m) {
     throw Error(fmt::format("{}: min must be >= 1 token, got {}", m.where("min"), spec.min));
   if (spec.min > spec.max)
     throw Error(fmt::format("{}: min ({}) is greater than max ({})", m.where("max"), spec.min, spec.max));
+  // No request is a billion tokens long (no model's context comes near); the bound
+  // keeps every sum of lengths (prefix + question, context + output) inside int64.
+  const auto too_long = [&](const char* key, double v) {
+    if (v > static_cast<double>(kMaxLengthTokens))
+      throw Error(fmt::format("{}: {} {:g} tokens is above the {} servesim accepts for one request (no model's "
+                              "context comes near it)",
+                              m.where(key), key, v, kMaxLengthTokens));
+  };
+  if (spec.kind == LengthKind::fixed) too_long("value", static_cast<double>(spec.value));
+  if (m.has("min")) too_long("min", static_cast<double>(spec.min));
+  if (m.has("max")) too_long("max", static_cast<double>(spec.max));
+  if (spec.kind != LengthKind::fixed && spec.kind != LengthKind::uniform && std::isfinite(spec.mean))
+    too_long("mean", spec.mean);
   // Clipping to [min, max] is part of the distribution, but a mean outside that
   // range could never be realised: every draw would be clipped to one end and the
   // requests would silently differ from what the key asks for.

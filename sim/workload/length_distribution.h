@@ -31,6 +31,9 @@ struct LengthSpec {
   std::int64_t max = std::numeric_limits<std::int64_t>::max();
 };
 
+// Longest token length a distribution key (value, min, max, mean) may give.
+inline constexpr std::int64_t kMaxLengthTokens = 1'000'000'000;
+
 // Reads a length mapping and finish()es it. Throws servesim::Error at the
 // offending key for an unknown `dist` (with did-you-mean), mean <= 0, stddev < 0,
 // min < 1, min > max or value < 1.

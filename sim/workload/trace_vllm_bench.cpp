@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/rng.h"
+#include "core/sim_time.h"
 #include "util/error.h"
 #include "util/json_file.h"
 #include "util/paths.h"
@@ -177,7 +178,13 @@ class VllmBenchTraceReader final : public TraceReader {
     const std::size_t i = next_++;
     TraceRecord r;
     r.line = static_cast<std::int64_t>(i) + 1;
-    r.time_ns = static_cast<std::int64_t>(std::llround(bench_.arrival_s[i] * 1e9));
+    // A tiny request_rate (1e-300) puts the regenerated arrivals past the clock; llround
+    // would wrap them all to one instant. Refuse instead (core/sim_time.h).
+    if (!(bench_.arrival_s[i] <= kMaxSimSeconds))
+      throw Error(fmt::format("{}: request {} would arrive at {:.3g} s, beyond the {:g} s (31.7 years) servesim "
+                              "simulates: request_rate is too low for {} requests",
+                              path(), i + 1, bench_.arrival_s[i], kMaxSimSeconds, bench_.input.size()));
+    r.time_ns = to_nanos(bench_.arrival_s[i]);
     // A request that failed or produced no text still reached the server; it is
     // replayed with at least one token each way.
     r.input_tokens = std::max<std::int64_t>(1, bench_.input[i]);

@@ -8,6 +8,7 @@
 #include "util/paths.h"
 #include "util/text.h"
 #include "util/units.h"
+#include "util/yaml_ranges.h"
 #include "workload/workload_limits.h"
 
 namespace servesim {
@@ -66,6 +67,7 @@ SharedPrefixSpec parse_shared_prefix(YamlMap& sp) {
   if (s.tokens < 1)
     throw Error(fmt::format("{}: tokens (the system prompt length) must be >= 1, got {}", sp.where("tokens"),
                             s.tokens));
+  check_integer_range(sp.where("tokens"), s.tokens, {1, kMaxLengthTokens}, "tokens of one system prompt");
   if (sp.has("prompts_per_group")) {
     s.prompts_per_group = sp.integer("prompts_per_group");
     if (s.prompts_per_group < 1)

@@ -211,6 +211,14 @@ TEST_CASE("a length distribution whose mean it can never reach is an error", "[l
   CHECK_THAT(workload_error("{requests: 10, arrival: {process: poisson, rate: 2}, "
                             "input_tokens: {dist: fixed, value: 500, max: 100}, output_tokens: {dist: fixed, value: 10}}"),
              Contains("value 500 is outside [min, max] = [1, 100]"));
+  // Lengths beyond a billion tokens (sums of them could leave int64).
+  CHECK_THAT(workload_error("{requests: 10, arrival: {process: poisson, rate: 2}, "
+                            "input_tokens: {dist: fixed, value: 9000000000000000000}, "
+                            "output_tokens: {dist: fixed, value: 10}}"),
+             Contains("workload.input_tokens.value: value 9e+18 tokens is above the 1000000000"));
+  CHECK_THAT(workload_error("{requests: 10, arrival: {process: poisson, rate: 2}, "
+                            "input_tokens: {dist: exponential, mean: 1e12}, output_tokens: {dist: fixed, value: 10}}"),
+             Contains("workload.input_tokens.mean: mean 1e+12 tokens is above"));
   // A mean inside the clip range is fine (the shipped quickstart: mean 1024, max 8192).
   CHECK(workload_error("{requests: 10, arrival: {process: poisson, rate: 2}, "
                        "input_tokens: {dist: lognormal, mean: 1024, stddev: 512, max: 8192}, "
@@ -260,4 +268,17 @@ TEST_CASE("yaml_ranges: messages name the key, the range, the reason and the val
              Contains("x.yaml:2:1: b: must be in [0 B, 1 GB], got 3 GB"));
   CHECK_THAT(error_of([&] { number_in(m, "c", {1, std::numeric_limits<double>::infinity()}); }),
              Contains("c: must be >= 1, got 0.5"));
+}
+
+TEST_CASE("a vllm bench file whose request_rate puts arrivals past the clock is refused", "[limits][trace]") {
+  // request_rate 1e-300 over 5 requests: the last arrival is rescaled to 5 / 1e-300
+  // = 5e300 s; llround wrapped every arrival to the same instant (all at t = 0).
+  const WorkloadSpec w = load_trace_workload("trace: vllm_bench_rate_1e-300.json\nformat: vllm_bench\n");
+  CHECK_THAT(error_of([&] {
+               auto src = make_request_source(w);
+               while (src->next()) {
+               }
+             }),
+             Contains("vllm_bench_rate_1e-300.json: request 1 would arrive at") &&
+                 Contains("request_rate is too low for 5 requests"));
 }
