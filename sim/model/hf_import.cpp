@@ -34,7 +34,7 @@ class JsonFields {
   std::int64_t integer(const char* key) const {
     if (!has(key)) throw Error(fmt::format("{}: missing field '{}'", file_, key));
     if (!j_[key].is_number_integer())
-      throw Error(fmt::format("{}: field '{}' must be an integer, got {}", file_, key, j_[key].dump()));
+      throw Error(fmt::format("{}: field '{}' must be an integer, got {}", file_, key, excerpt(j_[key].dump())));
     return j_[key].get<std::int64_t>();
   }
   std::int64_t integer(const char* key, std::int64_t fallback) const { return has(key) ? integer(key) : fallback; }
@@ -68,7 +68,7 @@ std::optional<DType> quantized_weight_dtype(const json& j, const std::string& pa
   if (!j.contains("quantization_config") || j["quantization_config"].is_null()) return std::nullopt;
   const json& q = j["quantization_config"];
   const std::string where = path + ": quantization_config";
-  if (!q.is_object()) throw Error(fmt::format("{}: expected an object, got {}", where, q.dump().substr(0, 80)));
+  if (!q.is_object()) throw Error(fmt::format("{}: expected an object, got {}", where, excerpt(q.dump())));
   const std::string method =
       q.contains("quant_method") && q["quant_method"].is_string() ? to_lower(q["quant_method"].get<std::string>()) : "";
   auto int_field = [&](const json& o, const char* key) -> std::int64_t {
@@ -147,7 +147,7 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     // which is not a servesim::Error and would escape the CLI's error reporting.
     if (!j["architectures"][0].is_string())
       throw Error(fmt::format("{}: field 'architectures' must be a list of strings, got {}", path,
-                              j["architectures"].dump()));
+                              excerpt(j["architectures"].dump())));
     arch = j["architectures"][0].get<std::string>();
   }
   if (arch.empty()) throw Error(fmt::format("{}: missing field 'architectures'", path));

@@ -138,6 +138,14 @@ std::string join(const std::vector<std::string>& items, std::string_view sep) {
   return out;
 }
 
+std::string excerpt(std::string_view s, std::size_t max_chars) {
+  if (s.size() <= max_chars) return std::string(s);
+  std::size_t cut = max_chars;
+  // Do not split a UTF-8 sequence: back up over continuation bytes (10xxxxxx).
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(s.substr(0, cut)) + "... (" + std::to_string(s.size()) + " characters)";
+}
+
 std::string to_lower(std::string_view s) {
   std::string out(s);
   for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

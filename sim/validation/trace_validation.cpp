@@ -179,11 +179,11 @@ std::vector<double> read_vllm_bench_itls(const std::string& path) {
   for (std::size_t i = 0; i < n; ++i) {
     if (failed[i]) continue;
     if (!ttfts[i].is_number())
-      throw Error(fmt::format("{}: ttfts[{}] must be a number (seconds), got {}", path, i, ttfts[i].dump()));
+      throw Error(fmt::format("{}: ttfts[{}] must be a number (seconds), got {}", path, i, excerpt(ttfts[i].dump())));
     if (!itls[i].is_array())
-      throw Error(fmt::format("{}: itls[{}] must be a list of seconds, got {}", path, i, itls[i].dump()));
+      throw Error(fmt::format("{}: itls[{}] must be a list of seconds, got {}", path, i, excerpt(itls[i].dump())));
     for (const json& x : itls[i]) {
-      if (!x.is_number()) throw Error(fmt::format("{}: itls[{}] holds {}, not a number", path, i, x.dump()));
+      if (!x.is_number()) throw Error(fmt::format("{}: itls[{}] holds {}, not a number", path, i, excerpt(x.dump())));
       out.push_back(x.get<double>() * 1e3);
     }
   }

@@ -91,7 +91,7 @@ std::vector<std::uint64_t> parse_hash_ids(const std::string& text, const std::st
     std::uint64_t v = 0;
     const auto [p, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), v);
     if (ec != std::errc() || p != tok.data() + tok.size())
-      fail_at(path, line, fmt::format("hash_ids entry '{}' is not a non-negative integer", tok));
+      fail_at(path, line, fmt::format("hash_ids entry '{}' is not a non-negative integer", excerpt(tok)));
     ids.push_back(v);
     i = j;
   }
@@ -117,7 +117,7 @@ class CsvTraceReader final : public TraceReader {
     TraceRecord r;
     r.line = line;
     const auto t = trace_detail::parse_number((*fields)[arrival_]);
-    if (!t) fail_at(path(), line, fmt::format("arrival_s '{}' is not a number", trim((*fields)[arrival_])));
+    if (!t) fail_at(path(), line, fmt::format("arrival_s '{}' is not a number", excerpt(trim((*fields)[arrival_]))));
     if (*t < 0.0) fail_at(path(), line, fmt::format("arrival_s must be >= 0, got {}", *t));
     r.time_ns = trace_detail::seconds_to_ns(*t, "arrival_s", path(), line);
     r.input_tokens = trace_detail::token_count((*fields)[input_], "input_tokens", path(), line);
@@ -273,7 +273,7 @@ std::vector<MeasuredRequest> read_measured_csv(const std::string& path) {
     MeasuredRequest m;
     m.index = static_cast<std::int64_t>(out.size());
     const auto t = trace_detail::parse_number((*fields)[arrival]);
-    if (!t) fail_at(path, line, fmt::format("arrival_s '{}' is not a number", trim((*fields)[arrival])));
+    if (!t) fail_at(path, line, fmt::format("arrival_s '{}' is not a number", excerpt(trim((*fields)[arrival]))));
     m.arrival_s = *t;
     m.input_tokens = trace_detail::token_count((*fields)[input], "input_tokens", path, line);
     m.output_tokens = trace_detail::token_count((*fields)[output], "output_tokens", path, line);
@@ -282,7 +282,7 @@ std::vector<MeasuredRequest> read_measured_csv(const std::string& path) {
       const std::string text = trim((*fields)[*col]);
       if (text.empty() || to_lower(text) == "nan") continue;  // not measured (e.g. a failed request)
       const auto v = trace_detail::parse_number(text);
-      if (!v || *v < 0.0) fail_at(path, line, fmt::format("{} '{}' is not a number >= 0", name, text));
+      if (!v || *v < 0.0) fail_at(path, line, fmt::format("{} '{}' is not a number >= 0", name, excerpt(text)));
       (name == "ttft_ms" ? m.ttft_ms : name == "tpot_ms" ? m.tpot_ms : m.e2e_ms) = *v;
     }
     // The first token arrives within the request: a row whose end-to-end time is shorter

@@ -24,7 +24,7 @@ std::int64_t integer_field(const json& j, const char* key, const std::string& pa
     const double d = v.get<double>();
     if (std::isfinite(d) && std::floor(d) == d && std::fabs(d) < 9.0e15) return static_cast<std::int64_t>(d);
   }
-  fail_at(path, line, fmt::format("'{}' must be an integer, got {}", key, v.dump()));
+  fail_at(path, line, fmt::format("'{}' must be an integer, got {}", key, excerpt(v.dump())));
 }
 
 class MooncakeTraceReader final : public TraceReader {
@@ -57,10 +57,10 @@ class MooncakeTraceReader final : public TraceReader {
       fail_at(path(), line, "missing field 'timestamp' (required: timestamp, input_length, output_length; "
                             "optional: hash_ids)");
     const json& ts = j.at("timestamp");
-    if (!ts.is_number()) fail_at(path(), line, fmt::format("'timestamp' must be a number (ms), got {}", ts.dump()));
+    if (!ts.is_number()) fail_at(path(), line, fmt::format("'timestamp' must be a number (ms), got {}", excerpt(ts.dump())));
     const double ms = ts.get<double>();
     if (!std::isfinite(ms) || ms < 0.0 || ms > 9.0e12)
-      fail_at(path(), line, fmt::format("'timestamp' must be >= 0 ms, got {}", ts.dump()));
+      fail_at(path(), line, fmt::format("'timestamp' must be >= 0 ms, got {}", excerpt(ts.dump())));
     r.time_ns = ts.is_number_integer() ? ts.get<std::int64_t>() * 1000000 : std::llround(ms * 1e6);
     r.input_tokens = integer_field(j, "input_length", path(), line);
     r.output_tokens = integer_field(j, "output_length", path(), line);
@@ -74,7 +74,7 @@ class MooncakeTraceReader final : public TraceReader {
       r.block_hashes.reserve(std::min(full, ids.size()));
       for (const json& id : ids) {
         if (!id.is_number_integer() || (id.is_number_integer() && !id.is_number_unsigned() && id.get<std::int64_t>() < 0))
-          fail_at(path(), line, fmt::format("'hash_ids' entry {} is not a non-negative integer", id.dump()));
+          fail_at(path(), line, fmt::format("'hash_ids' entry {} is not a non-negative integer", excerpt(id.dump())));
         if (r.block_hashes.size() < full) r.block_hashes.push_back(id.get<std::uint64_t>());
       }
       if (!r.block_hashes.empty()) r.hash_block_tokens = block_;

@@ -102,7 +102,7 @@ void fail_at(const std::string& path, std::int64_t line, const std::string& mess
 std::int64_t token_count(std::string_view text, const std::string& column, const std::string& path,
                          std::int64_t line) {
   const auto v = parse_integer(text);
-  if (!v) fail_at(path, line, fmt::format("{} '{}' is not an integer", column, strip(text)));
+  if (!v) fail_at(path, line, fmt::format("{} '{}' is not an integer", column, excerpt(strip(text))));
   if (*v < 1) fail_at(path, line, fmt::format("{} must be >= 1 token, got {}", column, *v));
   return *v;
 }

@@ -38,7 +38,7 @@ double rate_field(const json& doc, const char* key, const std::string& path) {
     const std::string s = to_lower(trim(v.get<std::string>()));
     if (s == "inf" || s == "infinity") return kInf;
   }
-  throw Error(fmt::format("{}: '{}' must be a number or \"inf\", got {}", path, key, v.dump()));
+  throw Error(fmt::format("{}: '{}' must be a number or \"inf\", got {}", path, key, excerpt(v.dump())));
 }
 
 std::vector<std::int64_t> lengths(const json& doc, const char* key, const std::string& path) {
@@ -52,7 +52,7 @@ std::vector<std::int64_t> lengths(const json& doc, const char* key, const std::s
   out.reserve(a.size());
   for (std::size_t i = 0; i < a.size(); ++i) {
     if (!a[i].is_number_integer() || a[i].get<std::int64_t>() < 0)
-      throw Error(fmt::format("{}: {}[{}] must be an integer >= 0, got {}", path, key, i, a[i].dump()));
+      throw Error(fmt::format("{}: {}[{}] must be an integer >= 0, got {}", path, key, i, excerpt(a[i].dump())));
     out.push_back(a[i].get<std::int64_t>());
   }
   return out;
@@ -103,7 +103,7 @@ BenchFile load_bench_fields(const std::string& path, std::uint64_t seed) {
   if (doc.contains("max_concurrency") && !doc.at("max_concurrency").is_null()) {
     const json& mc = doc.at("max_concurrency");
     if (!mc.is_number_integer() || mc.get<std::int64_t>() < 1)
-      throw Error(fmt::format("{}: max_concurrency must be an integer >= 1 or null, got {}", path, mc.dump()));
+      throw Error(fmt::format("{}: max_concurrency must be an integer >= 1 or null, got {}", path, excerpt(mc.dump())));
     b.max_concurrency = mc.get<std::int64_t>();
   }
   std::string ramp;
@@ -112,7 +112,7 @@ BenchFile load_bench_fields(const std::string& path, std::uint64_t seed) {
     ramp = doc.at("ramp_up_strategy").is_string() ? doc.at("ramp_up_strategy").get<std::string>() : "?";
     if (ramp != "linear" && ramp != "exponential")
       throw Error(fmt::format("{}: unknown ramp_up_strategy {} (valid: linear, exponential)", path,
-                              doc.at("ramp_up_strategy").dump()));
+                              excerpt(doc.at("ramp_up_strategy").dump())));
     if (!doc.contains("ramp_up_start_rps") || !doc.contains("ramp_up_end_rps"))
       throw Error(fmt::format("{}: ramp_up_strategy needs ramp_up_start_rps and ramp_up_end_rps", path));
     ramp_start = rate_field(doc, "ramp_up_start_rps", path);

@@ -83,3 +83,17 @@ TEST_CASE("validate: a CSV row with e2e_ms below ttft_ms is refused with its lin
   CHECK_THAT(error_of([&] { read_measured_csv(path); }),
              Contains(path + ":3") && Contains("e2e_ms 40 is less than ttft_ms 80"));
 }
+
+TEST_CASE("errors quote at most an excerpt of the input", "[validation][inputs]") {
+  // A 20,000-character value: the error keeps 80 characters and says how long it was.
+  std::string big = "[";
+  for (int i = 0; i < 4000; ++i) big += (i ? "," : "") + std::to_string(1000 + i);  // 4000 x 5 chars - 1 + 2
+  big += "]";
+  REQUIRE(big.size() == 20001);
+  const std::string path =
+      temp_file("huge_rate.json", "{\"request_rate\": " + big + ", \"input_lens\": [1], \"output_lens\": [1]}");
+  const std::string e = error_of([&] { read_measured_vllm_bench(path, 1); });
+  CHECK_THAT(e, Contains("'request_rate' must be a number") && Contains("... (20001 characters)"));
+  // The message is the path, the sentence and 80 characters of the value, not 20 kB.
+  CHECK(e.size() < path.size() + 200);
+}
