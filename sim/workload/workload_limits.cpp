@@ -49,6 +49,9 @@ void check_workload_limits(YamlMap& workload, YamlMap& arrival, const WorkloadSp
   } else if (a.kind == ArrivalKind::closed_loop) {
     check_integer_range(arrival.where("users"), a.users, {1, kMaxClosedLoopUsers},
                         "one queued entry per user from t = 0; far more users than any engine batches");
+    // Each user's requests are at least think_time apart.
+    if (w.requests > 0)
+      span = static_cast<double>(w.requests) / static_cast<double>(a.users) * a.think_time_s;
   } else if (a.kind == ArrivalKind::multi_stage) {
     const auto stages = arrival.get("stages");
     for (std::size_t i = 0; i < a.stages.size(); ++i) {
@@ -62,7 +65,9 @@ void check_workload_limits(YamlMap& workload, YamlMap& arrival, const WorkloadSp
     }
   }
   if (w.duration_s) span = std::min(span, *w.duration_s);
-  check_schedule(arrival.where(), span, "the arrival schedule (requests / rate)");
+  check_schedule(arrival.where(), span,
+                 a.kind == ArrivalKind::closed_loop ? "the schedule (requests / users x think_time)"
+                                                    : "the arrival schedule (requests / rate)");
   if (w.multi_turn)
     check_schedule(workload.where("multi_turn"),
                    span + static_cast<double>(w.multi_turn->turns - 1) * w.multi_turn->think_time_s,

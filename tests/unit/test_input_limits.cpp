@@ -193,6 +193,12 @@ TEST_CASE("closed_loop users are bounded (reproducer 06: 1e9 users grew without 
   CHECK_THAT(workload_error(workload("{process: closed_loop, users: 1000000000}", "requests: 100")),
              Contains("workload.arrival.users: must be in [1, 1000000]") && Contains("one queued entry per user"));
   CHECK(workload_error(workload("{process: closed_loop, users: 1000000}", "requests: 100")) == "<no error>");
+  // One user, 100 requests each 1e7 s after the last completion: at least 1e9 s.
+  CHECK_THAT(workload_error(workload("{process: closed_loop, users: 1, think_time: \"1e7 s\"}", "requests: 100")),
+             Contains("the schedule (requests / users x think_time) spans about 1e+09 s"));
+  // 10 requests: 1e8 s, the limit itself.
+  CHECK(workload_error(workload("{process: closed_loop, users: 1, think_time: \"1e7 s\"}", "requests: 10")) ==
+        "<no error>");
 }
 
 TEST_CASE("a length distribution whose mean it can never reach is an error", "[limits]") {
