@@ -69,8 +69,12 @@ void run(const Args& a) {
         sets.push_back("hardware.gpu=" + profile);
         // Engine-side settings fitted together with the profile (e.g. frontend latency).
         const YAML::Node doc = load_yaml_file(profile);
-        if (doc["calibration"] && doc["calibration"]["engine_settings"])
-          for (const auto& o : doc["calibration"]["engine_settings"]) sets.push_back(o.as<std::string>());
+        try {
+          if (doc.IsMap() && doc["calibration"] && doc["calibration"]["engine_settings"])
+            for (const auto& o : doc["calibration"]["engine_settings"]) sets.push_back(o.as<std::string>());
+        } catch (const YAML::Exception&) {  // a bad conversion or subscript is not a servesim::Error
+          throw Error(fmt::format("{}: calibration.engine_settings must be a list of KEY=VALUE strings", profile));
+        }
       }
     }
     sets.insert(sets.end(), a.sets.begin(), a.sets.end());

@@ -228,7 +228,12 @@ Scenario row_scenario(const BenchmarkRow& row, const std::vector<std::string>& o
       "engine: {{kind: vllm}}\n",
       *gpu, *model, dtype_for(row.precision, "weights"), dtype_for(row.precision, "activations"),
       dtype_for(row.precision, "kv_cache"), row.tp, row.pp);
-  YAML::Node doc = YAML::Load(yaml);
+  YAML::Node doc;
+  try {
+    doc = YAML::Load(yaml);  // built from the row's catalog names; a yaml-cpp exception is not an Error
+  } catch (const YAML::Exception& ex) {
+    throw Error(fmt::format("{}:{}: the row does not make a valid scenario: {}", row.file, row.line, ex.msg));
+  }
   for (const auto& o : overrides) apply_override(doc, o);
   return parse_scenario(doc, fmt::format("{}:{}", row.file, row.line), false);
 }
@@ -281,7 +286,12 @@ double simulate_offline(const BenchmarkRow& row, const StaticValidationOptions& 
       dtype_for(row.precision, "kv_cache"), row.tp, row.pp, o.offline_max_num_seqs,
       std::max(o.offline_max_num_batched_tokens, o.offline_max_num_seqs), o.offline_gpu_memory_utilization,
       row.isl + row.osl, o.offline_requests, row.isl, row.osl);
-  YAML::Node doc = YAML::Load(yaml);
+  YAML::Node doc;
+  try {
+    doc = YAML::Load(yaml);  // built from the row's catalog names; a yaml-cpp exception is not an Error
+  } catch (const YAML::Exception& ex) {
+    throw Error(fmt::format("{}:{}: the row does not make a valid scenario: {}", row.file, row.line, ex.msg));
+  }
   for (const auto& ov : o.overrides) apply_override(doc, ov);
   const Scenario sc = parse_scenario(doc, fmt::format("{}:{}", row.file, row.line));
   const SimulationResult r = simulate(sc);

@@ -123,7 +123,12 @@ Scenario experiment_scenario(const Experiment& e, const std::vector<std::string>
       "output_tokens: {{dist: fixed, value: 1}}}}\n",
       e.gpu, e.model, e.tp, e.max_num_seqs, e.max_num_batched_tokens, e.gpu_memory_utilization, e.max_model_len,
       e.cpu_offload ? ", cpu_offload: \"8 GiB\"" : "");
-  YAML::Node doc = YAML::Load(yaml);
+  YAML::Node doc;
+  try {
+    doc = YAML::Load(yaml);  // names from the experiments file are pasted in: they may break the YAML
+  } catch (const YAML::Exception& ex) {
+    throw Error(fmt::format("experiment {}: its gpu/model names do not make a valid scenario: {}", e.key, ex.msg));
+  }
   for (const auto& o : overrides) apply_override(doc, o);
   return parse_scenario(doc, "experiment " + e.key);
 }

@@ -182,3 +182,16 @@ TEST_CASE("robust: every shipped trace ends in a newline (the check refuses none
     CHECK_NOTHROW(read_all(traces + "/" + name, TraceFormat::automatic));
   }
 }
+
+// --- YAML generated from data: yaml-cpp exceptions become Errors --------------------
+
+TEST_CASE("robust: an experiment whose names break the generated scenario YAML is an Error", "[robust]") {
+  // The loader maps names to catalog entries, so this needs a hand-made Experiment:
+  // "h100: [" pasted into "hardware: {gpu: ...}" is a YAML syntax error.
+  Experiment e;
+  e.key = "broken";
+  e.gpu = "h100: [";
+  e.model = "llama-3.1-8b";
+  REQUIRE_THROWS_AS(experiment_scenario(e, {}), Error);
+  REQUIRE_THROWS_WITH(experiment_scenario(e, {}), Contains("experiment broken") && Contains("not make a valid scenario"));
+}
