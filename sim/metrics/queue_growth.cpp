@@ -7,7 +7,7 @@ namespace servesim {
 
 void QueueDelayBins::add(double arrival_s, double queue_ms) {
   if (!(arrival_s >= 0)) arrival_s = 0;
-  while (arrival_s >= width_s_ * kBins) {
+  while (arrival_s >= end_s_) {
     // Merge pairs: bin i takes bins 2i and 2i+1; the upper half empties.
     for (int i = 0; i < kBins / 2; ++i) {
       n_[static_cast<std::size_t>(i)] = n_[static_cast<std::size_t>(2 * i)] + n_[static_cast<std::size_t>(2 * i + 1)];
@@ -16,8 +16,11 @@ void QueueDelayBins::add(double arrival_s, double queue_ms) {
     std::fill(n_.begin() + kBins / 2, n_.end(), 0);
     std::fill(sum_.begin() + kBins / 2, sum_.end(), 0.0);
     width_s_ *= 2;
+    per_s_ = 1.0 / width_s_;
+    end_s_ = width_s_ * kBins;
   }
-  const auto b = static_cast<std::size_t>(std::min<double>(kBins - 1, std::floor(arrival_s / width_s_)));
+  // Per completed request, so a multiply rather than a divide (arrival_s < end_s_ here).
+  const auto b = std::min<std::size_t>(kBins - 1, static_cast<std::size_t>(arrival_s * per_s_));
   ++n_[b];
   sum_[b] += queue_ms;
   ++total_;

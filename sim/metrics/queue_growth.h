@@ -35,6 +35,8 @@ class QueueDelayBins {
  private:
   double mean_between(double from, double to) const;  // ranks as fractions of count()
   double width_s_ = 1e-3;
+  double per_s_ = 1e3;           // 1 / width_s_
+  double end_s_ = 1e-3 * kBins;  // width_s_ * kBins: arrivals from here on merge bins first
   std::array<std::int64_t, kBins> n_{};
   std::array<double, kBins> sum_{};
   std::int64_t total_ = 0;
