@@ -26,7 +26,8 @@ double median_abs(std::vector<double> v) {
 
 std::vector<ExperimentErrors> experiment_errors(const std::vector<Experiment>& experiments,
                                                 const std::vector<std::string>& overrides, PromptSharing sharing,
-                                                double time_scale) {
+                                                double time_scale,
+                                                const std::function<void(std::size_t, std::size_t)>& progress) {
   std::vector<ExperimentErrors> out;
   for (const auto& e : experiments) {
     const Scenario sc = experiment_scenario(e, overrides);
@@ -40,6 +41,7 @@ std::vector<ExperimentErrors> experiment_errors(const std::vector<Experiment>& e
     r.e2e_mean = pct(o.predicted.e2e_mean, e.measured.e2e_mean);
     r.e2e_p99 = pct(o.predicted.e2e_p99, e.measured.e2e_p99);
     out.push_back(r);
+    if (progress) progress(out.size(), experiments.size());
   }
   return out;
 }
@@ -92,6 +94,7 @@ ServingFit fit_serving(const std::vector<Experiment>& train, const std::vector<F
              term(o.predicted.e2e_mean, e.measured.e2e_mean) + 0.5 * term(o.predicted.ttft_p99, e.measured.ttft_p99);
     }
     ++evaluations;
+    if (options.progress) options.progress(evaluations, options.max_evaluations);
     const double f = sum / static_cast<double>(train.size());
     if (options.verbose) {
       std::cerr << fmt::format("  eval {:>3}: objective {:.5f} ", evaluations, f);

@@ -4,6 +4,7 @@
 // log(predicted/measured) of TTFT, TPOT and E2E means (and TTFT p99), minimised
 // with Nelder-Mead over bounded parameters (each mapped through a logistic onto its
 // [lo, hi] range, so the physics bounds always hold).
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,8 @@ struct ServingFitOptions {
   PromptSharing sharing = PromptSharing::cycled;
   std::vector<std::string> fixed_overrides;  // applied to every replay (e.g. engine.async_scheduling=true)
   bool verbose = false;
+  // Called after each evaluation of the objective (done so far, max_evaluations).
+  std::function<void(int, int)> progress;
 };
 
 struct ServingFit {
@@ -42,7 +45,8 @@ ServingFit fit_serving(const std::vector<Experiment>& train, const std::vector<F
 // Replays experiments with the overrides and returns per-experiment signed errors.
 std::vector<ExperimentErrors> experiment_errors(const std::vector<Experiment>& experiments,
                                                 const std::vector<std::string>& overrides, PromptSharing sharing,
-                                                double time_scale);
+                                                double time_scale,
+                                                const std::function<void(std::size_t, std::size_t)>& progress = {});
 ErrorSummary summarize_errors(const std::vector<ExperimentErrors>& errors);
 
 }  // namespace servesim

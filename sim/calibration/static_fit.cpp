@@ -207,9 +207,11 @@ StaticFit fit_static(const StaticFitRows& rows, const std::vector<FitParameter>&
       v[free[k]] = parameter_value(params[free[k]], x[static_cast<Eigen::Index>(k)]);
     return v;
   };
+  int progress_calls = 0;
   auto residuals_for = [&](const std::string& loss) -> Residuals {
     return [&, loss](const Eigen::VectorXd& x) {
       Eigen::VectorXd r = log_errors(values_of(x));
+      if (o.progress) o.progress(++progress_calls);
       for (Eigen::Index i = 0; i < r.size(); ++i) r[i] = transformed(r[i], loss);
       return r;
     };

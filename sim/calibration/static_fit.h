@@ -11,6 +11,7 @@
 // other GPUs, of unselected metrics and the ones validate-static skips are counted.
 #include <cstdint>
 #include <map>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,8 @@ struct StaticFitOptions {
   // match, e.g. runs that stopped before their output length, cannot dominate) or squared.
   std::string loss = "soft_l1";
   int max_iterations = 100;
+  // Called after each evaluation of every fitted row's prediction (the count so far).
+  std::function<void(int)> progress;
 };
 
 struct StaticFitRows {

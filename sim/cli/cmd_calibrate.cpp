@@ -12,6 +12,7 @@
 #include "calibration/serving_fit.h"
 #include "cli/calibrate_commands.h"
 #include "cli/commands.h"
+#include "planning/progress.h"
 #include "hardware/efficiency.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
@@ -69,8 +70,21 @@ void run(const Args& a) {
   opt.verbose = a.verbose;
   fmt::print("fitting {} on {} runs ({}; held out: {}), stages shortened to {:.0f}%\n", a.params, train.size(),
              join(fit_gpus), test.size(), 100 * a.time_scale);
-  const auto before_train = experiment_errors(train, a.sets, opt.sharing, 1.0);
+  // On a terminal (and without --verbose, whose lines would interleave), a progress line
+  // on stderr per phase: the replays with default parameters, the fit, the replays after.
+  const bool show = planning::stderr_is_terminal() && !a.verbose;
+  auto replays = [&](const char* what, const std::vector<Experiment>& runs, const std::vector<std::string>& sets) {
+    planning::ProgressBar bar(what, show);
+    bar.update(0, runs.size());
+    auto errs = experiment_errors(runs, sets, opt.sharing, 1.0, [&](std::size_t d, std::size_t t) { bar.update(d, t); });
+    bar.finish();
+    return errs;
+  };
+  const auto before_train = replays("runs replayed (defaults)", train, a.sets);
+  planning::ProgressBar fit_bar("fit evaluations", show);
+  opt.progress = [&fit_bar](int d, int t) { fit_bar.update(static_cast<std::size_t>(d), static_cast<std::size_t>(t)); };
   const ServingFit fit = fit_serving(train, params, opt);
+  fit_bar.finish();
   std::vector<std::string> overrides = a.sets;
   for (const auto& o : parameter_overrides(params, fit.values)) overrides.push_back(o);
   fmt::print("\nfitted after {} replays (objective {:.4f}):\n", fit.evaluations, fit.objective);
@@ -79,16 +93,16 @@ void run(const Args& a) {
 
   fmt::print("\nmedian absolute error (full-length replays):\n");
   print_errors("train, default parameters", before_train);
-  const auto train_err = experiment_errors(train, overrides, opt.sharing, 1.0);
+  const auto train_err = replays("training runs replayed (fitted)", train, overrides);
   print_errors("train, fitted", train_err);
   std::vector<ExperimentErrors> test_err, other_err;
   if (!test.empty()) {
-    test_err = experiment_errors(test, overrides, opt.sharing, 1.0);
+    test_err = replays("held-out runs replayed", test, overrides);
     print_errors("held-out runs, fitted", test_err);
   }
   if (!other.empty()) {
     // The fitted fractions carried to GPUs they were not fitted on: the roofline's claim.
-    other_err = experiment_errors(other, overrides, opt.sharing, 1.0);
+    other_err = replays("other-GPU runs replayed", other, overrides);
     print_errors("other GPUs, fitted fractions", other_err);
     std::vector<std::string> gpus;  // each other GPU apart, in first-seen order
     for (const auto& e : other_err)

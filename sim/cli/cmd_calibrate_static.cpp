@@ -14,6 +14,7 @@
 
 #include "calibration/static_calibration.h"
 #include "cli/calibrate_commands.h"
+#include "planning/progress.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/text.h"
@@ -37,7 +38,11 @@ void run(Args& a) {
   a.o.fit.metrics.clear();
   for (const auto& m : split(a.metrics, ','))
     if (!trim(m).empty()) a.o.fit.metrics.push_back(trim(m));
+  // On a terminal, a running count of the optimiser's evaluations on stderr.
+  planning::ProgressBar bar("evaluations of the fitted rows (Levenberg-Marquardt)", planning::stderr_is_terminal());
+  a.o.fit.progress = [&bar](int n) { bar.tick(static_cast<std::size_t>(n)); };
   const StaticCalibration c = calibrate_static(a.o);
+  bar.finish();
   if (!a.o.out.empty()) {
     write_file_atomically(a.o.out, c.yaml);
   }

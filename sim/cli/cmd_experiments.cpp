@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "planning/progress.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/paths.h"
@@ -59,9 +60,17 @@ void run(const Args& a) {
     fmt::print("{:<44} {:>6} {:>17} {:>17} {:>17} {:>5} {:>6}\n", "experiment (measured -> predicted, ms)", "hit%",
                "TTFT mean", "TPOT mean", "E2E mean", "pre", "fail");
   }
+  auto selected = [&](const Experiment& e) {
+    if (!a.only.empty() && e.key.find(a.only) == std::string::npos) return false;
+    return e.recommended || a.all || !a.only.empty();
+  };
+  // On a terminal, a progress line on stderr (cleared before each printed row).
+  planning::ProgressBar bar("experiments replayed", planning::stderr_is_terminal());
+  const auto total = static_cast<std::size_t>(std::count_if(experiments.begin(), experiments.end(), selected));
+  std::size_t done = 0;
+  bar.update(0, total);
   for (const auto& e : experiments) {
-    if (!a.only.empty() && e.key.find(a.only) == std::string::npos) continue;
-    if (!e.recommended && !a.all && a.only.empty()) continue;
+    if (!selected(e)) continue;
     std::vector<std::string> sets;
     if (!a.profiles.empty()) {
       const std::string profile = a.profiles + "/" + e.gpu + "-vllm.yaml";
@@ -91,13 +100,16 @@ void run(const Args& a) {
                          err);
     }
     rows.push_back(row);
+    bar.finish();
     if (!a.json) {
       fmt::print("{:<44} {:>5.0f}% {:>7.1f}->{:>7.1f} {:>7.2f}->{:>7.2f} {:>7.0f}->{:>7.0f} {:>5} {:>6}\n", e.key.substr(0, 44),
                  100 * o.prefix_hit_rate, e.measured.ttft_mean, o.predicted.ttft_mean, e.measured.tpot_mean,
                  o.predicted.tpot_mean, e.measured.e2e_mean, o.predicted.e2e_mean, o.preemptions, o.failed);
       std::fflush(stdout);
     }
+    bar.update(++done, total);
   }
+  bar.finish();
   nlohmann::json med;
   for (int i = 0; i < 7; ++i) med[metrics[i]] = median(abs_err[static_cast<std::size_t>(i)]);
   if (!a.out.empty()) {

@@ -34,6 +34,17 @@ void ProgressBar::update(std::size_t done, std::size_t total) {
   drawn_ = true;
 }
 
+void ProgressBar::tick(std::size_t done) {
+  if (!enabled_) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (drawn_ && now - last_ < std::chrono::milliseconds(100)) return;
+  last_ = now;
+  const double elapsed = std::chrono::duration<double>(now - start_).count();
+  std::fputs(fmt::format("\r{} {} {:.1f} s\033[K", done, unit_, elapsed).c_str(), stderr);
+  std::fflush(stderr);
+  drawn_ = true;
+}
+
 void ProgressBar::finish() {
   if (enabled_ && drawn_) {
     std::fputs("\r\033[K", stderr);

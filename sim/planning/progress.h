@@ -14,6 +14,8 @@ class ProgressBar {
   ~ProgressBar();
   void update(std::size_t done, std::size_t total);  // not thread-safe: callers serialise
   void finish();                                     // clears the line
+  // A running count where the total is not known (e.g. an optimiser's evaluations).
+  void tick(std::size_t done);
   bool enabled() const { return enabled_; }
 
  private:
