@@ -50,9 +50,12 @@ void run_inspect(const InspectArgs& a) {
   sets.insert(sets.end(), a.sets.begin(), a.sets.end());
   YAML::Node doc = load_document(a.scenario, sets);
   YamlMap root(doc, a.scenario.empty() ? "--flags" : a.scenario);
-  const Setup setup = parse_setup(root);
-  root.allow({"workload", "slo", "schema_version", "name", "description", "router", "kv_offload"});
+  // Top-level names first: a misspelt `hardwre:` is named as such, not reported as a
+  // missing hardware.gpu (the same check as for a scenario in parse_scenario).
+  root.allow({"workload", "slo", "schema_version", "name", "description", "router", "kv_offload", "hardware", "model",
+              "parallelism", "engine"});
   root.finish();
+  const Setup setup = parse_setup(root);
   const CostModel cost = make_cost_model(setup);
   const MemoryPlan plan = plan_memory(cost, setup.engine.memory_config());
 
