@@ -79,7 +79,9 @@ void run(const PlanArgs& a) {
   } catch (const Interrupted&) {
     bar.finish();
     // A plan's tables compare every candidate, so a part of them is not written.
-    throw Interrupted(fmt::format("interrupted: {} of {} candidates searched; nothing written{}", done, total,
+    const std::string progress = total > 0 ? fmt::format("{} of {} candidates searched", done, total)
+                                           : std::string("before the first candidate was searched");
+    throw Interrupted(fmt::format("interrupted: {}; nothing written{}", progress,
                                   a.out_dir.empty() ? "" : " to " + a.out_dir));
   }
   bar.finish();
