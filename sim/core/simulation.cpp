@@ -142,7 +142,6 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
     rec.failure = FailureReason::overload_guard;
     collector.on_request_done(rec);
   };
-  std::vector<Request> aborted;
   auto check_guard = [&](Nanos now) {
     std::int64_t queued = 0, bytes = 0;
     for (const auto& e : replicas) {
@@ -156,9 +155,8 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
     if (static_cast<double>(bytes) <= guard.guard_bytes) return;
     guard.guard_tripped = true;
     guard.guard_trip_s = to_seconds(now - first_arrival);
-    aborted.clear();
-    for (auto& e : replicas) e->abort_queued(now, FailureReason::overload_guard, aborted);
-    for (const auto& r : aborted) source.on_complete(r, now);
+    for (auto& e : replicas)
+      e->abort_queued(now, FailureReason::overload_guard, [&](const Request& r) { source.on_complete(r, now); });
     // Every request still to come is refused now, without simulating its arrival
     // (the one already pulled is refused when its arrival event comes).
     while (auto r = source.next()) {

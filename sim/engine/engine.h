@@ -3,6 +3,7 @@
 // decides what runs in each forward step and prices the step with the (pure)
 // step-cost model. Engines never read a clock: `now` is passed in.
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
@@ -55,8 +56,10 @@ class Engine {
   virtual std::int64_t queued() const = 0;
   virtual std::int64_t queued_bytes() const = 0;
   // Fails every never-scheduled waiting request with `why` (reported to the
-  // observer) and appends them to `done`; running and preempted ones continue.
-  virtual void abort_queued(Nanos now, FailureReason why, std::vector<Request>& done) = 0;
+  // observer) and hands each to `aborted` (one at a time: the queue may hold
+  // millions, and a copy of it is what the guard is there to avoid); running and
+  // preempted ones continue.
+  virtual void abort_queued(Nanos now, FailureReason why, const std::function<void(const Request&)>& aborted) = 0;
   virtual double kv_load() const = 0;            // used / total KV blocks
   virtual std::int64_t kv_blocks_total() const = 0;
 };

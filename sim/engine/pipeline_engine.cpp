@@ -97,8 +97,8 @@ class PipelineEngine : public Engine {
     for (const auto& e : ves_) n += e->queued_bytes();
     return n;
   }
-  void abort_queued(Nanos now, FailureReason why, std::vector<Request>& done) override {
-    for (auto& e : ves_) e->abort_queued(now, why, done);
+  void abort_queued(Nanos now, FailureReason why, const std::function<void(const Request&)>& aborted) override {
+    for (auto& e : ves_) e->abort_queued(now, why, aborted);
   }
   double kv_load() const override {
     std::int64_t used = 0, total = 0;

@@ -32,16 +32,17 @@ class StaticEngine : public Engine {
   }
   std::int64_t queued() const override { return static_cast<std::int64_t>(waiting_.size()); }
   std::int64_t queued_bytes() const override { return queued_bytes_; }
-  void abort_queued(Nanos now, FailureReason why, std::vector<Request>& done) override {
-    for (auto& r : waiting_) {
+  void abort_queued(Nanos now, FailureReason why, const std::function<void(const Request&)>& aborted) override {
+    while (!waiting_.empty()) {
+      const Request& r = waiting_.front();
       RequestRecord rec = record_for(r);
       rec.failed = true;
       rec.failure = why;
       rec.finish = now;
       if (ctx_.observer) ctx_.observer->on_request_done(rec);
-      done.push_back(std::move(r));
+      aborted(r);
+      waiting_.pop_front();
     }
-    waiting_.clear();
     queued_bytes_ = 0;
   }
   bool has_work() const override { return !waiting_.empty() || !batch_.empty(); }

@@ -184,16 +184,18 @@ void VllmEngine::materialize_front() {
   waiting_.push_back(slot);
 }
 
-void VllmEngine::abort_queued(Nanos now, FailureReason why, std::vector<Request>& done) {
-  for (Request& r : fresh_) {
+void VllmEngine::abort_queued(Nanos now, FailureReason why, const std::function<void(const Request&)>& aborted) {
+  while (!fresh_.empty()) {  // popping as it goes frees the queue's memory as it goes
+    const Request& r = fresh_.front();
     RequestRecord rec = record_for(r, ctx_.replica);
     rec.failed = true;
     rec.failure = why;
     rec.finish = now;
     if (ctx_.observer) ctx_.observer->on_request_done(rec);
-    done.push_back(std::move(r));
+    aborted(r);
+    fresh_.pop_front();
   }
-  std::deque<Request>().swap(fresh_);  // give the memory back
+  std::deque<Request>().swap(fresh_);
   fresh_bytes_ = 0;
 }
 

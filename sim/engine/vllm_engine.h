@@ -49,7 +49,7 @@ class VllmEngine : public Engine {
   }
   std::int64_t queued() const override { return static_cast<std::int64_t>(fresh_.size()); }
   std::int64_t queued_bytes() const override { return fresh_bytes_; }
-  void abort_queued(Nanos now, FailureReason why, std::vector<Request>& done) override;
+  void abort_queued(Nanos now, FailureReason why, const std::function<void(const Request&)>& aborted) override;
   double kv_load() const override {
     return total_blocks_ > 0 ? static_cast<double>(used_blocks_) / total_blocks_ : 0.0;
   }
