@@ -125,7 +125,7 @@ ModelSpec import_parsed_config(const json& j, const std::string& path);
 }  // namespace
 
 ModelSpec import_hf_config(const std::string& path) {
-  if (!file_exists(path) && !std::filesystem::is_directory(path))
+  if (!file_exists(path) && !is_directory(path))
     throw Error(fmt::format("{}: cannot open config.json", path));
   const json j = read_json_file(path);  // a directory, bad syntax, 1e999: Errors naming the file
   // The field readers check types before get<>(); this is the net for any they miss
@@ -231,6 +231,16 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
       m.moe.shared_expert_ffn = shared;
     }
   }
+  // A mixture-of-experts family whose config names no experts (num_experts: 0, or the
+  // field missing) would be priced as a dense model with the expert-sized FFN.
+  const bool moe_family = arch == "MixtralForCausalLM" || arch == "Qwen2MoeForCausalLM" ||
+                          arch == "Qwen3MoeForCausalLM" || arch == "DeepseekV3ForCausalLM" ||
+                          arch == "DeepseekV2ForCausalLM";
+  if (moe_family && !m.moe.enabled())
+    throw Error(fmt::format("{}: {} is a mixture-of-experts architecture but the config gives no experts "
+                            "(num_local_experts, num_experts or n_routed_experts missing or 0); servesim will not "
+                            "read it as a dense model",
+                            path, arch));
   if (f.has("kv_lora_rank")) {  // MLA
     m.mla.kv_lora_rank = static_cast<int>(f.integer("kv_lora_rank"));
     m.mla.q_lora_rank = static_cast<int>(f.integer("q_lora_rank", 0));

@@ -120,4 +120,11 @@ TEST_CASE("hf import: num_local_experts 0 is not read as a dense model", "[hf][q
   j["num_local_experts"] = 0;
   CHECK_THAT(error_of([&] { load_model(write_config("moe0", j)); }),
              Contains("num_local_experts must be at least 1") && Contains("MixtralForCausalLM"));
+  // Qwen MoE names its count num_experts; 0 there is refused too (it used to fall through
+  // to a dense model).
+  json q = base_config();
+  q["architectures"] = {"Qwen2MoeForCausalLM"};
+  q["num_experts"] = 0;
+  CHECK_THAT(error_of([&] { load_model(write_config("qwen-moe0", q)); }),
+             Contains("Qwen2MoeForCausalLM is a mixture-of-experts architecture but the config gives no experts"));
 }
