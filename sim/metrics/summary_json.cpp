@@ -48,7 +48,8 @@ std::string load_text(const RunSummary& s) {
   auto size = [](double bytes) {
     if (bytes >= 1024.0 * 1024 * 1024) return fmt::format("{:.2f} GiB", bytes / (1024.0 * 1024 * 1024));
     if (bytes >= 1024.0 * 1024) return fmt::format("{:.1f} MiB", bytes / (1024.0 * 1024));
-    return fmt::format("{:.0f} KiB", bytes / 1024.0);
+    if (bytes >= 1024.0) return fmt::format("{:.0f} KiB", bytes / 1024.0);
+    return fmt::format("{:.0f} B", bytes);
   };
   std::string out = fmt::format("load       offered {:.2f} req/s, served {:.2f} req/s; waiting queue peaked at {} "
                                 "requests ({})\n",
