@@ -288,3 +288,14 @@ TEST_CASE("a vllm bench file whose request_rate puts arrivals past the clock is 
              Contains("vllm_bench_rate_1e-300.json: request 1 would arrive at") &&
                  Contains("request_rate is too low for 5 requests"));
 }
+
+TEST_CASE("a run that would pass the clock's end stops with an error, not a wrapped time", "[limits]") {
+  // A request arriving 1 s before the 1e9 s limit whose 1000 output tokens take
+  // ~10 ms each: its steps end after the limit, and the first such event is refused.
+  const Scenario sc = scenario_from("{kind: vllm}");
+  VectorSource src({make_request(kMaxSimSeconds - 1.0, 100, 1000)});
+  CHECK_THAT(error_of([&] { simulate(sc, src, {}); }), Contains("outside servesim's clock range of +/-1e+09 s"));
+  // The same request 1e6 s earlier completes (arrival 9.99e8 s + ~10 s < 1e9 s).
+  VectorSource early({make_request(kMaxSimSeconds - 1e6, 100, 1000)});
+  CHECK(simulate(sc, early, {}).summary.completed == 1);
+}
