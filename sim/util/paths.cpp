@@ -93,6 +93,11 @@ void check_input_file(const std::string& path) {
   if (S_ISDIR(st.st_mode)) throw Error(fmt::format("{}: is a directory, expected a file", path));
 }
 
+bool is_directory(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::is_directory(path, ec);
+}
+
 void reject_directory(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw Error(fmt::format("{}: is a directory, expected a file", path));

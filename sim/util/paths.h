@@ -26,6 +26,9 @@ void check_input_file(const std::string& path);
 // Throws "<path>: is a directory, expected a file" when it is one; for the callers
 // that have their own "not found" wording for a missing file.
 void reject_directory(const std::string& path);
+// True when `path` is a directory; never throws (std::filesystem::is_directory without
+// an error_code throws filesystem_error, which is not a servesim::Error).
+bool is_directory(const std::string& path);
 // An open stream for `path` after check_input_file; an Error if it cannot be opened.
 std::ifstream open_input_file(const std::string& path);
 // The whole file as text; an unreadable file is an Error naming it.

@@ -25,7 +25,7 @@ using nlohmann::json;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 json load_json(const std::string& path) {
-  if (!file_exists(path) && !std::filesystem::is_directory(path))
+  if (!file_exists(path) && !is_directory(path))
     throw Error(fmt::format("{}: cannot open trace file", path));
   return read_json_file(path, "not a valid JSON document");
 }

@@ -44,7 +44,7 @@ void parse_trace(YamlMap& m, WorkloadSpec& w) {
   if (ref.empty()) throw Error(fmt::format("{}: trace must name a file", m.where("trace")));
   t.path = resolve_trace_path(ref, m.file());
   if (!file_exists(t.path)) {
-    if (std::filesystem::is_directory(t.path))
+    if (is_directory(t.path))
       throw Error(fmt::format("{}: {}: is a directory, expected a trace file", m.where("trace"), t.path));
     const auto slash = m.file().rfind('/');
     throw Error(fmt::format("{}: trace file '{}' not found (looked beside the scenario{} and in the working "
