@@ -144,7 +144,9 @@ void register_calibrate_static(CLI::App& calibrate) {
   cmd->add_option("--loss", a.o.fit.loss,
                   "soft_l1 (robust: a few rows no static-batch model matches cannot dominate) or squared")
       ->default_val("soft_l1");
-  cmd->add_option("--max-iterations", a.o.fit.max_iterations, "Levenberg-Marquardt iterations")->default_val(100);
+  cmd->add_option("--max-iterations", a.o.fit.max_iterations, "Levenberg-Marquardt iterations")
+      ->default_val(100)
+      ->check(CLI::Range(1, 100'000));
   cmd->add_option("--set", a.o.fit.fixed_overrides, "fixed override applied to every row (not fitted)");
   cmd->add_option("--name", a.o.name, "name of the calibrated profile (default: <gpu>-static)");
   cmd->add_option("--out", a.o.out, "write the calibrated GPU profile YAML here");

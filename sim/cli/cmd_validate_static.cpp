@@ -377,11 +377,16 @@ void register_validate_static(CLI::App& app) {
   cmd->add_option("--only", a.only, "only files whose name contains this text");
   cmd->add_option("--set", a.sets, "override a scenario key for every row (e.g. hardware efficiency)");
   cmd->add_flag("--no-offline", a.no_offline, "skip the offline-throughput simulations");
-  cmd->add_option("--offline-requests", a.offline_requests, "requests per offline simulation (default 2000)");
-  cmd->add_option("--offline-max-seqs", a.offline_max_seqs, "engine.max_num_seqs of the offline simulations (1024)");
+  // Ranges as the scenario keys these become have (scenario/setup.cpp, workload_limits.h).
+  cmd->add_option("--offline-requests", a.offline_requests, "requests per offline simulation (default 2000)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{10'000'000}));
+  cmd->add_option("--offline-max-seqs", a.offline_max_seqs, "engine.max_num_seqs of the offline simulations (1024)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1'000'000}));
   cmd->add_option("--offline-max-batched-tokens", a.offline_max_tokens,
-                  "engine.max_num_batched_tokens of the offline simulations (8192)");
-  cmd->add_option("--offline-memory", a.offline_mem, "engine.gpu_memory_utilization of the offline simulations (0.95)");
+                  "engine.max_num_batched_tokens of the offline simulations (8192)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{100'000'000}));
+  cmd->add_option("--offline-memory", a.offline_mem, "engine.gpu_memory_utilization of the offline simulations (0.95)")
+      ->check(CLI::Range(0.01, 1.0));
   cmd->add_flag("--json", a.json, "print JSON");
   cmd->add_option("--out", a.out, "write static.json, static_rows.csv and static_groups.csv here");
   cmd->callback([] { run_static(a); });
