@@ -31,7 +31,7 @@ std::string label_with(const std::vector<std::string>& sets, const char* doc_tex
 }
 }  // namespace
 
-TEST_CASE("--set model.weights=fp8 means W8A8 where the GPU has fp8 tensor cores", "[precision][rule]") {
+TEST_CASE("model.weights=fp8 given with --set means W8A8 where the GPU has fp8 tensor cores", "[precision][rule]") {
   CHECK(label_with({}) == "W16A16 bf16, KV bf16");
   // The file's activations: bf16 belonged to its bf16 weights; fp8 weights bring fp8 compute on an H100.
   CHECK(label_with({"model.weights=fp8"}) == "W8A8 fp8, KV bf16");
