@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -35,7 +36,17 @@ class JsonFields {
     if (!has(key)) throw Error(fmt::format("{}: missing field '{}'", file_, key));
     if (!j_[key].is_number_integer())
       throw Error(fmt::format("{}: field '{}' must be an integer, got {}", file_, key, excerpt(j_[key].dump())));
-    return j_[key].get<std::int64_t>();
+    // Every integer field read here is a model dimension or count, several stored
+    // in int: a value beyond int32 (no model comes near) is refused before any cast
+    // could wrap it (2^32 + 32 heads would have become 32).
+    const json& v = j_[key];
+    constexpr auto kMax = static_cast<std::int64_t>(std::numeric_limits<std::int32_t>::max());
+    const bool too_big = v.is_number_unsigned() ? v.get<std::uint64_t>() > static_cast<std::uint64_t>(kMax)
+                                                : v.get<std::int64_t>() > kMax || v.get<std::int64_t>() < -kMax;
+    if (too_big)
+      throw Error(fmt::format("{}: field '{}' = {} is out of range (at most {}; no model comes near it)", file_, key,
+                              excerpt(v.dump()), kMax));
+    return v.get<std::int64_t>();
   }
   std::int64_t integer(const char* key, std::int64_t fallback) const { return has(key) ? integer(key) : fallback; }
   bool boolean(const char* key, bool fallback) const {

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/simulation.h"
+#include "model/model_catalog.h"
 #include "test_sim_helpers.h"
 #include "util/error.h"
 #include "util/yaml_map.h"
@@ -298,4 +299,11 @@ TEST_CASE("a run that would pass the clock's end stops with an error, not a wrap
   // The same request 1e6 s earlier completes (arrival 9.99e8 s + ~10 s < 1e9 s).
   VectorSource early({make_request(kMaxSimSeconds - 1e6, 100, 1000)});
   CHECK(simulate(sc, early, {}).summary.completed == 1);
+}
+
+TEST_CASE("config.json integers beyond int32 are refused before the cast", "[limits]") {
+  // num_attention_heads 4294967328 = 2^32 + 32: static_cast<int> made it 32 heads.
+  const std::string path = std::string(SERVESIM_TEST_FIXTURES) + "/bad_configs/heads_wrap/config.json";
+  CHECK_THAT(error_of([&] { import_hf_config(path); }),
+             Contains("field 'num_attention_heads' = 4294967328 is out of range (at most 2147483647"));
 }
