@@ -56,6 +56,10 @@ void parse_trace(YamlMap& m, WorkloadSpec& w) {
   t.time_scale = m.number("time_scale", 1.0);
   if (!(t.time_scale > 0.0))
     throw Error(fmt::format("{}: time_scale must be > 0, got {}", m.where("time_scale"), t.time_scale));
+  // Far outside this, gaps collapse below the 1 ns tick (every request at once) or
+  // a second-long gap leaves the clock's range; .inf is refused too.
+  check_real_range(m.where("time_scale"), t.time_scale, {1e-6, 1e6}, Dimension::fraction,
+                   "a factor on the trace's arrival gaps");
   w.trace = t;
 }
 

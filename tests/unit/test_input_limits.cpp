@@ -263,6 +263,12 @@ TEST_CASE("a trace spanning more than 1e9 s is refused, unless a duration cuts i
   CHECK_THAT(error_of([&] { drain(load_trace_workload("trace: generic_63_years.csv\ntime_scale: 1000\n")); }),
              Contains("after time_scale"));
   CHECK(drain(load_trace_workload("trace: generic_63_years.csv\nduration: \"1 h\"\n")) == 1);
+  // time_scale itself: 1e-300 put every arrival at t = 0; .inf passed "> 0".
+  for (const std::string scale : {"1e-300", ".inf", "1e7"}) {
+    INFO("time_scale " << scale);
+    CHECK_THAT(error_of([&] { load_trace_workload("trace: generic_63_years.csv\ntime_scale: " + scale + "\n"); }),
+               Contains("workload.time_scale: must be in [1e-06, 1e+06]"));
+  }
 }
 
 TEST_CASE("yaml_ranges: messages name the key, the range, the reason and the value", "[limits][yaml]") {
