@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace servesim {
 
 nlohmann::json distribution_json(const Distribution& d) {
@@ -64,9 +66,10 @@ std::string load_text(const RunSummary& s) {
                                             : "",
                        s.failures[static_cast<std::size_t>(FailureReason::overload_guard)]);
   } else if (l.queue_grows) {
-    out += fmt::format("           OVERLOADED: the server cannot keep up; the mean queue delay grows from {:.0f} ms "
-                       "(requests 40-60% by arrival) to {:.0f} ms (last 20%)\n",
-                       l.queue_mid_ms, l.queue_last_ms);
+    out += fmt::format("           OVERLOADED: the server cannot keep up; the backlog grows by about {:.2f} req/s "
+                       "(offered - served) and the mean queue delay from {:.0f} ms (requests 40-60% by arrival) to "
+                       "{:.0f} ms (last 20%)\n",
+                       std::max(0.0, l.offered_rps - s.requests_per_s), l.queue_mid_ms, l.queue_last_ms);
   }
   return out;
 }
