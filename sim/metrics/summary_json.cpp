@@ -53,9 +53,12 @@ std::string load_text(const RunSummary& s) {
     if (bytes >= 1024.0) return fmt::format("{:.0f} KiB", bytes / 1024.0);
     return fmt::format("{:.0f} B", bytes);
   };
-  std::string out = fmt::format("load       offered {:.2f} req/s, served {:.2f} req/s; waiting queue peaked at {} "
-                                "requests ({})\n",
-                                l.offered_rps, s.requests_per_s, l.queued_peak, size(l.queued_peak_bytes));
+  // Requests that all arrive at one instant have no offered rate.
+  const std::string offered = l.offered_rps > 0 || l.offered == 0
+                                  ? fmt::format("offered {:.2f} req/s", l.offered_rps)
+                                  : fmt::format("offered {} requests at once", l.offered);
+  std::string out = fmt::format("load       {}, served {:.2f} req/s; waiting queue peaked at {} requests ({})\n",
+                                offered, s.requests_per_s, l.queued_peak, size(l.queued_peak_bytes));
   if (l.guard_tripped) {
     out += fmt::format("           OVERLOADED: offered {:.2f} req/s, served {:.2f} req/s; the run was STOPPED at {:.1f} s "
                        "by the queue memory guard (waiting requests above engine.max_queue_memory = {}{}): {} "
