@@ -23,7 +23,7 @@ for t in "${targets[@]}"; do
   cp -n fuzz/corpus/"$corpus"/* "$work"/ 2>/dev/null || true
   log=build-fuzz/$t.log
   set +e
-  ./build-fuzz/"$t" -runs="$RUNS" -max_total_time="$MAX_TIME" -timeout=10 -rss_limit_mb=2048 \
+  ./build-fuzz/fuzz/"$t" -runs="$RUNS" -max_total_time="$MAX_TIME" -timeout=10 -rss_limit_mb=2048 \
       -max_len=8192 -artifact_prefix="$findings/" -print_final_stats=1 "$work" >"$log" 2>&1
   rc=$?
   set -e
