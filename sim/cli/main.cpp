@@ -7,12 +7,13 @@
 
 #include <cstdlib>
 #include <iostream>
-#include <new>
 
 #include "cli/commands.h"
 #include "util/error.h"
+#include "util/exit_status.h"
 #include "util/interrupt.h"
 #include "util/paths.h"
+#include "util/warnings.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"servesim: LLM inference serving simulator"};
@@ -32,32 +33,18 @@ int main(int argc, char** argv) {
   servesim::cli::register_calibrate(app);
   servesim::cli::register_planning(app);
   servesim::install_interrupt_handler();
+  int code = servesim::kExitOk;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     // app.exit prints the message and returns CLI11's own code (105 for a value out
     // of a ->check range, 106 for a missing argument, ...); the documented code
     // for every usage error is 2 (--help and --version stay 0).
-    return app.exit(e) == 0 ? 0 : 2;
-  } catch (const servesim::Interrupted& e) {
-    std::cerr << e.what() << "\n";
-    return 130;
-  } catch (const servesim::Error& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return 1;
-  } catch (const std::bad_alloc&) {
-    // Not a bug in the input as such, but nothing the user can fix by reading a message
-    // about a key: say what ran out.
-    std::cerr << "internal error: out of memory (the scenario may be too large for this machine)\n";
-    return 3;
-  } catch (const std::exception& e) {
-    // The last line: every exception that leaves the library should be a servesim::Error
-    // naming the input; reaching here is a bug.
-    std::cerr << "internal error: " << e.what() << "\nplease report this with the command that caused it\n";
-    return 3;
+    code = app.exit(e) == 0 ? servesim::kExitOk : servesim::kExitUsage;
   } catch (...) {
-    std::cerr << "internal error: unknown exception\nplease report this with the command that caused it\n";
-    return 3;
+    code = servesim::report_exception(std::current_exception(), std::cerr);
   }
-  return 0;
+  // What the command had to assume about its inputs, said once each, after its output.
+  for (const auto& w : servesim::take_warnings()) std::cerr << "warning: " << w << "\n";
+  return code;
 }

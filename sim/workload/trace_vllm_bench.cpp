@@ -12,6 +12,7 @@
 #include "core/rng.h"
 #include "core/sim_time.h"
 #include "util/error.h"
+#include "util/warnings.h"
 #include "util/json_file.h"
 #include "util/paths.h"
 #include "util/text.h"
@@ -171,6 +172,15 @@ class VllmBenchTraceReader final : public TraceReader {
   VllmBenchTraceReader(const std::string& path, std::uint64_t seed)
       : TraceReader(path, TraceFormat::vllm_bench), bench_(load_bench(path, seed)) {
     bench_.doc = json();  // keep only the per-request numbers
+    // A request that failed or produced no text still reached the server; read()
+    // replays it with at least one token each way. Say so, with the count.
+    std::size_t adjusted = 0;
+    for (std::size_t i = 0; i < bench_.input.size(); ++i)
+      if (bench_.input[i] < 1 || bench_.output[i] < 1) ++adjusted;
+    if (adjusted > 0)
+      warn(fmt::format("{}: {} of {} requests recorded 0 input or output tokens (failed or empty responses); "
+                       "replayed with 1 token each way",
+                       path, adjusted, bench_.input.size()));
   }
 
   std::optional<TraceRecord> read() override {
