@@ -124,9 +124,16 @@ void Collector::on_request_done(const RequestRecord& r) {
     slo_good_ += ok ? 1 : 0;
   }
   if (requests_out_) {
-    *requests_out_ << fmt::format("{},{},{:.6f},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{},{},{}\n", r.id, r.replica,
-                                  to_seconds(r.arrival), r.input_tokens, r.output_tokens, r.cached_tokens, queue, ttft,
-                                  tpot, e2e, r.preemptions, r.failed ? 1 : 0, failure_name(r.failure));
+    if (r.failed) {
+      // A failed request has no latencies: empty fields, not 0.000 that reads as measured.
+      *requests_out_ << fmt::format("{},{},{:.6f},{},{},{},,,,,{},1,{}\n", r.id, r.replica, to_seconds(r.arrival),
+                                    r.input_tokens, r.output_tokens, r.cached_tokens, r.preemptions,
+                                    failure_name(r.failure));
+    } else {
+      *requests_out_ << fmt::format("{},{},{:.6f},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{},0,{}\n", r.id, r.replica,
+                                    to_seconds(r.arrival), r.input_tokens, r.output_tokens, r.cached_tokens, queue,
+                                    ttft, tpot, e2e, r.preemptions, failure_name(r.failure));
+    }
   }
 }
 

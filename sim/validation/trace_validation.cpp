@@ -61,12 +61,13 @@ std::vector<PredictedRequest> parse_requests_csv(const std::string& text, std::s
     p.arrival_s = std::stod(f[2]);
     p.input_tokens = std::stoll(f[3]);
     p.output_tokens = std::stoll(f[4]);
+    p.preemptions = std::stoll(f[10]);
+    p.failed = f[11] == "1";
+    if (p.failed) continue;  // a failed request's latency fields are empty
     p.queue_ms = std::stod(f[6]);
     p.ttft_ms = std::stod(f[7]);
     p.tpot_ms = std::stod(f[8]);
     p.e2e_ms = std::stod(f[9]);
-    p.preemptions = std::stoll(f[10]);
-    p.failed = f[11] == "1";
   }
   return out;
 }

@@ -103,13 +103,18 @@ inline std::vector<CsvRow> parse_requests_csv(const std::string& text) {
     r.input_tokens = std::stoll(f[3]);
     r.output_tokens = std::stoll(f[4]);
     r.cached_tokens = std::stoll(f[5]);
-    r.queue_ms = std::stod(f[6]);
-    r.ttft_ms = std::stod(f[7]);
-    r.tpot_ms = std::stod(f[8]);
-    r.e2e_ms = std::stod(f[9]);
     r.preemptions = std::stoll(f[10]);
     r.failed = f[11] == "1";
     r.failure = f[12];
+    // A failed request's latency fields are empty (never a 0.000 that reads as measured).
+    const bool blank = f[6].empty() && f[7].empty() && f[8].empty() && f[9].empty();
+    if (r.failed != blank) throw std::runtime_error("requests.csv: latencies must be empty exactly when failed: '" + line + "'");
+    if (!r.failed) {
+      r.queue_ms = std::stod(f[6]);
+      r.ttft_ms = std::stod(f[7]);
+      r.tpot_ms = std::stod(f[8]);
+      r.e2e_ms = std::stod(f[9]);
+    }
     rows.push_back(r);
   }
   return rows;
