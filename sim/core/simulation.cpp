@@ -29,12 +29,14 @@ std::int64_t min_length(const LengthSpec& l) {
   return l.kind == LengthKind::fixed ? std::clamp(l.value, l.min, l.max) : l.min;
 }
 
-// The memory guard's limit: the scenario's, or a quarter of this machine's memory.
-double queue_guard_bytes(const EngineConfig& e, bool* from_machine) {
+// The memory guard's limit: the scenario's, or a quarter of this machine's memory
+// shared among the simulations running at once.
+double queue_guard_bytes(const EngineConfig& e, int concurrent_runs, bool* from_machine) {
   *from_machine = e.max_queue_memory_bytes <= 0;
   if (!*from_machine) return e.max_queue_memory_bytes;
   const double phys = physical_memory_bytes();
-  return phys > 0 ? phys / 4 : 4.0 * 1024 * 1024 * 1024;  // 4 GiB if the system does not say
+  const double quarter = phys > 0 ? phys / 4 : 4.0 * 1024 * 1024 * 1024;  // 4 GiB if the system does not say
+  return quarter / std::max(1, concurrent_runs);
 }
 
 }  // namespace
@@ -130,7 +132,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   // request fail with reason overload_guard; running requests finish.
   LoadReport& load = result.summary.load;  // filled in after summarize()
   LoadReport guard;
-  guard.guard_bytes = queue_guard_bytes(sc.engine, &guard.guard_from_machine);
+  guard.guard_bytes = queue_guard_bytes(sc.engine, options.concurrent_runs, &guard.guard_from_machine);
   auto reject = [&](const Request& r, Nanos at) {
     RequestRecord rec;
     rec.id = r.id;

@@ -20,6 +20,9 @@ struct SimulationOptions {
   // Refuse (servesim::Error) a synthetic workload whose every request must fail
   // (refuse_unservable_workload); set by simulate(scenario) for the scenario's own source.
   bool check_workload = false;
+  // Simulations this process runs at the same time (sweep/plan -j): the guard's
+  // machine-sized default (engine.max_queue_memory unset) is split among them.
+  int concurrent_runs = 1;
   // Called now and then with (finished, expected total or -1).
   std::function<void(std::int64_t, std::int64_t)> progress;
 };

@@ -30,6 +30,11 @@ nlohmann::json failures_json(const FailureCounts& f) {
 
 nlohmann::json load_json(const RunSummary& s) {
   const LoadReport& l = s.load;
+  // A limit taken from this machine's memory is printed only when it decided the
+  // result: otherwise the same scenario would give different bytes on another
+  // machine (or with another sweep -j).
+  const nlohmann::json guard_bytes =
+      l.guard_from_machine && !l.guard_tripped ? nlohmann::json(nullptr) : nlohmann::json(l.guard_bytes);
   return {{"offered", l.offered},
           {"offered_rps", l.offered_rps},
           {"served_rps", s.requests_per_s},
@@ -39,7 +44,7 @@ nlohmann::json load_json(const RunSummary& s) {
           {"queue_delay_last_ms", l.queue_last_ms},
           {"waiting_peak", l.queued_peak},
           {"waiting_peak_bytes", l.queued_peak_bytes},
-          {"guard", {{"max_queue_memory_bytes", l.guard_bytes},
+          {"guard", {{"max_queue_memory_bytes", guard_bytes},
                      {"from_machine_memory", l.guard_from_machine},
                      {"tripped", l.guard_tripped},
                      {"tripped_at_s", l.guard_tripped ? nlohmann::json(l.guard_trip_s) : nlohmann::json(nullptr)}}}};

@@ -87,6 +87,7 @@ Trial run_trial(const Scenario& base, double rate, const TrialOptions& options) 
   std::ostringstream requests;
   SimulationOptions so;
   so.requests_csv = &requests;
+  so.concurrent_runs = options.concurrent_runs;
   const SimulationResult r = simulate(sc, so);
   Trial t;
   t.rate = rate;

@@ -38,6 +38,7 @@ struct TrialOptions {
   std::int64_t requests = 1000;     // per trial
   double saturation_ratio = 1.5;    // last-20% over middle-20% mean queue delay
   double saturation_floor_ms = 25;  // ... plus this much
+  int concurrent_runs = 1;          // trials run at once (plan -j), for the overload guard
 };
 
 struct Trial {

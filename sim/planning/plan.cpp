@@ -122,6 +122,7 @@ PlanResult plan(const YAML::Node& doc_in, const std::string& source, const PlanO
   out.target_rate = opt.target_rate;
   out.search = opt.search;
   if (opt.trial_requests > 0) out.search.trial.requests = opt.trial_requests;
+  out.search.trial.concurrent_runs = opt.threads;  // candidates run side by side
   if (opt.tolerance > 0) out.search.tolerance = opt.tolerance;
   if (base.slo.empty() && base.slo.attainment <= 0)
     throw Error(fmt::format("{}: plan needs SLOs to plan for, e.g. slo: {{ttft_ms: {{p99: 500}}, tpot_ms: {{p99: 50}}}}",

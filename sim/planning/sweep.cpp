@@ -301,6 +301,7 @@ std::vector<PointResult> run_sweep(const YAML::Node& base, const std::string& so
       try {
         SimulationOptions so;
         so.timeline_rows = options.timeline_rows;
+        so.concurrent_runs = options.threads;
         p.result = simulate(*p.scenario, so);
         p.ok = true;
       } catch (const Interrupted&) {

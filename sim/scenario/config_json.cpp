@@ -59,7 +59,9 @@ nlohmann::json resolved_config_json(const Scenario& sc, std::int64_t kv_blocks, 
                  {"async_scheduling", e.async_scheduling},
                  {"cpu_offload_bytes", e.cpu_offload_bytes},
                  {"attention_kernel", e.attention == AttentionKernel::flash ? "flash" : "naive"},
-                 {"max_queue_memory_bytes", summary.load.guard_bytes},
+                 {"max_queue_memory_bytes", summary.load.guard_from_machine && !summary.load.guard_tripped
+                                                ? nlohmann::json(nullptr)  // machine-sized: see summary_json.cpp
+                                                : nlohmann::json(summary.load.guard_bytes)},
                  {"max_queue_memory_from_machine", summary.load.guard_from_machine}};
   j["kv_cache"] = {{"blocks_per_replica", kv_blocks}, {"tokens_per_replica", kv_blocks * e.block_size}};
   nlohmann::json w;
