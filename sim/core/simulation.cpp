@@ -8,6 +8,7 @@
 #include "core/event_queue.h"
 #include "engine/engine.h"
 #include "engine/router.h"
+#include "metrics/failure.h"
 #include "scenario/setup.h"
 #include "util/error.h"
 #include "util/machine.h"
@@ -67,6 +68,24 @@ void refuse_unservable_workload(const Scenario& sc, std::int64_t kv_blocks) {
         "precision, gpu_memory_utilization) or shorten the requests",
         total, blocks, bs, kv_blocks));
 }
+
+namespace {
+// A trace cannot be judged before it is read: when not one of its requests could be
+// served for a reason no rate would change (too long, larger than the KV cache),
+// there is no result to show, only the reason (as refuse_unservable_workload says
+// up front for a synthetic workload).
+void refuse_all_failed(const RunSummary& s, const Scenario& sc) {
+  if (s.completed > 0 || s.failed == 0) return;
+  const auto count = [&](FailureReason r) { return s.failures[static_cast<std::size_t>(r)]; };
+  const std::int64_t too_long = count(FailureReason::too_long_for_max_model_len);
+  const std::int64_t too_big = count(FailureReason::exceeds_kv_capacity);
+  if (too_long + too_big != s.failed) return;  // the overload guard is reported as a result
+  throw Error(fmt::format("every request fails: {} of {} are longer than engine.max_model_len = {} "
+                          "(too_long_for_max_model_len) and {} need more KV blocks than a replica has "
+                          "(exceeds_kv_capacity); nothing could be served",
+                          too_long, s.failed, sc.engine.max_model_len, too_big));
+}
+}  // namespace
 
 std::unique_ptr<RequestSource> make_source(const Scenario& scenario) {
   return make_synthetic_source(scenario.workload);
@@ -234,6 +253,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   }
   if (pending) throw Error("internal: a request was left without its arrival");
   result.summary = collector.summarize();
+  if (options.check_workload) refuse_all_failed(result.summary, sc);
   const LoadReport measured = load;  // the collector's queue-growth test
   load = guard;
   load.queue_mid_ms = measured.queue_mid_ms;

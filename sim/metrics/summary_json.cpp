@@ -62,13 +62,13 @@ std::string load_text(const RunSummary& s) {
   const std::string offered = l.offered_rps > 0 || l.offered == 0
                                   ? fmt::format("offered {:.2f} req/s", l.offered_rps)
                                   : fmt::format("offered {} requests at once", l.offered);
-  std::string out = fmt::format("load       {}, served {:.2f} req/s; waiting queue peaked at {} requests ({})\n",
-                                offered, s.requests_per_s, l.queued_peak, size(l.queued_peak_bytes));
+  std::string out = fmt::format("load       {}, served {:.2f} req/s; waiting queue peaked at {} request{} ({})\n",
+                                offered, s.requests_per_s, l.queued_peak, l.queued_peak == 1 ? "" : "s", size(l.queued_peak_bytes));
   if (l.guard_tripped) {
-    out += fmt::format("           OVERLOADED: offered {:.2f} req/s, served {:.2f} req/s; the run was STOPPED at {:.1f} s "
+    out += fmt::format("           OVERLOADED: {}, served {:.2f} req/s; the run was STOPPED at {:.1f} s "
                        "by the queue memory guard (waiting requests above engine.max_queue_memory = {}{}): {} "
                        "requests failed overload_guard\n",
-                       l.offered_rps, s.requests_per_s, l.guard_trip_s, size(l.guard_bytes),
+                       offered, s.requests_per_s, l.guard_trip_s, size(l.guard_bytes),
                        l.guard_from_machine ? ", a quarter of this machine's memory, so this result depends on the "
                                               "machine; set engine.max_queue_memory to fix it"
                                             : "",
