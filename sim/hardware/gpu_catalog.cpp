@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <limits>
+
 #include "util/error.h"
 #include "util/parsed_file_cache.h"
 #include "util/paths.h"
@@ -67,9 +69,12 @@ Link parse_link(YamlMap m, bool required) {
   Link l;
   if (!required && !m.node().IsMap()) return l;
   l.kind = m.string("kind", "");
-  l.bandwidth = required ? m.quantity("bandwidth", Dimension::bandwidth)
-                         : m.quantity("bandwidth", Dimension::bandwidth, 0.0);
-  l.latency = m.quantity("latency", Dimension::time, 0.0);
+  // A link's bandwidth divides message sizes: it must be positive when given.
+  const RealRange positive{1.0, std::numeric_limits<double>::infinity()};  // at least 1 B/s
+  l.bandwidth = required ? quantity_in(m, "bandwidth", Dimension::bandwidth, positive)
+              : m.has("bandwidth") ? quantity_in(m, "bandwidth", Dimension::bandwidth, positive)
+                                   : 0.0;
+  l.latency = quantity_in(m, "latency", Dimension::time, 0.0, RealRange{0.0, kMaxDurationSeconds});
   m.finish();
   return l;
 }
@@ -110,12 +115,15 @@ GpuSpec parse_gpu(YamlMap& doc) {
   ic.finish();
 
   YamlMap power = doc.map("power");
-  g.tdp_watts = power.quantity("tdp", Dimension::power);
-  g.idle_watts = power.quantity("idle", Dimension::power, 0.1 * g.tdp_watts);
+  g.tdp_watts = quantity_in(power, "tdp", Dimension::power, RealRange{1.0, 1e5}, "a board's power limit");
+  // Idle power cannot exceed the board's limit (energy per token would turn negative).
+  g.idle_watts = quantity_in(power, "idle", Dimension::power, 0.1 * g.tdp_watts, RealRange{0.0, g.tdp_watts},
+                             "idle power is at most the TDP");
   power.finish();
 
   YamlMap cost = doc.map("cost");
-  g.price_per_hour = cost.quantity("on_demand", Dimension::price_per_hour, 0.0);
+  g.price_per_hour = quantity_in(cost, "on_demand", Dimension::price_per_hour, 0.0,
+                                 RealRange{0.0, std::numeric_limits<double>::infinity()});
   cost.finish();
 
   YamlMap eff = doc.map("efficiency");
