@@ -12,9 +12,11 @@
 
 #include "model/model_catalog.h"
 #include "scenario/scenario.h"
+#include "test_sim_helpers.h"
 #include "util/error.h"
 
 using namespace servesim;
+using servesim::testing::error_of;
 using Catch::Contains;
 using nlohmann::json;
 
@@ -31,16 +33,6 @@ std::string write_config(const std::string& name, const json& j) {
   const std::string path = (dir / "config.json").string();
   std::ofstream(path) << j.dump(2);
   return path;
-}
-
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 Scenario scenario_with(const std::string& model_path, const std::string& extra = "") {

@@ -13,25 +13,17 @@
 #include "hardware/gpu_catalog.h"
 #include "model/model_catalog.h"
 #include "scenario/scenario.h"
+#include "test_sim_helpers.h"
 #include "util/error.h"
 #include "util/paths.h"
 #include "util/text.h"
 #include "util/yaml_map.h"
 
 using namespace servesim;
+using servesim::testing::error_of;
 using Catch::Contains;
 
 namespace {
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 std::string write_temp(const std::string& name, const std::string& text) {
   const auto dir = std::filesystem::temp_directory_path() / "servesim-input-hints";
   std::filesystem::create_directories(dir);

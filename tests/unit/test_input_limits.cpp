@@ -25,17 +25,6 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-// The message of the servesim::Error f() throws, "<no error>" if none.
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
-
 const std::string kLengths = "input_tokens: {dist: fixed, value: 100}, output_tokens: {dist: fixed, value: 10}";
 
 std::string workload(const std::string& arrival, const std::string& extra = "requests: 10") {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "util/error.h"
 #include "core/simulation.h"
 #include "cost/batch.h"
 #include "scenario/scenario.h"
@@ -136,6 +137,18 @@ inline RunWithCsv run_with_csv(const Scenario& sc, RequestSource* source, bool f
   r.csv = csv.str();
   r.rows = parse_requests_csv(r.csv);
   return r;
+}
+
+// The message of the servesim::Error that f() throws, "<no error>" if none; any
+// other exception type escapes and fails the test.
+template <typename F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "<no error>";
 }
 
 }  // namespace servesim::testing

@@ -14,18 +14,6 @@ using namespace servesim::testing;
 using Catch::Matchers::Contains;
 
 namespace {
-// The message of the servesim::Error that f() throws ("<no error>" if none); any
-// other exception type escapes and fails the test.
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
-
 const char* kWorkload =
     "{requests: 10, arrival: {process: poisson, rate: 2}, input_tokens: {dist: fixed, value: 100}, "
     "output_tokens: {dist: fixed, value: 10}}";

@@ -10,11 +10,13 @@
 #include <string>
 
 #include "model/model_catalog.h"
+#include "test_sim_helpers.h"
 #include "util/error.h"
 #include "validation/trace_validation.h"
 #include "workload/measured_requests.h"
 
 using namespace servesim;
+using servesim::testing::error_of;
 using Catch::Contains;
 
 namespace {
@@ -24,16 +26,6 @@ std::string temp_file(const std::string& name, const std::string& text) {
   const auto path = (dir / name).string();
   std::ofstream(path) << text;
   return path;
-}
-
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 const char* kSetup = "hardware: {gpu: h100-sxm}\nmodel: {name: llama-3.1-8b}\n";
