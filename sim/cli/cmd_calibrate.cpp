@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "calibration/serving_fit.h"
+#include "cli/cli_checks.h"
 #include "cli/calibrate_commands.h"
 #include "cli/commands.h"
 #include "planning/progress.h"
@@ -173,7 +174,7 @@ void register_calibrate(CLI::App& app) {
   cmd->add_option("--params", a.params, "comma list of parameters to fit");
   cmd->add_option("--split", a.split, "alternate (fit on every other run, test on the rest) or none");
   // A scale <= 0 would put every replayed arrival at or before t = 0.
-  cmd->add_option("--time-scale", a.time_scale, "shorten stages while fitting (0-1]")->check(CLI::Range(1e-3, 1.0));
+  cmd->add_option("--time-scale", a.time_scale, "shorten stages while fitting (0-1]")->check(real_range(1e-3, 1.0));
   cmd->add_option("--max-evals", a.max_evals, "maximum replays of the training set")->check(CLI::Range(1, 100'000));
   cmd->add_option("--out", a.out, "write the calibrated GPU profile YAML here");
   cmd->add_option("--name", a.name, "name of the calibrated profile");

@@ -7,6 +7,7 @@
 #include <optional>
 #include <thread>
 
+#include "cli/cli_checks.h"
 #include "cli/commands.h"
 #include "cli/scenario_args.h"
 #include "planning/plan.h"
@@ -108,7 +109,7 @@ void register_plan(CLI::App& app) {
   // 0 stands for "not given" in PlanArgs, so a given value must be positive
   // (a 0 used to be dropped silently); the bounds match the scenario's.
   cmd->add_option("--target-rate", a.target_rate, "requests/s to serve in total (default: the workload's rate)")
-      ->check(CLI::Range(1e-7, 1e9));
+      ->check(real_range(1e-7, 1e9));
   cmd->add_option("--gpu-budget", a.gpu_budget, "GPUs available: rank by total goodput within them")
       ->check(CLI::Range(1, 10'000'000));
   cmd->add_option("--candidates-gpu", a.gpus, "GPU names, comma-separated")->delimiter(',');
@@ -116,9 +117,10 @@ void register_plan(CLI::App& app) {
   cmd->add_option("--candidates-tp", a.tps, "tensor-parallel degrees, e.g. 1,2,4,8")->delimiter(',');
   cmd->add_option("--candidates-pp", a.pps, "pipeline-parallel degrees, e.g. 1,2")->delimiter(',');
   cmd->add_option("--max-replicas", a.max_replicas, "most replicas a candidate may use")->check(CLI::Range(1, 10'000));
-  cmd->add_option("--trial-requests", a.trial_requests, "requests per trial simulation (default 1000)");
+  cmd->add_option("--trial-requests", a.trial_requests, "requests per trial simulation (default 1000)")
+      ->check(CLI::Range(1, 10'000'000));
   cmd->add_option("--tolerance", a.tolerance, "relative precision of the rate search (default 0.025)")
-      ->check(CLI::Range(1e-6, 0.999));
+      ->check(real_range(1e-6, 0.999));
   cmd->add_option("-j,--jobs", a.threads, "candidates searched in parallel (default: all cores)")
       ->check(CLI::Range(1, 1024));
   cmd->add_option("--set", a.sets, "override a scenario key, e.g. --set engine.max_num_seqs=128");

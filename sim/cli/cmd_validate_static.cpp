@@ -13,6 +13,7 @@
 #include <map>
 #include <set>
 
+#include "cli/cli_checks.h"
 #include "cli/commands.h"
 #include "cli/validate_commands.h"
 #include "util/atomic_file.h"
@@ -386,7 +387,7 @@ void register_validate_static(CLI::App& app) {
                   "engine.max_num_batched_tokens of the offline simulations (8192)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{100'000'000}));
   cmd->add_option("--offline-memory", a.offline_mem, "engine.gpu_memory_utilization of the offline simulations (0.95)")
-      ->check(CLI::Range(0.01, 1.0));
+      ->check(real_range(0.01, 1.0));
   cmd->add_flag("--json", a.json, "print JSON");
   cmd->add_option("--out", a.out, "write static.json, static_rows.csv and static_groups.csv here");
   cmd->callback([] { run_static(a); });
