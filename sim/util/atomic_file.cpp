@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <sys/statvfs.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -66,7 +68,16 @@ void AtomicFile::fail(const char* step, int err) {
   out_.close();
   std::remove(temp_.c_str());
   done_ = true;
-  throw Error(fmt::format("{}: cannot write ({}): {}; no file was written", path_, step, reason(err)));
+  // A buffered stream loses errno between the failing write and the check: when it
+  // says nothing, ask the file system whether it is full, the usual cause.
+  std::string why = reason(err);
+  if (err == 0) {
+    struct statvfs fs {};
+    const std::filesystem::path dir = std::filesystem::path(temp_).parent_path();
+    if (::statvfs(dir.empty() ? "." : dir.c_str(), &fs) == 0 && fs.f_bavail == 0)
+      why = std::strerror(ENOSPC);
+  }
+  throw Error(fmt::format("{}: cannot write ({}): {}; no file was written", path_, step, why));
 }
 
 void AtomicFile::commit() {
