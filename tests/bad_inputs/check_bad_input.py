@@ -11,8 +11,8 @@ A case folder holds:
 
 Beyond what `expect` says, every case must: finish within the timeout (no hang),
 end by exiting (no signal: no abort, no segfault), never print "terminate called"
-(an exception escaping main), and, when it fails, leave no file under {out}
-(outputs are whole or absent).
+(an exception escaping main) or a sanitizer report, and, when it fails, leave no
+file under {out} (outputs are whole or absent).
 """
 import os
 import shlex
@@ -73,6 +73,11 @@ def main() -> int:
             failures.append(f"exit {p.returncode}, expected {expected_exit}")
         if "terminate called" in p.stderr:
             failures.append("an exception escaped main ('terminate called')")
+        # Under the sanitizer build a report exits 1, the same code as a refused input:
+        # look for the report itself.
+        for marker in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:"):
+            if marker in p.stderr:
+                failures.append(f"sanitizer report ({marker})")
         for stream, text in must:
             if text not in streams[stream]:
                 failures.append(f"{stream} lacks: {text!r}")
