@@ -48,8 +48,8 @@ std::string summary_line_table(const std::vector<planning::PointRecord>& points,
   }
   out += fmt::format("{:>5}", "point");
   for (std::size_t a = 0; a < axes.size(); ++a) out += fmt::format("  {:>{}}", axes[a].key, w[a]);
-  out += fmt::format("  {:>8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7} {:>5}\n", "req/s", "out tok/s", "TTFT p50", "TTFT p99",
-                     "TPOT p50", "TPOT p99", "SLO %", "SLO");
+  out += fmt::format("  {:>8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7} {:>5}  {}\n", "req/s", "out tok/s", "TTFT p50",
+                     "TTFT p99", "TPOT p50", "TPOT p99", "SLO %", "SLO", "load");
   for (const auto& p : points) {
     out += fmt::format("{:>5}", p.index);
     for (std::size_t a = 0; a < axes.size(); ++a) out += fmt::format("  {:>{}}", p.values[a], w[a]);
@@ -59,13 +59,20 @@ std::string summary_line_table(const std::vector<planning::PointRecord>& points,
     }
     const auto& slo = p.json.at("summary").at("slo");
     const bool no_slo = slo.at("targets").empty();
-    out += fmt::format("  {:>8.2f} {:>9.0f} {:>9.1f} {:>9.1f} {:>9.2f} {:>9.2f} {:>7.1f} {:>5}\n",
+    // A point whose queue grows without bound is said to be so, SLOs or not: its
+    // percentiles depend on how many requests were simulated.
+    const auto& load = p.json.at("summary").at("load");
+    const bool overloaded = load.value("overloaded", false);
+    out += fmt::format("  {:>8.2f} {:>9.0f} {:>9.1f} {:>9.1f} {:>9.2f} {:>9.2f} {:>7.1f} {:>5}  {}\n",
                        summary_number(p.json, "throughput", "requests_per_s"),
                        summary_number(p.json, "throughput", "output_tokens_per_s"),
                        summary_number(p.json, "ttft_ms", "p50"), summary_number(p.json, "ttft_ms", "p99"),
                        summary_number(p.json, "tpot_ms", "p50"), summary_number(p.json, "tpot_ms", "p99"),
                        100 * summary_number(p.json, "slo", "attainment"),
-                       no_slo ? "-" : (slo.at("met").get<bool>() ? "met" : "MISS"));
+                       no_slo ? "-" : (slo.at("met").get<bool>() ? "met" : "MISS"),
+                       overloaded ? fmt::format("OVERLOADED (offered {:.2f} req/s)",
+                                                load.value("offered_rps", 0.0))
+                                  : std::string("ok"));
   }
   return out;
 }
