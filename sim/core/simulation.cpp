@@ -153,15 +153,8 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   LoadReport guard;
   guard.guard_bytes = queue_guard_bytes(sc.engine, options.concurrent_runs, &guard.guard_from_machine);
   auto reject = [&](const Request& r, Nanos at) {
-    RequestRecord rec;
-    rec.id = r.id;
-    rec.arrival = r.arrival;
-    rec.input_tokens = r.input_tokens;
-    rec.output_tokens = r.output_tokens;
-    rec.finish = at;
-    rec.failed = true;
-    rec.failure = FailureReason::overload_guard;
-    collector.on_request_done(rec);
+    // Rejected before routing: no replica took it (record replica 0).
+    collector.on_request_done(failed_record(r, 0, FailureReason::overload_guard, at));
   };
   auto check_guard = [&](Nanos now) {
     std::int64_t queued = 0, bytes = 0;

@@ -18,12 +18,9 @@ class StaticEngine : public Engine {
   bool enqueue(Request r, Nanos now) override {
     const std::int64_t total = r.input_tokens + r.output_tokens;
     if (total > ctx_.config.max_model_len || blocks_for(total) > ctx_.kv_blocks) {
-      RequestRecord rec = record_for(r);
-      rec.failed = true;
-      rec.failure = total > ctx_.config.max_model_len ? FailureReason::too_long_for_max_model_len
-                                                      : FailureReason::exceeds_kv_capacity;
-      rec.finish = now;
-      if (ctx_.observer) ctx_.observer->on_request_done(rec);
+      const FailureReason why = total > ctx_.config.max_model_len ? FailureReason::too_long_for_max_model_len
+                                                                  : FailureReason::exceeds_kv_capacity;
+      if (ctx_.observer) ctx_.observer->on_request_done(failed_record(r, ctx_.replica, why, now));
       return false;
     }
     queued_bytes_ += queued_request_bytes(r);
@@ -35,11 +32,7 @@ class StaticEngine : public Engine {
   void abort_queued(Nanos now, FailureReason why, const std::function<void(const Request&)>& aborted) override {
     while (!waiting_.empty()) {
       const Request& r = waiting_.front();
-      RequestRecord rec = record_for(r);
-      rec.failed = true;
-      rec.failure = why;
-      rec.finish = now;
-      if (ctx_.observer) ctx_.observer->on_request_done(rec);
+      if (ctx_.observer) ctx_.observer->on_request_done(failed_record(r, ctx_.replica, why, now));
       aborted(r);
       waiting_.pop_front();
     }
@@ -62,7 +55,7 @@ class StaticEngine : public Engine {
         const std::int64_t blocks = blocks_for(r.input_tokens + r.output_tokens);
         if (used_ + blocks > ctx_.kv_blocks) break;
         used_ += blocks;
-        Member m{r, record_for(r), 0};
+        Member m{r, arrival_record(r, ctx_.replica), 0};
         m.rec.first_scheduled = now;
         batch_.push_back(std::move(m));
         queued_bytes_ -= queued_request_bytes(waiting_.front());
@@ -140,15 +133,6 @@ class StaticEngine : public Engine {
   };
   std::int64_t blocks_for(std::int64_t tokens) const {
     return (tokens + ctx_.config.block_size - 1) / ctx_.config.block_size;
-  }
-  RequestRecord record_for(const Request& r) const {
-    RequestRecord rec;
-    rec.id = r.id;
-    rec.replica = ctx_.replica;
-    rec.arrival = r.arrival;
-    rec.input_tokens = r.input_tokens;
-    rec.output_tokens = r.output_tokens;
-    return rec;
   }
 
   EngineContext ctx_;

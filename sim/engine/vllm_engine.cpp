@@ -145,23 +145,9 @@ FailureReason VllmEngine::admissible(const Request& r) const {
   return FailureReason::none;
 }
 
-RequestRecord VllmEngine::record_for(const Request& r, int replica) {
-  RequestRecord rec;
-  rec.id = r.id;
-  rec.replica = replica;
-  rec.arrival = r.arrival;
-  rec.input_tokens = r.input_tokens;
-  rec.output_tokens = r.output_tokens;
-  return rec;
-}
-
 bool VllmEngine::enqueue(Request r, Nanos now) {
   if (const FailureReason why = admissible(r); why != FailureReason::none) {
-    RequestRecord rec = record_for(r, ctx_.replica);
-    rec.failed = true;
-    rec.failure = why;
-    rec.finish = now;
-    if (ctx_.observer) ctx_.observer->on_request_done(rec);
+    if (ctx_.observer) ctx_.observer->on_request_done(failed_record(r, ctx_.replica, why, now));
     return false;
   }
   fresh_bytes_ += queued_request_bytes(r);
@@ -176,7 +162,7 @@ void VllmEngine::materialize_front() {
   fresh_bytes_ -= queued_request_bytes(fresh_.front());
   s.req = std::move(fresh_.front());
   fresh_.pop_front();
-  s.rec = record_for(s.req, ctx_.replica);
+  s.rec = arrival_record(s.req, ctx_.replica);
   s.target = s.req.input_tokens;
   if (ctx_.config.prefix_caching && !s.req.block_hashes.empty())
     s.hashes = engine_block_hashes(s.req.block_hashes, s.req.hash_block_tokens, s.req.input_tokens, block_size_);
@@ -187,11 +173,7 @@ void VllmEngine::materialize_front() {
 void VllmEngine::abort_queued(Nanos now, FailureReason why, const std::function<void(const Request&)>& aborted) {
   while (!fresh_.empty()) {  // popping as it goes frees the queue's memory as it goes
     const Request& r = fresh_.front();
-    RequestRecord rec = record_for(r, ctx_.replica);
-    rec.failed = true;
-    rec.failure = why;
-    rec.finish = now;
-    if (ctx_.observer) ctx_.observer->on_request_done(rec);
+    if (ctx_.observer) ctx_.observer->on_request_done(failed_record(r, ctx_.replica, why, now));
     aborted(r);
     fresh_.pop_front();
   }

@@ -114,7 +114,6 @@ class VllmEngine : public Engine {
   FailureReason admissible(const Request& r) const;  // none when it can ever be served
   // Moves the oldest never-scheduled request (fresh_.front()) into a slot at the back of waiting_.
   void materialize_front();
-  static RequestRecord record_for(const Request& r, int replica);
   std::int64_t fast_forward_steps(Nanos now, Nanos horizon, double first_step_time, double* total_time,
                                   double* last_start);
   double decode_only_step_time(std::int64_t g);

@@ -45,6 +45,26 @@ struct StepRecord {
   Bound bound = Bound::memory;       // dominant bound of the step
 };
 
+// The record of a request as it arrived (nothing served yet).
+inline RequestRecord arrival_record(const Request& r, int replica) {
+  RequestRecord rec;
+  rec.id = r.id;
+  rec.replica = replica;
+  rec.arrival = r.arrival;
+  rec.input_tokens = r.input_tokens;
+  rec.output_tokens = r.output_tokens;
+  return rec;
+}
+
+// The record of a request that failed at `now` without being served.
+inline RequestRecord failed_record(const Request& r, int replica, FailureReason why, Nanos now) {
+  RequestRecord rec = arrival_record(r, replica);
+  rec.failed = true;
+  rec.failure = why;
+  rec.finish = now;
+  return rec;
+}
+
 class RunObserver {
  public:
   virtual ~RunObserver() = default;
