@@ -1,7 +1,7 @@
 #include "calibration/calibrated_profile.h"
 
 #include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
+#include "config/yaml_text.h"
 
 #include <sstream>
 
@@ -71,26 +71,17 @@ std::string replace_yaml_scalar(const std::string& yaml, const std::string& file
 }
 
 std::string base_display_name(const std::string& base_yaml, const std::string& base_file) {
-  try {
-    const YAML::Node base = YAML::Load(base_yaml);
-    if (base.IsMap() && base["display_name"]) return base["display_name"].as<std::string>();
-    if (base.IsMap() && base["name"]) return base["name"].as<std::string>();
-  } catch (const YAML::Exception& ex) {
-    throw Error(fmt::format("{}: not valid YAML: {}", base_file, ex.what()));
-  }
+  const ConfigNode base = parse_yaml_text(base_yaml, base_file);
+  for (const char* key : {"display_name", "name"})
+    if (const ConfigNode* n = base.is_map() ? base.find(key) : nullptr; n && n->is_scalar()) return n->text();
   throw Error(fmt::format("{}: no top-level name", base_file));
 }
 
 void check_uncalibrated_base(const std::string& base_yaml, const std::string& base_file) {
-  YAML::Node base;
-  try {
-    base = YAML::Load(base_yaml);
-  } catch (const YAML::Exception& ex) {
-    throw Error(fmt::format("{}: not valid YAML: {}", base_file, ex.what()));
-  }
-  if (!base.IsMap() || !base["name"]) throw Error(fmt::format("{}: no top-level name", base_file));
+  const ConfigNode base = parse_yaml_text(base_yaml, base_file);
+  if (!base.is_map() || !base.find("name")) throw Error(fmt::format("{}: no top-level name", base_file));
   for (const char* key : {"efficiency", "calibration"})
-    if (base[key]) throw Error(fmt::format("{}: already has a top-level '{}' key; calibrate an uncalibrated profile",
+    if (base.find(key)) throw Error(fmt::format("{}: already has a top-level '{}' key; calibrate an uncalibrated profile",
                                            base_file, key));
 }
 

@@ -13,7 +13,9 @@
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/paths.h"
-#include "util/yaml_map.h"
+#include "config/config_map.h"
+#include "config/edits.h"
+#include "config/yaml_text.h"
 #include "validation/vllm_experiments.h"
 
 namespace servesim::cli {
@@ -77,12 +79,17 @@ void run(const Args& a) {
       if (file_exists(profile)) {
         sets.push_back("hardware.gpu=" + profile);
         // Engine-side settings fitted together with the profile (e.g. frontend latency).
-        const YAML::Node doc = load_yaml_file(profile);
-        try {
-          if (doc.IsMap() && doc["calibration"] && doc["calibration"]["engine_settings"])
-            for (const auto& o : doc["calibration"]["engine_settings"]) sets.push_back(o.as<std::string>());
-        } catch (const YAML::Exception&) {  // a bad conversion or subscript is not a servesim::Error
-          throw Error(fmt::format("{}: calibration.engine_settings must be a list of KEY=VALUE strings", profile));
+        const ConfigNode doc = load_yaml_file(profile);
+        const ConfigNode* cal = doc.is_map() ? doc.find("calibration") : nullptr;
+        const ConfigNode* settings = cal && cal->is_map() ? cal->find("engine_settings") : nullptr;
+        if (settings && !settings->is_null()) {
+          if (!settings->is_sequence())
+            throw Error(fmt::format("{}: calibration.engine_settings must be a list of KEY=VALUE strings", profile));
+          for (const auto& o : settings->items()) {
+            if (!o.is_scalar())
+              throw Error(fmt::format("{}: calibration.engine_settings must be a list of KEY=VALUE strings", profile));
+            sets.push_back(o.text());
+          }
         }
       }
     }

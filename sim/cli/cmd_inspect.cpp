@@ -48,8 +48,8 @@ void run_inspect(const InspectArgs& a) {
   if (a.pp) sets.push_back(fmt::format("parallelism.pp={}", a.pp));
   if (a.ep) sets.push_back(fmt::format("parallelism.ep={}", a.ep));
   sets.insert(sets.end(), a.sets.begin(), a.sets.end());
-  YAML::Node doc = load_document(a.scenario, sets);
-  YamlMap root(doc, a.scenario.empty() ? "--flags" : a.scenario);
+  const ConfigNode doc = load_document(a.scenario, sets);
+  ConfigMap root(doc, a.scenario.empty() ? "--flags" : a.scenario);
   // Top-level names first: a misspelt `hardwre:` is named as such, not reported as a
   // missing hardware.gpu (the same check as for a scenario in parse_scenario).
   root.allow({"workload", "slo", "schema_version", "name", "description", "router", "kv_offload", "hardware", "model",

@@ -7,6 +7,8 @@
 #include <optional>
 #include <thread>
 
+#include "config/edits.h"
+#include "config/yaml_text.h"
 #include "cli/cli_checks.h"
 #include "cli/commands.h"
 #include "cli/scenario_args.h"
@@ -34,18 +36,18 @@ struct PlanArgs {
 };
 
 // The file's second YAML document (after ---), where the plan section may live.
-YAML::Node second_document(const std::string& path) {
+ConfigNode second_document(const std::string& path) {
   try {
-    const auto docs = YAML::LoadAllFromFile(path);
-    if (docs.size() > 1) return docs[1];
-  } catch (const YAML::Exception&) {
+    auto docs = load_yaml_documents(path);
+    if (docs.size() > 1) return std::move(docs[1]);
+  } catch (const Error&) {
     // load_document already reported syntax errors in the first document.
   }
-  return YAML::Node();
+  return ConfigNode();
 }
 
 void run(const PlanArgs& a) {
-  YAML::Node doc = load_document(a.scenario, a.sets);
+  ConfigNode doc = load_document(a.scenario, a.sets);
   planning::PlanOptions o;
   if (a.target_rate < 0) throw Error("--target-rate must be positive");
   if (a.target_rate > 0) o.target_rate = a.target_rate;

@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "cli/commands.h"
-#include "core/simulation.h"
+#include "run/simulation.h"
 #include "metrics/summary_json.h"
 #include "scenario/config_json.h"
 #include "util/atomic_file.h"

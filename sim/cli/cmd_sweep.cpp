@@ -79,7 +79,7 @@ std::string summary_line_table(const std::vector<planning::PointRecord>& points,
 
 void run(const SweepArgs& a) {
   const auto axes = varied_axes(a);  // --out checked here, before any simulation
-  const YAML::Node doc = load_document(a.scenario, a.sets);
+  const ConfigNode doc = load_document(a.scenario, a.sets);
   planning::SweepOptions opt;
   opt.threads = varied_threads(a);
   planning::ProgressBar bar("points", planning::stderr_is_terminal());

@@ -51,19 +51,19 @@ nlohmann::json stats_json(const Distribution& d) {
 
 void run(const Args& a) {
   if (!a.out.empty()) check_output_dir(a.out, "--out");  // before simulating, not after
-  YAML::Node doc = load_document(a.scenario, a.sets);
+  ConfigNode doc = load_document(a.scenario, a.sets);
   std::string trace = a.trace;
   TraceFormat format = parse_trace_format(a.format, "--format");
   if (trace.empty()) {
     // Fall back on the scenario's own trace.
-    const YAML::Node w = doc["workload"];
-    if (!w || !w.IsMap() || !w["trace"])
+    const ConfigNode* w = doc.find("workload");
+    if (!w || !w->is_map() || !w->find("trace"))
       throw Error(fmt::format("{}: no --trace given and the scenario's workload has no trace", a.scenario));
-    const Scenario own = parse_scenario(YAML::Clone(doc), a.scenario);
+    const Scenario own = parse_scenario(doc, a.scenario);
     trace = own.workload.trace->path;
     if (a.format == "auto") format = own.workload.trace->format;
   }
-  const Scenario sc = trace_scenario(doc, a.scenario, trace, format);
+  const Scenario sc = trace_scenario(std::move(doc), a.scenario, trace, format);
   const TraceValidation v = validate_trace(sc, a.targets);
   for (const auto& w : v.warnings) std::cerr << "warning: " << w << "\n";
 

@@ -1,6 +1,6 @@
 #pragma once
 // Shared handling of "SCENARIO.yaml [--set k=v]..." plus flag shortcuts.
-#include <yaml-cpp/yaml.h>
+#include "config/config_node.h"
 
 #include <string>
 #include <vector>
@@ -9,6 +9,6 @@ namespace servesim::cli {
 
 // Loads the scenario file (or an empty document when path is empty) and applies
 // the overrides in order.
-YAML::Node load_document(const std::string& path, const std::vector<std::string>& overrides);
+ConfigNode load_document(const std::string& path, const std::vector<std::string>& overrides);
 
 }  // namespace servesim::cli

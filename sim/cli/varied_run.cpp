@@ -31,7 +31,7 @@ int varied_threads(const VariedRunArgs& a) {
 VariedRun run_varied(const VariedRunArgs& a) {
   VariedRun r;
   r.axes = varied_axes(a);
-  const YAML::Node doc = load_document(a.scenario, a.sets);
+  const ConfigNode doc = load_document(a.scenario, a.sets);
   planning::SweepOptions opt;
   opt.threads = varied_threads(a);
   planning::ProgressBar bar("points", planning::stderr_is_terminal());

@@ -13,7 +13,7 @@
 #include "cost/memory_plan.h"
 #include "cost/step_cost.h"
 #include "metrics/run_observer.h"
-#include "scenario/engine_config.h"
+#include "engine/engine_config.h"
 #include "workload/request.h"
 
 namespace servesim {

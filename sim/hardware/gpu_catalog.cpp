@@ -4,11 +4,12 @@
 
 #include <limits>
 
+#include "config/yaml_text.h"
 #include "util/error.h"
 #include "util/parsed_file_cache.h"
 #include "util/paths.h"
 #include "util/text.h"
-#include "util/yaml_ranges.h"
+#include "config/config_ranges.h"
 
 namespace servesim {
 
@@ -23,7 +24,7 @@ double GpuSpec::peak(DType compute) const {
 
 std::vector<std::string> gpu_catalog_names() { return list_catalog("hardware"); }
 
-void apply_efficiency_overrides(YamlMap& m, Efficiency& e) {
+void apply_efficiency_overrides(ConfigMap& m, Efficiency& e) {
   for (const auto& field : efficiency_field_names()) {
     if (!m.has(field)) continue;
     const double v = efficiency_field_is_time(field) ? m.quantity(field, Dimension::time)
@@ -46,11 +47,11 @@ void apply_efficiency_overrides(YamlMap& m, Efficiency& e) {
   m.finish();
 }
 
-void apply_interconnect_overrides(YamlMap& m, GpuSpec& g) {
+void apply_interconnect_overrides(ConfigMap& m, GpuSpec& g) {
   const std::pair<const char*, Link*> links[] = {{"intra_node", &g.intra_node}, {"inter_node", &g.inter_node},
                                                  {"host", &g.host}};
   for (const auto& [name, link] : links) {
-    YamlMap l = m.map(name);
+    ConfigMap l = m.map(name);
     if (l.has("bandwidth")) {
       link->bandwidth = l.quantity("bandwidth", Dimension::bandwidth);
       if (!(link->bandwidth > 0)) throw Error(fmt::format("{}: must be positive", l.where("bandwidth")));
@@ -65,9 +66,9 @@ void apply_interconnect_overrides(YamlMap& m, GpuSpec& g) {
 }
 
 namespace {
-Link parse_link(YamlMap m, bool required) {
+Link parse_link(ConfigMap m, bool required) {
   Link l;
-  if (!required && !m.node().IsMap()) return l;
+  if (!required && !m.node().is_map()) return l;
   l.kind = m.string("kind", "");
   // A link's bandwidth divides message sizes: it must be positive when given.
   const RealRange positive{1.0, std::numeric_limits<double>::infinity()};  // at least 1 B/s
@@ -80,7 +81,7 @@ Link parse_link(YamlMap m, bool required) {
 }
 }  // namespace
 
-GpuSpec parse_gpu(YamlMap& doc) {
+GpuSpec parse_gpu(ConfigMap& doc) {
   GpuSpec g;
   g.source_file = doc.file();
   check_schema_version(doc);
@@ -90,7 +91,7 @@ GpuSpec parse_gpu(YamlMap& doc) {
   g.architecture = doc.string("architecture", "");
   g.gpus_per_node = static_cast<int>(integer_in(doc, "gpus_per_node", 8, {1, 1024}, "GPUs in one node"));
 
-  YamlMap compute = doc.map("compute");
+  ConfigMap compute = doc.map("compute");
   for (const auto& name : dtype_names()) {
     if (compute.has(name)) {
       const double f = compute.quantity(name, Dimension::flop_rate);
@@ -101,32 +102,32 @@ GpuSpec parse_gpu(YamlMap& doc) {
   compute.finish();
   if (g.peak_flops.empty()) throw Error(fmt::format("{}: no compute precisions given", doc.where("compute")));
 
-  YamlMap memory = doc.map("memory");
+  ConfigMap memory = doc.map("memory");
   g.memory_capacity = memory.quantity("capacity", Dimension::bytes);
   g.memory_bandwidth = memory.quantity("bandwidth", Dimension::bandwidth);
   memory.finish();
   if (g.memory_capacity <= 0 || g.memory_bandwidth <= 0)
     throw Error(fmt::format("{}: capacity and bandwidth must be positive", doc.where("memory")));
 
-  YamlMap ic = doc.map("interconnect");
+  ConfigMap ic = doc.map("interconnect");
   g.intra_node = parse_link(ic.map("intra_node"), true);
   g.inter_node = parse_link(ic.map("inter_node"), false);
   g.host = parse_link(ic.map("host"), false);
   ic.finish();
 
-  YamlMap power = doc.map("power");
+  ConfigMap power = doc.map("power");
   g.tdp_watts = quantity_in(power, "tdp", Dimension::power, RealRange{1.0, 1e5}, "a board's power limit");
   // Idle power cannot exceed the board's limit (energy per token would turn negative).
   g.idle_watts = quantity_in(power, "idle", Dimension::power, 0.1 * g.tdp_watts, RealRange{0.0, g.tdp_watts},
                              "idle power is at most the TDP");
   power.finish();
 
-  YamlMap cost = doc.map("cost");
+  ConfigMap cost = doc.map("cost");
   g.price_per_hour = quantity_in(cost, "on_demand", Dimension::price_per_hour, 0.0,
                                  RealRange{0.0, std::numeric_limits<double>::infinity()});
   cost.finish();
 
-  YamlMap eff = doc.map("efficiency");
+  ConfigMap eff = doc.map("efficiency");
   apply_efficiency_overrides(eff, g.efficiency);
   doc.allow({"calibration"});  // provenance block written by `servesim calibrate`
   doc.finish();
@@ -148,7 +149,8 @@ GpuSpec load_gpu(const std::string& name_or_path) {
   }
   static ParsedFileCache<GpuSpec> cache;  // sweeps load the same file per point
   return cache.get(path, [&] {
-    YamlMap doc(load_yaml_file(path), path);
+    const ConfigNode file = load_yaml_file(path);
+    ConfigMap doc(file, path);
     return parse_gpu(doc);
   });
 }

@@ -16,7 +16,7 @@
 #include "metrics/queue_growth.h"
 #include "metrics/run_observer.h"
 #include "metrics/run_summary.h"
-#include "scenario/slo.h"
+#include "metrics/slo_spec.h"
 
 namespace servesim {
 

@@ -5,11 +5,12 @@
 #include <limits>
 #include <string_view>
 
+#include "config/yaml_text.h"
 #include "util/error.h"
 #include "util/parsed_file_cache.h"
 #include "util/paths.h"
 #include "util/text.h"
-#include "util/yaml_ranges.h"
+#include "config/config_ranges.h"
 
 namespace servesim {
 
@@ -46,7 +47,7 @@ constexpr IntRange kAnyBelow(std::int64_t max) { return {std::numeric_limits<std
 constexpr std::string_view kWhy = "far beyond any published model";
 }  // namespace
 
-ModelSpec parse_model(YamlMap& doc) {
+ModelSpec parse_model(ConfigMap& doc) {
   ModelSpec m;
   m.source_file = doc.file();
   check_schema_version(doc);
@@ -55,14 +56,14 @@ ModelSpec parse_model(YamlMap& doc) {
   m.architecture = doc.string("architecture", "");
   m.layers = static_cast<int>(integer_in(doc, "layers", kAnyBelow(kMaxLayers), kWhy));
   m.hidden = integer_in(doc, "hidden_size", kAnyBelow(kMaxWidth), kWhy);
-  YamlMap attn = doc.map("attention");
+  ConfigMap attn = doc.map("attention");
   m.heads = static_cast<int>(integer_in(attn, "heads", kAnyBelow(kMaxHeads), kWhy));
   m.kv_heads = static_cast<int>(integer_in(attn, "kv_heads", m.heads, kAnyBelow(kMaxHeads), kWhy));
   m.head_dim = static_cast<int>(integer_in(attn, "head_dim", m.heads > 0 ? m.hidden / m.heads : 0, kAnyBelow(kMaxHeads), kWhy));
   m.qkv_bias = attn.boolean("qkv_bias", false);
   attn.allow({"qk_norm", "sliding_window"});
   attn.finish();
-  YamlMap mlp = doc.map("mlp");
+  ConfigMap mlp = doc.map("mlp");
   m.ffn = integer_in(mlp, "intermediate_size", 0, kAnyBelow(kMaxWidth), kWhy);
   m.gated_mlp = mlp.boolean("gated", true);
   mlp.finish();
@@ -71,7 +72,7 @@ ModelSpec parse_model(YamlMap& doc) {
   m.max_context = integer_in(doc, "max_context", 4096, {1, kMaxContext}, "tokens");
   m.native_dtype = parse_dtype(doc.string("native_dtype", "bf16"), doc.where("native_dtype"));
   if (doc.has("moe")) {
-    YamlMap moe = doc.map("moe");
+    ConfigMap moe = doc.map("moe");
     m.moe.num_experts = static_cast<int>(integer_in(moe, "experts", kAnyBelow(kMaxHeads), kWhy));
     m.moe.experts_per_token = static_cast<int>(integer_in(moe, "experts_per_token", kAnyBelow(kMaxHeads), kWhy));
     m.moe.shared_experts = static_cast<int>(integer_in(moe, "shared_experts", 0, kAnyBelow(kMaxHeads), kWhy));
@@ -81,7 +82,7 @@ ModelSpec parse_model(YamlMap& doc) {
     moe.finish();
   }
   if (doc.has("mla")) {
-    YamlMap mla = doc.map("mla");
+    ConfigMap mla = doc.map("mla");
     m.mla.q_lora_rank = static_cast<int>(integer_in(mla, "q_lora_rank", 0, kAnyBelow(kMaxWidth), kWhy));
     m.mla.kv_lora_rank = static_cast<int>(integer_in(mla, "kv_lora_rank", kAnyBelow(kMaxWidth), kWhy));
     m.mla.qk_nope_head_dim = static_cast<int>(integer_in(mla, "qk_nope_head_dim", kAnyBelow(kMaxHeads), kWhy));
@@ -111,7 +112,8 @@ ModelSpec load_model(const std::string& name_or_path) {
   }
   static ParsedFileCache<ModelSpec> cache;  // sweeps load the same file per point
   return cache.get(path, [&] {
-    YamlMap doc(load_yaml_file(path), path);
+    const ConfigNode file = load_yaml_file(path);
+    ConfigMap doc(file, path);
     return parse_model(doc);
   });
 }

@@ -29,7 +29,7 @@
 #include <string>
 #include <vector>
 
-#include "core/simulation.h"
+#include "run/simulation.h"
 #include "scenario/scenario.h"
 
 namespace servesim::planning {

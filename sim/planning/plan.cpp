@@ -12,27 +12,25 @@
 #include "util/error.h"
 #include "util/interrupt.h"
 #include "util/text.h"
-#include "util/yaml_map.h"
-#include "util/yaml_ranges.h"
+#include "config/config_map.h"
+#include "config/edits.h"
+#include "config/yaml_text.h"
+#include "config/config_ranges.h"
 
 namespace servesim::planning {
 namespace {
 
-std::vector<int> ints(YamlMap& m, const std::string& key) {
+std::vector<int> ints(ConfigMap& m, const std::string& key) {
   std::vector<int> out;
-  auto node = m.get(key);
+  const ConfigNode* node = m.get(key);
   if (!node) return out;
-  auto one = [&](const YAML::Node& n) {
-    try {
-      const int v = n.as<int>();
-      if (v < 1) throw Error("");
-      out.push_back(v);
-    } catch (...) {
-      throw Error(fmt::format("{}: expected positive integers", m.where(key)));
-    }
+  auto one = [&](const ConfigNode& n) {
+    const auto v = n.is_scalar() ? yaml_integer(n.text()) : std::nullopt;
+    if (!v || *v < 1 || *v > kMaxInt32) throw Error(fmt::format("{}: expected positive integers", m.where(key)));
+    out.push_back(static_cast<int>(*v));
   };
-  if (node->IsSequence()) {
-    for (const auto& n : *node) one(n);
+  if (node->is_sequence()) {
+    for (const auto& n : node->items()) one(n);
   } else {
     one(*node);
   }
@@ -46,19 +44,18 @@ std::string activations_for(const std::string& weights, const GpuSpec& gpu) {
 
 }  // namespace
 
-void read_plan_section(YAML::Node& doc, const YAML::Node& extra, const std::string& source, PlanOptions& o) {
-  YAML::Node section;
-  const YAML::Node& cdoc = doc;
-  if (cdoc.IsMap() && cdoc["plan"]) {
-    section = YAML::Clone(cdoc["plan"]);
+void read_plan_section(ConfigNode& doc, const ConfigNode& extra, const std::string& source, PlanOptions& o) {
+  ConfigNode section;
+  if (doc.is_map() && doc.find("plan")) {
+    section = *doc.find("plan");
     doc.remove("plan");
-  } else if (extra && extra.IsMap()) {
-    YamlMap root(extra, source);
-    if (auto p = root.get("plan")) section = *p;
+  } else if (extra.is_map()) {
+    ConfigMap root(extra, source);
+    if (const ConfigNode* p = root.get("plan")) section = *p;
     root.finish();
   }
-  if (!section || section.IsNull()) return;
-  YamlMap m(section, source, "plan");
+  if (section.is_null()) return;
+  ConfigMap m(section, source, "plan");
   // Range-checked as read (before the casts to int); the bounds match the CLI flags'.
   const auto target = m.get("target_rate") ? std::optional<double>(number_in(m, "target_rate", {1e-7, 1e9},
                                                                              "requests per second"))
@@ -74,7 +71,7 @@ void read_plan_section(YAML::Node& doc, const YAML::Node& extra, const std::stri
   const double tol = m.number("tolerance", 0.0);
   if (!(tol >= 0 && tol < 1) || (m.has("tolerance") && tol == 0))
     throw Error(fmt::format("{}: must be a fraction in (0, 1)", m.where("tolerance")));
-  YamlMap c = m.map("candidates");
+  ConfigMap c = m.map("candidates");
   auto gpus = c.strings("gpu");
   auto weights = c.strings("weights");
   auto tps = ints(c, "tp");
@@ -110,9 +107,8 @@ std::vector<bool> pareto_front(const std::vector<std::pair<double, double>>& pts
   return out;
 }
 
-PlanResult plan(const YAML::Node& doc_in, const std::string& source, const PlanOptions& opt) {
-  YAML::Node doc = YAML::Clone(doc_in);
-  const Scenario base = parse_scenario(YAML::Clone(doc), source);
+PlanResult plan(const ConfigNode& doc, const std::string& source, const PlanOptions& opt) {
+  const Scenario base = parse_scenario(doc, source);
   PlanResult out;
   out.model = base.model.name;
   out.source = source;
@@ -160,28 +156,24 @@ PlanResult plan(const YAML::Node& doc_in, const std::string& source, const PlanO
           out.candidates.push_back(c);
         }
 
-  std::mutex clone_mutex, progress_mutex;
+  std::mutex progress_mutex;
   std::size_t done = 0;
   parallel_for(out.candidates.size(), opt.threads, [&](std::size_t i) {
     Candidate& c = out.candidates[i];
-    YAML::Node d;
-    {
-      std::lock_guard<std::mutex> lock(clone_mutex);
-      d = YAML::Clone(doc);
-    }
+    ConfigNode d = doc;  // this candidate's draft: a plain copy, no lock
     const std::size_t gi = i / (weights.size() * tps.size() * pps.size());
     const std::size_t wi = (i / (tps.size() * pps.size())) % weights.size();
     try {
-      if (!gpus[gi].empty()) apply_override(d, "hardware.gpu=" + gpus[gi]);
+      if (!gpus[gi].empty()) apply_edit(d, text_edit("hardware.gpu", gpus[gi]));
       if (!weights[wi].empty()) {
         // The compute precision depends on what the GPU can run.
         const GpuSpec gpu = gpus[gi].empty() ? base.gpu : load_gpu(gpus[gi]);
-        apply_override(d, "model.weights=" + weights[wi]);
-        apply_override(d, "model.activations=" + activations_for(weights[wi], gpu));
+        apply_edit(d, text_edit("model.weights", weights[wi]));
+        apply_edit(d, text_edit("model.activations", activations_for(weights[wi], gpu)));
       }
-      apply_override(d, fmt::format("parallelism.tp={}", c.tp));
-      apply_override(d, fmt::format("parallelism.pp={}", c.pp));
-      apply_override(d, "parallelism.replicas=1");
+      apply_edit(d, number_edit("parallelism.tp", c.tp));
+      apply_edit(d, number_edit("parallelism.pp", c.pp));
+      apply_edit(d, number_edit("parallelism.replicas", 1));
       c.scenario = parse_scenario(d, source);
       c.precision = c.scenario->resolved.describe();
       if (out.gpu_budget && c.gpus_per_replica > *out.gpu_budget) {

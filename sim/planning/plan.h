@@ -21,7 +21,7 @@
 // compute precision (16-bit weights compute in themselves, fp8 in fp8 where the
 // GPU supports it, anything narrower in bf16: weight-only quantisation); the KV
 // cache precision stays the scenario's.
-#include <yaml-cpp/yaml.h>
+#include "config/config_node.h"
 
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -83,11 +83,11 @@ struct PlanResult {
 // Reads the plan section, if any, of `doc` (removing it there) or of `extra` (the
 // file's second YAML document, or null) into the fields of `o` still unset
 // (flags are set first and win).
-void read_plan_section(YAML::Node& doc, const YAML::Node& extra, const std::string& source, PlanOptions& o);
+void read_plan_section(ConfigNode& doc, const ConfigNode& extra, const std::string& source, PlanOptions& o);
 
 // Evaluates every candidate. Throws servesim::Error when there is no SLO, no
 // target and no budget, or when no candidate can serve / fits the budget.
-PlanResult plan(const YAML::Node& doc, const std::string& source, const PlanOptions& options);
+PlanResult plan(const ConfigNode& doc, const std::string& source, const PlanOptions& options);
 
 std::string plan_table(const PlanResult& p);
 nlohmann::ordered_json plan_json(const PlanResult& p);

@@ -17,7 +17,10 @@
 #include "util/error.h"
 #include "util/interrupt.h"
 #include "util/text.h"
-#include "util/yaml_map.h"
+#include "config/config_error.h"
+#include "config/config_map.h"
+#include "config/edits.h"
+#include "config/yaml_text.h"
 
 namespace servesim::planning {
 namespace {
@@ -72,10 +75,11 @@ std::vector<std::string> key_prefixes(const std::string& key) {
   return out;
 }
 
-// True when a loader error says that (a prefix of) `key` is not a scenario key.
-bool unknown_key_error(const std::string& message, const std::string& key) {
+// True when the loader refused (a prefix of) `key` as not a scenario key.
+bool names_unknown_key(const std::string& unknown_key_path, const std::string& key) {
+  if (unknown_key_path.empty()) return false;
   for (const auto& p : key_prefixes(key))
-    if (message.find(p + ": unknown key '") != std::string::npos) return true;
+    if (unknown_key_path == p) return true;
   return false;
 }
 
@@ -221,7 +225,7 @@ void parallel_for(std::size_t n, int threads, const std::function<void(std::size
   if (first) std::rethrow_exception(first);
 }
 
-std::vector<PointResult> run_sweep(const YAML::Node& base, const std::string& source,
+std::vector<PointResult> run_sweep(const ConfigNode& base, const std::string& source,
                                    const std::vector<SweepAxis>& axes, const SweepOptions& options) {
   if (axes.empty()) throw Error("nothing to sweep: give at least one --vary KEY=VALUES");
   std::size_t total = 1;
@@ -235,21 +239,30 @@ std::vector<PointResult> run_sweep(const YAML::Node& base, const std::string& so
   }
   const auto combos = cartesian(axes);
   std::vector<PointResult> points(combos.size());
-  std::mutex clone_mutex;  // yaml-cpp nodes are not safe to read from several threads
+  // Each axis value is parsed once into an edit; a point is the base draft (a plain
+  // copy) with one edit per axis.
+  std::vector<std::vector<ConfigEdit>> edits(axes.size());
+  for (std::size_t a = 0; a < axes.size(); ++a)
+    for (const auto& v : axes[a].values) {
+      try {
+        edits[a].push_back(parse_edit(axes[a].key + "=" + v));
+      } catch (const Error& e) {
+        throw Error(fmt::format("--vary {}: {}", axes[a].key, e.what()));
+      }
+    }
+  std::vector<std::string> unknown_key(points.size());  // key path a point's loader refused as unknown
 
   // Phase 1: parse every point (cheap), so bad keys and values fail before any simulation.
   parallel_for(points.size(), options.threads, [&](std::size_t i) {
     PointResult& p = points[i];
     p.index = i;
     p.values = combos[i];
-    YAML::Node doc;
-    {
-      std::lock_guard<std::mutex> lock(clone_mutex);
-      doc = YAML::Clone(base);
-    }
+    ConfigNode doc = base;
     for (std::size_t a = 0; a < axes.size(); ++a) {
+      const std::size_t v = static_cast<std::size_t>(
+          std::find(axes[a].values.begin(), axes[a].values.end(), p.values[a]) - axes[a].values.begin());
       try {
-        apply_override(doc, axes[a].key + "=" + p.values[a]);
+        apply_edit(doc, edits[a][v]);
       } catch (const Interrupted&) {
         throw;  // Ctrl-C stops the whole run, not just this point
       } catch (const Error& e) {
@@ -260,13 +273,16 @@ std::vector<PointResult> run_sweep(const YAML::Node& base, const std::string& so
       p.scenario = parse_scenario(doc, source);
     } catch (const Interrupted&) {
       throw;  // Ctrl-C stops the whole run, not just this point
+    } catch (const ConfigError& e) {
+      p.reason = e.what();
+      if (e.kind() == ConfigErrorKind::unknown_key) unknown_key[i] = e.key_path();
     } catch (const Error& e) {
       p.reason = e.what();
     }
   });
   for (const auto& axis : axes)
     for (const auto& p : points)
-      if (!p.scenario && unknown_key_error(p.reason, axis.key))
+      if (!p.scenario && names_unknown_key(unknown_key[p.index], axis.key))
         throw Error(fmt::format("--vary {}: not a scenario key: {}", axis.key, p.reason));
   for (std::size_t a = 0; a < axes.size(); ++a) {
     for (const auto& v : axes[a].values) {

@@ -13,7 +13,7 @@
 // simulation runs. A point that parses but cannot run (the model does not fit,
 // or a combination the loader rejects, such as a TP degree for one model of a
 // model sweep) becomes a row with status "infeasible" and the reason.
-#include <yaml-cpp/yaml.h>
+#include "config/config_node.h"
 
 #include <cstdint>
 #include <functional>
@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "core/simulation.h"
+#include "run/simulation.h"
 #include "scenario/scenario.h"
 
 namespace servesim::planning {
@@ -66,7 +66,7 @@ struct SweepOptions {
 
 // Runs every point of the product of `axes` over `base` (a parsed YAML document,
 // already carrying any --set overrides; it is cloned per point and never modified).
-std::vector<PointResult> run_sweep(const YAML::Node& base, const std::string& source,
+std::vector<PointResult> run_sweep(const ConfigNode& base, const std::string& source,
                                    const std::vector<SweepAxis>& axes, const SweepOptions& options);
 
 // Runs fn(i) for i in [0, n) on `threads` threads (work stealing by atomic

@@ -107,7 +107,7 @@ std::string sweep_fingerprint(const std::string& scenario_text, const std::vecto
 
 std::string partial_path(const std::string& out) { return out + ".partial"; }
 
-CheckpointedSweep run_sweep_checkpointed(const YAML::Node& base, const std::string& source,
+CheckpointedSweep run_sweep_checkpointed(const ConfigNode& base, const std::string& source,
                                          const std::vector<SweepAxis>& axes, const SweepOptions& options,
                                          const std::string& out, const std::string& fingerprint) {
   std::size_t total = 1;

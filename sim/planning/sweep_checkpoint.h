@@ -6,7 +6,7 @@
 // the rest. When every point is done the output is written from the rows in point
 // order, atomically, and the .partial removed: the file is byte-identical to that of
 // an uninterrupted run, whatever the thread count or the order points finished in.
-#include <yaml-cpp/yaml.h>
+#include "config/config_node.h"
 
 #include <cstddef>
 #include <string>
@@ -32,7 +32,7 @@ std::string partial_path(const std::string& out);
 // (FILE.csv, or FILE.json for the JSON array) is written when all points are done.
 // Ctrl-C: throws Interrupted("interrupted: N of M points done, kept in <out>.partial;
 // run the same command again to finish").
-CheckpointedSweep run_sweep_checkpointed(const YAML::Node& base, const std::string& source,
+CheckpointedSweep run_sweep_checkpointed(const ConfigNode& base, const std::string& source,
                                          const std::vector<SweepAxis>& axes, const SweepOptions& options,
                                          const std::string& out, const std::string& fingerprint);
 

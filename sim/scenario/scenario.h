@@ -4,8 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "config/config_node.h"
 #include "scenario/setup.h"
-#include "scenario/slo.h"
+#include "metrics/slo_spec.h"
 #include "workload/workload_spec.h"
 
 namespace servesim {
@@ -22,6 +23,6 @@ struct Scenario : Setup {
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {},
                        bool require_workload = true);
 // The same from an already-built document (tests, sweeps).
-Scenario parse_scenario(YAML::Node doc, const std::string& source, bool require_workload = true);
+Scenario parse_scenario(const ConfigNode& doc, const std::string& source, bool require_workload = true);
 
 }  // namespace servesim

@@ -11,7 +11,7 @@
 #include "util/error.h"
 #include "util/paths.h"
 #include "util/text.h"
-#include "util/yaml_ranges.h"
+#include "config/config_ranges.h"
 
 namespace servesim {
 namespace {
@@ -47,7 +47,7 @@ constexpr std::int64_t kMaxReplicas = 10'000;
 // vLLM accepts only these KV block sizes (vllm/config/cache.py, CacheConfig:
 // BlockSize = Literal[1, 8, 16, 32, 64, 128], 256 added in v0.11); the engine
 // here relies on a power of two (block arithmetic uses shifts and masks).
-int block_size_of(YamlMap& e) {
+int block_size_of(ConfigMap& e) {
   static constexpr std::int64_t kSizes[] = {1, 8, 16, 32, 64, 128, 256};
   const std::int64_t b = e.integer("block_size");
   if (std::find(std::begin(kSizes), std::end(kSizes), b) == std::end(kSizes))
@@ -57,7 +57,7 @@ int block_size_of(YamlMap& e) {
   return static_cast<int>(b);
 }
 
-EngineConfig parse_engine(YamlMap& e) {
+EngineConfig parse_engine(ConfigMap& e) {
   EngineConfig c;
   c.kind = e.string("kind", "vllm");
   if (c.kind != "vllm" && c.kind != "static") {
@@ -108,7 +108,7 @@ EngineConfig parse_engine(YamlMap& e) {
 // chunked prefill a prompt must fit one step's token budget, so vLLM also
 // refuses max_num_batched_tokens < max_model_len then (SchedulerConfig
 // verification): the engine would otherwise wait forever for a step that fits.
-void resolve_max_model_len(YamlMap& eng, Setup& s) {
+void resolve_max_model_len(ConfigMap& eng, Setup& s) {
   EngineConfig& c = s.engine;
   if (c.max_model_len > s.model.max_context)
     throw Error(fmt::format("{}: max_model_len {} is longer than {}'s context length of {} tokens (the model "
@@ -126,18 +126,18 @@ void resolve_max_model_len(YamlMap& eng, Setup& s) {
 
 }  // namespace
 
-Setup parse_setup(YamlMap& doc) {
+Setup parse_setup(ConfigMap& doc) {
   Setup s;
-  YamlMap hw = doc.map("hardware");
+  ConfigMap hw = doc.map("hardware");
   const std::string gpu_ref = resolve_relative(hw.string("gpu"), doc.file());
   s.gpu = with_location(hw.where("gpu"), [&] { return load_gpu(gpu_ref); });
-  YamlMap eff = hw.map("efficiency");
+  ConfigMap eff = hw.map("efficiency");
   apply_efficiency_overrides(eff, s.gpu.efficiency);
-  YamlMap ic = hw.map("interconnect");
+  ConfigMap ic = hw.map("interconnect");
   apply_interconnect_overrides(ic, s.gpu);
   hw.finish();
 
-  YamlMap md = doc.map("model");
+  ConfigMap md = doc.map("model");
   const std::string model_ref = resolve_relative(md.string("name"), doc.file());
   s.model = with_location(md.where("name"), [&] { return load_model(model_ref); });
   const DType native = s.model.native_dtype == DType::fp32 ? DType::bf16 : s.model.native_dtype;
@@ -149,10 +149,10 @@ Setup parse_setup(YamlMap& doc) {
   // unless activations are given on the command line too. So `--set
   // model.weights=fp8` and `plan --candidates-weights fp8` both mean W8A8 on an
   // H100, whatever the file pinned for its own weights.
-  const std::optional<YAML::Node> weights_node = md.get("weights");
-  const std::optional<YAML::Node> act_node = md.get("activations");
+  const ConfigNode* weights_node = md.get("weights");
+  const ConfigNode* act_node = md.get("activations");
   const bool file_act_overridden =
-      weights_node && from_override(*weights_node) && act_node && !from_override(*act_node);
+      weights_node && weights_node->from_edit() && act_node && !act_node->from_edit();
   s.precision.activations = file_act_overridden ? default_act
                                                 : parse_dtype(md.string("activations", dtype_name(default_act)),
                                                               md.where("activations"));
@@ -162,7 +162,7 @@ Setup parse_setup(YamlMap& doc) {
   s.resolved = with_location(md.where(), [&] { return resolve_precision(s.precision, s.gpu); });
   md.finish();
 
-  YamlMap par = doc.map("parallelism");
+  ConfigMap par = doc.map("parallelism");
   // Checked before the cast to int. No model has more than 1024 attention heads or
   // layers to split; each replica is simulated with its own engine and KV cache,
   // so their number bounds the run's memory.
@@ -178,7 +178,7 @@ Setup parse_setup(YamlMap& doc) {
   });
   par.finish();
 
-  YamlMap eng = doc.map("engine");
+  ConfigMap eng = doc.map("engine");
   s.engine = parse_engine(eng);
   resolve_max_model_len(eng, s);
   return s;

@@ -6,8 +6,8 @@
 #include "cost/memory_plan.h"
 #include "cost/step_cost.h"
 #include "engine/router.h"
-#include "scenario/engine_config.h"
-#include "util/yaml_map.h"
+#include "engine/engine_config.h"
+#include "config/config_map.h"
 
 namespace servesim {
 
@@ -24,7 +24,7 @@ struct Setup {
 // Reads the `hardware`, `model`, `parallelism` and `engine` mappings of `doc`
 // (finishing each; the caller finishes `doc`). Resolves and validates precision
 // and parallelism against the GPU and model.
-Setup parse_setup(YamlMap& doc);
+Setup parse_setup(ConfigMap& doc);
 
 CostModel make_cost_model(const Setup& s);
 

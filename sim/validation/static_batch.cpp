@@ -1,3 +1,5 @@
+#include "config/edits.h"
+#include "config/yaml_text.h"
 #include "validation/static_batch.h"
 
 #include <fmt/format.h>
@@ -10,7 +12,7 @@
 #include <regex>
 #include <tuple>
 
-#include "core/simulation.h"
+#include "run/simulation.h"
 #include "util/error.h"
 #include "util/interrupt.h"
 #include "util/paths.h"
@@ -216,24 +218,29 @@ std::optional<std::int64_t> static_batch_size(const std::string& concurrency_or_
   return std::stoll(m[1]);
 }
 
+namespace {
+// The hardware, model, precision and parallelism of a row, as a scenario document
+// built key by key (catalog names are values, never pasted into YAML text).
+ConfigNode row_setup(const BenchmarkRow& row, const std::string& gpu, const std::string& model) {
+  ConfigNode doc;
+  set_text(doc, "hardware.gpu", gpu);
+  set_text(doc, "model.name", model);
+  set_text(doc, "model.weights", dtype_for(row.precision, "weights"));
+  set_text(doc, "model.activations", dtype_for(row.precision, "activations"));
+  set_text(doc, "model.kv_cache", dtype_for(row.precision, "kv_cache"));
+  set_number(doc, "parallelism.tp", row.tp);
+  set_number(doc, "parallelism.pp", row.pp);
+  return doc;
+}
+}  // namespace
+
 Scenario row_scenario(const BenchmarkRow& row, const std::vector<std::string>& overrides) {
   const auto gpu = catalog_gpu_for(row.hardware);
   const auto model = catalog_model_for(row.model);
   if (!gpu) throw Error(fmt::format("no catalog GPU for '{}'", row.hardware));
   if (!model) throw Error(fmt::format("no catalog model for '{}'", row.model));
-  const std::string yaml = fmt::format(
-      "hardware: {{gpu: {}}}\n"
-      "model: {{name: \"{}\", weights: {}, activations: {}, kv_cache: {}}}\n"
-      "parallelism: {{tp: {}, pp: {}}}\n"
-      "engine: {{kind: vllm}}\n",
-      *gpu, *model, dtype_for(row.precision, "weights"), dtype_for(row.precision, "activations"),
-      dtype_for(row.precision, "kv_cache"), row.tp, row.pp);
-  YAML::Node doc;
-  try {
-    doc = YAML::Load(yaml);  // built from the row's catalog names; a yaml-cpp exception is not an Error
-  } catch (const YAML::Exception& ex) {
-    throw Error(fmt::format("{}:{}: the row does not make a valid scenario: {}", row.file, row.line, ex.msg));
-  }
+  ConfigNode doc = row_setup(row, *gpu, *model);
+  set_text(doc, "engine.kind", "vllm");
   for (const auto& o : overrides) apply_override(doc, o);
   return parse_scenario(doc, fmt::format("{}:{}", row.file, row.line), false);
 }
@@ -274,24 +281,21 @@ namespace {
 double simulate_offline(const BenchmarkRow& row, const StaticValidationOptions& o, std::string& note) {
   const auto gpu = catalog_gpu_for(row.hardware);
   const auto model = catalog_model_for(row.model);
-  const std::string yaml = fmt::format(
-      "hardware: {{gpu: {}}}\n"
-      "model: {{name: \"{}\", weights: {}, activations: {}, kv_cache: {}}}\n"
-      "parallelism: {{tp: {}, pp: {}}}\n"
-      "engine: {{kind: vllm, max_num_seqs: {}, max_num_batched_tokens: {}, gpu_memory_utilization: {}, "
-      "max_model_len: {}, chunked_prefill: true, prefix_caching: false}}\n"
-      "workload: {{requests: {}, arrival: {{process: all_at_once}}, input_tokens: {{dist: fixed, value: {}}}, "
-      "output_tokens: {{dist: fixed, value: {}}}}}\n",
-      *gpu, *model, dtype_for(row.precision, "weights"), dtype_for(row.precision, "activations"),
-      dtype_for(row.precision, "kv_cache"), row.tp, row.pp, o.offline_max_num_seqs,
-      std::max(o.offline_max_num_batched_tokens, o.offline_max_num_seqs), o.offline_gpu_memory_utilization,
-      row.isl + row.osl, o.offline_requests, row.isl, row.osl);
-  YAML::Node doc;
-  try {
-    doc = YAML::Load(yaml);  // built from the row's catalog names; a yaml-cpp exception is not an Error
-  } catch (const YAML::Exception& ex) {
-    throw Error(fmt::format("{}:{}: the row does not make a valid scenario: {}", row.file, row.line, ex.msg));
-  }
+  ConfigNode doc = row_setup(row, *gpu, *model);
+  set_text(doc, "engine.kind", "vllm");
+  set_number(doc, "engine.max_num_seqs", static_cast<double>(o.offline_max_num_seqs));
+  set_number(doc, "engine.max_num_batched_tokens",
+             static_cast<double>(std::max(o.offline_max_num_batched_tokens, o.offline_max_num_seqs)));
+  set_number(doc, "engine.gpu_memory_utilization", o.offline_gpu_memory_utilization);
+  set_number(doc, "engine.max_model_len", static_cast<double>(row.isl + row.osl));
+  set_text(doc, "engine.chunked_prefill", "true");
+  set_text(doc, "engine.prefix_caching", "false");
+  set_number(doc, "workload.requests", static_cast<double>(o.offline_requests));
+  set_text(doc, "workload.arrival.process", "all_at_once");
+  set_text(doc, "workload.input_tokens.dist", "fixed");
+  set_number(doc, "workload.input_tokens.value", static_cast<double>(row.isl));
+  set_text(doc, "workload.output_tokens.dist", "fixed");
+  set_number(doc, "workload.output_tokens.value", static_cast<double>(row.osl));
   for (const auto& ov : o.overrides) apply_override(doc, ov);
   const Scenario sc = parse_scenario(doc, fmt::format("{}:{}", row.file, row.line));
   const SimulationResult r = simulate(sc);

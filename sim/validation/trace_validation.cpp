@@ -12,7 +12,7 @@
 
 #include <sys/wait.h>
 
-#include "core/simulation.h"
+#include "run/simulation.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/json_file.h"
@@ -108,14 +108,13 @@ std::string cdf_data(std::vector<double> v) {
 
 }  // namespace
 
-Scenario trace_scenario(YAML::Node doc, const std::string& source, const std::string& trace_path,
+Scenario trace_scenario(ConfigNode doc, const std::string& source, const std::string& trace_path,
                         TraceFormat format) {
-  if (!doc.IsMap()) throw Error(fmt::format("{}: expected a YAML mapping (a scenario)", source));
-  YAML::Node w(YAML::NodeType::Map);
-  if (doc["workload"] && doc["workload"].IsMap()) {
-    const YAML::Node old = doc["workload"];
-    if (old["seed"]) w["seed"] = old["seed"];
-    if (old["hash_block_tokens"]) w["hash_block_tokens"] = old["hash_block_tokens"];
+  if (!doc.is_map()) throw Error(fmt::format("{}: expected a YAML mapping (a scenario)", source));
+  ConfigNode w = ConfigNode::map();
+  if (const ConfigNode* old = doc.find("workload"); old && old->is_map()) {
+    for (const char* key : {"seed", "hash_block_tokens"})
+      if (const ConfigNode* v = old->find(key)) w.set(key, *v);
   }
   std::string path = trace_path;
   if (!path.empty() && path[0] != '/' && file_exists(path)) path = std::filesystem::absolute(path).lexically_normal().string();
@@ -123,9 +122,9 @@ Scenario trace_scenario(YAML::Node doc, const std::string& source, const std::st
     reject_directory(path);
     throw Error(fmt::format("--trace {}: file not found", trace_path));
   }
-  w["trace"] = path;
-  w["format"] = trace_format_name(format);
-  doc["workload"] = w;
+  w.set("trace", ConfigNode::scalar(path));
+  w.set("format", ConfigNode::scalar(trace_format_name(format)));
+  doc.set("workload", std::move(w));
   return parse_scenario(doc, source);
 }
 

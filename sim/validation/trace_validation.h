@@ -6,7 +6,7 @@
 // per metric the mean and percentiles with signed and absolute % error, the
 // per-request Pearson correlation (requests match by index: request k is the
 // trace's k-th record), output throughput, and a verdict against targets.
-#include <yaml-cpp/yaml.h>
+#include "config/config_node.h"
 
 #include <cstdint>
 #include <optional>
@@ -25,7 +25,7 @@ namespace servesim {
 // workload.hash_block_tokens of the document are kept (the seed regenerates a
 // vllm_bench file's arrivals). A relative trace path is taken relative to the
 // working directory.
-Scenario trace_scenario(YAML::Node doc, const std::string& source, const std::string& trace_path,
+Scenario trace_scenario(ConfigNode doc, const std::string& source, const std::string& trace_path,
                         TraceFormat format);
 
 // Throws servesim::Error when some record's input + output tokens exceed the

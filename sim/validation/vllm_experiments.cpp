@@ -1,3 +1,5 @@
+#include "config/edits.h"
+#include "config/yaml_text.h"
 #include "validation/vllm_experiments.h"
 
 #include <fmt/format.h>
@@ -9,7 +11,7 @@
 #include <sstream>
 
 #include "core/rng.h"
-#include "core/simulation.h"
+#include "run/simulation.h"
 #include "metrics/stats.h"
 #include "util/error.h"
 #include "util/json_file.h"
@@ -113,22 +115,26 @@ std::vector<Experiment> load_vllm_experiments(const std::string& path) {
 }
 
 Scenario experiment_scenario(const Experiment& e, const std::vector<std::string>& overrides) {
-  std::string yaml = fmt::format(
-      "hardware: {{gpu: {}}}\n"
-      "model: {{name: {}}}\n"
-      "parallelism: {{tp: {}}}\n"
-      "engine: {{kind: vllm, max_num_seqs: {}, max_num_batched_tokens: {}, block_size: 16, "
-      "gpu_memory_utilization: {}, prefix_caching: true, max_model_len: {}{}}}\n"
-      "workload: {{requests: 1, arrival: {{process: all_at_once}}, input_tokens: {{dist: fixed, value: 1}}, "
-      "output_tokens: {{dist: fixed, value: 1}}}}\n",
-      e.gpu, e.model, e.tp, e.max_num_seqs, e.max_num_batched_tokens, e.gpu_memory_utilization, e.max_model_len,
-      e.cpu_offload ? ", cpu_offload: \"8 GiB\"" : "");
-  YAML::Node doc;
-  try {
-    doc = YAML::Load(yaml);  // names from the experiments file are pasted in: they may break the YAML
-  } catch (const YAML::Exception& ex) {
-    throw Error(fmt::format("experiment {}: its gpu/model names do not make a valid scenario: {}", e.key, ex.msg));
-  }
+  // Built as a document, key by key: names from the experiments file are values,
+  // never pasted into YAML text.
+  ConfigNode doc;
+  set_text(doc, "hardware.gpu", e.gpu);
+  set_text(doc, "model.name", e.model);
+  set_number(doc, "parallelism.tp", e.tp);
+  set_text(doc, "engine.kind", "vllm");
+  set_number(doc, "engine.max_num_seqs", static_cast<double>(e.max_num_seqs));
+  set_number(doc, "engine.max_num_batched_tokens", static_cast<double>(e.max_num_batched_tokens));
+  set_number(doc, "engine.block_size", 16);
+  set_number(doc, "engine.gpu_memory_utilization", e.gpu_memory_utilization);
+  set_text(doc, "engine.prefix_caching", "true");
+  set_number(doc, "engine.max_model_len", static_cast<double>(e.max_model_len));
+  if (e.cpu_offload) set_text(doc, "engine.cpu_offload", "8 GiB");
+  set_number(doc, "workload.requests", 1);
+  set_text(doc, "workload.arrival.process", "all_at_once");
+  set_text(doc, "workload.input_tokens.dist", "fixed");
+  set_number(doc, "workload.input_tokens.value", 1);
+  set_text(doc, "workload.output_tokens.dist", "fixed");
+  set_number(doc, "workload.output_tokens.value", 1);
   for (const auto& o : overrides) apply_override(doc, o);
   return parse_scenario(doc, "experiment " + e.key);
 }

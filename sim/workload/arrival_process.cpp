@@ -34,7 +34,7 @@ constexpr ProcessEntry kProcesses[] = {
      "{stages: [{process, rate, cv?, duration | requests}]}: poisson/gamma/constant stages back to back"},
 };
 
-const ProcessEntry& lookup(YamlMap& m, bool in_stage) {
+const ProcessEntry& lookup(ConfigMap& m, bool in_stage) {
   const std::string name = m.string("process");
   std::vector<std::string> valid;
   for (const auto& e : kProcesses) {
@@ -58,7 +58,7 @@ const char* kind_name(ArrivalKind kind) {
 }
 
 // rate (and cv for gamma) of a poisson/gamma/constant process.
-void parse_renewal(YamlMap& m, ArrivalKind kind, double& rate, double& cv) {
+void parse_renewal(ConfigMap& m, ArrivalKind kind, double& rate, double& cv) {
   rate = m.number("rate");
   if (!(rate > 0.0))
     throw Error(fmt::format("{}: rate must be > 0 requests per second, got {}", m.where("rate"), rate));
@@ -77,7 +77,7 @@ void parse_renewal(YamlMap& m, ArrivalKind kind, double& rate, double& cv) {
   }
 }
 
-ArrivalStage parse_stage(YamlMap& m) {
+ArrivalStage parse_stage(ConfigMap& m) {
   ArrivalStage st;
   st.process = lookup(m, /*in_stage=*/true).kind;
   parse_renewal(m, st.process, st.rate, st.cv);
@@ -101,7 +101,7 @@ ArrivalStage parse_stage(YamlMap& m) {
 
 }  // namespace
 
-ArrivalSpec parse_arrival(YamlMap& m) {
+ArrivalSpec parse_arrival(ConfigMap& m) {
   ArrivalSpec spec;
   spec.kind = lookup(m, /*in_stage=*/false).kind;
   switch (spec.kind) {
@@ -122,12 +122,12 @@ ArrivalSpec parse_arrival(YamlMap& m) {
       break;
     case ArrivalKind::multi_stage: {
       const auto node = m.get("stages");
-      if (!node || !node->IsSequence() || node->size() == 0)
+      if (!node || !node->is_sequence() || node->items().empty())
         throw Error(fmt::format("{}: multi_stage needs 'stages', a non-empty list of "
                                 "{{process, rate, duration | requests}} mappings",
                                 m.where("stages")));
-      for (std::size_t i = 0; i < node->size(); ++i) {
-        YamlMap stage((*node)[i], m.file(), fmt::format("{}[{}]", m.key_path("stages"), i));
+      for (std::size_t i = 0; i < node->items().size(); ++i) {
+        ConfigMap stage(node->items()[i], m.file(), fmt::format("{}[{}]", m.key_path("stages"), i));
         spec.stages.push_back(parse_stage(stage));
       }
       break;

@@ -23,7 +23,7 @@
 
 #include "core/rng.h"
 #include "core/sim_time.h"
-#include "util/yaml_map.h"
+#include "config/config_map.h"
 
 namespace servesim {
 
@@ -52,7 +52,7 @@ struct ArrivalSpec {
 // servesim::Error at the offending key for an unknown process (did-you-mean),
 // rate <= 0, cv <= 0, users < 1, think_time < 0, an empty stage list, or a stage
 // with no (or a zero) length.
-ArrivalSpec parse_arrival(YamlMap& m);
+ArrivalSpec parse_arrival(ConfigMap& m);
 
 // True when the process stops by itself (multi_stage); the others run until
 // the workload's `requests` or `duration` cap.

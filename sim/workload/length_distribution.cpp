@@ -39,13 +39,13 @@ std::vector<std::string> kind_names() {
   return names;
 }
 
-double positive_mean(YamlMap& m) {
+double positive_mean(ConfigMap& m) {
   const double mean = m.number("mean");
   if (!(mean > 0.0)) throw Error(fmt::format("{}: mean must be > 0 tokens, got {}", m.where("mean"), mean));
   return mean;
 }
 
-double nonnegative_stddev(YamlMap& m) {
+double nonnegative_stddev(ConfigMap& m) {
   const double sd = m.number("stddev");
   if (!(sd >= 0.0)) throw Error(fmt::format("{}: stddev must be >= 0 tokens, got {}", m.where("stddev"), sd));
   return sd;
@@ -53,7 +53,7 @@ double nonnegative_stddev(YamlMap& m) {
 
 }  // namespace
 
-LengthSpec parse_length_distribution(YamlMap& m) {
+LengthSpec parse_length_distribution(ConfigMap& m) {
   LengthSpec spec;
   const std::string dist = m.string("dist");
   const auto* entry = std::find_if(std::begin(kLengths), std::end(kLengths),

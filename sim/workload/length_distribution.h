@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "core/rng.h"
-#include "util/yaml_map.h"
+#include "config/config_map.h"
 
 namespace servesim {
 
@@ -37,7 +37,7 @@ inline constexpr std::int64_t kMaxLengthTokens = 1'000'000'000;
 // Reads a length mapping and finish()es it. Throws servesim::Error at the
 // offending key for an unknown `dist` (with did-you-mean), mean <= 0, stddev < 0,
 // min < 1, min > max or value < 1.
-LengthSpec parse_length_distribution(YamlMap& m);
+LengthSpec parse_length_distribution(ConfigMap& m);
 
 // One token length >= 1, drawn from `rng`.
 std::int64_t sample_length(const LengthSpec& spec, RandomStream& rng);

@@ -6,7 +6,7 @@
 
 #include "util/error.h"
 #include "util/units.h"
-#include "util/yaml_ranges.h"
+#include "config/config_ranges.h"
 
 namespace servesim {
 namespace {
@@ -15,7 +15,7 @@ bool is_renewal(ArrivalKind k) {
   return k == ArrivalKind::poisson || k == ArrivalKind::gamma || k == ArrivalKind::constant;
 }
 
-void check_rate(YamlMap& m, double rate) {
+void check_rate(ConfigMap& m, double rate) {
   check_real_range(m.where("rate"), rate, {kMinArrivalRate, kMaxArrivalRate}, Dimension::fraction,
                    "requests per second: a slower rate has a mean gap beyond the 1e7 s longest duration, a faster "
                    "one gaps below the clock's 1 ns tick");
@@ -30,7 +30,7 @@ void check_schedule(const std::string& where, double seconds, const std::string&
 
 }  // namespace
 
-void check_workload_limits(YamlMap& workload, YamlMap& arrival, const WorkloadSpec& w) {
+void check_workload_limits(ConfigMap& workload, ConfigMap& arrival, const WorkloadSpec& w) {
   if (w.requests > kMaxRequests)
     check_integer_range(workload.where("requests"), w.requests, {1, kMaxRequests},
                         "about 20 minutes of simulation at 1M requests/s");
@@ -55,7 +55,7 @@ void check_workload_limits(YamlMap& workload, YamlMap& arrival, const WorkloadSp
   } else if (a.kind == ArrivalKind::multi_stage) {
     const auto stages = arrival.get("stages");
     for (std::size_t i = 0; i < a.stages.size(); ++i) {
-      YamlMap stage((*stages)[i], arrival.file(), fmt::format("{}[{}]", arrival.key_path("stages"), i));
+      ConfigMap stage(stages->items()[i], arrival.file(), fmt::format("{}[{}]", arrival.key_path("stages"), i));
       const ArrivalStage& st = a.stages[i];
       check_rate(stage, st.rate);
       if (st.requests > kMaxRequests)

@@ -6,7 +6,7 @@
 // one is refused with the key, the limit and the reason, never trimmed.
 #include <cstdint>
 
-#include "util/yaml_map.h"
+#include "config/config_map.h"
 #include "workload/workload_spec.h"
 
 namespace servesim {
@@ -30,6 +30,6 @@ inline constexpr std::int64_t kMaxClosedLoopUsers = 1'000'000;
 
 // Checks `w` (already parsed from `workload`, whose arrival mapping is
 // `arrival`) against the limits above; throws servesim::Error at the key.
-void check_workload_limits(YamlMap& workload, YamlMap& arrival, const WorkloadSpec& w);
+void check_workload_limits(ConfigMap& workload, ConfigMap& arrival, const WorkloadSpec& w);
 
 }  // namespace servesim

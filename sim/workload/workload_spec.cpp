@@ -8,13 +8,13 @@
 #include "util/paths.h"
 #include "util/text.h"
 #include "util/units.h"
-#include "util/yaml_ranges.h"
+#include "config/config_ranges.h"
 #include "workload/workload_limits.h"
 
 namespace servesim {
 
 namespace {
-YamlMap required_map(YamlMap& m, const std::string& key, const char* example) {
+ConfigMap required_map(ConfigMap& m, const std::string& key, const char* example) {
   if (!m.has(key))
     throw Error(fmt::format("{}: missing required key '{}' (e.g. {}: {})", m.where(), m.key_path(key), key,
                             example));
@@ -32,7 +32,7 @@ std::string resolve_trace_path(const std::string& ref, const std::string& scenar
   return ref;
 }
 
-void parse_trace(YamlMap& m, WorkloadSpec& w) {
+void parse_trace(ConfigMap& m, WorkloadSpec& w) {
   for (const char* key : {"arrival", "input_tokens", "output_tokens", "shared_prefix", "multi_turn"}) {
     if (m.has(key))
       throw Error(fmt::format("{}: not used with workload.trace (the trace gives the arrivals and lengths); "
@@ -63,7 +63,7 @@ void parse_trace(YamlMap& m, WorkloadSpec& w) {
   w.trace = t;
 }
 
-SharedPrefixSpec parse_shared_prefix(YamlMap& sp) {
+SharedPrefixSpec parse_shared_prefix(ConfigMap& sp) {
   SharedPrefixSpec s;
   s.groups = sp.integer("groups");
   if (s.groups < 1) throw Error(fmt::format("{}: groups must be >= 1, got {}", sp.where("groups"), s.groups));
@@ -90,7 +90,7 @@ SharedPrefixSpec parse_shared_prefix(YamlMap& sp) {
 }
 }  // namespace
 
-WorkloadSpec parse_workload(YamlMap& m) {
+WorkloadSpec parse_workload(ConfigMap& m) {
   WorkloadSpec w;
 
   const std::int64_t seed = m.integer("seed", 1);
@@ -117,7 +117,7 @@ WorkloadSpec parse_workload(YamlMap& m) {
   if (m.has("trace")) {
     parse_trace(m, w);
     m.finish();
-    YamlMap no_arrival(YAML::Node(YAML::NodeType::Map), m.file(), m.key_path("arrival"));
+    ConfigMap no_arrival(empty_config_map(), m.file(), m.key_path("arrival"));
     check_workload_limits(m, no_arrival, w);
     return w;
   }
@@ -126,18 +126,18 @@ WorkloadSpec parse_workload(YamlMap& m) {
       throw Error(fmt::format("{}: only used with workload.trace (a trace file to replay)", m.where(key)));
   }
 
-  YamlMap arrival = required_map(m, "arrival", "{process: poisson, rate: 8}");
+  ConfigMap arrival = required_map(m, "arrival", "{process: poisson, rate: 8}");
   w.arrival = parse_arrival(arrival);
-  YamlMap input = required_map(m, "input_tokens", "{dist: lognormal, mean: 1024, stddev: 512}");
+  ConfigMap input = required_map(m, "input_tokens", "{dist: lognormal, mean: 1024, stddev: 512}");
   w.input_tokens = parse_length_distribution(input);
-  YamlMap output = required_map(m, "output_tokens", "{dist: uniform, min: 64, max: 512}");
+  ConfigMap output = required_map(m, "output_tokens", "{dist: uniform, min: 64, max: 512}");
   w.output_tokens = parse_length_distribution(output);
   if (m.has("shared_prefix")) {
-    YamlMap sp = m.map("shared_prefix");
+    ConfigMap sp = m.map("shared_prefix");
     w.shared_prefix = parse_shared_prefix(sp);
   }
   if (m.has("multi_turn")) {
-    YamlMap mt = m.map("multi_turn");
+    ConfigMap mt = m.map("multi_turn");
     MultiTurnSpec t;
     t.turns = mt.integer("turns");
     if (t.turns < 1) throw Error(fmt::format("{}: turns must be >= 1, got {}", mt.where("turns"), t.turns));

@@ -26,7 +26,7 @@
 #include <optional>
 #include <string>
 
-#include "util/yaml_map.h"
+#include "config/config_map.h"
 #include "workload/arrival_process.h"
 #include "workload/length_distribution.h"
 #include "workload/request_source.h"
@@ -94,7 +94,7 @@ inline constexpr std::int32_t kDefaultHashBlockTokens = 16;
 // a synthetic run (a poisson, gamma, constant or closed_loop process with
 // neither requests nor duration; all_at_once without requests), when a trace is
 // combined with synthetic keys, and when the trace file does not exist.
-WorkloadSpec parse_workload(YamlMap& m);
+WorkloadSpec parse_workload(ConfigMap& m);
 
 // The source `spec` describes: a TraceSource (trace_source.h) when spec.trace is
 // set, else a SyntheticSource (synthetic_source.h). Opening a trace may throw

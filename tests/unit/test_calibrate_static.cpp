@@ -11,13 +11,17 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <yaml-cpp/yaml.h>
+#include "config/config_map.h"
+#include "config/edits.h"
+#include "config/yaml_text.h"
 
 #include "calibration/operator_calibration.h"
 #include "calibration/static_calibration.h"
 #include "hardware/gpu_catalog.h"
 #include "util/error.h"
-#include "util/yaml_map.h"
+#include "config/config_map.h"
+#include "config/edits.h"
+#include "config/yaml_text.h"
 #include "validation/static_batch.h"
 
 using namespace servesim;
@@ -140,9 +144,9 @@ TEST_CASE("calibrate static: the written profile loads and reproduces the fit", 
 
   // calibration.engine_settings are --set overrides: with hardware.gpu = the profile they
   // reproduce the measurements (error < 0.1%, the 4-6 digits the file keeps).
-  const YAML::Node doc = load_yaml_file(o.out);
+  const ConfigNode doc = load_yaml_file(o.out);
   std::vector<std::string> sets = {"hardware.gpu=" + o.out};
-  for (const auto& s : doc["calibration"]["engine_settings"]) sets.push_back(s.as<std::string>());
+  for (const auto& s : doc.find("calibration")->find("engine_settings")->items()) sets.push_back(s.text());
   REQUIRE(sets.size() == 3);
   StaticValidationOptions vo;
   vo.overrides = sets;

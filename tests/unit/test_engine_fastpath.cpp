@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "core/rng.h"
-#include "core/simulation.h"
+#include "run/simulation.h"
 #include "engine/step_cost_cache.h"
 #include "metrics/collector.h"
 #include "metrics/log_histogram.h"

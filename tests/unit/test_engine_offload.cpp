@@ -3,7 +3,7 @@
 // requests are swapped out instead of recomputed when the tier has room.
 #include <catch2/catch.hpp>
 
-#include "core/simulation.h"
+#include "run/simulation.h"
 #include "engine/cpu_tier.h"
 #include "test_sim_helpers.h"
 

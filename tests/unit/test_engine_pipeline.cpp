@@ -7,7 +7,7 @@
 //   s(b) = cost.totals(b).stage_time + step_cpu_overhead + per_seq_cpu_overhead * seqs   (first-stage occupancy)
 #include <catch2/catch.hpp>
 
-#include "core/simulation.h"
+#include "run/simulation.h"
 #include "test_sim_helpers.h"
 
 using namespace servesim;

@@ -2,7 +2,7 @@
 // (a system prompt) go to the replica that served it last, so its prefix cache hits.
 #include <catch2/catch.hpp>
 
-#include "core/simulation.h"
+#include "run/simulation.h"
 #include "engine/router.h"
 #include "test_sim_helpers.h"
 #include "util/error.h"

@@ -4,7 +4,9 @@
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
-#include <yaml-cpp/yaml.h>
+#include "config/config_map.h"
+#include "config/edits.h"
+#include "config/yaml_text.h"
 
 #include <filesystem>
 #include <fstream>
@@ -36,7 +38,7 @@ std::string write_config(const std::string& name, const json& j) {
 }
 
 Scenario scenario_with(const std::string& model_path, const std::string& extra = "") {
-  return parse_scenario(YAML::Load("hardware: {gpu: h100-sxm}\nmodel: {name: " + model_path + extra + "}\n"),
+  return parse_scenario(parse_yaml_text("hardware: {gpu: h100-sxm}\nmodel: {name: " + model_path + extra + "}\n"),
                         "q.yaml", false);
 }
 }  // namespace

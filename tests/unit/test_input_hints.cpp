@@ -2,7 +2,9 @@
 // sections, empty files, duplicate keys, and where a value came from (--set or the file).
 #include <catch2/catch.hpp>
 
-#include <yaml-cpp/yaml.h>
+#include "config/config_map.h"
+#include "config/edits.h"
+#include "config/yaml_text.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -17,7 +19,9 @@
 #include "util/error.h"
 #include "util/paths.h"
 #include "util/text.h"
-#include "util/yaml_map.h"
+#include "config/config_map.h"
+#include "config/edits.h"
+#include "config/yaml_text.h"
 
 using namespace servesim;
 using servesim::testing::error_of;
@@ -61,15 +65,15 @@ TEST_CASE("did_you_mean: a prefix or all tokens of a name beat raw edit distance
 
 TEST_CASE("scenario: a misspelt top-level section is named, with its line", "[scenario][hints]") {
   // Before: "missing required key 'hardware.gpu'", which hides the typo on line 1.
-  const std::string e = error_of([] { parse_scenario(YAML::Load(std::string("hardwre: {gpu: h100-sxm}\n") + kRest), "s.yaml"); });
+  const std::string e = error_of([] { parse_scenario(parse_yaml_text(std::string("hardwre: {gpu: h100-sxm}\n") + kRest), "s.yaml"); });
   CHECK_THAT(e, Contains("s.yaml:1:1: hardwre: unknown key 'hardwre'") && Contains("did you mean 'hardware'") &&
                     !Contains("missing required key"));
   const std::string m = error_of([] {
-    parse_scenario(YAML::Load("hardware: {gpu: h100-sxm}\nmodle: {name: llama-3.1-8b}\n"), "s.yaml");
+    parse_scenario(parse_yaml_text("hardware: {gpu: h100-sxm}\nmodle: {name: llama-3.1-8b}\n"), "s.yaml");
   });
   CHECK_THAT(m, Contains("s.yaml:2:1: modle: unknown key 'modle'") && Contains("did you mean 'model'"));
   const std::string w = error_of([] {
-    parse_scenario(YAML::Load("hardware: {gpu: h100-sxm}\nmodel: {name: llama-3.1-8b}\nworkloads: {requests: 1}\n"),
+    parse_scenario(parse_yaml_text("hardware: {gpu: h100-sxm}\nmodel: {name: llama-3.1-8b}\nworkloads: {requests: 1}\n"),
                    "s.yaml");
   });
   CHECK_THAT(w, Contains("s.yaml:3:1: workloads: unknown key 'workloads'") && Contains("did you mean 'workload'"));
@@ -103,7 +107,7 @@ TEST_CASE("yaml: a key given twice is an error naming both lines", "[yaml][hints
   const std::string a = write_temp("alias.yaml", "base: &b {x: 1, y: 2}\nother: *b\nthird: {<<: *b}\n");
   CHECK_NOTHROW(load_yaml_file(a));
   // In a --set value.
-  YAML::Node doc = YAML::Load("engine: {block_size: 16}\n");
+  ConfigNode doc = parse_yaml_text("engine: {block_size: 16}\n");
   CHECK_THAT(error_of([&] { apply_override(doc, "engine={kind: vllm, kind: static}"); }),
              Contains("engine.kind: duplicate key 'kind'"));
 }
@@ -111,20 +115,20 @@ TEST_CASE("yaml: a key given twice is an error naming both lines", "[yaml][hints
 TEST_CASE("yaml: '(--set)' only for values that came from --set", "[yaml][hints]") {
   // A section absent from the file is read as an empty mapping made in code; its
   // missing key used to be reported as "s.yaml (--set)".
-  const std::string e = error_of([] { parse_scenario(YAML::Load(std::string("name: x\n") + kRest), "s.yaml"); });
+  const std::string e = error_of([] { parse_scenario(parse_yaml_text(std::string("name: x\n") + kRest), "s.yaml"); });
   CHECK_THAT(e, Contains("s.yaml: hardware: missing required key 'hardware.gpu'") && !Contains("--set"));
   // A value from --set under a key written in the file: reported against --set, not the
   // file's line of that key.
-  YAML::Node doc = YAML::Load("engine:\n  max_num_seqs: 64\n");
+  ConfigNode doc = parse_yaml_text("engine:\n  max_num_seqs: 64\n");
   apply_override(doc, "engine.max_num_seqs=lots");
-  YamlMap root(doc, "s.yaml");
-  YamlMap engine = root.map("engine");
+  ConfigMap root(doc, "s.yaml");
+  ConfigMap engine = root.map("engine");
   CHECK_THAT(error_of([&] { engine.integer("max_num_seqs"); }), Contains("s.yaml (--set): engine.max_num_seqs"));
   // A key inside a mapping given with --set, likewise (its marks count lines of the --set text).
-  YAML::Node doc2 = YAML::Load("engine:\n  block_size: 16\n");
+  ConfigNode doc2 = parse_yaml_text("engine:\n  block_size: 16\n");
   apply_override(doc2, "engine={max_num_seqs: lots}");
-  YamlMap root2(doc2, "s.yaml");
-  YamlMap engine2 = root2.map("engine");
+  ConfigMap root2(doc2, "s.yaml");
+  ConfigMap engine2 = root2.map("engine");
   CHECK_THAT(error_of([&] { engine2.integer("max_num_seqs"); }), Contains("s.yaml (--set): engine.max_num_seqs"));
 }
 

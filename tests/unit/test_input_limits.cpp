@@ -5,16 +5,20 @@
 // (closed_loop with 1e9 users) from the reliability review are cases here.
 #include <catch2/catch.hpp>
 
-#include <yaml-cpp/yaml.h>
+#include "config/config_map.h"
+#include "config/edits.h"
+#include "config/yaml_text.h"
 
 #include <string>
 
-#include "core/simulation.h"
+#include "run/simulation.h"
 #include "model/model_catalog.h"
 #include "test_sim_helpers.h"
 #include "util/error.h"
-#include "util/yaml_map.h"
-#include "util/yaml_ranges.h"
+#include "config/config_map.h"
+#include "config/edits.h"
+#include "config/yaml_text.h"
+#include "config/config_ranges.h"
 #include "workload/trace_reader.h"
 #include "workload/trace_source.h"
 #include "workload/workload_spec.h"
@@ -43,7 +47,8 @@ std::string workload_error(const std::string& wl) {
 const std::string kTraces = std::string(SERVESIM_TEST_FIXTURES) + "/traces/";
 
 WorkloadSpec load_trace_workload(const std::string& yaml) {
-  YamlMap m(YAML::Load(yaml), kTraces + "scenario.yaml", "workload");
+  const ConfigNode m_doc = parse_yaml_text(yaml);
+  ConfigMap m(m_doc, kTraces + "scenario.yaml", "workload");
   return parse_workload(m);
 }
 
@@ -76,8 +81,8 @@ TEST_CASE("block_size must be one of vLLM's sizes", "[limits]") {
 
 TEST_CASE("schema_version: only the version servesim knows", "[limits]") {
   const std::string base = "hardware: {gpu: h100-sxm}\nmodel: {name: llama-3.1-8b}\n";
-  CHECK_NOTHROW(parse_scenario(YAML::Load("schema_version: 1\n" + base), "s.yaml", false));
-  CHECK_THAT(error_of([&] { parse_scenario(YAML::Load("schema_version: 99\n" + base), "s.yaml", false); }),
+  CHECK_NOTHROW(parse_scenario(parse_yaml_text("schema_version: 1\n" + base), "s.yaml", false));
+  CHECK_THAT(error_of([&] { parse_scenario(parse_yaml_text("schema_version: 99\n" + base), "s.yaml", false); }),
              Contains("s.yaml:1:1: schema_version") && Contains("schema_version 99 is not one") &&
                  Contains("version 1 only"));
 }
@@ -261,7 +266,8 @@ TEST_CASE("a trace spanning more than 1e9 s is refused, unless a duration cuts i
 }
 
 TEST_CASE("yaml_ranges: messages name the key, the range, the reason and the value", "[limits][yaml]") {
-  YamlMap m(YAML::Load("a: 5\nb: \"3 GB\"\nc: 0.5\n"), "x.yaml");
+  const ConfigNode m_doc = parse_yaml_text("a: 5\nb: \"3 GB\"\nc: 0.5\n");
+  ConfigMap m(m_doc, "x.yaml");
   CHECK(integer_in(m, "a", {1, 5}) == 5);  // inclusive bounds
   CHECK_THAT(error_of([&] { integer_in(m, "a", {1, 4}, "why not"); }),
              Contains("x.yaml:1:1: a: must be in [1, 4] (why not), got 5"));

@@ -5,7 +5,9 @@
 // with GPU count.
 #include <catch2/catch.hpp>
 
-#include <yaml-cpp/yaml.h>
+#include "config/config_map.h"
+#include "config/edits.h"
+#include "config/yaml_text.h"
 
 #include "cost/memory_plan.h"
 #include "cost/batch.h"
@@ -37,7 +39,7 @@ std::string small_text(const std::string& extra = "") {
          extra;
 }
 
-Scenario small(const std::string& extra = "") { return parse_scenario(YAML::Load(small_text(extra)), "t.yaml"); }
+Scenario small(const std::string& extra = "") { return parse_scenario(parse_yaml_text(small_text(extra)), "t.yaml"); }
 
 std::string error_of(const std::function<void()>& f) {
   try {
@@ -118,7 +120,7 @@ TEST_CASE("plan: fp8 KV cache never lowers KV capacity", "[planning]") {
     for (const std::string model : {"llama-3.1-8b", "mistral-7b", "qwen2.5-7b"})
       for (const std::string weights : {"bf16", "fp8", "int4"}) {
         auto doc = [&](const std::string& kv) {
-          return YAML::Load("hardware: {gpu: " + gpu + "}\nmodel: {name: " + model + ", weights: " + weights +
+          return parse_yaml_text("hardware: {gpu: " + gpu + "}\nmodel: {name: " + model + ", weights: " + weights +
                             ", kv_cache: " + kv + "}\nparallelism: {tp: 1}\n");
         };
         const Scenario a = parse_scenario(doc("bf16"), "t.yaml", false);
@@ -161,35 +163,35 @@ TEST_CASE("plan: budget and input errors are clear", "[planning]") {
   o.tps = {2, 4};
   o.gpu_budget = 1;
   o.search.trial.requests = 100;
-  CHECK_THAT(error_of([&] { plan(YAML::Load(small_text()), "t.yaml", o); }),
+  CHECK_THAT(error_of([&] { plan(parse_yaml_text(small_text()), "t.yaml", o); }),
              Catch::Contains("no candidate fits a budget of 1 GPU"));
   // No SLOs: nothing to plan for.
   PlanOptions p;
   CHECK_THAT(error_of([&] {
-               plan(YAML::Load("hardware: {gpu: h100-sxm}\nmodel: {name: llama-3.1-8b}\nworkload: {requests: 10, "
+               plan(parse_yaml_text("hardware: {gpu: h100-sxm}\nmodel: {name: llama-3.1-8b}\nworkload: {requests: 10, "
                                "arrival: {process: poisson, rate: 1}, input_tokens: {dist: fixed, value: 10}, "
                                "output_tokens: {dist: fixed, value: 10}}\n"),
                     "t.yaml", p);
              }),
              Catch::Contains("plan needs SLOs"));
   // A plan section is read strictly.
-  YAML::Node doc = YAML::Load(small_text("plan: {target_rate: 10, candidates: {tp: [1, 2], gpus: [h100-sxm]}}\n"));
+  ConfigNode doc = parse_yaml_text(small_text("plan: {target_rate: 10, candidates: {tp: [1, 2], gpus: [h100-sxm]}}\n"));
   PlanOptions q;
-  CHECK_THAT(error_of([&] { read_plan_section(doc, YAML::Node(), "t.yaml", q); }), Catch::Contains("unknown key 'gpus'"));
-  YAML::Node ok = YAML::Load(small_text("plan: {target_rate: 10, candidates: {tp: [1, 2]}}\n"));
+  CHECK_THAT(error_of([&] { read_plan_section(doc, ConfigNode(), "t.yaml", q); }), Catch::Contains("unknown key 'gpus'"));
+  ConfigNode ok = parse_yaml_text(small_text("plan: {target_rate: 10, candidates: {tp: [1, 2]}}\n"));
   PlanOptions r;
-  read_plan_section(ok, YAML::Node(), "t.yaml", r);
+  read_plan_section(ok, ConfigNode(), "t.yaml", r);
   CHECK(r.tps == std::vector<int>{1, 2});
   REQUIRE(r.target_rate);
   CHECK(*r.target_rate == 10);
-  CHECK_FALSE(YAML::Node(ok)["plan"]);  // removed before the scenario is parsed
+  CHECK_FALSE(ok.find("plan"));  // removed before the scenario is parsed
 }
 
 TEST_CASE("whatif: fp8 KV doubles the KV capacity and says so", "[planning]") {
   SweepOptions o;
   const std::vector<SweepAxis> axes = {parse_vary("model.kv_cache=bf16,fp8")};
-  YAML::Node doc = YAML::Load(small_text());
-  doc["workload"]["requests"] = 60;
+  ConfigNode doc = parse_yaml_text(small_text());
+  set_number(doc, "workload.requests", 60);
   const auto pts = run_sweep(doc, "t.yaml", axes, o);
   const auto rows = whatif_rows(pts, axes);
   REQUIRE(rows.size() == 2);

@@ -2,7 +2,9 @@
 // not be served (completed < offered).
 #include <catch2/catch.hpp>
 
-#include <yaml-cpp/yaml.h>
+#include "config/config_map.h"
+#include "config/edits.h"
+#include "config/yaml_text.h"
 
 #include "planning/capacity.h"
 #include "planning/sweep.h"
@@ -29,7 +31,7 @@ const char* kDoc =
 TEST_CASE("a sweep point with failed requests is infeasible, with the reason", "[planning][failures]") {
   SweepOptions opt;
   const std::vector<SweepAxis> axes = {parse_vary("engine.max_model_len=300,4096")};
-  const auto points = run_sweep(YAML::Load(kDoc), "t.yaml", axes, opt);
+  const auto points = run_sweep(parse_yaml_text(kDoc), "t.yaml", axes, opt);
   REQUIRE(points.size() == 2);
   const auto short_ctx = point_json(points[0], axes);
   CHECK(short_ctx["status"] == "infeasible");
@@ -40,8 +42,8 @@ TEST_CASE("a sweep point with failed requests is infeasible, with the reason", "
 }
 
 TEST_CASE("plan finds no rate for requests that cannot be served", "[planning][failures]") {
-  YAML::Node doc = YAML::Load(kDoc);
-  doc["engine"]["max_model_len"] = 300;
+  ConfigNode doc = parse_yaml_text(kDoc);
+  set_number(doc, "engine.max_model_len", 300);
   const Scenario sc = parse_scenario(doc, "t.yaml");
   SearchOptions opt;
   opt.trial.requests = 200;

@@ -2,7 +2,9 @@
 // did-you-mean, infeasible points as rows, and output independent of -j.
 #include <catch2/catch.hpp>
 
-#include <yaml-cpp/yaml.h>
+#include "config/config_map.h"
+#include "config/edits.h"
+#include "config/yaml_text.h"
 
 #include "planning/sweep.h"
 #include "util/error.h"
@@ -13,8 +15,8 @@ using namespace servesim::planning;
 namespace {
 
 // Llama-3.1-8B on one H100 with a short synthetic workload: each point runs in milliseconds.
-YAML::Node small_doc(int requests = 120) {
-  return YAML::Load("hardware: {gpu: h100-sxm}\n"
+ConfigNode small_doc(int requests = 120) {
+  return parse_yaml_text("hardware: {gpu: h100-sxm}\n"
                     "model: {name: llama-3.1-8b}\n"
                     "parallelism: {tp: 1}\n"
                     "engine: {max_num_seqs: 64}\n"

@@ -3,7 +3,9 @@
 // sweep/whatif --vary and plan candidates.
 #include <catch2/catch.hpp>
 
-#include <yaml-cpp/yaml.h>
+#include "config/config_map.h"
+#include "config/edits.h"
+#include "config/yaml_text.h"
 
 #include "planning/capacity.h"
 #include "planning/economics.h"
@@ -11,7 +13,9 @@
 #include "planning/whatif.h"
 #include "scenario/config_json.h"
 #include "scenario/scenario.h"
-#include "util/yaml_map.h"
+#include "config/config_map.h"
+#include "config/edits.h"
+#include "config/yaml_text.h"
 
 using namespace servesim;
 using namespace servesim::planning;
@@ -25,7 +29,7 @@ const char* kPinned =
     "output_tokens: {dist: fixed, value: 10}}\n";
 
 std::string label_with(const std::vector<std::string>& sets, const char* doc_text = kPinned) {
-  YAML::Node doc = YAML::Load(doc_text);
+  ConfigNode doc = parse_yaml_text(doc_text);
   for (const auto& s : sets) apply_override(doc, s);
   return precision_label(parse_scenario(doc, "t.yaml").resolved);
 }
@@ -50,7 +54,7 @@ TEST_CASE("model.weights=fp8 given with --set means W8A8 where the GPU has fp8 t
 TEST_CASE("sweep --vary model.weights=fp8 resolves like --set", "[precision][rule]") {
   SweepOptions opt;
   const std::vector<SweepAxis> axes = {parse_vary("model.weights=bf16,fp8")};
-  const auto points = run_sweep(YAML::Load(kPinned), "t.yaml", axes, opt);
+  const auto points = run_sweep(parse_yaml_text(kPinned), "t.yaml", axes, opt);
   REQUIRE(points.size() == 2);
   REQUIRE(points[1].scenario);
   CHECK(precision_label(points[0].scenario->resolved) == "W16A16 bf16, KV bf16");
@@ -67,7 +71,7 @@ TEST_CASE("whatif shows the resolved precision and compares cost at the SLO-meet
       "slo: {ttft_ms: {p99: 400}, tpot_ms: {p99: 30}}\n";
   SweepOptions opt;
   const std::vector<SweepAxis> axes = {parse_vary("model.weights=bf16,fp8")};
-  const auto points = run_sweep(YAML::Load(doc), "t.yaml", axes, opt);
+  const auto points = run_sweep(parse_yaml_text(doc), "t.yaml", axes, opt);
   WhatIfOptions wo;
   wo.trial_requests = 300;
   const auto rows = whatif_rows(points, axes, wo);

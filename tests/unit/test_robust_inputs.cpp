@@ -4,7 +4,9 @@
 // /work/shared/reliability/crashes are copied into tests/fixtures/robust/.
 #include <catch2/catch.hpp>
 
-#include <yaml-cpp/yaml.h>
+#include "config/config_map.h"
+#include "config/edits.h"
+#include "config/yaml_text.h"
 
 #include <filesystem>
 #include <fstream>
@@ -12,14 +14,16 @@
 #include <string>
 
 #include "core/rng.h"
-#include "core/simulation.h"
+#include "run/simulation.h"
 #include "hardware/gpu_catalog.h"
 #include "model/model_catalog.h"
 #include "scenario/scenario.h"
 #include "util/error.h"
 #include "util/json_file.h"
 #include "util/paths.h"
-#include "util/yaml_map.h"
+#include "config/config_map.h"
+#include "config/edits.h"
+#include "config/yaml_text.h"
 #include "validation/vllm_experiments.h"
 #include "workload/trace_reader.h"
 
@@ -54,7 +58,8 @@ TEST_CASE("robust: a list as a top-level YAML key is an error at its line and co
 }
 
 TEST_CASE("robust: a mapping key inside a section, from a file or --set, names the section", "[robust]") {
-  YamlMap root(YAML::Load("engine:\n  {x: 1}: 2\n"), "s.yaml");  // key at line 2, column 3
+  const ConfigNode root_doc = parse_yaml_text("engine:\n  {x: 1}: 2\n");
+  ConfigMap root(root_doc, "s.yaml");  // key at line 2, column 3
   REQUIRE_THROWS_WITH(root.map("engine"), Contains("s.yaml:2:3") && Contains("engine:") &&
                                               Contains("mapping keys must be plain names, not a mapping"));
   // The --set forms of reproducer 01.
@@ -67,12 +72,12 @@ TEST_CASE("robust: a mapping key inside a section, from a file or --set, names t
 TEST_CASE("robust: a list key in a document built in code is refused too", "[robust]") {
   // No file position: the error still says what is wrong (before: a bad conversion
   // from as<std::string>() on the key, which escaped as a yaml-cpp exception).
-  YAML::Node n(YAML::NodeType::Map);
-  YAML::Node key;
-  key.push_back("a");
-  n[key] = 1;
-  n["rate"] = 2;
-  REQUIRE_THROWS_WITH(YamlMap(n, "f.yaml"), Contains("mapping keys must be plain names"));
+  ConfigNode n = ConfigNode::map();
+  ConfigNode key = ConfigNode::sequence();
+  key.items().push_back(ConfigNode::scalar("a"));
+  n.entries().push_back({key, ConfigNode::scalar("1")});
+  n.set("rate", ConfigNode::scalar("2"));
+  REQUIRE_THROWS_WITH(ConfigMap(n, "f.yaml"), Contains("mapping keys must be plain names"));
 }
 
 // --- 02: JSON numbers beyond double range -------------------------------------------
@@ -183,15 +188,17 @@ TEST_CASE("robust: every shipped trace ends in a newline (the check refuses none
   }
 }
 
-// --- YAML generated from data: yaml-cpp exceptions become Errors --------------------
+// --- Scenarios built from data: names are values, never YAML text --------------------
 
-TEST_CASE("robust: an experiment whose names break the generated scenario YAML is an Error", "[robust]") {
-  // The loader maps names to catalog entries, so this needs a hand-made Experiment:
-  // "h100: [" pasted into "hardware: {gpu: ...}" is a YAML syntax error.
+TEST_CASE("robust: an experiment whose names would break YAML text is read as a name", "[robust]") {
+  // The loader maps names to catalog entries, so this needs a hand-made Experiment.
+  // "h100: [" pasted into "hardware: {gpu: ...}" used to be a YAML syntax error; the
+  // scenario is now built key by key, so it is looked up as the GPU name it is.
   Experiment e;
   e.key = "broken";
   e.gpu = "h100: [";
   e.model = "llama-3.1-8b";
   REQUIRE_THROWS_AS(experiment_scenario(e, {}), Error);
-  REQUIRE_THROWS_WITH(experiment_scenario(e, {}), Contains("experiment broken") && Contains("not make a valid scenario"));
+  REQUIRE_THROWS_WITH(experiment_scenario(e, {}),
+                      Contains("experiment broken") && Contains("hardware.gpu") && Contains("unknown GPU 'h100: ['"));
 }

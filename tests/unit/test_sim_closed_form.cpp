@@ -10,7 +10,7 @@
 
 #include <cmath>
 
-#include "core/simulation.h"
+#include "run/simulation.h"
 #include "test_sim_helpers.h"
 
 using namespace servesim;

@@ -22,7 +22,7 @@ Scenario tiny_kv_scenario() {
       "model: {name: llama-3.1-8b}\n"
       "engine: {kind: vllm, num_gpu_blocks_override: 8, max_model_len: 150}\n"
       "slo: {ttft_ms: {p99: 1000000}}\n";
-  return parse_scenario(YAML::Load(text), "test.yaml", false);
+  return parse_scenario(parse_yaml_text(text), "test.yaml", false);
 }
 }  // namespace
 

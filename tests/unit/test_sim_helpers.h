@@ -2,7 +2,9 @@
 // Shared helpers for the end-to-end simulation tests (test_sim_*.cpp): a
 // vector-backed request source, a scenario built from YAML text, the engine's
 // per-step wall-time formula, and a parser for the requests.csv stream.
-#include <yaml-cpp/yaml.h>
+#include "config/config_map.h"
+#include "config/edits.h"
+#include "config/yaml_text.h"
 
 #include <cstdint>
 #include <optional>
@@ -11,7 +13,7 @@
 #include <vector>
 
 #include "util/error.h"
-#include "core/simulation.h"
+#include "run/simulation.h"
 #include "cost/batch.h"
 #include "scenario/scenario.h"
 #include "scenario/setup.h"
@@ -54,7 +56,7 @@ inline Scenario scenario_from(const std::string& engine, const std::string& work
                      "parallelism: " + parallelism + "\n"
                      "engine: " + engine + "\n";
   if (!workload.empty()) text += "workload: " + workload + "\n";
-  return parse_scenario(YAML::Load(text), "test.yaml", !workload.empty());
+  return parse_scenario(parse_yaml_text(text), "test.yaml", !workload.empty());
 }
 
 // The engine's wall time of one step (vllm_engine.cpp step_seconds and

@@ -4,10 +4,12 @@
 
 #include <filesystem>
 
-#include "core/simulation.h"
+#include "run/simulation.h"
 #include "test_sim_helpers.h"
 #include "util/error.h"
-#include "util/yaml_map.h"
+#include "config/config_map.h"
+#include "config/edits.h"
+#include "config/yaml_text.h"
 
 using namespace servesim;
 using namespace servesim::testing;
@@ -60,9 +62,10 @@ TEST_CASE("every shipped scenario loads and runs", "[sim][scenarios]") {
     INFO(f.string());
     // Cap the run: 50 requests when the workload has a synthetic arrival process
     // (workload.requests is a valid key for every process, and bounds the run).
-    const YAML::Node doc = load_yaml_file(f.string());
+    const ConfigNode doc = load_yaml_file(f.string());
     std::vector<std::string> sets;
-    if (doc["workload"] && (doc["workload"]["requests"] || doc["workload"]["arrival"]))
+    const ConfigNode* w = doc.find("workload");
+    if (w && (w->find("requests") || w->find("arrival")))
       sets.push_back("workload.requests=50");
     Scenario sc;
     REQUIRE_NOTHROW(sc = load_scenario(f.string(), sets));

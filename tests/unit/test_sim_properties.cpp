@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/simulation.h"
+#include "run/simulation.h"
 #include "test_sim_helpers.h"
 
 using namespace servesim;

@@ -5,14 +5,16 @@
 // uninterrupted run's. The simulation loop itself also stops on the flag.
 #include <catch2/catch.hpp>
 
-#include <yaml-cpp/yaml.h>
+#include "config/config_map.h"
+#include "config/edits.h"
+#include "config/yaml_text.h"
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 
-#include "core/simulation.h"
+#include "run/simulation.h"
 #include "planning/sweep.h"
 #include "planning/sweep_checkpoint.h"
 #include "scenario/scenario.h"
@@ -78,7 +80,7 @@ CheckpointedSweep sweep_to(const std::string& out, std::size_t stop_after, int t
     if (stop_after > 0 && done == stop_after) request_interrupt();
   };
   const auto a = axes();
-  return run_sweep_checkpointed(YAML::Load(kScenario), "sweep.yaml", a, opt, out,
+  return run_sweep_checkpointed(parse_yaml_text(kScenario), "sweep.yaml", a, opt, out,
                                 sweep_fingerprint(kScenario, {}, a));
 }
 
@@ -140,7 +142,7 @@ TEST_CASE("sweep checkpoint: a .partial of another sweep is not reused", "[sweep
   const auto a = axes();
   const std::string other = std::string(kScenario) + "# edited\n";
   const CheckpointedSweep r =
-      run_sweep_checkpointed(YAML::Load(other), "sweep.yaml", a, opt, d / "s.csv", sweep_fingerprint(other, {}, a));
+      run_sweep_checkpointed(parse_yaml_text(other), "sweep.yaml", a, opt, d / "s.csv", sweep_fingerprint(other, {}, a));
   CHECK(r.resumed == 0);
   CHECK(r.records.size() == 4);
 }
@@ -149,14 +151,14 @@ TEST_CASE("sweep checkpoint: a sweep refused before simulating leaves no file", 
   TempDir d("refused");
   SweepOptions opt;
   const std::vector<SweepAxis> bad = {parse_vary("engine.max_num_seq=1,2")};  // misspelt key
-  REQUIRE_THROWS_AS(run_sweep_checkpointed(YAML::Load(kScenario), "sweep.yaml", bad, opt, d / "s.csv", "f"), Error);
+  REQUIRE_THROWS_AS(run_sweep_checkpointed(parse_yaml_text(kScenario), "sweep.yaml", bad, opt, d / "s.csv", "f"), Error);
   CHECK(fs::is_empty(d.path));
 }
 
 TEST_CASE("interrupt: a simulation stops within a few thousand events once the flag is set", "[sweep_checkpoint]") {
   InterruptReset reset;
-  YAML::Node doc = YAML::Load(kScenario);
-  doc["workload"]["requests"] = 1000;
+  ConfigNode doc = parse_yaml_text(kScenario);
+  set_number(doc, "workload.requests", 1000);
   const Scenario sc = parse_scenario(doc, "s.yaml");
   SimulationOptions step_by_step;
   step_by_step.fast_forward = false;  // one event per decode step: 1000 requests x ~25 steps >> 4096 events

@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "util/error.h"
-#include "util/yaml_map.h"
+#include "config/config_map.h"
+#include "config/edits.h"
+#include "config/yaml_text.h"
 #include "workload/prefix_hash.h"
 #include "workload/synthetic_source.h"
 #include "workload/workload_spec.h"
@@ -21,7 +23,8 @@ namespace {
 constexpr Nanos kSec = 1'000'000'000;
 
 WorkloadSpec load(const std::string& yaml) {
-  YamlMap m(YAML::Load(yaml), "test.yaml", "workload");
+  const ConfigNode m_doc = parse_yaml_text(yaml);
+  ConfigMap m(m_doc, "test.yaml", "workload");
   return parse_workload(m);
 }
 

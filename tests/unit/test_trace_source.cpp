@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "util/error.h"
-#include "util/yaml_map.h"
+#include "config/config_map.h"
+#include "config/edits.h"
+#include "config/yaml_text.h"
 #include "workload/trace_source.h"
 #include "workload/workload_spec.h"
 
@@ -23,7 +25,8 @@ constexpr Nanos kSec = 1'000'000'000;
 // Parses a workload mapping as if it were in a scenario file in the fixtures'
 // traces folder (relative trace paths resolve there).
 WorkloadSpec load(const std::string& yaml) {
-  YamlMap m(YAML::Load(yaml), kFixtures + "scenario.yaml", "workload");
+  const ConfigNode m_doc = parse_yaml_text(yaml);
+  ConfigMap m(m_doc, kFixtures + "scenario.yaml", "workload");
   return parse_workload(m);
 }
 

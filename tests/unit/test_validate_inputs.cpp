@@ -3,7 +3,9 @@
 // end-to-end time below the TTFT) are refused with where they are.
 #include <catch2/catch.hpp>
 
-#include <yaml-cpp/yaml.h>
+#include "config/config_map.h"
+#include "config/edits.h"
+#include "config/yaml_text.h"
 
 #include <filesystem>
 #include <fstream>
@@ -51,11 +53,11 @@ TEST_CASE("validate: the trace's model_id is compared with the scenario's model"
 
   // Through validate_trace: the warning is carried in the result.
   const std::string other = temp_file("other_model.json", bench_json("meta-llama/Llama-2-70b-hf"));
-  const TraceValidation v = validate_trace(trace_scenario(YAML::Load(kSetup), "t.yaml", other, TraceFormat::vllm_bench));
+  const TraceValidation v = validate_trace(trace_scenario(parse_yaml_text(kSetup), "t.yaml", other, TraceFormat::vllm_bench));
   REQUIRE(v.warnings.size() == 1);
   CHECK_THAT(v.warnings[0], Contains("model_id 'meta-llama/Llama-2-70b-hf'"));
   const std::string same = temp_file("same_model.json", bench_json("meta-llama/Llama-3.1-8B-Instruct"));
-  CHECK(validate_trace(trace_scenario(YAML::Load(kSetup), "t.yaml", same, TraceFormat::vllm_bench)).warnings.empty());
+  CHECK(validate_trace(trace_scenario(parse_yaml_text(kSetup), "t.yaml", same, TraceFormat::vllm_bench)).warnings.empty());
 }
 
 TEST_CASE("validate: negative TTFTs and gaps in a vllm bench JSON are refused", "[validation][inputs]") {

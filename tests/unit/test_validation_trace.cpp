@@ -60,7 +60,7 @@ const MetricComparison& metric(const TraceValidation& v, const std::string& name
 TEST_CASE("validate: a closed-form CSV at concurrency 1 is reproduced", "[validation]") {
   // Requests 100 s apart never overlap, so each sees the engine alone.
   const std::vector<std::pair<std::int64_t, std::int64_t>> lengths = {{100, 20}, {800, 5}, {2000, 40}, {300, 2}, {50, 64}};
-  const Scenario setup = parse_scenario(YAML::Load(kSetup), "test.yaml", false);
+  const Scenario setup = parse_scenario(parse_yaml_text(kSetup), "test.yaml", false);
   std::string csv = "arrival_s,input_tokens,output_tokens,ttft_ms,tpot_ms,e2e_ms\n";
   double measured_tokens = 0;
   for (std::size_t i = 0; i < lengths.size(); ++i) {
@@ -71,7 +71,7 @@ TEST_CASE("validate: a closed-form CSV at concurrency 1 is reproduced", "[valida
     measured_tokens += static_cast<double>(out);
   }
   const std::string path = temp_file("closed_form.csv", csv);
-  const Scenario sc = trace_scenario(YAML::Load(kSetup), "test.yaml", path, TraceFormat::csv);
+  const Scenario sc = trace_scenario(parse_yaml_text(kSetup), "test.yaml", path, TraceFormat::csv);
   const TraceValidation v = validate_trace(sc);
 
   REQUIRE(v.requests == 5);
@@ -108,13 +108,13 @@ TEST_CASE("validate: a closed-form CSV at concurrency 1 is reproduced", "[valida
 }
 
 TEST_CASE("validate: a prediction off by more than the target misses it", "[validation]") {
-  const Scenario setup = parse_scenario(YAML::Load(kSetup), "test.yaml", false);
+  const Scenario setup = parse_scenario(parse_yaml_text(kSetup), "test.yaml", false);
   const Alone a = alone(setup, 500, 10);
   // Measured E2E and TPOT twice the prediction: -50% error.
   const std::string path = temp_file(
       "off.csv", fmt::format("arrival_s,input_tokens,output_tokens,ttft_ms,tpot_ms,e2e_ms\n0,500,10,{:.6f},{:.6f},{:.6f}\n",
                              a.ttft_ms, 2 * a.tpot_ms, 2 * a.e2e_ms));
-  const TraceValidation v = validate_trace(trace_scenario(YAML::Load(kSetup), "test.yaml", path, TraceFormat::csv));
+  const TraceValidation v = validate_trace(trace_scenario(parse_yaml_text(kSetup), "test.yaml", path, TraceFormat::csv));
   CHECK_FALSE(v.within_targets);
   CHECK(v.verdict.rfind("misses targets", 0) == 0);
   CHECK(v.verdict.find("E2E mean -5") != std::string::npos);
@@ -129,7 +129,7 @@ TEST_CASE("validate: lengths over max_model_len are refused with the count and t
                                      "1,900,200,5\n"
                                      "2,1000,1,5\n"
                                      "3,10,10,5\n");
-  YAML::Node doc = YAML::Load(kSetup);
+  ConfigNode doc = parse_yaml_text(kSetup);
   apply_override(doc, "engine.max_model_len=1000");
   const Scenario sc = trace_scenario(doc, "test.yaml", path, TraceFormat::csv);
   try {
@@ -149,30 +149,30 @@ TEST_CASE("validate: a vllm bench JSON without the measured fields names the fie
       "\"request_rate\": 4.0, \"input_lens\": [100, 200], \"output_lens\": [10, 20]";
   SECTION("no ttfts") {
     const std::string path = temp_file("no_ttfts.json", "{" + base + ", \"itls\": [[0.01], [0.02]]}");
-    const Scenario sc = trace_scenario(YAML::Load(kSetup), "test.yaml", path, TraceFormat::vllm_bench);
+    const Scenario sc = trace_scenario(parse_yaml_text(kSetup), "test.yaml", path, TraceFormat::vllm_bench);
     CHECK_THROWS_WITH(validate_trace(sc), Catch::Contains("missing field 'ttfts'"));
   }
   SECTION("no itls") {
     const std::string path = temp_file("no_itls.json", "{" + base + ", \"ttfts\": [0.1, 0.2]}");
-    const Scenario sc = trace_scenario(YAML::Load(kSetup), "test.yaml", path, TraceFormat::vllm_bench);
+    const Scenario sc = trace_scenario(parse_yaml_text(kSetup), "test.yaml", path, TraceFormat::vllm_bench);
     CHECK_THROWS_WITH(validate_trace(sc), Catch::Contains("missing field 'itls'"));
   }
   SECTION("ttfts of the wrong length") {
     const std::string path = temp_file("short_ttfts.json", "{" + base + ", \"ttfts\": [0.1], \"itls\": [[], []]}");
-    const Scenario sc = trace_scenario(YAML::Load(kSetup), "test.yaml", path, TraceFormat::vllm_bench);
+    const Scenario sc = trace_scenario(parse_yaml_text(kSetup), "test.yaml", path, TraceFormat::vllm_bench);
     CHECK_THROWS_WITH(validate_trace(sc), Catch::Contains("'ttfts' has 1 entries"));
   }
   SECTION("no output_lens") {
     const std::string path =
         temp_file("no_output.json", "{\"request_rate\": 4.0, \"input_lens\": [1], \"ttfts\": [0.1], \"itls\": [[]]}");
-    const Scenario sc = trace_scenario(YAML::Load(kSetup), "test.yaml", path, TraceFormat::vllm_bench);
+    const Scenario sc = trace_scenario(parse_yaml_text(kSetup), "test.yaml", path, TraceFormat::vllm_bench);
     CHECK_THROWS_WITH(validate_trace(sc), Catch::Contains("'output_lens'"));
   }
 }
 
 TEST_CASE("validate: a vllm bench JSON yields TTFT, TPOT, ITL and E2E", "[validation]") {
   const std::string path = std::string(SERVESIM_TEST_FIXTURES) + "/traces/vllm_bench.json";
-  const TraceValidation v = validate_trace(trace_scenario(YAML::Load(kSetup), "test.yaml", path, TraceFormat::automatic));
+  const TraceValidation v = validate_trace(trace_scenario(parse_yaml_text(kSetup), "test.yaml", path, TraceFormat::automatic));
   CHECK(v.format == TraceFormat::vllm_bench);
   CHECK(v.requests == 5);
   std::vector<std::string> names;
@@ -210,6 +210,6 @@ TEST_CASE("validate: a vllm bench request that streamed no token is not a zero-l
   CHECK_FALSE(m[1].ttft_ms.has_value());
   CHECK_FALSE(m[1].e2e_ms.has_value());
   const TraceValidation v =
-      validate_trace(trace_scenario(YAML::Load(kSetup), "test.yaml", path, TraceFormat::vllm_bench));
+      validate_trace(trace_scenario(parse_yaml_text(kSetup), "test.yaml", path, TraceFormat::vllm_bench));
   CHECK(v.no_token_requests == 1);
 }

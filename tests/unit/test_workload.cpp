@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "util/error.h"
-#include "util/yaml_map.h"
+#include "config/config_map.h"
+#include "config/edits.h"
+#include "config/yaml_text.h"
 #include "workload/arrival_process.h"
 #include "workload/length_distribution.h"
 #include "workload/synthetic_source.h"
@@ -19,18 +21,21 @@ using Catch::Matchers::Contains;
 namespace {
 
 WorkloadSpec load(const std::string& yaml) {
-  YamlMap m(YAML::Load(yaml), "test.yaml", "workload");
+  const ConfigNode m_doc = parse_yaml_text(yaml);
+  ConfigMap m(m_doc, "test.yaml", "workload");
   return parse_workload(m);
 }
 
 LengthSpec load_length(const std::string& yaml) {
-  YamlMap m(YAML::Load(yaml), "test.yaml", "workload.input_tokens");
+  const ConfigNode m_doc = parse_yaml_text(yaml);
+  ConfigMap m(m_doc, "test.yaml", "workload.input_tokens");
   return parse_length_distribution(m);
 }
 
 // The workload boilerplate around an arrival block.
 std::string with_arrival(const std::string& arrival, const std::string& extra = "requests: 1000") {
-  return "seed: 5\n" + extra + "\narrival: " + arrival +
+  // `extra` may set the seed itself (a duplicate key is an error).
+  return (extra.find("seed:") == std::string::npos ? "seed: 5\n" : "") + extra + "\narrival: " + arrival +
          "\ninput_tokens: {dist: fixed, value: 100}\noutput_tokens: {dist: fixed, value: 10}\n";
 }
 

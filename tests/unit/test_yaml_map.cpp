@@ -2,10 +2,14 @@
 // types and --set overrides, each error checked for where and what.
 #include <catch2/catch.hpp>
 
-#include <yaml-cpp/yaml.h>
+#include "config/config_map.h"
+#include "config/edits.h"
+#include "config/yaml_text.h"
 
 #include "util/error.h"
-#include "util/yaml_map.h"
+#include "config/config_map.h"
+#include "config/edits.h"
+#include "config/yaml_text.h"
 
 using namespace servesim;
 using Catch::Contains;
@@ -23,9 +27,10 @@ const char* kDoc =
 }  // namespace
 
 TEST_CASE("yaml_map: an unknown key names file:line:col, the key path and a suggestion", "[yaml]") {
-  YamlMap root(YAML::Load(kDoc), "scenario.yaml");
+  const ConfigNode root_doc = parse_yaml_text(kDoc);
+  ConfigMap root(root_doc, "scenario.yaml");
   CHECK(root.string("name") == "demo");
-  YamlMap engine = root.map("engine");
+  ConfigMap engine = root.map("engine");
   CHECK(engine.integer("max_num_seqs", 256) == 256);  // absent -> fallback
   CHECK(engine.integer("block_size") == 16);
   // yaml-cpp marks are 0-based (line 2, column 2); the message prints 1-based 3:3.
@@ -38,12 +43,14 @@ TEST_CASE("yaml_map: an unknown key names file:line:col, the key path and a sugg
 }
 
 TEST_CASE("yaml_map: finish accepts a mapping whose keys were all read", "[yaml]") {
-  YamlMap root(YAML::Load("a: 1\nb: two\n"), "x.yaml");
+  const ConfigNode root_doc = parse_yaml_text("a: 1\nb: two\n");
+  ConfigMap root(root_doc, "x.yaml");
   CHECK(root.integer("a") == 1);
   CHECK(root.string("b") == "two");
   CHECK_NOTHROW(root.finish());
   // allow() marks keys known without reading them.
-  YamlMap other(YAML::Load("a: 1\ncomment: anything\n"), "x.yaml");
+  const ConfigNode other_doc = parse_yaml_text("a: 1\ncomment: anything\n");
+  ConfigMap other(other_doc, "x.yaml");
   CHECK(other.integer("a") == 1);
   CHECK_THROWS_WITH(other.finish(), Contains("x.yaml:2:1") && Contains("unknown key 'comment'"));
   other.allow({"comment"});
@@ -52,31 +59,34 @@ TEST_CASE("yaml_map: finish accepts a mapping whose keys were all read", "[yaml]
 
 TEST_CASE("yaml_map: unknown top-level key has a 1-based location of line 1", "[yaml]") {
   // Boundary: the very first key sits at yaml-cpp mark (0, 0) -> printed "1:1".
-  YamlMap root(YAML::Load("nmae: x\nlayers: 2\n"), "m.yaml");
+  const ConfigNode root_doc = parse_yaml_text("nmae: x\nlayers: 2\n");
+  ConfigMap root(root_doc, "m.yaml");
   root.string("name", "");
   root.integer("layers");
   REQUIRE_THROWS_WITH(root.finish(), Contains("m.yaml:1:1: nmae") && Contains("did you mean 'name'"));
 }
 
 TEST_CASE("yaml_map: a missing required key names its full path", "[yaml]") {
-  YamlMap root(YAML::Load(kDoc), "scenario.yaml");
-  YamlMap engine = root.map("engine");
+  const ConfigNode root_doc = parse_yaml_text(kDoc);
+  ConfigMap root(root_doc, "scenario.yaml");
+  ConfigMap engine = root.map("engine");
   REQUIRE_THROWS_WITH(engine.integer("max_model_len"),
                       Contains("scenario.yaml") && Contains("missing required key 'engine.max_model_len'"));
   REQUIRE_THROWS_WITH(root.string("model"), Contains("missing required key 'model'"));
   // A quantity is required the same way.
-  YamlMap gpu = root.map("gpu");
+  ConfigMap gpu = root.map("gpu");
   REQUIRE_THROWS_WITH(gpu.quantity("bandwidth", Dimension::bandwidth),
                       Contains("missing required key 'gpu.bandwidth'"));
   // An absent mapping reads as empty, so its required keys are reported by path.
-  YamlMap absent = root.map("workload");
+  ConfigMap absent = root.map("workload");
   CHECK(absent.path() == "workload");
   REQUIRE_THROWS_WITH(absent.number("rate"), Contains("missing required key 'workload.rate'"));
 }
 
 TEST_CASE("yaml_map: wrong types are reported with the key's location", "[yaml]") {
-  YamlMap root(YAML::Load(kDoc), "scenario.yaml");
-  YamlMap gpu = root.map("gpu");
+  const ConfigNode root_doc = parse_yaml_text(kDoc);
+  ConfigMap root(root_doc, "scenario.yaml");
+  ConfigMap gpu = root.map("gpu");
   // "count: eight" is on line 7, key at column 3.
   REQUIRE_THROWS_WITH(gpu.integer("count"),
                       Contains("scenario.yaml:7:3: gpu.count") && Contains("expected an integer, got 'eight'"));
@@ -94,12 +104,14 @@ TEST_CASE("yaml_map: wrong types are reported with the key's location", "[yaml]"
 }
 
 TEST_CASE("yaml_map: the document must be a mapping", "[yaml]") {
-  REQUIRE_THROWS_WITH(YamlMap(YAML::Load("- a\n- b\n"), "list.yaml"),
+  const ConfigNode list = parse_yaml_text("- a\n- b\n");
+  REQUIRE_THROWS_WITH(ConfigMap(list, "list.yaml"),
                       Contains("list.yaml:1:1") && Contains("the document must be a mapping"));
 }
 
 TEST_CASE("yaml_map: list of strings accepts a scalar or a sequence", "[yaml]") {
-  YamlMap root(YAML::Load("one: a\nmany: [a, b, c]\nbad: {x: 1}\n"), "l.yaml");
+  const ConfigNode root_doc = parse_yaml_text("one: a\nmany: [a, b, c]\nbad: {x: 1}\n");
+  ConfigMap root(root_doc, "l.yaml");
   CHECK(root.strings("one") == std::vector<std::string>{"a"});
   CHECK(root.strings("many") == std::vector<std::string>{"a", "b", "c"});
   CHECK(root.strings("absent").empty());
@@ -114,10 +126,10 @@ TEST_CASE("yaml_map: load_yaml_file reports syntax errors and missing files", "[
 }
 
 TEST_CASE("yaml_map: apply_override replaces an existing value", "[yaml][override]") {
-  YAML::Node doc = YAML::Load(kDoc);
+  ConfigNode doc = parse_yaml_text(kDoc);
   apply_override(doc, "engine.block_size=32");
-  YamlMap root(doc, "scenario.yaml");
-  YamlMap engine = root.map("engine");
+  ConfigMap root(doc, "scenario.yaml");
+  ConfigMap engine = root.map("engine");
   CHECK(engine.integer("block_size") == 32);
   // Siblings are untouched.
   CHECK(engine.integer("max_num_seq") == 64);
@@ -125,55 +137,55 @@ TEST_CASE("yaml_map: apply_override replaces an existing value", "[yaml][overrid
 }
 
 TEST_CASE("yaml_map: apply_override creates missing nested mappings", "[yaml][override]") {
-  YAML::Node doc = YAML::Load(kDoc);
+  ConfigNode doc = parse_yaml_text(kDoc);
   apply_override(doc, "workload.arrival.rate=5.5");
   apply_override(doc, "workload.arrival.kind=poisson");
   apply_override(doc, "engine.new_key=[1, 2]");
-  YamlMap root(doc, "scenario.yaml");
-  YamlMap arrival = root.map("workload").map("arrival");
+  ConfigMap root(doc, "scenario.yaml");
+  ConfigMap arrival = root.map("workload").map("arrival");
   CHECK(arrival.number("rate") == Approx(5.5).epsilon(1e-12));
   CHECK(arrival.string("kind") == "poisson");
   CHECK(root.map("engine").strings("new_key") == std::vector<std::string>{"1", "2"});
   // A quantity set from the command line parses with its unit: "3.35 TB/s" = 3.35e12.
   apply_override(doc, "gpu.bandwidth=3.35 TB/s");
-  YamlMap root2(doc, "scenario.yaml");
+  ConfigMap root2(doc, "scenario.yaml");
   CHECK(root2.map("gpu").quantity("bandwidth", Dimension::bandwidth) == Approx(3.35e12).epsilon(1e-12));
 }
 
 TEST_CASE("yaml_map: apply_override on an empty document", "[yaml][override]") {
   SECTION("a default (null) node") {
-    YAML::Node doc;
+    ConfigNode doc;
     apply_override(doc, "a.b.c=7");
     apply_override(doc, "top=1");
-    YamlMap root(doc, "");
+    ConfigMap root(doc, "");
     CHECK(root.map("a").map("b").integer("c") == 7);
     CHECK(root.integer("top") == 1);
   }
   SECTION("a file holding only comments parses to a null document") {
-    YAML::Node doc = YAML::Load("# nothing here yet\n");
+    ConfigNode doc = parse_yaml_text("# nothing here yet\n");
     apply_override(doc, "engine.max_num_seqs=128");
-    YamlMap root(doc, "empty.yaml");
+    ConfigMap root(doc, "empty.yaml");
     CHECK(root.map("engine").integer("max_num_seqs") == 128);
   }
 }
 
 TEST_CASE("yaml_map: apply_override on a document that is not a mapping", "[yaml][override][errors]") {
-  YAML::Node doc = YAML::Load("just a string\n");
+  ConfigNode doc = parse_yaml_text("just a string\n");
   REQUIRE_THROWS_WITH(apply_override(doc, "a=1"), Contains("--set 'a=1'") && Contains("not a mapping"));
 }
 
 TEST_CASE("yaml_map: a bad value given with --set is reported against --set", "[yaml][override][errors]") {
-  YAML::Node doc = YAML::Load(kDoc);
+  ConfigNode doc = parse_yaml_text(kDoc);
   apply_override(doc, "engine.max_num_seqs=lots");
-  YamlMap root(doc, "scenario.yaml");
-  YamlMap engine = root.map("engine");
+  ConfigMap root(doc, "scenario.yaml");
+  ConfigMap engine = root.map("engine");
   // The key came from the command line, not from a line of scenario.yaml.
   REQUIRE_THROWS_WITH(engine.integer("max_num_seqs"), Contains("scenario.yaml (--set): engine.max_num_seqs") &&
                                                           Contains("expected an integer, got 'lots'"));
 }
 
 TEST_CASE("yaml_map: malformed --set is rejected with the assignment quoted", "[yaml][override][errors]") {
-  YAML::Node doc = YAML::Load(kDoc);
+  ConfigNode doc = parse_yaml_text(kDoc);
   REQUIRE_THROWS_WITH(apply_override(doc, "engine.block_size"),
                       Contains("--set 'engine.block_size'") && Contains("expected KEY.PATH=VALUE"));
   REQUIRE_THROWS_WITH(apply_override(doc, "=5"), Contains("expected KEY.PATH=VALUE"));
@@ -182,7 +194,7 @@ TEST_CASE("yaml_map: malformed --set is rejected with the assignment quoted", "[
   // Descending through a scalar is an error, not a silent overwrite.
   REQUIRE_THROWS_WITH(apply_override(doc, "name.first=x"), Contains("'name' is not a mapping"));
   // The failed overrides left the document as it was.
-  YamlMap root(doc, "scenario.yaml");
+  ConfigMap root(doc, "scenario.yaml");
   CHECK(root.string("name") == "demo");
   CHECK(root.map("engine").integer("block_size") == 16);
 }

@@ -1,4 +1,4 @@
-#include "scenario/slo.h"
+#include "metrics/slo_spec.h"
 
 #include <fmt/format.h>
 
@@ -16,14 +16,14 @@ const std::vector<std::string>& slo_statistic_names() {
   return n;
 }
 
-SloSpec parse_slo(YamlMap& m) {
+SloSpec parse_slo(ConfigMap& m) {
   SloSpec slo;
   slo.attainment = m.quantity("attainment", Dimension::fraction, 0.0);
   if (slo.attainment < 0 || slo.attainment > 1)
     throw Error(fmt::format("{}: attainment must be a fraction in [0, 1]", m.where("attainment")));
   for (const auto& metric : slo_metric_names()) {
     if (!m.has(metric)) continue;
-    YamlMap stats = m.map(metric);
+    ConfigMap stats = m.map(metric);
     for (const auto& stat : slo_statistic_names()) {
       if (!stats.has(stat)) continue;
       const double v = stats.number(stat);

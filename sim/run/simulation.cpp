@@ -1,4 +1,4 @@
-#include "core/simulation.h"
+#include "run/simulation.h"
 
 #include <fmt/format.h>
 

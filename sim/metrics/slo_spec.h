@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "util/yaml_map.h"
+#include "config/config_map.h"
 
 namespace servesim {
 
@@ -20,7 +20,7 @@ struct SloSpec {
   bool empty() const { return targets.empty(); }
 };
 
-SloSpec parse_slo(YamlMap& m);
+SloSpec parse_slo(ConfigMap& m);
 const std::vector<std::string>& slo_metric_names();
 const std::vector<std::string>& slo_statistic_names();
 

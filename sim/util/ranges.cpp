@@ -1,4 +1,4 @@
-#include "util/yaml_ranges.h"
+#include "util/ranges.h"
 
 #include <fmt/format.h>
 
@@ -12,6 +12,12 @@ namespace {
 std::string reason(std::string_view why) { return why.empty() ? "" : fmt::format(" ({})", why); }
 
 // A bound in the key's own unit, e.g. "1.5 GB" or "10 ms"; plain numbers as %g.
+std::string show(double v, Dimension dim);
+}  // namespace
+
+std::string show_quantity(double v, Dimension dim) { return show(v, dim); }
+
+namespace {
 std::string show(double v, Dimension dim) {
   switch (dim) {
     case Dimension::bytes: return format_bytes(v);
@@ -50,46 +56,6 @@ void check_real_range(const std::string& where, double v, RealRange range, Dimen
   const double inf = std::numeric_limits<double>::infinity();
   throw Error(fmt::format("{}: {}{}, got {}", where, bounds_text(range.min, range.max, -inf, inf, s), reason(why),
                           std::isfinite(v) ? show(v, dim) : fmt::format("{}", v)));
-}
-
-void check_schema_version(YamlMap& m) {
-  const std::int64_t v = m.integer("schema_version", kSchemaVersion);
-  if (v != kSchemaVersion)
-    throw Error(fmt::format("{}: schema_version {} is not one this servesim reads (it knows version {} only): the "
-                            "file may be meant for another release, whose keys could be misread",
-                            m.where("schema_version"), v, kSchemaVersion));
-}
-
-std::int64_t integer_in(YamlMap& m, const std::string& key, IntRange range, std::string_view why) {
-  const std::int64_t v = m.integer(key);
-  check_integer_range(m.where(key), v, range, why);
-  return v;
-}
-
-std::int64_t integer_in(YamlMap& m, const std::string& key, std::int64_t fallback, IntRange range,
-                        std::string_view why) {
-  return m.has(key) ? integer_in(m, key, range, why) : fallback;
-}
-
-double number_in(YamlMap& m, const std::string& key, RealRange range, std::string_view why) {
-  const double v = m.number(key);
-  check_real_range(m.where(key), v, range, Dimension::fraction, why);
-  return v;
-}
-
-double number_in(YamlMap& m, const std::string& key, double fallback, RealRange range, std::string_view why) {
-  return m.has(key) ? number_in(m, key, range, why) : fallback;
-}
-
-double quantity_in(YamlMap& m, const std::string& key, Dimension dim, RealRange range, std::string_view why) {
-  const double v = m.quantity(key, dim);
-  check_real_range(m.where(key), v, range, dim, why);
-  return v;
-}
-
-double quantity_in(YamlMap& m, const std::string& key, Dimension dim, double fallback, RealRange range,
-                   std::string_view why) {
-  return m.has(key) ? quantity_in(m, key, dim, range, why) : fallback;
 }
 
 }  // namespace servesim
