@@ -12,5 +12,6 @@ void register_experiments(CLI::App& app);
 void register_validate(CLI::App& app);  // validate, validate-static, validate-report
 void register_calibrate(CLI::App& app);
 void register_planning(CLI::App& app);  // sweep, plan, whatif
+void register_describe(CLI::App& app);  // every configuration key (docs/config-reference.md)
 
 }  // namespace servesim::cli
