@@ -1,8 +1,188 @@
+// The keys of `workload:` itself, `workload.shared_prefix` and `workload.multi_turn`
+// (read by config/read_workload.cpp and config/read_trace.cpp).
+#include <string>
+
 #include "config/key_registry.h"
+#include "config/workload_keys.h"
+#include "config/workload_limits.h"
+#include "workload/trace_format.h"
 
 namespace servesim {
+namespace {
 
-// Filled as the readers of these keys move into sim/config/.
-std::vector<const KeySection*> workload_key_sections() { return {}; }
+std::vector<std::string_view> trace_format_choices() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto& [name, doc] : trace_format_registry()) out.push_back(name);
+    return out;
+  }();
+  return {names.begin(), names.end()};
+}
+
+}  // namespace
+
+namespace workload_keys {
+
+const Key seed{.name = "seed",
+               .type = KeyType::integer,
+               .doc = "seed of every random stream (each stream mixes in its own name); vllm_bench traces: the "
+                      "regenerated arrivals' seed",
+               .spec = "WorkloadSpec::seed",
+               .default_number = 1,
+               .min = 0};
+const Key requests{.name = "requests",
+                   .type = KeyType::integer,
+                   .doc = "total requests; with a trace, replay only its first N",
+                   .spec = "WorkloadSpec::requests",
+                   .unit = "requests",
+                   .default_note = "none: until the arrival schedule, duration or trace ends",
+                   .min = 1,
+                   .max = static_cast<double>(kMaxRequests),
+                   .why = "about 20 minutes of simulation at 1M requests/s"};
+const Key duration{.name = "duration",
+                   .type = KeyType::quantity,
+                   .doc = "no arrival after this time (\"10 min\")",
+                   .spec = "WorkloadSpec::duration_s",
+                   .dimension = Dimension::time,
+                   .default_note = "none: until requests or the arrival schedule ends",
+                   .min = 1e-9,
+                   .max = kMaxDurationSeconds,
+                   .why = "at least the clock's 1 ns tick"};
+const Key hash_block_tokens{.name = "hash_block_tokens",
+                            .type = KeyType::integer,
+                            .doc = "tokens per prefix-hash block of synthetic prefixes and generic CSV hash_ids",
+                            .spec = "WorkloadSpec::hash_block_tokens",
+                            .unit = "tokens",
+                            .default_note = "16 (Mooncake traces: 512)",
+                            .min = 1,
+                            .max = static_cast<double>(kMaxHashBlockTokens),
+                            .why = "tokens per prefix-hash block"};
+const Key arrival{.name = "arrival",
+                  .type = KeyType::section,
+                  .doc = "when requests arrive: a mapping whose `process` selects its keys",
+                  .spec = "WorkloadSpec::arrival",
+                  .required = true,
+                  .default_note = "required (synthetic requests)"};
+const Key input_tokens{.name = "input_tokens",
+                       .type = KeyType::section,
+                       .doc = "prompt length distribution (with shared_prefix: the question after the system "
+                              "prompt)",
+                       .spec = "WorkloadSpec::input_tokens",
+                       .required = true,
+                       .default_note = "required (synthetic requests)"};
+const Key output_tokens{.name = "output_tokens",
+                        .type = KeyType::section,
+                        .doc = "output length distribution",
+                        .spec = "WorkloadSpec::output_tokens",
+                        .required = true,
+                        .default_note = "required (synthetic requests)"};
+const Key shared_prefix{.name = "shared_prefix",
+                        .type = KeyType::section,
+                        .doc = "every prompt starts with its group's system prompt",
+                        .spec = "WorkloadSpec::shared_prefix",
+                        .default_note = "none: no shared prefix"};
+const Key multi_turn{.name = "multi_turn",
+                     .type = KeyType::section,
+                     .doc = "requests come in sessions whose later turns repeat the earlier turns as their prefix",
+                     .spec = "WorkloadSpec::multi_turn",
+                     .default_note = "none: single-turn requests"};
+const Key trace{.name = "trace",
+                .type = KeyType::text,
+                .doc = "a trace file to replay instead of synthetic requests (relative: beside the scenario "
+                       "first, then the working directory)",
+                .spec = "TraceSpec::path",
+                .unit = "file path",
+                .default_note = "none: synthetic requests"};
+const Key format{.name = "format",
+                 .type = KeyType::choice,
+                 .doc = "the trace's file format (with trace only)",
+                 .spec = "TraceSpec::format",
+                 .default_text = "auto",
+                 .choices = trace_format_choices()};
+const Key time_scale{.name = "time_scale",
+                     .type = KeyType::number,
+                     .doc = "the trace's arrival gaps are multiplied by it (with trace only)",
+                     .spec = "TraceSpec::time_scale",
+                     .default_number = 1.0,
+                     .min = 1e-6,
+                     .max = 1e6,
+                     .why = "a factor on the trace's arrival gaps"};
+
+}  // namespace workload_keys
+
+namespace shared_prefix_keys {
+
+const Key groups{.name = "groups",
+                 .type = KeyType::integer,
+                 .doc = "number of distinct system prompts",
+                 .spec = "SharedPrefixSpec::groups",
+                 .required = true,
+                 .min = 1};
+const Key tokens{.name = "tokens",
+                 .type = KeyType::integer,
+                 .doc = "length of each system prompt, added to every request's input_tokens",
+                 .spec = "SharedPrefixSpec::tokens",
+                 .unit = "tokens",
+                 .required = true,
+                 .min = 1,
+                 .max = static_cast<double>(kMaxLengthTokens),
+                 .why = "tokens of one system prompt"};
+const Key prompts_per_group{.name = "prompts_per_group",
+                            .type = KeyType::integer,
+                            .doc = "distinct full prompts per group that requests cycle through (a repeat hits the "
+                                   "cache in full), as inference-perf's shared_prefix generator",
+                            .spec = "SharedPrefixSpec::prompts_per_group",
+                            .default_note = "none: every question is unique",
+                            .min = 1};
+const Key assign{.name = "assign",
+                 .type = KeyType::choice,
+                 .doc = "how requests pick a group (or prompt): in turn, or drawn from the prefix_groups stream",
+                 .spec = "SharedPrefixSpec::random_assign",
+                 .default_text = "round_robin",
+                 .choices = {"round_robin", "random"}};
+
+}  // namespace shared_prefix_keys
+
+namespace multi_turn_keys {
+
+const Key turns{.name = "turns",
+                .type = KeyType::integer,
+                .doc = "turns per session",
+                .spec = "MultiTurnSpec::turns",
+                .required = true,
+                .min = 1};
+const Key think_time{.name = "think_time",
+                     .type = KeyType::quantity,
+                     .doc = "open loop: time from one turn's arrival to the next (closed_loop: use "
+                            "arrival.think_time)",
+                     .spec = "MultiTurnSpec::think_time_s",
+                     .dimension = Dimension::time,
+                     .default_note = "required unless the arrival is closed_loop (then absent)",
+                     .min = 0,
+                     .max = kMaxDurationSeconds};
+
+}  // namespace multi_turn_keys
+
+std::vector<const KeySection*> workload_key_sections() {
+  using namespace workload_keys;
+  static const KeySection workload{
+      .path = "workload",
+      .doc = "the requests: synthetic (arrival, input_tokens, output_tokens) or a trace to replay",
+      .keys = {&seed, &requests, &duration, &hash_block_tokens, &arrival, &input_tokens, &output_tokens,
+               &shared_prefix, &multi_turn, &trace, &format, &time_scale}};
+  static const KeySection prefix{.path = "workload.shared_prefix",
+                                 .doc = "a system prompt shared by the requests of a group",
+                                 .keys = {&shared_prefix_keys::groups, &shared_prefix_keys::tokens,
+                                          &shared_prefix_keys::prompts_per_group, &shared_prefix_keys::assign}};
+  static const KeySection turns{.path = "workload.multi_turn",
+                                .doc = "sessions of several turns, each turn's prompt holding the earlier turns",
+                                .keys = {&multi_turn_keys::turns, &multi_turn_keys::think_time}};
+  std::vector<const KeySection*> out = {&workload};
+  for (const KeySection* s : arrival_key_sections()) out.push_back(s);
+  for (const KeySection* s : length_key_sections()) out.push_back(s);
+  out.push_back(&prefix);
+  out.push_back(&turns);
+  return out;
+}
 
 }  // namespace servesim

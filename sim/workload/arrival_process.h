@@ -7,7 +7,8 @@
 // r puts its arrivals at 1/r, 2/r, ...; a duration-D stage of it holds exactly
 // r*D arrivals, the last one at its end).
 //
-// YAML (`process` names the kind; only that kind's keys are accepted):
+// YAML (read by config/read_arrival.cpp; `process` names the kind and only
+// that kind's keys are accepted):
 //   {process: poisson, rate: 8}                  exponential gaps, mean 1/rate
 //   {process: gamma, rate: 8, cv: 2}             gamma gaps, mean 1/rate, CV cv
 //   {process: constant, rate: 8}                 gaps of exactly 1/rate
@@ -17,13 +18,14 @@
 //                                   {process: gamma, rate: 8, cv: 3, requests: 500}]}
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "core/rng.h"
 #include "core/sim_time.h"
-#include "config/config_map.h"
 
 namespace servesim {
 
@@ -48,11 +50,16 @@ struct ArrivalSpec {
   std::vector<ArrivalStage> stages;   // multi_stage, back to back
 };
 
-// Reads an `arrival:` mapping (and each stage's) and finish()es it. Throws
-// servesim::Error at the offending key for an unknown process (did-you-mean),
-// rate <= 0, cv <= 0, users < 1, think_time < 0, an empty stage list, or a stage
-// with no (or a zero) length.
-ArrivalSpec parse_arrival(ConfigMap& m);
+// The arrival processes by name: the `process` values the reader accepts, the
+// names reports print and the descriptions `servesim list` and `describe` show.
+struct ArrivalProcessInfo {
+  std::string_view name;
+  ArrivalKind kind;
+  bool stage_ok;                 // may be a stage of multi_stage
+  std::string_view description;  // one line, starting with the keys it reads: "{rate}: ..."
+};
+std::span<const ArrivalProcessInfo> arrival_processes();
+std::string_view arrival_kind_name(ArrivalKind kind);
 
 // True when the process stops by itself (multi_stage); the others run until
 // the workload's `requests` or `duration` cap.

@@ -12,13 +12,7 @@ namespace servesim {
 
 namespace {
 
-struct LengthEntry {
-  const char* name;
-  LengthKind kind;
-  const char* description;
-};
-
-constexpr LengthEntry kLengths[] = {
+constexpr LengthDistributionInfo kLengths[] = {
     {"fixed", LengthKind::fixed, "{value}: every request has exactly `value` tokens"},
     {"uniform", LengthKind::uniform, "{min, max}: integers uniform on [min, max] inclusive"},
     {"normal", LengthKind::normal, "{mean, stddev}: normal, rounded, clipped to [min, max]"},
@@ -27,102 +21,15 @@ constexpr LengthEntry kLengths[] = {
     {"exponential", LengthKind::exponential, "{mean}: exponential with this mean"},
 };
 
-const char* kind_name(LengthKind kind) {
+std::string_view kind_name(LengthKind kind) {
   for (const auto& e : kLengths)
     if (e.kind == kind) return e.name;
   return "?";
 }
 
-std::vector<std::string> kind_names() {
-  std::vector<std::string> names;
-  for (const auto& e : kLengths) names.emplace_back(e.name);
-  return names;
-}
-
-double positive_mean(ConfigMap& m) {
-  const double mean = m.number("mean");
-  if (!(mean > 0.0)) throw Error(fmt::format("{}: mean must be > 0 tokens, got {}", m.where("mean"), mean));
-  return mean;
-}
-
-double nonnegative_stddev(ConfigMap& m) {
-  const double sd = m.number("stddev");
-  if (!(sd >= 0.0)) throw Error(fmt::format("{}: stddev must be >= 0 tokens, got {}", m.where("stddev"), sd));
-  return sd;
-}
-
 }  // namespace
 
-LengthSpec parse_length_distribution(ConfigMap& m) {
-  LengthSpec spec;
-  const std::string dist = m.string("dist");
-  const auto* entry = std::find_if(std::begin(kLengths), std::end(kLengths),
-                                   [&](const LengthEntry& e) { return dist == e.name; });
-  if (entry == std::end(kLengths)) {
-    const auto names = kind_names();
-    throw Error(fmt::format("{}: unknown length distribution '{}'{} (valid: {})", m.where("dist"), dist,
-                            did_you_mean(dist, names), join(names)));
-  }
-  spec.kind = entry->kind;
-
-  switch (spec.kind) {
-    case LengthKind::fixed:
-      spec.value = m.integer("value");
-      if (spec.value < 1)
-        throw Error(fmt::format("{}: value must be >= 1 token, got {}", m.where("value"), spec.value));
-      break;
-    case LengthKind::uniform:
-      // min and max are the range itself, so both are required.
-      spec.min = m.integer("min");
-      spec.max = m.integer("max");
-      break;
-    case LengthKind::normal:
-    case LengthKind::lognormal:
-      spec.mean = positive_mean(m);
-      spec.stddev = nonnegative_stddev(m);
-      break;
-    case LengthKind::exponential:
-      spec.mean = positive_mean(m);
-      break;
-  }
-  spec.min = m.integer("min", spec.min);
-  spec.max = m.integer("max", spec.max);
-  if (spec.min < 1)
-    throw Error(fmt::format("{}: min must be >= 1 token, got {}", m.where("min"), spec.min));
-  if (spec.min > spec.max)
-    throw Error(fmt::format("{}: min ({}) is greater than max ({})", m.where("max"), spec.min, spec.max));
-  // No request is a billion tokens long (no model's context comes near); the bound
-  // keeps every sum of lengths (prefix + question, context + output) inside int64.
-  const auto too_long = [&](const char* key, double v) {
-    if (v > static_cast<double>(kMaxLengthTokens))
-      throw Error(fmt::format("{}: {} {:g} tokens is above the {} servesim accepts for one request (no model's "
-                              "context comes near it)",
-                              m.where(key), key, v, kMaxLengthTokens));
-  };
-  if (spec.kind == LengthKind::fixed) too_long("value", static_cast<double>(spec.value));
-  if (m.has("min")) too_long("min", static_cast<double>(spec.min));
-  if (m.has("max")) too_long("max", static_cast<double>(spec.max));
-  if (spec.kind != LengthKind::fixed && spec.kind != LengthKind::uniform && std::isfinite(spec.mean))
-    too_long("mean", spec.mean);
-  // Clipping to [min, max] is part of the distribution, but a mean outside that
-  // range could never be realised: every draw would be clipped to one end and the
-  // requests would silently differ from what the key asks for.
-  if (spec.kind != LengthKind::fixed && spec.kind != LengthKind::uniform) {
-    const bool above = spec.mean > static_cast<double>(spec.max);
-    if (above || spec.mean < static_cast<double>(spec.min))
-      throw Error(fmt::format("{}: mean {:g} is {} {} ({}), so every length would be clipped and the realised mean "
-                              "would not be {:g}: raise {} or change the mean",
-                              m.where("mean"), spec.mean, above ? "above" : "below", above ? "max" : "min",
-                              above ? spec.max : spec.min, spec.mean, above ? "max" : "lower min"));
-  }
-  // fixed: the value itself is clipped the same way.
-  if (spec.kind == LengthKind::fixed && (spec.value < spec.min || spec.value > spec.max))
-    throw Error(fmt::format("{}: value {} is outside [min, max] = [{}, {}]: every request would be clipped to {}",
-                            m.where("value"), spec.value, spec.min, spec.max,
-                            spec.value < spec.min ? spec.min : spec.max));
-  m.finish();
-  return spec;
-}
+std::span<const LengthDistributionInfo> length_distributions() { return kLengths; }
 
 std::int64_t sample_length(const LengthSpec& spec, RandomStream& rng) {
   double x = 0.0;
@@ -159,9 +66,9 @@ std::string describe_length(const LengthSpec& spec) {
 std::vector<std::pair<std::string, std::string>> length_distribution_registry() {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& e : kLengths) {
-    std::string text = e.description;
+    std::string text(e.description);
     if (e.kind != LengthKind::uniform) text += "; optional clip min (default 1), max";
-    out.emplace_back(e.name, text);
+    out.emplace_back(std::string(e.name), text);
   }
   return out;
 }

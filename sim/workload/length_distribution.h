@@ -3,7 +3,8 @@
 // continuous draw rounded to the nearest integer and clipped to [min, max]
 // (inclusive; min defaults to 1, so every length is >= 1 token).
 //
-// YAML (one mapping, `dist` names the kind; only that kind's keys are accepted):
+// YAML (read by config/read_lengths.cpp; `dist` names the kind and only that
+// kind's keys are accepted):
 //   {dist: fixed, value: 512}
 //   {dist: uniform, min: 64, max: 512}              integers, inclusive
 //   {dist: normal, mean: 512, stddev: 128}
@@ -11,12 +12,13 @@
 //   {dist: exponential, mean: 256}
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "core/rng.h"
-#include "config/config_map.h"
 
 namespace servesim {
 
@@ -31,13 +33,14 @@ struct LengthSpec {
   std::int64_t max = std::numeric_limits<std::int64_t>::max();
 };
 
-// Longest token length a distribution key (value, min, max, mean) may give.
-inline constexpr std::int64_t kMaxLengthTokens = 1'000'000'000;
-
-// Reads a length mapping and finish()es it. Throws servesim::Error at the
-// offending key for an unknown `dist` (with did-you-mean), mean <= 0, stddev < 0,
-// min < 1, min > max or value < 1.
-LengthSpec parse_length_distribution(ConfigMap& m);
+// The distributions by name: the `dist` values the reader accepts, the names
+// reports print and the descriptions `servesim list` and `describe` show.
+struct LengthDistributionInfo {
+  std::string_view name;
+  LengthKind kind;
+  std::string_view description;  // one line, starting with the keys it reads: "{mean}: ..."
+};
+std::span<const LengthDistributionInfo> length_distributions();
 
 // One token length >= 1, drawn from `rng`.
 std::int64_t sample_length(const LengthSpec& spec, RandomStream& rng);

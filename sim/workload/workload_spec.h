@@ -1,5 +1,6 @@
 #pragma once
 // The scenario's `workload:` mapping as plain data, and the source built from it.
+// config/workload_reader.h reads it (config/keys_*.cpp declare its keys).
 //
 // Synthetic requests:
 //   workload:
@@ -26,7 +27,6 @@
 #include <optional>
 #include <string>
 
-#include "config/config_map.h"
 #include "workload/arrival_process.h"
 #include "workload/length_distribution.h"
 #include "workload/request_source.h"
@@ -88,13 +88,6 @@ struct WorkloadSpec {
 
 // Default block size of synthetic prefix hashes and generic CSV hash_ids.
 inline constexpr std::int32_t kDefaultHashBlockTokens = 16;
-
-// Reads the `workload:` mapping (and finish()es it and every mapping inside).
-// Throws servesim::Error with the location for bad values, when nothing bounds
-// a synthetic run (a poisson, gamma, constant or closed_loop process with
-// neither requests nor duration; all_at_once without requests), when a trace is
-// combined with synthetic keys, and when the trace file does not exist.
-WorkloadSpec parse_workload(ConfigMap& m);
 
 // The source `spec` describes: a TraceSource (trace_source.h) when spec.trace is
 // set, else a SyntheticSource (synthetic_source.h). Opening a trace may throw

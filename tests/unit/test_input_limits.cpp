@@ -21,6 +21,7 @@
 #include "config/config_ranges.h"
 #include "workload/trace_reader.h"
 #include "workload/trace_source.h"
+#include "config/workload_reader.h"
 #include "workload/workload_spec.h"
 
 using namespace servesim;
@@ -158,7 +159,8 @@ TEST_CASE("arrival rates the clock can represent", "[limits]") {
     CHECK_THAT(workload_error(workload("{process: poisson, rate: " + rate + "}")),
                Contains("workload.arrival.rate: must be in [1e-07, 1e+09]") && Contains("requests per second"));
   }
-  CHECK_THAT(workload_error(workload("{process: poisson, rate: .nan}")), Contains("rate must be > 0"));
+  CHECK_THAT(workload_error(workload("{process: poisson, rate: .nan}")),
+             Contains("workload.arrival.rate: must be in [1e-07, 1e+09]") && Contains("got nan"));
   // A stage is checked at its own path.
   CHECK_THAT(workload_error("{arrival: {process: multi_stage, stages: [{process: poisson, rate: 1, requests: 5}, "
                             "{process: constant, rate: 1e-9, requests: 5}]}, " + kLengths + "}"),
@@ -208,7 +210,7 @@ TEST_CASE("a length distribution whose mean it can never reach is an error", "[l
              Contains("mean 50 is below min (100)"));
   CHECK_THAT(workload_error("{requests: 10, arrival: {process: poisson, rate: 2}, "
                             "input_tokens: {dist: exponential, mean: .inf}, output_tokens: {dist: fixed, value: 10}}"),
-             Contains("workload.input_tokens.mean") && Contains("above max"));
+             Contains("workload.input_tokens.mean: must be in [1, 1e+09]") && Contains("got inf"));
   CHECK_THAT(workload_error("{requests: 10, arrival: {process: poisson, rate: 2}, "
                             "input_tokens: {dist: fixed, value: 500, max: 100}, output_tokens: {dist: fixed, value: 10}}"),
              Contains("value 500 is outside [min, max] = [1, 100]"));
@@ -216,10 +218,11 @@ TEST_CASE("a length distribution whose mean it can never reach is an error", "[l
   CHECK_THAT(workload_error("{requests: 10, arrival: {process: poisson, rate: 2}, "
                             "input_tokens: {dist: fixed, value: 9000000000000000000}, "
                             "output_tokens: {dist: fixed, value: 10}}"),
-             Contains("workload.input_tokens.value: value 9e+18 tokens is above the 1000000000"));
+             Contains("workload.input_tokens.value: must be in [1, 1000000000]") &&
+                 Contains("no model's context comes near a billion") && Contains("got 9000000000000000000"));
   CHECK_THAT(workload_error("{requests: 10, arrival: {process: poisson, rate: 2}, "
                             "input_tokens: {dist: exponential, mean: 1e12}, output_tokens: {dist: fixed, value: 10}}"),
-             Contains("workload.input_tokens.mean: mean 1e+12 tokens is above"));
+             Contains("workload.input_tokens.mean: must be in [1, 1e+09]") && Contains("got 1e+12"));
   // A mean inside the clip range is fine (the shipped quickstart: mean 1024, max 8192).
   CHECK(workload_error("{requests: 10, arrival: {process: poisson, rate: 2}, "
                        "input_tokens: {dist: lognormal, mean: 1024, stddev: 512, max: 8192}, "

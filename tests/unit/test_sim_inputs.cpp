@@ -22,12 +22,13 @@ const char* kWorkload =
 }
 
 TEST_CASE("bad scenarios are errors that say why", "[sim][errors]") {
-  SECTION("arrival rate <= 0") {
+  SECTION("arrival rate out of range") {
     for (const std::string rate : {"0", "-3"}) {
       INFO("rate " << rate);
       const std::string wl = "{requests: 10, arrival: {process: poisson, rate: " + rate +
                              "}, input_tokens: {dist: fixed, value: 100}, output_tokens: {dist: fixed, value: 10}}";
-      CHECK_THAT(error_of([&] { scenario_from("{kind: vllm}", wl); }), Contains("rate must be > 0"));
+      CHECK_THAT(error_of([&] { scenario_from("{kind: vllm}", wl); }),
+                 Contains("workload.arrival.rate: must be in [1e-07, 1e+09]"));
     }
   }
   SECTION("tp that does not divide the attention heads") {

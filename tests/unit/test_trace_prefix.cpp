@@ -13,6 +13,7 @@
 #include "config/yaml_text.h"
 #include "workload/prefix_hash.h"
 #include "workload/synthetic_source.h"
+#include "config/workload_reader.h"
 #include "workload/workload_spec.h"
 
 using namespace servesim;
@@ -62,7 +63,7 @@ TEST_CASE("shared_prefix parses with defaults and rejects bad values", "[prefix]
   CHECK(w.shared_prefix->prompts_per_group == 0);
   CHECK_FALSE(w.shared_prefix->random_assign);
   const std::string pre = std::string(kBase) + "requests: 10\ninput_tokens: {dist: fixed, value: 50}\n";
-  CHECK_THROWS_WITH(load(pre + "shared_prefix: {groups: 0, tokens: 100}\n"), Contains("groups must be >= 1"));
+  CHECK_THROWS_WITH(load(pre + "shared_prefix: {groups: 0, tokens: 100}\n"), Contains("workload.shared_prefix.groups: must be >= 1, got 0"));
   CHECK_THROWS_WITH(load(pre + "shared_prefix: {groups: 2, tokens: 0}\n"), Contains("tokens"));
   CHECK_THROWS_WITH(load(pre + "shared_prefix: {groups: 2, tokens: 10, assign: randm}\n"),
                     Contains("did you mean 'random'"));
@@ -169,7 +170,7 @@ TEST_CASE("multi_turn parses and checks its arrival", "[multi_turn]") {
   CHECK(w.multi_turn->turns == 3);
   CHECK(w.multi_turn->think_time_s == 5.0);
   CHECK_THROWS_WITH(load(pre + "multi_turn: {turns: 3}\n"), Contains("think_time"));
-  CHECK_THROWS_WITH(load(pre + "multi_turn: {turns: 0, think_time: \"1 s\"}\n"), Contains("turns must be >= 1"));
+  CHECK_THROWS_WITH(load(pre + "multi_turn: {turns: 0, think_time: \"1 s\"}\n"), Contains("workload.multi_turn.turns: must be >= 1, got 0"));
   CHECK_THROWS_WITH(load(pre + "shared_prefix: {groups: 2, tokens: 8, prompts_per_group: 2}\n"
                                "multi_turn: {turns: 2, think_time: \"1 s\"}\n"),
                     Contains("prompts_per_group"));

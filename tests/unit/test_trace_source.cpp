@@ -12,6 +12,7 @@
 #include "config/edits.h"
 #include "config/yaml_text.h"
 #include "workload/trace_source.h"
+#include "config/workload_reader.h"
 #include "workload/workload_spec.h"
 
 using namespace servesim;
@@ -66,7 +67,7 @@ TEST_CASE("workload.trace rejects synthetic keys, unknown formats and missing fi
                     Contains("workload.format") && Contains("did you mean 'mooncake'"));
   CHECK_THROWS_WITH(load("trace: nowhere.csv\n"),
                     Contains("workload.trace") && Contains("trace file 'nowhere.csv' not found"));
-  CHECK_THROWS_WITH(load("trace: generic.csv\ntime_scale: 0\n"), Contains("time_scale must be > 0"));
+  CHECK_THROWS_WITH(load("trace: generic.csv\ntime_scale: 0\n"), Contains("workload.time_scale: must be in [1e-06, 1e+06]") && Contains("got 0"));
   CHECK_THROWS_WITH(load("trace: generic.csv\ntrace_format: csv\n"), Contains("trace_format"));
   CHECK_THROWS_WITH(load("format: csv\narrival: {process: poisson, rate: 2}\nrequests: 5\n"
                          "input_tokens: {dist: fixed, value: 3}\noutput_tokens: {dist: fixed, value: 3}\n"),

@@ -13,6 +13,7 @@
 #include "workload/arrival_process.h"
 #include "workload/length_distribution.h"
 #include "workload/synthetic_source.h"
+#include "config/workload_reader.h"
 #include "workload/workload_spec.h"
 
 using namespace servesim;
@@ -107,26 +108,27 @@ TEST_CASE("workload errors name the file, line and key", "[workload][errors]") {
                         Contains("workload.arrival.process: unknown arrival process 'poison'; "
                                  "did you mean 'poisson'?"));
   }
-  SECTION("rate <= 0") {
+  SECTION("rate out of range") {
     REQUIRE_THROWS_WITH(load(with_arrival("{process: poisson, rate: 0}")),
-                        Contains("test.yaml:3:") && Contains("workload.arrival.rate: rate must be > 0"));
-    REQUIRE_THROWS_WITH(load(with_arrival("{process: constant, rate: -2}")), Contains("rate must be > 0"));
+                        Contains("test.yaml:3:") && Contains("workload.arrival.rate: must be in [1e-07, 1e+09]") &&
+                            Contains("got 0"));
+    REQUIRE_THROWS_WITH(load(with_arrival("{process: constant, rate: -2}")), Contains("must be in [1e-07, 1e+09]") && Contains("got -2"));
   }
-  SECTION("cv <= 0") {
+  SECTION("cv out of range") {
     REQUIRE_THROWS_WITH(load(with_arrival("{process: gamma, rate: 1, cv: 0}")),
-                        Contains("workload.arrival.cv: cv must be > 0"));
+                        Contains("workload.arrival.cv: must be in [1e-06, 1e+06]") && Contains("got 0"));
   }
-  SECTION("users < 1") {
+  SECTION("users out of range") {
     REQUIRE_THROWS_WITH(load(with_arrival("{process: closed_loop, users: 0}")),
-                        Contains("workload.arrival.users: users must be >= 1"));
+                        Contains("workload.arrival.users: must be in [1, 1000000]") && Contains("got 0"));
   }
   SECTION("zero-length or unbounded stages") {
     REQUIRE_THROWS_WITH(
         load(with_arrival("{process: multi_stage, stages: [{process: poisson, rate: 1, duration: \"0 s\"}]}")),
-        Contains("workload.arrival.stages[0].duration: stage duration must be > 0"));
+        Contains("workload.arrival.stages[0].duration: must be in [1 ns, 1e+07 s]") && Contains("got 0 ns"));
     REQUIRE_THROWS_WITH(
         load(with_arrival("{process: multi_stage, stages: [{process: poisson, rate: 1, requests: 0}]}")),
-        Contains("workload.arrival.stages[0].requests: stage requests must be >= 1"));
+        Contains("workload.arrival.stages[0].requests: must be in [1, 1000000000]") && Contains("got 0"));
     REQUIRE_THROWS_WITH(load(with_arrival("{process: multi_stage, stages: [{process: poisson, rate: 1}]}")),
                         Contains("exactly one of 'duration'"));
     REQUIRE_THROWS_WITH(load(with_arrival("{process: multi_stage, stages: []}")),
@@ -147,7 +149,7 @@ TEST_CASE("workload errors name the file, line and key", "[workload][errors]") {
     REQUIRE_THROWS_WITH(load("requests: 5\ninput_tokens: {dist: fixed, value: 1}\n"),
                         Contains("missing required key 'workload.arrival'"));
     REQUIRE_THROWS_WITH(load(with_arrival("{process: poisson, rate: 8}", "requests: 0")),
-                        Contains("requests must be >= 1"));
+                        Contains("workload.requests: must be in [1, 1000000000]") && Contains("got 0"));
     REQUIRE_THROWS_WITH(load(with_arrival("{process: poisson, rate: 8}", "duration: 10")),
                         Contains("workload.duration") && Contains("has no unit"));
   }
@@ -159,11 +161,11 @@ TEST_CASE("length distribution errors", "[workload][errors]") {
                                "'lognormla'; did you mean 'lognormal'?") &&
                           Contains("valid: fixed, uniform, normal, lognormal, exponential"));
   REQUIRE_THROWS_WITH(load_length("{dist: normal, mean: 5, stddev: -1}"),
-                      Contains("workload.input_tokens.stddev: stddev must be >= 0"));
-  REQUIRE_THROWS_WITH(load_length("{dist: exponential, mean: 0}"), Contains("mean must be > 0"));
+                      Contains("workload.input_tokens.stddev: must be >= 0, got -1"));
+  REQUIRE_THROWS_WITH(load_length("{dist: exponential, mean: 0}"), Contains("workload.input_tokens.mean: must be in [1, 1e+09]") && Contains("got 0"));
   REQUIRE_THROWS_WITH(load_length("{dist: uniform, min: 10, max: 5}"), Contains("min (10) is greater than max (5)"));
-  REQUIRE_THROWS_WITH(load_length("{dist: lognormal, mean: 5, stddev: 1, min: 0}"), Contains("min must be >= 1"));
-  REQUIRE_THROWS_WITH(load_length("{dist: fixed, value: 0}"), Contains("value must be >= 1"));
+  REQUIRE_THROWS_WITH(load_length("{dist: lognormal, mean: 5, stddev: 1, min: 0}"), Contains("workload.input_tokens.min: must be in [1, 1000000000]") && Contains("got 0"));
+  REQUIRE_THROWS_WITH(load_length("{dist: fixed, value: 0}"), Contains("workload.input_tokens.value: must be in [1, 1000000000]") && Contains("got 0"));
   // A key of another distribution is rejected, not silently ignored.
   REQUIRE_THROWS_WITH(load_length("{dist: fixed, value: 3, stddev: 1}"),
                       Contains("workload.input_tokens.stddev: unknown key 'stddev'"));

@@ -1,0 +1,119 @@
+// The scenario's `workload:` mapping: its own keys, then either a trace
+// (config/read_trace.cpp) or the synthetic sections (arrival, lengths,
+// shared_prefix, multi_turn), then the limits that involve several keys.
+#include <fmt/format.h>
+
+#include "config/workload_keys.h"
+#include "config/workload_limits.h"
+#include "config/workload_reader.h"
+#include "util/error.h"
+
+namespace servesim {
+namespace {
+
+// A required section, whose absence is reported with an example of it.
+ConfigMap required_map(ConfigMap& m, const Key& key, const char* example) {
+  const std::string name(key.name);
+  if (!has_key(m, key))
+    throw Error(fmt::format("{}: missing required key '{}' (e.g. {}: {})", m.where(), m.key_path(name), name,
+                            example));
+  return m.map(name);
+}
+
+SharedPrefixSpec read_shared_prefix(ConfigMap& sp) {
+  using namespace shared_prefix_keys;
+  SharedPrefixSpec s;
+  s.groups = read_integer(sp, groups);
+  s.tokens = read_integer(sp, tokens);
+  if (has_key(sp, prompts_per_group)) {
+    s.prompts_per_group = read_integer(sp, prompts_per_group);
+    if (s.groups > kMaxSharedPrompts / s.prompts_per_group)
+      throw Error(fmt::format("{}: groups * prompts_per_group must be at most 10,000,000", sp.where()));
+  }
+  s.random_assign = read_choice(sp, assign) == "random";
+  sp.finish();
+  return s;
+}
+
+MultiTurnSpec read_multi_turn(ConfigMap& mt, const WorkloadSpec& w) {
+  using namespace multi_turn_keys;
+  MultiTurnSpec t;
+  t.turns = read_integer(mt, turns);
+  const std::string think(think_time.name);
+  const bool closed = w.arrival.kind == ArrivalKind::closed_loop;
+  if (closed && has_key(mt, think_time))
+    throw Error(fmt::format("{}: with a closed_loop arrival the time between turns is arrival.think_time "
+                            "(from each completion); remove multi_turn.think_time",
+                            mt.where(think)));
+  if (!closed) {
+    if (!has_key(mt, think_time))
+      throw Error(fmt::format("{}: missing required key '{}' (seconds from one turn's arrival to the next, "
+                              "e.g. think_time: \"5 s\")",
+                              mt.where(), mt.key_path(think)));
+    t.think_time_s = read_quantity(mt, think_time);
+  }
+  mt.finish();
+  if (w.arrival.kind == ArrivalKind::all_at_once)
+    throw Error(fmt::format("{}: multi_turn needs arrivals that start sessions over time (poisson, gamma, "
+                            "constant, multi_stage or closed_loop), not all_at_once",
+                            mt.where()));
+  if (w.shared_prefix && w.shared_prefix->prompts_per_group > 0)
+    throw Error(fmt::format("{}: shared_prefix.prompts_per_group cannot be combined with multi_turn (each turn "
+                            "asks a new question)",
+                            mt.where()));
+  return t;
+}
+
+}  // namespace
+
+WorkloadSpec parse_workload(ConfigMap& m) {
+  using namespace workload_keys;
+  WorkloadSpec w;
+  w.seed = static_cast<std::uint64_t>(read_integer(m, seed));
+  if (has_key(m, requests)) w.requests = read_integer(m, requests);
+  if (has_key(m, duration)) w.duration_s = read_quantity(m, duration);
+  if (has_key(m, hash_block_tokens))
+    w.hash_block_tokens = static_cast<std::int32_t>(read_integer(m, hash_block_tokens));
+
+  if (has_key(m, trace)) {
+    w.trace = parse_trace(m);
+    m.finish();
+    ConfigMap no_arrival(empty_config_map(), m.file(), m.key_path(std::string(arrival.name)));
+    check_workload_limits(m, no_arrival, w);
+    return w;
+  }
+  for (const Key* k : {&format, &time_scale}) {
+    if (has_key(m, *k))
+      throw Error(fmt::format("{}: only used with workload.trace (a trace file to replay)",
+                              m.where(std::string(k->name))));
+  }
+
+  ConfigMap arrival_map = required_map(m, arrival, "{process: poisson, rate: 8}");
+  w.arrival = parse_arrival(arrival_map);
+  ConfigMap input = required_map(m, input_tokens, "{dist: lognormal, mean: 1024, stddev: 512}");
+  w.input_tokens = parse_length_distribution(input);
+  ConfigMap output = required_map(m, output_tokens, "{dist: uniform, min: 64, max: 512}");
+  w.output_tokens = parse_length_distribution(output);
+  if (has_key(m, shared_prefix)) {
+    ConfigMap sp = m.map(std::string(shared_prefix.name));
+    w.shared_prefix = read_shared_prefix(sp);
+  }
+  if (has_key(m, multi_turn)) {
+    ConfigMap mt = m.map(std::string(multi_turn.name));
+    w.multi_turn = read_multi_turn(mt, w);
+  }
+  m.finish();
+
+  // Only now, so that a misspelt 'requests' is reported as such first.
+  if (w.arrival.kind == ArrivalKind::all_at_once && w.requests < 0)
+    throw Error(fmt::format("{}: all_at_once needs workload.requests (how many arrive at t = 0)",
+                            arrival_map.where()));
+  if (w.requests < 0 && !w.duration_s && !arrival_ends(w.arrival))
+    throw Error(fmt::format("{}: arrival process '{}' never ends by itself: set workload.requests or "
+                            "workload.duration",
+                            arrival_map.where(), describe_arrival(w.arrival)));
+  check_workload_limits(m, arrival_map, w);
+  return w;
+}
+
+}  // namespace servesim
