@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "hardware/efficiency.h"
 #include "util/error.h"
@@ -12,30 +13,28 @@
 namespace servesim {
 namespace {
 
-// Physical ranges: fractions of peak inside (0, 1), overheads and latencies >= 0.
+// The efficiency knobs come from their one table (hardware/efficiency.h: bounds, unit,
+// start at the default); the other parameters are CPU-side or link settings.
 // The CPU overheads reach tens of ms per step and hundreds of us per sequence in
 // eager-mode (no CUDA graphs) Python engines driving TP workers through Ray, as in
 // the 2023 vLLM that Splitwise characterised; recent engines sit near the defaults.
 const std::vector<FitParameter>& table() {
-  static const std::vector<FitParameter> t = {
-      {"gemm_compute", "hardware.efficiency.gemm_compute", 0.3, 0.95, 0.70, ""},
-      {"gemm_tokens_half", "hardware.efficiency.gemm_tokens_half", 1.0, 1024.0, 48.0, ""},
-      {"gemm_memory", "hardware.efficiency.gemm_memory", 0.4, 0.98, 0.80, ""},
-      {"gemm_overlap", "hardware.efficiency.gemm_overlap", 0.0, 1.0, 1.0, ""},
-      {"attention_compute", "hardware.efficiency.attention_compute", 0.2, 0.9, 0.5, ""},
-      {"attention_memory", "hardware.efficiency.attention_memory", 0.3, 0.98, 0.70, ""},
-      {"elementwise_memory", "hardware.efficiency.elementwise_memory", 0.2, 0.95, 0.6, ""},
-      {"comm_bandwidth", "hardware.efficiency.comm_bandwidth", 0.3, 0.95, 0.75, ""},
-      {"dequant_compute", "hardware.efficiency.dequant_compute", 0.3, 1.0, 0.8, ""},
-      {"kernel_overhead", "hardware.efficiency.kernel_overhead", 0.0, 10.0, 3.0, "us"},
-      {"step_overhead", "hardware.efficiency.step_overhead", 0.0, 5.0, 0.5, "ms"},
-      // Per message hop of a collective (allreduce pays 2 x ceil(log2 TP) of them): the
-      // link's NCCL latency, a few us with CUDA graphs, tens of us in eager mode.
-      {"intra_node_latency", "hardware.interconnect.intra_node.latency", 0.0, 200.0, 3.0, "us"},
-      {"frontend_latency", "engine.frontend_latency", 0.0, 30.0, 2.0, "ms"},
-      {"step_cpu_overhead", "engine.step_cpu_overhead", 0.0, 50.0, 0.5, "ms"},
-      {"per_seq_cpu_overhead", "engine.per_seq_cpu_overhead", 0.0, 2000.0, 5.0, "us"},
-  };
+  static const std::vector<FitParameter> t = [] {
+    std::vector<FitParameter> out;
+    for (const EfficiencyKnob& k : efficiency_knobs())
+      out.push_back({std::string(k.name), "hardware.efficiency." + std::string(k.name), k.fit_lo, k.fit_hi,
+                     k.default_value / knob_fit_scale(k), std::string(k.fit_unit)});
+    const std::vector<FitParameter> others = {
+        // Per message hop of a collective (allreduce pays 2 x ceil(log2 TP) of them): the
+        // link's NCCL latency, a few us with CUDA graphs, tens of us in eager mode.
+        {"intra_node_latency", "hardware.interconnect.intra_node.latency", 0.0, 200.0, 3.0, "us"},
+        {"frontend_latency", "engine.frontend_latency", 0.0, 30.0, 2.0, "ms"},
+        {"step_cpu_overhead", "engine.step_cpu_overhead", 0.0, 50.0, 0.5, "ms"},
+        {"per_seq_cpu_overhead", "engine.per_seq_cpu_overhead", 0.0, 2000.0, 5.0, "us"},
+    };
+    out.insert(out.end(), others.begin(), others.end());
+    return out;
+  }();
   return t;
 }
 
@@ -101,6 +100,21 @@ double current_value(const Setup& s, const FitParameter& p) {
 
 std::string parameter_yaml_value(const FitParameter& p, double value) {
   return p.unit.empty() ? fmt::format("{:.4g}", value) : fmt::format("\"{:.4g} {}\"", value, p.unit);
+}
+
+std::vector<ConfigEdit> parameter_edits(const std::vector<FitParameter>& params, const std::vector<double>& values) {
+  std::vector<ConfigEdit> out;
+  out.reserve(params.size());
+  // A value of "v us" is read as v * 1e-6 s (util/units.cpp), so v * 1e-6 here is the
+  // same double a --set written with the round-trip digits of v would give.
+  for (std::size_t i = 0; i < params.size(); ++i)
+    out.push_back(number_edit(params[i].key, values[i] * seconds_per_unit(params[i].unit)));
+  return out;
+}
+
+double round_significant(double v, int digits) {
+  const std::string text = fmt::format("{:.{}g}", v, digits);
+  return std::strtod(text.c_str(), nullptr);
 }
 
 std::vector<std::string> parameter_overrides(const std::vector<FitParameter>& params, const std::vector<double>& values,

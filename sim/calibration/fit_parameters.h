@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "config/edits.h"
 #include "scenario/setup.h"
 
 namespace servesim {
@@ -37,9 +38,16 @@ double parameter_coordinate(const FitParameter& p, double value);
 // The parameter's value in `setup`, in the parameter's unit (ms, us or plain).
 double current_value(const Setup& setup, const FitParameter& p);
 
-// "key=value" overrides (durations quoted with their unit) for --set / apply_override,
-// values with `digits` significant digits (17 round-trips a double: a derivative-based
-// fitter needs that, or its finite-difference steps vanish in the rounding).
+// The fitted values as typed edits of a scenario document, each value set exactly
+// (durations converted to seconds): what a fitter applies on every evaluation, with
+// no round trip through text.
+std::vector<ConfigEdit> parameter_edits(const std::vector<FitParameter>& params, const std::vector<double>& values);
+// v rounded to `digits` significant decimal digits (the double nearest that decimal),
+// i.e. the value a --set written with {:.<digits>g} gives.
+double round_significant(double v, int digits);
+
+// "key=value" overrides (durations quoted with their unit) as printed for the user to
+// rerun with --set, values with `digits` significant digits.
 std::vector<std::string> parameter_overrides(const std::vector<FitParameter>& params, const std::vector<double>& values,
                                              int digits = 6);
 // The value as written in YAML: 0.7123 or "3.2 ms".

@@ -10,7 +10,7 @@
 
 #include "calibration/calibrated_profile.h"
 #include "calibration/operator_timings.h"
-#include "hardware/gpu_catalog.h"
+#include "config/catalog_reader.h"
 #include "util/error.h"
 #include "util/paths.h"
 #include "util/text.h"

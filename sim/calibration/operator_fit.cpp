@@ -15,7 +15,7 @@
 #include "calibration/least_squares.h"
 #include "cost/batch.h"
 #include "cost/step_cost.h"
-#include "model/model_catalog.h"
+#include "config/catalog_reader.h"
 #include "util/error.h"
 #include "util/paths.h"
 #include "util/text.h"

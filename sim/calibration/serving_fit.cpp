@@ -25,12 +25,12 @@ double median_abs(std::vector<double> v) {
 }  // namespace
 
 std::vector<ExperimentErrors> experiment_errors(const std::vector<Experiment>& experiments,
-                                                const std::vector<std::string>& overrides, PromptSharing sharing,
+                                                const std::vector<ConfigEdit>& edits, PromptSharing sharing,
                                                 double time_scale,
                                                 const std::function<void(std::size_t, std::size_t)>& progress) {
   std::vector<ExperimentErrors> out;
   for (const auto& e : experiments) {
-    const Scenario sc = experiment_scenario(e, overrides);
+    const Scenario sc = experiment_scenario(e, edits);
     const ExperimentOutcome o = replay_experiment(e, sc, sharing, time_scale);
     ExperimentErrors r;
     r.key = e.key;
@@ -79,11 +79,16 @@ ServingFit fit_serving(const std::vector<Experiment>& train, const std::vector<F
   auto objective = [&](const Eigen::VectorXd& x) {
     std::vector<double> values(static_cast<std::size_t>(n));
     for (int i = 0; i < n; ++i) values[static_cast<std::size_t>(i)] = parameter_value(params[static_cast<std::size_t>(i)], x[i]);
-    std::vector<std::string> overrides = options.fixed_overrides;
-    for (const auto& o : parameter_overrides(params, values)) overrides.push_back(o);
+    // Evaluated on the 6-significant-digit grid of the printed values (as this fit
+    // always has been; Nelder-Mead's path, and so its result, depends on it), each
+    // value set exactly as a number edit, with no text round trip.
+    std::vector<double> grid(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) grid[i] = round_significant(values[i], 6);
+    std::vector<ConfigEdit> edits = options.fixed_edits;
+    for (auto& ed : parameter_edits(params, grid)) edits.push_back(std::move(ed));
     double sum = 0;
     for (const auto& e : train) {
-      const Scenario sc = experiment_scenario(e, overrides);
+      const Scenario sc = experiment_scenario(e, edits);
       const ExperimentOutcome o = replay_experiment(e, sc, options.sharing, options.time_scale);
       auto term = [](double p, double m) {
         if (m <= 0 || p <= 0) return 0.0;

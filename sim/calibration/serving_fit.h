@@ -27,7 +27,7 @@ struct ServingFitOptions {
   double time_scale = 0.2;  // shorten stages while fitting (rates unchanged)
   int max_evaluations = 60;
   PromptSharing sharing = PromptSharing::cycled;
-  std::vector<std::string> fixed_overrides;  // applied to every replay (e.g. engine.async_scheduling=true)
+  std::vector<ConfigEdit> fixed_edits;  // applied to every replay (--set, e.g. engine.async_scheduling=true)
   bool verbose = false;
   // Called after each evaluation of the objective (done so far, max_evaluations).
   std::function<void(int, int)> progress;
@@ -42,9 +42,9 @@ struct ServingFit {
 ServingFit fit_serving(const std::vector<Experiment>& train, const std::vector<FitParameter>& params,
                        const ServingFitOptions& options);
 
-// Replays experiments with the overrides and returns per-experiment signed errors.
+// Replays experiments with the edits and returns per-experiment signed errors.
 std::vector<ExperimentErrors> experiment_errors(const std::vector<Experiment>& experiments,
-                                                const std::vector<std::string>& overrides, PromptSharing sharing,
+                                                const std::vector<ConfigEdit>& edits, PromptSharing sharing,
                                                 double time_scale,
                                                 const std::function<void(std::size_t, std::size_t)>& progress = {});
 ErrorSummary summarize_errors(const std::vector<ExperimentErrors>& errors);

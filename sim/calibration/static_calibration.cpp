@@ -173,8 +173,10 @@ StaticCalibration calibrate_static(const StaticCalibrationOptions& o) {
   after.insert(after.end(), c.fitted_overrides.begin(), c.fitted_overrides.end());
   for (const auto& s : after)
     if (s.rfind("hardware.", 0) != 0) c.engine_settings.push_back(s);
-  c.before = predict_static(c.rows, o.fit.fixed_overrides);
-  c.after = predict_static(c.rows, after);
+  // "After" is predicted with the overrides as printed (6 digits), so that rerunning
+  // `validate-static` with them reproduces these numbers.
+  c.before = predict_static(c.rows, parse_edits(o.fit.fixed_overrides));
+  c.after = predict_static(c.rows, parse_edits(after));
   c.groups = static_error_groups(c.rows, c.before, c.after);
 
   std::string data_opts;

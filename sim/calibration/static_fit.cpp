@@ -43,9 +43,9 @@ std::size_t StaticFitRows::train_count() const {
 }
 std::size_t StaticFitRows::test_count() const { return test.size() - train_count(); }
 
-std::vector<RowResult> predict_static(const StaticFitRows& rows, const std::vector<std::string>& overrides) {
+std::vector<RowResult> predict_static(const StaticFitRows& rows, const std::vector<ConfigEdit>& edits) {
   StaticValidationOptions vo;
-  vo.overrides = overrides;
+  vo.edits = edits;
   vo.offline = false;
   return validate_static_rows(rows.rows, vo);
 }
@@ -54,7 +54,7 @@ StaticFitRows select_static_rows(const std::vector<BenchmarkRow>& all, const Sta
   if (o.loss != "squared" && o.loss != "soft_l1")
     throw Error(fmt::format("calibrate static: --loss '{}': expected squared or soft_l1", o.loss));
   StaticValidationOptions vo;
-  vo.overrides = o.fixed_overrides;
+  vo.edits = parse_edits(o.fixed_overrides);
   vo.offline = false;
   const std::vector<RowResult> results = validate_static_rows(all, vo);
 
@@ -159,21 +159,26 @@ StaticFit fit_static(const StaticFitRows& rows, const std::vector<FitParameter>&
                               return join(n);
                             }()));
 
+  const std::vector<ConfigEdit> fixed = parse_edits(o.fixed_overrides);  // parsed once
   StaticFit fit;
   {
     // Start from the values the rows are predicted with now (catalog + fixed overrides).
-    const Scenario sc = row_scenario(train.rows.front(), o.fixed_overrides);
+    const Scenario sc = row_scenario(train.rows.front(), fixed);
     for (const auto& p : params) fit.start.push_back(std::clamp(current_value(sc, p), p.lo, p.hi));
   }
+  // Each evaluation sets the values exactly (number edits); text only for a message.
   auto log_errors = [&](const std::vector<double>& values) {
-    std::vector<std::string> overrides = o.fixed_overrides;
-    for (const auto& s : parameter_overrides(params, values, 17)) overrides.push_back(s);
-    const std::vector<RowResult> res = predict_static(train, overrides);
+    std::vector<ConfigEdit> edits = fixed;
+    for (auto& e : parameter_edits(params, values)) edits.push_back(std::move(e));
+    const std::vector<RowResult> res = predict_static(train, edits);
     Eigen::VectorXd r(static_cast<Eigen::Index>(res.size()));
     for (std::size_t i = 0; i < res.size(); ++i) {
-      if (!res[i].compared || res[i].predicted <= 0 || res[i].measured <= 0)
+      if (!res[i].compared || res[i].predicted <= 0 || res[i].measured <= 0) {
+        std::vector<std::string> overrides = o.fixed_overrides;
+        for (const auto& s : parameter_overrides(params, values, 17)) overrides.push_back(s);
         throw Error(fmt::format("calibrate static: {}:{} cannot be predicted with {} ({})", res[i].row.file,
                                 res[i].row.line, join(overrides), res[i].skip_reason));
+      }
       r[static_cast<Eigen::Index>(i)] = std::log(res[i].predicted / res[i].measured);
     }
     return r;

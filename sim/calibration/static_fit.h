@@ -4,7 +4,8 @@
 // r_i = log(predicted_i / measured_i) over the fitted rows, by Levenberg-Marquardt on
 // the logistic coordinates of bounded parameters, so the physics bounds always hold.
 // Predictions are validate-static's (validation/static_batch.h) with the parameters
-// as --set overrides, so `servesim validate-static --set ...` reproduces every number.
+// applied as exact number edits of each row's scenario (no text round trip), so
+// `servesim validate-static --set ...` with the round-trip digits reproduces every number.
 //
 // Rows: the compared static-batch rows (offline-throughput rows are not fitted: each
 // costs a simulation) of one GPU, since the result is that GPU's profile; rows of
@@ -65,8 +66,9 @@ struct StaticFit {
 // are returned as the bound (the logistic only approaches it).
 StaticFit fit_static(const StaticFitRows& rows, const std::vector<FitParameter>& params, const StaticFitOptions& o);
 
-// Every row's prediction with these overrides (validate_static_rows, offline rows off).
-std::vector<RowResult> predict_static(const StaticFitRows& rows, const std::vector<std::string>& overrides);
+// Every row's prediction with these edits of its scenario (validate_static_rows,
+// offline rows off).
+std::vector<RowResult> predict_static(const StaticFitRows& rows, const std::vector<ConfigEdit>& edits);
 
 // Median absolute % error of one data set and metric, fitted and held-out rows, before
 // and after. metric "all": every row of the data set.

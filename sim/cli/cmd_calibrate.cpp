@@ -67,27 +67,31 @@ void run(const Args& a) {
   ServingFitOptions opt;
   opt.time_scale = a.time_scale;
   opt.max_evaluations = a.max_evals;
-  opt.fixed_overrides = a.sets;
+  opt.fixed_edits = parse_edits(a.sets);
   opt.verbose = a.verbose;
   fmt::print("fitting {} on {} runs ({}; held out: {}), stages shortened to {:.0f}%\n", a.params, train.size(),
              join(fit_gpus), test.size(), 100 * a.time_scale);
   // On a terminal (and without --verbose, whose lines would interleave), a progress line
   // on stderr per phase: the replays with default parameters, the fit, the replays after.
   const bool show = planning::stderr_is_terminal() && !a.verbose;
-  auto replays = [&](const char* what, const std::vector<Experiment>& runs, const std::vector<std::string>& sets) {
+  auto replays = [&](const char* what, const std::vector<Experiment>& runs, const std::vector<ConfigEdit>& edits) {
     planning::ProgressBar bar(what, show);
     bar.update(0, runs.size());
-    auto errs = experiment_errors(runs, sets, opt.sharing, 1.0, [&](std::size_t d, std::size_t t) { bar.update(d, t); });
+    auto errs = experiment_errors(runs, edits, opt.sharing, 1.0, [&](std::size_t d, std::size_t t) { bar.update(d, t); });
     bar.finish();
     return errs;
   };
-  const auto before_train = replays("runs replayed (defaults)", train, a.sets);
+  const auto before_train = replays("runs replayed (defaults)", train, opt.fixed_edits);
   planning::ProgressBar fit_bar("fit evaluations", show);
   opt.progress = [&fit_bar](int d, int t) { fit_bar.update(static_cast<std::size_t>(d), static_cast<std::size_t>(t)); };
   const ServingFit fit = fit_serving(train, params, opt);
   fit_bar.finish();
-  std::vector<std::string> overrides = a.sets;
-  for (const auto& o : parameter_overrides(params, fit.values)) overrides.push_back(o);
+  // Replayed with the fitted values as printed (6 significant digits), so a rerun with
+  // them as --set reproduces these errors.
+  std::vector<double> printed;
+  for (const double v : fit.values) printed.push_back(round_significant(v, 6));
+  std::vector<ConfigEdit> overrides = opt.fixed_edits;
+  for (auto& e : parameter_edits(params, printed)) overrides.push_back(std::move(e));
   fmt::print("\nfitted after {} replays (objective {:.4f}):\n", fit.evaluations, fit.objective);
   for (std::size_t i = 0; i < params.size(); ++i)
     fmt::print("  {:<40} {:.4g} {}\n", params[i].key, fit.values[i], params[i].unit);
@@ -147,8 +151,9 @@ void run(const Args& a) {
     }());
     out += fmt::format("  held_out: {} runs\n", test.size());
     out += fmt::format("  engine_settings: [{}]\n", [&] {
-      std::vector<std::string> k;
-      for (const auto& o : overrides)
+      std::vector<std::string> k, written = a.sets;  // the settings as text, for the profile
+      for (const auto& o : parameter_overrides(params, fit.values)) written.push_back(o);
+      for (const auto& o : written)
         if (o.rfind("hardware.", 0) != 0) k.push_back("'" + o + "'");  // single quotes: o holds double quotes
       return join(k);
     }());

@@ -71,13 +71,14 @@ void run(const Args& a) {
   const auto total = static_cast<std::size_t>(std::count_if(experiments.begin(), experiments.end(), selected));
   std::size_t done = 0;
   bar.update(0, total);
+  const std::vector<ConfigEdit> command_edits = parse_edits(a.sets);  // --set, parsed once
   for (const auto& e : experiments) {
     if (!selected(e)) continue;
-    std::vector<std::string> sets;
+    std::vector<ConfigEdit> sets;
     if (!a.profiles.empty()) {
       const std::string profile = a.profiles + "/" + e.gpu + "-vllm.yaml";
       if (file_exists(profile)) {
-        sets.push_back("hardware.gpu=" + profile);
+        sets.push_back(text_edit("hardware.gpu", profile));  // a path, never re-parsed
         // Engine-side settings fitted together with the profile (e.g. frontend latency).
         const ConfigNode doc = load_yaml_file(profile);
         const ConfigNode* cal = doc.is_map() ? doc.find("calibration") : nullptr;
@@ -88,12 +89,12 @@ void run(const Args& a) {
           for (const auto& o : settings->items()) {
             if (!o.is_scalar())
               throw Error(fmt::format("{}: calibration.engine_settings must be a list of KEY=VALUE strings", profile));
-            sets.push_back(o.text());
+            sets.push_back(parse_edit(o.text()));
           }
         }
       }
     }
-    sets.insert(sets.end(), a.sets.begin(), a.sets.end());
+    sets.insert(sets.end(), command_edits.begin(), command_edits.end());
     const Scenario sc = experiment_scenario(e, sets);
     const ExperimentOutcome o = replay_experiment(e, sc, sharing);
     nlohmann::json row = {{"key", e.key}, {"gpu", e.gpu}, {"model", e.model}, {"tp", e.tp}, {"workload", e.workload},

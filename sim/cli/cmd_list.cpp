@@ -5,8 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/registries.h"
-#include "hardware/gpu_catalog.h"
-#include "model/model_catalog.h"
+#include "config/catalog_reader.h"
 #include "util/error.h"
 #include "util/text.h"
 #include "util/units.h"

@@ -100,7 +100,7 @@ void run_static(const StaticArgs& a) {
     rows.insert(rows.end(), r.begin(), r.end());
   }
   StaticValidationOptions o;
-  o.overrides = a.sets;
+  o.edits = parse_edits(a.sets);
   o.offline = !a.no_offline;
   o.offline_requests = a.offline_requests;
   o.offline_max_num_seqs = a.offline_max_seqs;

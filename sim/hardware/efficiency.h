@@ -1,49 +1,76 @@
 #pragma once
 // The calibratable knobs of the roofline: achievable fractions of peak and fixed
-// overheads. Defaults are conservative figures from public measurements (cited in
-// each comment); hardware YAML, scenarios and `servesim calibrate` override them.
+// overheads. Each knob is declared once, in efficiency_knobs() (efficiency.cpp): its
+// kind (what range it takes), default with the public measurement it comes from,
+// and the bounds `servesim calibrate` fits it within. GPU files (`efficiency:`),
+// scenario overrides (`hardware.efficiency.*`), calibration and the key reference
+// (`servesim describe`) all read that table.
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace servesim {
 
 struct Efficiency {
-  // Large dense GEMMs reach 70-80% of dense tensor peak (cuBLAS on A100/H100, e.g.
-  // NVIDIA "Matrix Multiplication Background" guide; Vidur A100 profiles ~0.7).
-  double gemm_compute = 0.70;
+  Efficiency();  // every knob at its default from efficiency_knobs()
+
+  // Large dense GEMMs: achieved fraction of dense tensor peak.
+  double gemm_compute;
   // GEMM compute efficiency ramps with the token dimension M (tile fill):
   // eff(M) = gemm_compute * M / (M + gemm_tokens_half). Tokens at half efficiency.
-  double gemm_tokens_half = 48.0;
-  // Weight streaming in skinny (decode) GEMMs reaches ~80% of HBM peak.
-  double gemm_memory = 0.80;
+  double gemm_tokens_half;
+  // Weight streaming in skinny (decode) GEMMs: fraction of HBM peak.
+  double gemm_memory;
   // Fraction of the shorter of a GEMM's compute and memory times hidden under the
-  // longer: time = max(c, m) + (1 - gemm_overlap) * min(c, m). 1 is the pure
-  // roofline; below 1, GEMMs near the ridge point (prefill chunks of ~100-300 tokens)
-  // are slower than either bound, as measured for small prefills (LMDeploy A100:
-  // 128-token prefill ~2x a decode step, docs/validation.md). Fitted, not assumed.
-  double gemm_overlap = 1.0;
-  // FlashAttention-2 forward: ~50-70% of peak on A100, ~35-50% on H100 (Dao 2023).
-  double attention_compute = 0.50;
-  // Paged decode attention reads KV at ~60-75% of HBM bandwidth (vLLM kernels).
-  double attention_memory = 0.70;
-  // Norms, rotary, activation, residual: bandwidth-bound, small tensors.
-  double elementwise_memory = 0.60;
-  // NCCL ring all-reduce bus bandwidth / link peak (nccl-tests: ~0.75-0.85 at MB sizes).
-  double comm_bandwidth = 0.75;
-  // Weight-only quantized GEMMs (int4/fp8 weights, 16-bit compute): dequantization
-  // keeps this fraction of the 16-bit compute rate (Marlin/AWQ kernels).
-  double dequant_compute = 0.80;
-  // Fixed GPU time per kernel (launch + tail); ~2-5 us (CUDA graphs shrink launch).
-  double kernel_overhead = 3e-6;
-  // Fixed time per forward step outside kernels (input prep, sync), seconds.
-  double step_overhead = 0.5e-3;
+  // longer: time = max(c, m) + (1 - gemm_overlap) * min(c, m).
+  double gemm_overlap;
+  double attention_compute;   // FlashAttention forward: fraction of tensor peak
+  double attention_memory;    // paged decode attention: fraction of HBM bandwidth for KV reads
+  double elementwise_memory;  // norms, rotary, activation, residual: fraction of HBM bandwidth
+  double comm_bandwidth;      // collective bus bandwidth / link peak
+  double dequant_compute;     // weight-only quantized GEMMs: fraction of the 16-bit compute rate kept
+  double kernel_overhead;     // fixed GPU time per kernel, seconds
+  double step_overhead;       // fixed time per forward step outside kernels, seconds
 };
 
-// Names of the fields, in declaration order, for YAML keys, `inspect` and calibration.
+// What values a knob takes; decides its range, its unit in files and its error text.
+enum class KnobKind {
+  fraction,  // (0, 1]: a divisor of peak, so 0 would make kernels take forever
+  share,     // [0, 1]: a share, not a divisor (gemm_overlap: 0 = no overlap)
+  tokens,    // >= 0 tokens
+  duration,  // >= 0 seconds, written with a time unit ("3 us")
+};
+
+struct EfficiencyKnob {
+  std::string_view name;  // key under `efficiency:` / `hardware.efficiency.`
+  double Efficiency::*member;
+  KnobKind kind;
+  double default_value;       // canonical unit (seconds for durations)
+  std::string_view doc;       // one line: what it means
+  std::string_view citation;  // where the default comes from
+  // `servesim calibrate` fits the knob within [fit_lo, fit_hi], in fit_unit ("us",
+  // "ms" for durations, "" for plain numbers); tighter than the valid range where
+  // physics says so (no GEMM reaches 100% of peak).
+  double fit_lo, fit_hi;
+  std::string_view fit_unit;
+};
+
+// Every knob, in declaration order (the order of `inspect`, calibration and docs).
+const std::vector<EfficiencyKnob>& efficiency_knobs();
+// The knob of that name, or nullptr.
+const EfficiencyKnob* find_efficiency_knob(std::string_view name);
+// Whether v is in the knob's valid range, and that range in words ("a fraction in (0, 1]").
+bool knob_value_valid(const EfficiencyKnob& k, double v);
+std::string_view knob_range_text(const EfficiencyKnob& k);
+// Seconds per fit_unit (1 for plain numbers).
+double knob_fit_scale(const EfficiencyKnob& k);
+
+// Names of the knobs, in declaration order, for `inspect` and calibration.
 std::vector<std::string> efficiency_field_names();
+// A knob's value by name; unknown names throw with the valid ones.
 double& efficiency_field(Efficiency& e, const std::string& name);
 double efficiency_field(const Efficiency& e, const std::string& name);
-// Which fields are durations (read with a time unit in YAML).
+// Which knobs are durations (read with a time unit in YAML).
 bool efficiency_field_is_time(const std::string& name);
 
 }  // namespace servesim

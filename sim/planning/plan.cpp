@@ -6,7 +6,7 @@
 #include <cmath>
 #include <mutex>
 
-#include "hardware/gpu_catalog.h"
+#include "config/catalog_reader.h"
 #include "model/dtype.h"
 #include "planning/sweep.h"
 #include "util/error.h"

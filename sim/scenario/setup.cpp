@@ -6,8 +6,7 @@
 #include <iterator>
 #include <limits>
 
-#include "hardware/gpu_catalog.h"
-#include "model/model_catalog.h"
+#include "config/catalog_reader.h"
 #include "util/error.h"
 #include "util/paths.h"
 #include "util/text.h"

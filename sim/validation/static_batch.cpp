@@ -234,14 +234,14 @@ ConfigNode row_setup(const BenchmarkRow& row, const std::string& gpu, const std:
 }
 }  // namespace
 
-Scenario row_scenario(const BenchmarkRow& row, const std::vector<std::string>& overrides) {
+Scenario row_scenario(const BenchmarkRow& row, const std::vector<ConfigEdit>& edits) {
   const auto gpu = catalog_gpu_for(row.hardware);
   const auto model = catalog_model_for(row.model);
   if (!gpu) throw Error(fmt::format("no catalog GPU for '{}'", row.hardware));
   if (!model) throw Error(fmt::format("no catalog model for '{}'", row.model));
   ConfigNode doc = row_setup(row, *gpu, *model);
   set_text(doc, "engine.kind", "vllm");
-  for (const auto& o : overrides) apply_override(doc, o);
+  apply_edits(doc, edits);
   return parse_scenario(doc, fmt::format("{}:{}", row.file, row.line), false);
 }
 
@@ -296,7 +296,7 @@ double simulate_offline(const BenchmarkRow& row, const StaticValidationOptions& 
   set_number(doc, "workload.input_tokens.value", static_cast<double>(row.isl));
   set_text(doc, "workload.output_tokens.dist", "fixed");
   set_number(doc, "workload.output_tokens.value", static_cast<double>(row.osl));
-  for (const auto& ov : o.overrides) apply_override(doc, ov);
+  apply_edits(doc, o.edits);
   const Scenario sc = parse_scenario(doc, fmt::format("{}:{}", row.file, row.line));
   const SimulationResult r = simulate(sc);
   if (r.summary.failed > 0) note = fmt::format("{} requests failed", r.summary.failed);
@@ -366,7 +366,7 @@ std::vector<RowResult> validate_static_rows(const std::vector<BenchmarkRow>& row
         res.batch = *batch;
         const std::string key = fmt::format("{}|{}|{}|{}|{}", *gpu, *model, row.precision, row.tp, row.pp);
         auto& pred = predictors[key];
-        if (!pred) pred = std::make_unique<StaticBatchPredictor>(row_scenario(row, o.overrides));
+        if (!pred) pred = std::make_unique<StaticBatchPredictor>(row_scenario(row, o.edits));
         const std::int64_t B = *batch, isl = row.isl, osl = row.osl;
         const std::string& metric = row.metric;
         const std::int64_t seqs = metric == "ttft_min" || metric == "ttft_batch1" ? 1 : B;

@@ -38,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "config/edits.h"
 #include "scenario/scenario.h"
 
 namespace servesim {
@@ -65,7 +66,7 @@ std::optional<std::string> catalog_model_for(const std::string& model);
 std::optional<std::int64_t> static_batch_size(const std::string& concurrency_or_rate);
 
 struct StaticValidationOptions {
-  std::vector<std::string> overrides;  // "--set k=v" applied to every scenario
+  std::vector<ConfigEdit> edits;  // --set (parsed once) or fitted values, applied to every scenario
   bool offline = true;                 // simulate the offline-throughput rows
   std::int64_t offline_requests = 2000;
   std::int64_t offline_max_num_seqs = 1024;
@@ -87,9 +88,9 @@ struct RowResult {
 };
 
 // The scenario (no workload) of a row: its GPU, model, precision and TP with
-// vLLM-engine defaults, overrides applied. Throws servesim::Error when the row
+// vLLM-engine defaults, edits applied. Throws servesim::Error when the row
 // does not map to the catalog.
-Scenario row_scenario(const BenchmarkRow& row, const std::vector<std::string>& overrides);
+Scenario row_scenario(const BenchmarkRow& row, const std::vector<ConfigEdit>& edits);
 
 // Closed-form static-batch predictions on one scenario (seconds).
 class StaticBatchPredictor {

@@ -114,7 +114,7 @@ std::vector<Experiment> load_vllm_experiments(const std::string& path) {
   return out;
 }
 
-Scenario experiment_scenario(const Experiment& e, const std::vector<std::string>& overrides) {
+Scenario experiment_scenario(const Experiment& e, const std::vector<ConfigEdit>& edits) {
   // Built as a document, key by key: names from the experiments file are values,
   // never pasted into YAML text.
   ConfigNode doc;
@@ -135,7 +135,7 @@ Scenario experiment_scenario(const Experiment& e, const std::vector<std::string>
   set_number(doc, "workload.input_tokens.value", 1);
   set_text(doc, "workload.output_tokens.dist", "fixed");
   set_number(doc, "workload.output_tokens.value", 1);
-  for (const auto& o : overrides) apply_override(doc, o);
+  apply_edits(doc, edits);
   return parse_scenario(doc, "experiment " + e.key);
 }
 

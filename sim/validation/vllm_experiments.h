@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "config/edits.h"
 #include "scenario/scenario.h"
 #include "workload/request_source.h"
 
@@ -50,8 +51,8 @@ std::vector<Experiment> load_vllm_experiments(const std::string& path);
 enum class PromptSharing { cycled, groups };
 
 // The scenario of one experiment (vLLM defaults the file does not publish:
-// block 16, chunked prefill, prefix caching on), with overrides applied on top.
-Scenario experiment_scenario(const Experiment& e, const std::vector<std::string>& overrides);
+// block 16, chunked prefill, prefix caching on), with edits (--set, fitted values) applied on top.
+Scenario experiment_scenario(const Experiment& e, const std::vector<ConfigEdit>& edits);
 
 // `time_scale` < 1 shortens every stage (same rates, fewer requests) for fast fits.
 std::unique_ptr<RequestSource> experiment_source(const Experiment& e, PromptSharing sharing, std::uint64_t seed,

@@ -17,7 +17,7 @@
 
 #include "calibration/operator_calibration.h"
 #include "calibration/static_calibration.h"
-#include "hardware/gpu_catalog.h"
+#include "config/catalog_reader.h"
 #include "util/error.h"
 #include "config/config_map.h"
 #include "config/edits.h"
@@ -69,7 +69,7 @@ std::string synthetic_csv(const std::string& name) {
                               tp, isl, b, metric);
   const std::string draft = temp_file(name, text);
   StaticValidationOptions vo;
-  vo.overrides = kTruth;
+  vo.edits = parse_edits(kTruth);
   vo.offline = false;
   const auto results = validate_static_rows(read_benchmark_csv(draft), vo);
   std::string out = kHeader;
@@ -149,7 +149,7 @@ TEST_CASE("calibrate static: the written profile loads and reproduces the fit", 
   for (const auto& s : doc.find("calibration")->find("engine_settings")->items()) sets.push_back(s.text());
   REQUIRE(sets.size() == 3);
   StaticValidationOptions vo;
-  vo.overrides = sets;
+  vo.edits = parse_edits(sets);
   vo.offline = false;
   for (const auto& r : validate_static_rows(read_benchmark_csv(o.data[0]), vo)) {
     REQUIRE(r.compared);

@@ -8,8 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "hardware/gpu_catalog.h"
-#include "model/model_catalog.h"
+#include "config/catalog_reader.h"
 #include "util/error.h"
 #include "util/paths.h"
 

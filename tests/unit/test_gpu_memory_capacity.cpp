@@ -9,8 +9,7 @@
 #include "cost/memory_plan.h"
 #include "cost/precision.h"
 #include "cost/step_cost.h"
-#include "hardware/gpu_catalog.h"
-#include "model/model_catalog.h"
+#include "config/catalog_reader.h"
 
 using namespace servesim;
 

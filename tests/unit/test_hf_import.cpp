@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "model/model_catalog.h"
+#include "config/catalog_reader.h"
 #include "util/error.h"
 
 using namespace servesim;

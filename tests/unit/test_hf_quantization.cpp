@@ -12,7 +12,7 @@
 #include <fstream>
 #include <string>
 
-#include "model/model_catalog.h"
+#include "config/catalog_reader.h"
 #include "scenario/scenario.h"
 #include "test_sim_helpers.h"
 #include "util/error.h"

@@ -12,8 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "hardware/gpu_catalog.h"
-#include "model/model_catalog.h"
+#include "config/catalog_reader.h"
 #include "scenario/scenario.h"
 #include "test_sim_helpers.h"
 #include "util/error.h"

@@ -24,8 +24,7 @@
 #include "calibration/operator_fit.h"
 #include "calibration/operator_timings.h"
 #include "cost/step_cost.h"
-#include "hardware/gpu_catalog.h"
-#include "model/model_catalog.h"
+#include "config/catalog_reader.h"
 #include "util/error.h"
 
 using namespace servesim;

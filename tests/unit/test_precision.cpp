@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "cost/precision.h"
-#include "hardware/gpu_catalog.h"
+#include "config/catalog_reader.h"
 #include "util/error.h"
 
 using namespace servesim;

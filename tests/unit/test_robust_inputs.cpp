@@ -15,8 +15,7 @@
 
 #include "core/rng.h"
 #include "run/simulation.h"
-#include "hardware/gpu_catalog.h"
-#include "model/model_catalog.h"
+#include "config/catalog_reader.h"
 #include "scenario/scenario.h"
 #include "util/error.h"
 #include "util/json_file.h"

@@ -13,8 +13,7 @@
 #include "cost/collectives.h"
 #include "cost/precision.h"
 #include "cost/step_cost.h"
-#include "hardware/gpu_catalog.h"
-#include "model/model_catalog.h"
+#include "config/catalog_reader.h"
 #include "util/error.h"
 
 using namespace servesim;

@@ -11,7 +11,7 @@
 #include <fstream>
 #include <string>
 
-#include "model/model_catalog.h"
+#include "config/catalog_reader.h"
 #include "test_sim_helpers.h"
 #include "util/error.h"
 #include "validation/trace_validation.h"
