@@ -17,7 +17,7 @@ std::vector<std::string_view> process_names(bool stages_only) {
 
 std::string_view process_doc(ArrivalKind kind) {
   for (const auto& p : arrival_processes())
-    if (p.kind == kind) return p.description;
+    if (p.kind == kind) return p.doc;
   return {};
 }
 

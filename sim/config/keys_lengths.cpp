@@ -113,7 +113,7 @@ std::vector<const KeySection*> length_key_sections() {
                      .keys = {&dist}});
       for (const auto& d : length_distributions())
         out.push_back(
-            {.path = path, .doc = d.description, .selector = "dist", .variant = d.name, .keys = keys_of(d.kind)});
+            {.path = path, .doc = d.doc, .selector = "dist", .variant = d.name, .keys = keys_of(d.kind)});
     }
     return out;
   }();

@@ -16,15 +16,15 @@ namespace servesim {
 namespace {
 
 constexpr ArrivalProcessInfo kProcesses[] = {
-    {"poisson", ArrivalKind::poisson, true, "{rate}: exponential gaps with mean 1/rate (requests/s)"},
-    {"gamma", ArrivalKind::gamma, true,
-     "{rate, cv}: gamma gaps with mean 1/rate and coefficient of variation cv (cv > 1: bursty)"},
-    {"constant", ArrivalKind::constant, true, "{rate}: evenly spaced, gaps of exactly 1/rate"},
-    {"all_at_once", ArrivalKind::all_at_once, false, "{}: every request arrives at t = 0 (offline batch)"},
-    {"closed_loop", ArrivalKind::closed_loop, false,
-     "{users, think_time}: each user sends, waits for completion, thinks, sends again"},
-    {"multi_stage", ArrivalKind::multi_stage, false,
-     "{stages: [{process, rate, cv?, duration | requests}]}: poisson/gamma/constant stages back to back"},
+    {"poisson", ArrivalKind::poisson, true, "rate", "exponential gaps with mean 1/rate (requests/s)"},
+    {"gamma", ArrivalKind::gamma, true, "rate, cv",
+     "gamma gaps with mean 1/rate and coefficient of variation cv (cv > 1: bursty)"},
+    {"constant", ArrivalKind::constant, true, "rate", "evenly spaced, gaps of exactly 1/rate"},
+    {"all_at_once", ArrivalKind::all_at_once, false, "", "every request arrives at t = 0 (offline batch)"},
+    {"closed_loop", ArrivalKind::closed_loop, false, "users, think_time",
+     "each user sends, waits for completion, thinks, sends again"},
+    {"multi_stage", ArrivalKind::multi_stage, false, "stages: [{process, rate, cv?, duration | requests}]",
+     "poisson/gamma/constant stages back to back"},
 };
 
 }  // namespace
@@ -76,7 +76,7 @@ std::string describe_arrival(const ArrivalSpec& spec) {
 
 std::vector<std::pair<std::string, std::string>> arrival_process_registry() {
   std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& e : kProcesses) out.emplace_back(std::string(e.name), std::string(e.description));
+  for (const auto& e : kProcesses) out.emplace_back(std::string(e.name), fmt::format("{{{}}}: {}", e.keys, e.doc));
   return out;
 }
 

@@ -55,8 +55,9 @@ struct ArrivalSpec {
 struct ArrivalProcessInfo {
   std::string_view name;
   ArrivalKind kind;
-  bool stage_ok;                 // may be a stage of multi_stage
-  std::string_view description;  // one line, starting with the keys it reads: "{rate}: ..."
+  bool stage_ok;          // may be a stage of multi_stage
+  std::string_view keys;  // the keys it reads, as `servesim list` shows them: "rate, cv"
+  std::string_view doc;   // one line: what the gaps are
 };
 std::span<const ArrivalProcessInfo> arrival_processes();
 std::string_view arrival_kind_name(ArrivalKind kind);

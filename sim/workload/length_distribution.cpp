@@ -13,12 +13,12 @@ namespace servesim {
 namespace {
 
 constexpr LengthDistributionInfo kLengths[] = {
-    {"fixed", LengthKind::fixed, "{value}: every request has exactly `value` tokens"},
-    {"uniform", LengthKind::uniform, "{min, max}: integers uniform on [min, max] inclusive"},
-    {"normal", LengthKind::normal, "{mean, stddev}: normal, rounded, clipped to [min, max]"},
-    {"lognormal", LengthKind::lognormal,
-     "{mean, stddev}: lognormal with this mean and stddev of the length itself (long tail)"},
-    {"exponential", LengthKind::exponential, "{mean}: exponential with this mean"},
+    {"fixed", LengthKind::fixed, "value", "every request has exactly `value` tokens"},
+    {"uniform", LengthKind::uniform, "min, max", "integers uniform on [min, max] inclusive"},
+    {"normal", LengthKind::normal, "mean, stddev", "normal, rounded, clipped to [min, max]"},
+    {"lognormal", LengthKind::lognormal, "mean, stddev",
+     "lognormal with this mean and stddev of the length itself (long tail)"},
+    {"exponential", LengthKind::exponential, "mean", "exponential with this mean"},
 };
 
 std::string_view kind_name(LengthKind kind) {
@@ -66,7 +66,7 @@ std::string describe_length(const LengthSpec& spec) {
 std::vector<std::pair<std::string, std::string>> length_distribution_registry() {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& e : kLengths) {
-    std::string text(e.description);
+    std::string text = fmt::format("{{{}}}: {}", e.keys, e.doc);
     if (e.kind != LengthKind::uniform) text += "; optional clip min (default 1), max";
     out.emplace_back(std::string(e.name), text);
   }

@@ -38,7 +38,8 @@ struct LengthSpec {
 struct LengthDistributionInfo {
   std::string_view name;
   LengthKind kind;
-  std::string_view description;  // one line, starting with the keys it reads: "{mean}: ..."
+  std::string_view keys;  // the keys it reads, as `servesim list` shows them: "mean, stddev"
+  std::string_view doc;   // one line: what the lengths are
 };
 std::span<const LengthDistributionInfo> length_distributions();
 

@@ -51,7 +51,7 @@ TEST_CASE("every arrival process and length distribution has its variant section
     const KeySection* s = find_section("workload.arrival", p.name);
     REQUIRE(s);
     CHECK(s->selector == "process");
-    CHECK(s->doc == p.description);
+    CHECK(s->doc == p.doc);
     CHECK((find_section("workload.arrival.stages", p.name) != nullptr) == p.stage_ok);
   }
   for (const auto& d : length_distributions()) {
