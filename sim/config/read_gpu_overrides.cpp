@@ -29,13 +29,14 @@ const std::vector<Key>& efficiency_keys() {
       key.type = k.kind == KnobKind::tokens ? KeyType::number : KeyType::quantity;
       key.dimension = knob_dimension(k);
       key.unit = k.kind == KnobKind::tokens ? "tokens" : "";
-      key.doc = texts.emplace_back(fmt::format("{}. Default from: {}; `calibrate` fits it in [{:g}, {:g}]{}", k.doc,
-                                               k.citation, k.fit_lo, k.fit_hi,
+      key.doc = texts.emplace_back(fmt::format("{}; {}. Default from: {}; `calibrate` fits it in [{:g}, {:g}]{}",
+                                               k.doc, knob_range_text(k), k.citation, k.fit_lo, k.fit_hi,
                                                k.fit_unit.empty() ? "" : " " + std::string(k.fit_unit)));
       key.spec = texts.emplace_back(fmt::format("Efficiency::{}", k.name));
       key.default_number = k.default_value;
-      key.min = 0;
-      if (k.kind == KnobKind::fraction || k.kind == KnobKind::share) key.max = 1;
+      // Key ranges are inclusive: a fraction's (0, 1] is stated in the doc instead.
+      if (k.kind != KnobKind::fraction) key.min = 0;
+      if (k.kind == KnobKind::share) key.max = 1;
       key.why = knob_range_text(k);
       out.push_back(key);
     }
