@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "cost/kv_size.h"
 #include "util/units.h"
 
 namespace servesim {
@@ -54,9 +55,7 @@ MemoryPlan plan_memory(const CostModel& cost, const MemoryConfig& cfg) {
                      std::min<double>(T, static_cast<double>(cfg.max_num_seqs)) * static_cast<double>(s.vocab) * 4.0 * 2.0;
   plan.runtime_overhead = cfg.runtime_overhead_bytes;
   plan.kv_bytes = plan.budget - plan.weights - plan.activations - plan.runtime_overhead;
-  const double kv_elems = m.mla.enabled() ? static_cast<double>(m.kv_elements_per_token_layer())
-                                          : 2.0 * s.kv_heads * m.head_dim;
-  plan.kv_bytes_per_token = s.layers * kv_elems * dtype_bytes(cost.precision().kv_cache);
+  plan.kv_bytes_per_token = gpu_kv_bytes_per_token(m, s, cost.precision().kv_cache);
   const double block_bytes = plan.kv_bytes_per_token * cfg.block_size;
   plan.kv_blocks = plan.kv_bytes > 0 ? static_cast<std::int64_t>(std::floor(plan.kv_bytes / block_bytes)) : 0;
   plan.kv_tokens = plan.kv_blocks * cfg.block_size;

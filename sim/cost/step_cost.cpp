@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "cost/collectives.h"
+#include "cost/kv_size.h"
 
 namespace servesim {
 
@@ -57,8 +58,7 @@ CostModel::CostModel(GpuSpec gpu, ModelSpec model, ResolvedPrecision precision, 
   const double L = m.layers;
   const double heads = shard_.heads;
   const bool mla = m.mla.enabled();
-  const double kv_elems =
-      mla ? static_cast<double>(m.kv_elements_per_token_layer()) : 2.0 * shard_.kv_heads * m.head_dim;
+  const double kv_elems = gpu_kv_elements_per_token_layer(m, shard_);
   const double d_v = mla ? m.mla.v_head_dim : m.head_dim;
   auto rates = [&](double d_qk, double d_out) {
     AttentionRates r;
@@ -200,10 +200,6 @@ StepCost CostModel::breakdown(const BatchSummary& b) const {
   return out;
 }
 
-// K and V elements cached per token per layer on this GPU (an MLA latent is replicated).
-static double kv_elements(const ModelSpec& m, const ShardShape& s) {
-  return m.mla.enabled() ? static_cast<double>(m.kv_elements_per_token_layer()) : 2.0 * s.kv_heads * m.head_dim;
-}
 
 CostPart CostModel::tokens_ops(double T, std::vector<OpCost>* ops) const {
   CostPart part;
@@ -221,7 +217,7 @@ CostPart CostModel::tokens_ops(double T, std::vector<OpCost>* ops) const {
   // ---- attention block, every layer (attention itself: attention_ops) ----
   const double heads = s.heads;
   const bool mla = m.mla.enabled();
-  const double kv_elems = kv_elements(m, s);
+  const double kv_elems = gpu_kv_elements_per_token_layer(m, s);
   put(elementwise("attn_norm_residual", 2.0 * 4.0 * T * hidden * a * L, 2.0 * L, 2.0 * 5.0 * T * hidden * L), true);
   if (mla) {
     const double qk = m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim;

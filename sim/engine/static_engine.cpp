@@ -72,8 +72,7 @@ class StaticEngine : public Engine {
       for (const auto& m : batch_) b.add(SeqWork{1, m.req.input_tokens + decode_steps_, true});
     }
     const StepTotals c = cost_.totals(b);
-    const double seconds = c.time + ctx_.config.step_cpu_overhead +
-                           ctx_.config.per_seq_cpu_overhead * static_cast<double>(b.seqs);
+    const double seconds = step_wall_seconds(c.time, ctx_.config.cpu_overheads(), b.seqs);
     const Nanos end = now + std::max<Nanos>(1, to_nanos(seconds));
     if (ctx_.observer) {
       StepRecord r;

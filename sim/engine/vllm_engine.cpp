@@ -13,6 +13,7 @@ namespace servesim {
 
 VllmEngine::VllmEngine(const EngineContext& ctx)
     : ctx_(ctx),
+      cpu_overheads_(ctx.config.cpu_overheads()),
       cost_(*ctx.cost),
       block_size_(ctx.config.block_size),
       total_blocks_(ctx.kv_blocks),
@@ -267,7 +268,7 @@ void VllmEngine::finish_request(int slot, Nanos now, std::vector<Request>& done,
 double VllmEngine::step_seconds(const BatchSummary& b, StepTotals* totals) {
   const StepTotals c = memo_ ? cost_cache_.totals(b) : cost_.totals(b);
   if (totals) *totals = c;
-  return c.time + ctx_.config.step_cpu_overhead + ctx_.config.per_seq_cpu_overhead * static_cast<double>(b.seqs);
+  return step_wall_seconds(c.time, cpu_overheads_, b.seqs);
 }
 
 StepTotals VllmEngine::decode_totals(std::int64_t n, std::int64_t kv) {
@@ -281,7 +282,7 @@ StepTotals VllmEngine::decode_totals(std::int64_t n, std::int64_t kv) {
 double VllmEngine::decode_only_step_time(std::int64_t g) {
   // BatchSummary counts ctx + 1 per decoder: the KV length after step g.
   const StepTotals c = decode_totals(n_decode_, sum_len_minus_join_ + n_decode_ * g);
-  return c.time + ctx_.config.step_cpu_overhead + ctx_.config.per_seq_cpu_overhead * static_cast<double>(n_decode_);
+  return step_wall_seconds(c.time, cpu_overheads_, n_decode_);
 }
 
 std::int64_t VllmEngine::fast_forward_steps(Nanos now, Nanos horizon, double first_step_time, double* total_time,

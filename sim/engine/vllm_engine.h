@@ -126,6 +126,7 @@ class VllmEngine : public Engine {
   void running_erase(int slot);
 
   EngineContext ctx_;
+  CpuOverheads cpu_overheads_;  // charged on every step with the cost model's GPU time (cost/step_wall_time.h)
   const CostModel& cost_;
   int block_size_;
   std::int64_t block_mask_ = -1;  // block_size - 1 when it is a power of two

@@ -1,9 +1,9 @@
 #include "metrics/collector.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <limits>
+
+#include "metrics/requests_csv.h"
 
 namespace servesim {
 
@@ -51,9 +51,7 @@ void Collector::set_exact_cap(std::size_t cap) {
 
 void Collector::set_request_stream(std::ostream* out) {
   requests_out_ = out;
-  if (out)
-    *out << "id,replica,arrival_s,input_tokens,output_tokens,cached_tokens,queue_ms,ttft_ms,tpot_ms,e2e_ms,"
-            "preemptions,failed,failure\n";
+  if (out) write_requests_csv_header(*out);
 }
 
 void Collector::on_step(const StepRecord& s) {
@@ -92,7 +90,7 @@ void Collector::on_itl(double seconds, std::int64_t count) {
 
 void Collector::on_request_done(const RequestRecord& r) {
   if (first_arrival_ < 0 || r.arrival < first_arrival_) first_arrival_ = r.arrival;
-  double ttft = 0, tpot = 0, e2e = 0, queue = 0;
+  const RequestResult res = request_result(r);
   if (r.failed) {
     ++failed_;
     // Slot 0 counts failures an engine reported without a reason (shown as "unspecified").
@@ -109,32 +107,18 @@ void Collector::on_request_done(const RequestRecord& r) {
     preemptions_ += r.preemptions;
     swapped_preemptions_ += r.swaps;
     if (r.preemptions > 0) ++preempted_requests_;
-    ttft = to_seconds(r.first_token - r.arrival) * 1e3;
-    e2e = to_seconds(r.finish - r.arrival) * 1e3;
-    queue = to_seconds(r.first_scheduled - r.arrival) * 1e3;
-    // TPOT as vLLM and the validation data define it: (E2E - TTFT) / (output - 1).
-    tpot = r.output_tokens > 1 ? (e2e - ttft) / static_cast<double>(r.output_tokens - 1) : 0.0;
-    ttft_.add(ttft);
-    e2e_.add(e2e);
-    queue_.add(queue);
-    queue_bins_.add(to_seconds(r.arrival), queue);
-    if (r.output_tokens > 1) tpot_.add(tpot);  // undefined for single-token outputs
+    ttft_.add(res.ttft_ms);
+    e2e_.add(res.e2e_ms);
+    queue_.add(res.queue_ms);
+    queue_bins_.add(res.arrival_s, res.queue_ms);
+    if (res.has_tpot()) tpot_.add(res.tpot_ms);  // undefined for single-token outputs
     // SLO attainment: every per-request limit (the tightest per metric).
-    const bool ok = ttft <= slo_ttft_ && e2e <= slo_e2e_ && (r.output_tokens <= 1 || tpot <= slo_tpot_);
+    const bool ok =
+        res.ttft_ms <= slo_ttft_ && res.e2e_ms <= slo_e2e_ && (!res.has_tpot() || res.tpot_ms <= slo_tpot_);
     slo_good_ += ok ? 1 : 0;
   }
-  if (requests_out_) {
-    if (r.failed) {
-      // A failed request has no latencies: empty fields, not 0.000 that reads as measured.
-      *requests_out_ << fmt::format("{},{},{:.6f},{},{},{},,,,,{},1,{}\n", r.id, r.replica, to_seconds(r.arrival),
-                                    r.input_tokens, r.output_tokens, r.cached_tokens, r.preemptions,
-                                    failure_name(r.failure));
-    } else {
-      *requests_out_ << fmt::format("{},{},{:.6f},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{},0,{}\n", r.id, r.replica,
-                                    to_seconds(r.arrival), r.input_tokens, r.output_tokens, r.cached_tokens, queue,
-                                    ttft, tpot, e2e, r.preemptions, failure_name(r.failure));
-    }
-  }
+  if (requests_out_) write_requests_csv_row(*requests_out_, res);
+  if (results_) results_->push_back(res);
 }
 
 namespace {

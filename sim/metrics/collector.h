@@ -7,13 +7,16 @@
 // so memory is flat in the trace length. Runs below the cap report exactly what
 // they always did. SLO attainment is counted online as requests complete (the
 // simulation passes the SloSpec to the constructor), so it stays exact in both modes.
-// Optional streams receive requests.csv rows as requests finish and the timeline rows.
+// Optionally, as requests finish, their typed results go to a vector (a consumer
+// that asked for them) and their requests.csv rows to a stream; the timeline rows
+// are kept on request too. Nothing per request is stored unless asked for.
 #include <memory>
 #include <ostream>
 #include <vector>
 
 #include "metrics/log_histogram.h"
 #include "metrics/queue_growth.h"
+#include "metrics/request_result.h"
 #include "metrics/run_observer.h"
 #include "metrics/run_summary.h"
 #include "metrics/slo_spec.h"
@@ -58,6 +61,7 @@ class Collector : public RunObserver {
   void on_request_done(const RequestRecord& r) override;
 
   void set_request_stream(std::ostream* out);  // writes the CSV header now
+  void set_request_results(RequestResults* out) { results_ = out; }  // appended to as requests finish
   void keep_timeline(std::size_t max_rows) { timeline_limit_ = max_rows; }
   // Samples kept exactly per metric before switching to the histogram (tests).
   void set_exact_cap(std::size_t cap);
@@ -88,6 +92,7 @@ class Collector : public RunObserver {
   double batch_weighted_ = 0, kv_weighted_ = 0, queue_weighted_ = 0, kv_max_ = 0;
   std::int64_t batch_max_ = 0, queue_max_ = 0, steps_ = 0;
   std::ostream* requests_out_ = nullptr;
+  RequestResults* results_ = nullptr;
   std::vector<TimelineRow> timeline_;
   std::size_t timeline_limit_ = 0;
   std::int64_t timeline_stride_ = 1, timeline_counter_ = 0;

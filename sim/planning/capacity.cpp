@@ -5,9 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <sstream>
 
 #include "metrics/queue_growth.h"
+#include "metrics/request_result.h"
+#include "metrics/requests_csv.h"
 #include "metrics/summary_json.h"
 #include "scenario/setup.h"
 #include "util/error.h"
@@ -22,22 +23,14 @@ double mean_of(const std::vector<std::pair<double, double>>& v, std::size_t a, s
   return s / static_cast<double>(b - a);
 }
 
-// (arrival_s, queue_ms) of completed requests from the requests.csv stream.
-std::vector<std::pair<double, double>> read_queue_delays(const std::string& csv) {
+// (arrival_s, queue_ms) of the completed requests, at requests.csv precision (as before).
+std::vector<std::pair<double, double>> queue_delays(const RequestResults& results) {
   std::vector<std::pair<double, double>> out;
-  std::istringstream in(csv);
-  std::string line;
-  std::getline(in, line);  // header: id,replica,arrival_s,...,queue_ms(6),...,failed(11)
-  while (std::getline(in, line)) {
-    std::vector<std::string_view> f;
-    std::size_t start = 0;
-    for (std::size_t i = 0; i <= line.size(); ++i)
-      if (i == line.size() || line[i] == ',') {
-        f.emplace_back(line.data() + start, i - start);
-        start = i + 1;
-      }
-    if (f.size() < 12 || f[11] == "1") continue;
-    out.emplace_back(std::stod(std::string(f[2])), std::stod(std::string(f[6])));
+  out.reserve(results.size());
+  for (const RequestResult& exact : results) {
+    if (exact.failed) continue;
+    const RequestResult r = at_csv_precision(exact);
+    out.emplace_back(r.arrival_s, r.queue_ms);
   }
   return out;
 }
@@ -84,9 +77,9 @@ bool queue_grows(std::vector<std::pair<double, double>> aq, const TrialOptions& 
 
 Trial run_trial(const Scenario& base, double rate, const TrialOptions& options) {
   const Scenario sc = trial_scenario(base, rate, options);
-  std::ostringstream requests;
+  RequestResults requests;
   SimulationOptions so;
-  so.requests_csv = &requests;
+  so.request_results = &requests;
   so.concurrent_runs = options.concurrent_runs;
   const SimulationResult r = simulate(sc, so);
   Trial t;
@@ -94,7 +87,7 @@ Trial run_trial(const Scenario& base, double rate, const TrialOptions& options) 
   t.summary = r.summary;
   t.kv_blocks = r.kv_blocks_per_replica;
   t.attainment_required = sc.slo.attainment;
-  t.saturated = queue_grows(read_queue_delays(requests.str()), options, &t.queue_mid_ms, &t.queue_last_ms);
+  t.saturated = queue_grows(queue_delays(requests), options, &t.queue_mid_ms, &t.queue_last_ms);
   t.slo_met = r.summary.slo_met && r.summary.completed > 0;
   if (r.summary.failed > 0)
     t.failure = fmt::format("{} of {} requests failed ({})", r.summary.failed,

@@ -7,6 +7,7 @@
 
 #include "cost/memory_plan.h"
 #include "metrics/collector.h"
+#include "metrics/request_result.h"
 #include "metrics/run_summary.h"
 #include "scenario/scenario.h"
 #include "workload/request_source.h"
@@ -15,6 +16,9 @@ namespace servesim {
 
 struct SimulationOptions {
   std::ostream* requests_csv = nullptr;  // one row per finished request
+  // Filled with every request's typed result as it finishes (plan, validate); kept
+  // only when asked for, so a long run without a consumer stores nothing per request.
+  RequestResults* request_results = nullptr;
   std::size_t timeline_rows = 0;         // keep at most about this many timeline rows (0 = none)
   bool fast_forward = true;              // fuse identical decode steps between events
   // Refuse (servesim::Error) a synthetic workload whose every request must fail

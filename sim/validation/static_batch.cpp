@@ -254,7 +254,7 @@ std::int64_t StaticBatchPredictor::max_kv_tokens() const {
 }
 
 double StaticBatchPredictor::step(const BatchSummary& b) const {
-  return cost_.totals(b).time + engine_.step_cpu_overhead + engine_.per_seq_cpu_overhead * static_cast<double>(b.seqs);
+  return step_wall_seconds(cost_.totals(b).time, engine_.cpu_overheads(), b.seqs);
 }
 
 double StaticBatchPredictor::prefill(std::int64_t batch, std::int64_t isl) const {

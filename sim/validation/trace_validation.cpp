@@ -12,6 +12,7 @@
 
 #include <sys/wait.h>
 
+#include "metrics/requests_csv.h"
 #include "run/simulation.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
@@ -45,29 +46,15 @@ const json& bench_list(const json& doc, const char* key, std::size_t n, const st
   return v;
 }
 
-std::vector<PredictedRequest> parse_requests_csv(const std::string& text, std::size_t n) {
+// The simulation's results by trace index (a request's id is its record's index), at
+// requests.csv precision (as before: the outputs stay byte-identical).
+std::vector<PredictedRequest> by_trace_index(const RequestResults& results, std::size_t n) {
   std::vector<PredictedRequest> out(n);
-  std::istringstream in(text);
-  std::string line;
-  std::getline(in, line);  // header
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    const auto f = split(line, ',');
-    if (f.size() < 12) throw Error(fmt::format("internal: malformed requests.csv row '{}'", line));
-    const std::int64_t id = std::stoll(f[0]);
-    if (id < 0 || static_cast<std::size_t>(id) >= n) continue;  // not a trace record (cannot happen)
-    PredictedRequest& p = out[static_cast<std::size_t>(id)];
+  for (const RequestResult& r : results) {
+    if (r.id < 0 || static_cast<std::size_t>(r.id) >= n) continue;  // not a trace record (cannot happen)
+    PredictedRequest& p = out[static_cast<std::size_t>(r.id)];
+    static_cast<RequestResult&>(p) = at_csv_precision(r);
     p.present = true;
-    p.arrival_s = std::stod(f[2]);
-    p.input_tokens = std::stoll(f[3]);
-    p.output_tokens = std::stoll(f[4]);
-    p.preemptions = std::stoll(f[10]);
-    p.failed = f[11] == "1";
-    if (p.failed) continue;  // a failed request's latency fields are empty
-    p.queue_ms = std::stod(f[6]);
-    p.ttft_ms = std::stod(f[7]);
-    p.tpot_ms = std::stod(f[8]);
-    p.e2e_ms = std::stod(f[9]);
   }
   return out;
 }
@@ -81,7 +68,7 @@ std::optional<double> measured_value(const MeasuredRequest& m, const std::string
 std::optional<double> predicted_value(const PredictedRequest& p, const std::string& metric) {
   if (!p.present || p.failed) return std::nullopt;
   if (metric == "ttft") return p.ttft_ms;
-  if (metric == "tpot") return p.output_tokens > 1 ? std::optional<double>(p.tpot_ms) : std::nullopt;
+  if (metric == "tpot") return p.has_tpot() ? std::optional<double>(p.tpot_ms) : std::nullopt;
   return p.e2e_ms;
 }
 
@@ -278,12 +265,12 @@ TraceValidation validate_trace(const Scenario& sc, const ValidationTargets& targ
   check_context_limit(sc);
 
   auto source = make_request_source(sc.workload);
-  std::stringstream rows;
+  RequestResults results;
   SimulationOptions opt;
-  opt.requests_csv = &rows;
+  opt.request_results = &results;
   const SimulationResult r = simulate(sc, *source, opt);
   v.requests = static_cast<std::int64_t>(v.measured.size());
-  v.predicted = parse_requests_csv(rows.str(), v.measured.size());
+  v.predicted = by_trace_index(results, v.measured.size());
   v.predicted_completed = r.summary.completed;
   v.predicted_failed = r.summary.failed;
   v.preemptions = r.summary.preemptions;

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "metrics/request_result.h"
 #include "metrics/stats.h"
 #include "scenario/scenario.h"
 #include "workload/measured_requests.h"
@@ -44,12 +45,9 @@ std::vector<double> read_vllm_bench_itls(const std::string& path);
 // without -instruct/-chat/-hf suffixes, against the model's name and Hugging Face id.
 std::optional<std::string> model_id_mismatch(const std::string& model_id, const ModelSpec& model);
 
-// One request as predicted (from the simulation's requests.csv rows).
-struct PredictedRequest {
+// One request as predicted: the simulation's result for the trace record at the same index.
+struct PredictedRequest : RequestResult {
   bool present = false;  // finished (completed or failed) in the simulation
-  bool failed = false;
-  double arrival_s = 0, queue_ms = 0, ttft_ms = 0, tpot_ms = 0, e2e_ms = 0;
-  std::int64_t input_tokens = 0, output_tokens = 0, preemptions = 0;
 };
 
 struct MetricComparison {

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "core/rng.h"
+#include "metrics/requests_csv.h"
 #include "run/simulation.h"
 #include "metrics/stats.h"
 #include "util/error.h"
@@ -237,31 +238,29 @@ std::unique_ptr<RequestSource> experiment_source(const Experiment& e, PromptShar
 
 ExperimentOutcome replay_experiment(const Experiment& e, const Scenario& sc, PromptSharing sharing, double time_scale) {
   auto source = experiment_source(e, sharing, sc.workload.seed, time_scale);
-  std::stringstream rows;
+  RequestResults results;
   SimulationOptions opt;
-  opt.requests_csv = &rows;
+  opt.request_results = &results;
   const SimulationResult r = simulate(sc, *source, opt);
   ExperimentOutcome out;
   out.completed = r.summary.completed;
   out.failed = r.summary.failed;
   out.preemptions = r.summary.preemptions;
   out.prefix_hit_rate = r.summary.prefix_hit_rate;
-  // Per stage from the per-request rows (arrival decides the stage).
+  // Per stage from the per-request results (arrival decides the stage), at
+  // requests.csv precision (as before: the outputs stay byte-identical).
   std::vector<double> bounds;
   double t = 0;
   for (const auto& s : e.stages) bounds.push_back(t += s.duration * time_scale);
   const std::size_t n = e.stages.size();
   std::vector<std::vector<double>> ttft(n), e2e(n), tpot(n);
   std::vector<double> all_ttft, all_e2e, all_tpot;
-  std::string line;
-  std::getline(rows, line);  // header
-  while (std::getline(rows, line)) {
-    const auto f = split(line, ',');
-    if (f.size() < 12 || f[11] == "1") continue;  // failed
-    const double arrival = std::stod(f[2]);
+  for (const RequestResult& exact : results) {
+    if (exact.failed) continue;
+    const RequestResult q = at_csv_precision(exact);
     std::size_t st = 0;
-    while (st + 1 < n && arrival > bounds[st] + 1e-9) ++st;
-    const double tt = std::stod(f[7]), tp = std::stod(f[8]), ee = std::stod(f[9]);
+    while (st + 1 < n && q.arrival_s > bounds[st] + 1e-9) ++st;
+    const double tt = q.ttft_ms, tp = q.tpot_ms, ee = q.e2e_ms;
     ttft[st].push_back(tt);
     e2e[st].push_back(ee);
     tpot[st].push_back(tp);

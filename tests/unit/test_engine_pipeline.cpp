@@ -18,7 +18,7 @@ namespace {
 constexpr double kNsInMs = 1e-6;
 
 double stage_seconds(const CostModel& cost, const EngineConfig& cfg, const BatchSummary& b) {
-  return cost.totals(b).stage_time + cfg.step_cpu_overhead + cfg.per_seq_cpu_overhead * static_cast<double>(b.seqs);
+  return step_wall_seconds(cost.totals(b).stage_time, cfg.cpu_overheads(), b.seqs);
 }
 
 }  // namespace

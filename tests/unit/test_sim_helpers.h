@@ -1,7 +1,8 @@
 #pragma once
 // Shared helpers for the end-to-end simulation tests (test_sim_*.cpp): a
 // vector-backed request source, a scenario built from YAML text, the engine's
-// per-step wall-time formula, and a parser for the requests.csv stream.
+// per-step wall-time formula, and a parser for the requests.csv stream (checked
+// against the typed per-request results).
 #include "config/config_map.h"
 #include "config/edits.h"
 #include "config/yaml_text.h"
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "util/error.h"
+#include "metrics/requests_csv.h"
 #include "run/simulation.h"
 #include "cost/batch.h"
 #include "scenario/scenario.h"
@@ -59,11 +61,10 @@ inline Scenario scenario_from(const std::string& engine, const std::string& work
   return parse_scenario(parse_yaml_text(text), "test.yaml", !workload.empty());
 }
 
-// The engine's wall time of one step (vllm_engine.cpp step_seconds and
-// static_engine.cpp start_step use the same formula):
+// The engine's wall time of one step (cost/step_wall_time.h):
 //   cost.totals(batch).time + step_cpu_overhead + per_seq_cpu_overhead * seqs.
 inline double step_seconds(const CostModel& cost, const EngineConfig& cfg, const BatchSummary& b) {
-  return cost.totals(b).time + cfg.step_cpu_overhead + cfg.per_seq_cpu_overhead * static_cast<double>(b.seqs);
+  return step_wall_seconds(cost.totals(b).time, cfg.cpu_overheads(), b.seqs);
 }
 // `n` copies of one SeqWork.
 inline BatchSummary batch_of(std::int64_t n, SeqWork w) {
@@ -123,21 +124,28 @@ inline std::vector<CsvRow> parse_requests_csv(const std::string& text) {
   return rows;
 }
 
-// Runs and captures requests.csv.
+// Runs and captures requests.csv and the typed per-request results.
 struct RunWithCsv {
   SimulationResult result;
   std::string csv;
   std::vector<CsvRow> rows;
+  RequestResults results;  // same order as rows
 };
 inline RunWithCsv run_with_csv(const Scenario& sc, RequestSource* source, bool fast_forward = true) {
   std::ostringstream csv;
+  RunWithCsv r;
   SimulationOptions opt;
   opt.requests_csv = &csv;
+  opt.request_results = &r.results;
   opt.fast_forward = fast_forward;
-  RunWithCsv r;
   r.result = source ? simulate(sc, *source, opt) : simulate(sc, opt);
   r.csv = csv.str();
   r.rows = parse_requests_csv(r.csv);
+  // Every simulation test also checks that requests.csv is the typed results, printed.
+  std::ostringstream printed;
+  write_requests_csv_header(printed);
+  for (const RequestResult& q : r.results) write_requests_csv_row(printed, q);
+  if (printed.str() != r.csv) throw std::runtime_error("requests.csv differs from the typed request results");
   return r;
 }
 
