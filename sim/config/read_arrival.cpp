@@ -20,11 +20,11 @@ ArrivalKind read_process(ConfigMap& m, const Key& key, bool in_stage) {
   const auto known = std::find_if(all.begin(), all.end(), [&](const auto& p) { return p.name == name; });
   if (known != all.end() && (known->stage_ok || !in_stage)) return known->kind;
   std::vector<std::string> valid(key.choices.begin(), key.choices.end());
-  const std::string where = m.where(std::string(key.name));
   if (known != all.end())
-    throw Error(fmt::format("{}: '{}' cannot be a stage of multi_stage (valid here: {})", where, name, join(valid)));
-  throw Error(fmt::format("{}: unknown arrival process '{}'{} (valid{}: {})", where, name, did_you_mean(name, valid),
-                          in_stage ? " in a stage" : "", join(valid)));
+    throw Error(fmt::format("{}: '{}' cannot be a stage of multi_stage (valid here: {})", where(m, key), name,
+                            join(valid)));
+  throw Error(fmt::format("{}: unknown arrival process '{}'{} (valid{}: {})", where(m, key), name,
+                          did_you_mean(name, valid), in_stage ? " in a stage" : "", join(valid)));
 }
 
 // rate (and cv for gamma) of a poisson/gamma/constant process.
@@ -37,7 +37,7 @@ void read_renewal(ConfigMap& m, ArrivalKind kind, double& rate, double& cv) {
   if (!std::isnormal(scale))
     throw Error(fmt::format("{}: rate {:g} with cv {:g} gives gamma gaps of scale {:g}, out of range; "
                             "use a smaller rate or cv",
-                            m.where("cv"), rate, cv, scale));
+                            where(m, arrival_keys::cv), rate, cv, scale));
 }
 
 ArrivalStage read_stage(ConfigMap& m) {

@@ -19,7 +19,7 @@ LengthKind read_dist(ConfigMap& m) {
   for (const auto& d : length_distributions())
     if (d.name == name) return d.kind;
   std::vector<std::string> valid(key.choices.begin(), key.choices.end());
-  throw Error(fmt::format("{}: unknown length distribution '{}'{} (valid: {})", m.where(std::string(key.name)), name,
+  throw Error(fmt::format("{}: unknown length distribution '{}'{} (valid: {})", where(m, key), name,
                           did_you_mean(name, valid), join(valid)));
 }
 
@@ -30,7 +30,7 @@ void check_realisable(ConfigMap& m, const LengthSpec& spec) {
   if (spec.kind == LengthKind::fixed) {
     if (spec.value < spec.min || spec.value > spec.max)
       throw Error(fmt::format("{}: value {} is outside [min, max] = [{}, {}]: every request would be clipped to {}",
-                              m.where("value"), spec.value, spec.min, spec.max,
+                              where(m, length_keys::value), spec.value, spec.min, spec.max,
                               spec.value < spec.min ? spec.min : spec.max));
     return;
   }
@@ -39,7 +39,7 @@ void check_realisable(ConfigMap& m, const LengthSpec& spec) {
   if (above || spec.mean < static_cast<double>(spec.min))
     throw Error(fmt::format("{}: mean {:g} is {} {} ({}), so every length would be clipped and the realised mean "
                             "would not be {:g}: raise {} or change the mean",
-                            m.where("mean"), spec.mean, above ? "above" : "below", above ? "max" : "min",
+                            where(m, length_keys::mean), spec.mean, above ? "above" : "below", above ? "max" : "min",
                             above ? spec.max : spec.min, spec.mean, above ? "max" : "lower min"));
 }
 
@@ -68,7 +68,7 @@ LengthSpec parse_length_distribution(ConfigMap& m) {
     if (has_key(m, clip_max)) spec.max = read_integer(m, clip_max);  // absent: unbounded
   }
   if (spec.min > spec.max)
-    throw Error(fmt::format("{}: min ({}) is greater than max ({})", m.where("max"), spec.min, spec.max));
+    throw Error(fmt::format("{}: min ({}) is greater than max ({})", where(m, clip_max), spec.min, spec.max));
   check_realisable(m, spec);
   m.finish();
   return spec;

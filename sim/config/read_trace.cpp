@@ -31,22 +31,22 @@ TraceSpec parse_trace(ConfigMap& m) {
     if (has_key(m, *k))
       throw Error(fmt::format("{}: not used with workload.trace (the trace gives the arrivals and lengths); "
                               "remove it",
-                              m.where(std::string(k->name))));
+                              where(m, *k)));
   }
   TraceSpec t;
   const std::string ref = m.string(std::string(trace.name));
-  const std::string where = m.where(std::string(trace.name));
-  if (ref.empty()) throw Error(fmt::format("{}: trace must name a file", where));
+  const std::string at = where(m, trace);
+  if (ref.empty()) throw Error(fmt::format("{}: trace must name a file", at));
   t.path = resolve_trace_path(ref, m.file());
   if (!file_exists(t.path)) {
-    if (is_directory(t.path)) throw Error(fmt::format("{}: {}: is a directory, expected a trace file", where, t.path));
+    if (is_directory(t.path)) throw Error(fmt::format("{}: {}: is a directory, expected a trace file", at, t.path));
     const auto slash = m.file().rfind('/');
     throw Error(fmt::format("{}: trace file '{}' not found (looked beside the scenario{} and in the working "
                             "directory)",
-                            where, ref, slash == std::string::npos ? "" : " in " + m.file().substr(0, slash + 1)));
+                            at, ref, slash == std::string::npos ? "" : " in " + m.file().substr(0, slash + 1)));
   }
   // parse_trace_format's own error names the formats with a did-you-mean.
-  t.format = parse_trace_format(read_text(m, format), m.where(std::string(format.name)));
+  t.format = parse_trace_format(read_text(m, format), where(m, format));
   t.time_scale = read_number(m, time_scale);
   return t;
 }

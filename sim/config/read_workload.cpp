@@ -39,17 +39,16 @@ MultiTurnSpec read_multi_turn(ConfigMap& mt, const WorkloadSpec& w) {
   using namespace multi_turn_keys;
   MultiTurnSpec t;
   t.turns = read_integer(mt, turns);
-  const std::string think(think_time.name);
   const bool closed = w.arrival.kind == ArrivalKind::closed_loop;
   if (closed && has_key(mt, think_time))
     throw Error(fmt::format("{}: with a closed_loop arrival the time between turns is arrival.think_time "
                             "(from each completion); remove multi_turn.think_time",
-                            mt.where(think)));
+                            where(mt, think_time)));
   if (!closed) {
     if (!has_key(mt, think_time))
       throw Error(fmt::format("{}: missing required key '{}' (seconds from one turn's arrival to the next, "
                               "e.g. think_time: \"5 s\")",
-                              mt.where(), mt.key_path(think)));
+                              mt.where(), mt.key_path(std::string(think_time.name))));
     t.think_time_s = read_quantity(mt, think_time);
   }
   mt.finish();
@@ -84,8 +83,7 @@ WorkloadSpec parse_workload(ConfigMap& m) {
   }
   for (const Key* k : {&format, &time_scale}) {
     if (has_key(m, *k))
-      throw Error(fmt::format("{}: only used with workload.trace (a trace file to replay)",
-                              m.where(std::string(k->name))));
+      throw Error(fmt::format("{}: only used with workload.trace (a trace file to replay)", where(m, *k)));
   }
 
   ConfigMap arrival_map = required_map(m, arrival, "{process: poisson, rate: 8}");

@@ -3,6 +3,7 @@
 // readers (config/read_*.cpp) read each key through its declaration here, so the
 // default, the range and its reason exist once, and `servesim describe` shows
 // the same declarations (workload_key_sections() in config/key_registry.h).
+#include <string>
 #include <vector>
 
 #include "config/key.h"
@@ -38,6 +39,9 @@ extern const Key groups, tokens, prompts_per_group, assign;
 namespace multi_turn_keys {
 extern const Key turns, think_time;
 }  // namespace multi_turn_keys
+
+// "file:line:col: workload.arrival.rate": where errors about key `k` of `m` point.
+inline std::string where(const ConfigMap& m, const Key& k) { return m.where(std::string(k.name)); }
 
 // The sections of each part, gathered by workload_key_sections().
 std::vector<const KeySection*> arrival_key_sections();

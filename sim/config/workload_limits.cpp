@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "config/workload_keys.h"
 #include "util/error.h"
 #include "util/ranges.h"
 
@@ -33,7 +34,7 @@ void check_workload_limits(ConfigMap& workload, ConfigMap& arrival, const Worklo
     if (w.requests > 0) span = static_cast<double>(w.requests) / a.rate;
   } else if (a.kind == ArrivalKind::all_at_once) {
     if (w.requests > kMaxRequestsAtOnce)
-      check_integer_range(workload.where("requests"), w.requests, {1, kMaxRequestsAtOnce},
+      check_integer_range(where(workload, workload_keys::requests), w.requests, {1, kMaxRequestsAtOnce},
                           "all_at_once queues every request at t = 0");
   } else if (a.kind == ArrivalKind::closed_loop) {
     // Each user's requests are at least think_time apart.
@@ -48,7 +49,7 @@ void check_workload_limits(ConfigMap& workload, ConfigMap& arrival, const Worklo
                  a.kind == ArrivalKind::closed_loop ? "the schedule (requests / users x think_time)"
                                                     : "the arrival schedule (requests / rate)");
   if (w.multi_turn)
-    check_schedule(workload.where("multi_turn"),
+    check_schedule(where(workload, workload_keys::multi_turn),
                    span + static_cast<double>(w.multi_turn->turns - 1) * w.multi_turn->think_time_s,
                    "the arrival schedule plus a session's turns x think_time");
 }
