@@ -26,10 +26,15 @@ bool is_top_level_key(const std::string& line, const std::string& key) {
   return line.rfind(key + ":", 0) == 0;
 }
 
+// A knob's value as written in the profile, by its kind (hardware/efficiency.h).
 std::string efficiency_value(const Efficiency& e, const std::string& field) {
   const double v = efficiency_field(e, field);
-  if (efficiency_field_is_time(field)) return quoted(fmt::format("{:.3f} us", v * 1e6));
-  if (field == "gemm_tokens_half") return fmt::format("{:.1f}", v);
+  switch (find_efficiency_knob(field)->kind) {  // efficiency_field threw for an unknown name
+    case KnobKind::duration: return quoted(fmt::format("{:.3f} us", v * 1e6));
+    case KnobKind::tokens: return fmt::format("{:.1f}", v);
+    case KnobKind::fraction:
+    case KnobKind::share: break;
+  }
   return fmt::format("{:.4f}", v);
 }
 
