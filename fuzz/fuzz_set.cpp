@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "scenario/scenario.h"
+#include "config/scenario_reader.h"
 #include "util/error.h"
 #include "util/paths.h"
 

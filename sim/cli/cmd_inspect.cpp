@@ -9,7 +9,8 @@
 #include "cli/report_json.h"
 #include "cli/scenario_args.h"
 #include "cost/memory_plan.h"
-#include "scenario/setup.h"
+#include "config/edits.h"
+#include "config/scenario_reader.h"
 #include "util/units.h"
 
 namespace servesim::cli {
@@ -37,25 +38,33 @@ void print_ops(const std::string& title, const StepCost& c) {
   }
 }
 
+// The flag shortcuts as typed edits: names kept as written (a model path with a
+// colon stays one string), degrees as numbers. Applied before --set, which wins.
+std::vector<ConfigEdit> flag_edits(const InspectArgs& a) {
+  std::vector<ConfigEdit> edits;
+  auto text = [&](const char* key, const std::string& v) {
+    if (!v.empty()) edits.push_back(text_edit(key, v));
+  };
+  auto degree = [&](const char* key, int v) {
+    if (v) edits.push_back(number_edit(key, v));
+  };
+  text("hardware.gpu", a.gpu);
+  text("model.name", a.model);
+  text("model.weights", a.weights);
+  text("model.activations", a.activations);
+  text("model.kv_cache", a.kv_cache);
+  degree("parallelism.tp", a.tp);
+  degree("parallelism.pp", a.pp);
+  degree("parallelism.ep", a.ep);
+  return edits;
+}
+
 void run_inspect(const InspectArgs& a) {
-  std::vector<std::string> sets;
-  if (!a.gpu.empty()) sets.push_back("hardware.gpu=" + a.gpu);
-  if (!a.model.empty()) sets.push_back("model.name=" + a.model);
-  if (!a.weights.empty()) sets.push_back("model.weights=" + a.weights);
-  if (!a.activations.empty()) sets.push_back("model.activations=" + a.activations);
-  if (!a.kv_cache.empty()) sets.push_back("model.kv_cache=" + a.kv_cache);
-  if (a.tp) sets.push_back(fmt::format("parallelism.tp={}", a.tp));
-  if (a.pp) sets.push_back(fmt::format("parallelism.pp={}", a.pp));
-  if (a.ep) sets.push_back(fmt::format("parallelism.ep={}", a.ep));
-  sets.insert(sets.end(), a.sets.begin(), a.sets.end());
-  const ConfigNode doc = load_document(a.scenario, sets);
-  ConfigMap root(doc, a.scenario.empty() ? "--flags" : a.scenario);
-  // Top-level names first: a misspelt `hardwre:` is named as such, not reported as a
-  // missing hardware.gpu (the same check as for a scenario in parse_scenario).
-  root.allow({"workload", "slo", "schema_version", "name", "description", "router", "kv_offload", "hardware", "model",
-              "parallelism", "engine"});
-  root.finish();
-  const Setup setup = parse_setup(root);
+  ConfigNode doc = load_document(a.scenario, {});
+  apply_edits(doc, flag_edits(a));
+  apply_edits(doc, parse_edits(a.sets));
+  // The same top-level keys as `run` accepts; the workload and SLOs are not read.
+  const Setup setup = parse_setup_only(doc, a.scenario.empty() ? "--flags" : a.scenario);
   const CostModel cost = make_cost_model(setup);
   const MemoryPlan plan = plan_memory(cost, setup.engine.memory_config());
 
@@ -103,7 +112,7 @@ void register_inspect(CLI::App& app) {
   cmd->add_option("--weights", a.weights, "weight precision (fp16, bf16, fp8, int8, int4, fp4)");
   cmd->add_option("--activations", a.activations, "compute precision");
   cmd->add_option("--kv-cache", a.kv_cache, "KV cache precision (fp16, bf16, fp8, int8)");
-  // Ranges as the scenario keys have (scenario/setup.cpp); the sample batches are
+  // Ranges as the scenario keys have (config/read_parallelism.cpp); the sample batches are
   // built one entry per sequence, so their size bounds the command's memory.
   const auto degree = CLI::Range(1, 1024);
   const auto batch = CLI::Range(std::int64_t{1}, std::int64_t{1'000'000});

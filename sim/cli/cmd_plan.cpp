@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "config/edits.h"
+#include "config/plan_reader.h"
 #include "config/yaml_text.h"
 #include "cli/cli_checks.h"
 #include "cli/commands.h"
@@ -66,7 +67,7 @@ void run(const PlanArgs& a) {
   o.max_replicas = a.max_replicas;
   o.trial_requests = a.trial_requests;
   o.tolerance = a.tolerance;
-  planning::read_plan_section(doc, second_document(a.scenario), a.scenario, o);
+  read_plan_section(doc, second_document(a.scenario), a.scenario, o);
   o.threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (!a.out_dir.empty()) check_output_dir(a.out_dir, "--out");  // before the searches, not after
   planning::ProgressBar bar("candidates", planning::stderr_is_terminal());

@@ -12,6 +12,7 @@
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/interrupt.h"
+#include "config/scenario_reader.h"
 
 namespace servesim::cli {
 namespace {

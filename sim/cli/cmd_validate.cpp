@@ -15,6 +15,7 @@
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/text.h"
+#include "config/scenario_reader.h"
 
 namespace servesim::cli {
 namespace {

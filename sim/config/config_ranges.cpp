@@ -1,18 +1,7 @@
 #include "config/config_ranges.h"
 
-#include <fmt/format.h>
-
-#include "config/config_error.h"
 
 namespace servesim {
-
-void check_schema_version(ConfigMap& m) {
-  const std::int64_t v = m.integer("schema_version", kSchemaVersion);
-  if (v != kSchemaVersion)
-    throw Error(fmt::format("{}: schema_version {} is not one this servesim reads (it knows version {} only): the "
-                            "file may be meant for another release, whose keys could be misread",
-                            m.where("schema_version"), v, kSchemaVersion));
-}
 
 std::int64_t integer_in(ConfigMap& m, const std::string& key, IntRange range, std::string_view why) {
   const std::int64_t v = m.integer(key);

@@ -24,6 +24,7 @@ double quantity_in(ConfigMap& m, const std::string& key, Dimension dim, double f
 // The `schema_version` key of a scenario, GPU or model file: absent or
 // kSchemaVersion (the only layout servesim reads); any other version is an
 // error, since a file written for another layout would be misread silently.
+// Reads the key through its declaration (config/schema_version.h).
 inline constexpr std::int64_t kSchemaVersion = 1;
 void check_schema_version(ConfigMap& m);
 

@@ -9,17 +9,20 @@
 
 namespace servesim {
 
+// The settings the memory planner also uses (utilization, block size, step budget,
+// sequences, runtime overhead) take their defaults from MemoryConfig, so each
+// default is written once; sim/config/read_engine.cpp declares the keys with them.
 struct EngineConfig {
   std::string kind = "vllm";  // "vllm" (continuous batching) or "static"
-  std::int64_t max_num_seqs = 256;
-  std::int64_t max_num_batched_tokens = 8192;  // token budget per step
-  int block_size = 16;
-  double gpu_memory_utilization = 0.9;
+  std::int64_t max_num_seqs = MemoryConfig{}.max_num_seqs;
+  std::int64_t max_num_batched_tokens = MemoryConfig{}.max_num_batched_tokens;  // token budget per step
+  int block_size = MemoryConfig{}.block_size;
+  double gpu_memory_utilization = MemoryConfig{}.gpu_memory_utilization;
   bool prefix_caching = false;
   bool chunked_prefill = true;
   std::int64_t max_model_len = 0;          // 0 = the model's max_context
   std::int64_t num_gpu_blocks_override = 0;  // vLLM's override of the planner's block count
-  double runtime_overhead_bytes = 1.5 * 1024.0 * 1024.0 * 1024.0;
+  double runtime_overhead_bytes = MemoryConfig{}.runtime_overhead_bytes;
   AttentionKernel attention = AttentionKernel::flash;
   // CPU-side time per engine step that the GPU waits on (scheduling, input
   // preparation, detokenization, output processing). vLLM v0 measured 1-2 ms a

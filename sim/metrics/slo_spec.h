@@ -1,10 +1,10 @@
 #pragma once
 // Service-level objectives: per metric, thresholds on mean or percentiles, and
 // the share of requests that must meet every per-request threshold (attainment).
+// config/read_slo.cpp reads it; its keys are made from the names below.
 #include <string>
 #include <vector>
 
-#include "config/config_map.h"
 
 namespace servesim {
 
@@ -20,7 +20,6 @@ struct SloSpec {
   bool empty() const { return targets.empty(); }
 };
 
-SloSpec parse_slo(ConfigMap& m);
 const std::vector<std::string>& slo_metric_names();
 const std::vector<std::string>& slo_statistic_names();
 

@@ -29,13 +29,14 @@
 #include <string>
 #include <vector>
 
+#include "config/plan_section.h"
 #include "run/simulation.h"
 #include "scenario/scenario.h"
 
 namespace servesim::planning {
 
 struct TrialOptions {
-  std::int64_t requests = 1000;     // per trial
+  std::int64_t requests = kDefaultTrialRequests;  // per trial
   double saturation_ratio = 1.5;    // last-20% over middle-20% mean queue delay
   double saturation_floor_ms = 25;  // ... plus this much
   int concurrent_runs = 1;          // trials run at once (plan -j), for the overload guard
@@ -64,7 +65,7 @@ bool queue_grows(std::vector<std::pair<double, double>> arrival_queue, const Tri
 
 struct SearchOptions {
   TrialOptions trial;
-  double tolerance = 0.025;  // relative width of the final bracket
+  double tolerance = kDefaultSearchTolerance;  // relative width of the final bracket
   int max_trials = 30;
   double min_rate = 1e-3;    // below this, give up: the SLOs cannot be met at any load
 };

@@ -12,30 +12,11 @@
 #include "util/error.h"
 #include "util/interrupt.h"
 #include "util/text.h"
-#include "config/config_map.h"
 #include "config/edits.h"
-#include "config/yaml_text.h"
-#include "config/config_ranges.h"
+#include "config/scenario_reader.h"
 
 namespace servesim::planning {
 namespace {
-
-std::vector<int> ints(ConfigMap& m, const std::string& key) {
-  std::vector<int> out;
-  const ConfigNode* node = m.get(key);
-  if (!node) return out;
-  auto one = [&](const ConfigNode& n) {
-    const auto v = n.is_scalar() ? yaml_integer(n.text()) : std::nullopt;
-    if (!v || *v < 1 || *v > kMaxInt32) throw Error(fmt::format("{}: expected positive integers", m.where(key)));
-    out.push_back(static_cast<int>(*v));
-  };
-  if (node->is_sequence()) {
-    for (const auto& n : node->items()) one(n);
-  } else {
-    one(*node);
-  }
-  return out;
-}
 
 // The compute precision that goes with a weight precision (see plan.h).
 std::string activations_for(const std::string& weights, const GpuSpec& gpu) {
@@ -43,54 +24,6 @@ std::string activations_for(const std::string& weights, const GpuSpec& gpu) {
 }
 
 }  // namespace
-
-void read_plan_section(ConfigNode& doc, const ConfigNode& extra, const std::string& source, PlanOptions& o) {
-  ConfigNode section;
-  if (doc.is_map() && doc.find("plan")) {
-    section = *doc.find("plan");
-    doc.remove("plan");
-  } else if (extra.is_map()) {
-    ConfigMap root(extra, source);
-    if (const ConfigNode* p = root.get("plan")) section = *p;
-    root.finish();
-  }
-  if (section.is_null()) return;
-  ConfigMap m(section, source, "plan");
-  // Range-checked as read (before the casts to int); the bounds match the CLI flags'.
-  const auto target = m.get("target_rate") ? std::optional<double>(number_in(m, "target_rate", {1e-7, 1e9},
-                                                                             "requests per second"))
-                                           : std::nullopt;
-  const auto budget = m.get("gpu_budget")
-                          ? std::optional<int>(static_cast<int>(integer_in(m, "gpu_budget", {1, 10'000'000})))
-                          : std::nullopt;
-  const int max_rep = static_cast<int>(integer_in(m, "max_replicas", 0, {1, 10'000}));
-  const std::int64_t trial = m.integer("trial_requests", 0);
-  if (trial < 0 || (m.has("trial_requests") && trial < 50))
-    throw Error(fmt::format("{}: use at least 50 requests per trial", m.where("trial_requests")));
-  check_integer_range(m.where("trial_requests"), trial, {0, 1'000'000'000}, "requests per trial simulation");
-  const double tol = m.number("tolerance", 0.0);
-  if (!(tol >= 0 && tol < 1) || (m.has("tolerance") && tol == 0))
-    throw Error(fmt::format("{}: must be a fraction in (0, 1)", m.where("tolerance")));
-  ConfigMap c = m.map("candidates");
-  auto gpus = c.strings("gpu");
-  auto weights = c.strings("weights");
-  auto tps = ints(c, "tp");
-  auto pps = ints(c, "pp");
-  c.finish();
-  m.finish();
-  // Flags win: fill only what is still unset.
-  if (!o.target_rate && !o.gpu_budget) {
-    o.target_rate = target;
-    o.gpu_budget = budget;
-  }
-  if (o.max_replicas == 0) o.max_replicas = max_rep;
-  if (o.trial_requests == 0) o.trial_requests = trial;
-  if (o.tolerance == 0) o.tolerance = tol;
-  if (o.gpus.empty()) o.gpus = gpus;
-  if (o.weights.empty()) o.weights = weights;
-  if (o.tps.empty()) o.tps = tps;
-  if (o.pps.empty()) o.pps = pps;
-}
 
 std::vector<bool> pareto_front(const std::vector<std::pair<double, double>>& pts) {
   std::vector<bool> out(pts.size(), true);

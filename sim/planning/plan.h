@@ -16,12 +16,13 @@
 //     trial_requests: 600                # requests per trial
 //     tolerance: 0.025                   # relative precision of the rate search
 //     candidates: {gpu: [h100-sxm, h200-sxm], weights: [bf16, fp8], tp: [2, 4, 8], pp: [1]}
-// and command-line flags override them. A missing candidate list means the
+// (read by config/plan_reader.h) and command-line flags override them. A missing candidate list means the
 // scenario's own value. Weight precisions set model.weights and the matching
 // compute precision (16-bit weights compute in themselves, fp8 in fp8 where the
 // GPU supports it, anything narrower in bf16: weight-only quantisation); the KV
 // cache precision stays the scenario's.
 #include "config/config_node.h"
+#include "config/plan_section.h"
 
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -34,15 +35,9 @@
 
 namespace servesim::planning {
 
-struct PlanOptions {
-  std::optional<double> target_rate;  // requests per second, all replicas together
-  std::optional<int> gpu_budget;      // GPUs in total
-  std::vector<std::string> gpus;      // candidate GPU names (empty: the scenario's)
-  std::vector<std::string> weights;   // candidate weight precisions (empty: the scenario's)
-  std::vector<int> tps, pps;          // (empty: the scenario's)
-  int max_replicas = 0;               // 0: no limit
-  std::int64_t trial_requests = 0;    // 0: 1000
-  double tolerance = 0;               // 0: 0.025
+// The plan section's fields (target, budget, candidate lists, trial size,
+// tolerance: config/plan_section.h), then what only flags set.
+struct PlanOptions : PlanSection {
   SearchOptions search;               // trial.requests and tolerance come from the two above
   int threads = 1;
   std::function<void(std::size_t, std::size_t)> progress;  // (candidates done, total)
@@ -79,11 +74,6 @@ struct PlanResult {
   SearchOptions search;
   std::vector<Candidate> candidates;  // ranked first, then the rest in candidate order
 };
-
-// Reads the plan section, if any, of `doc` (removing it there) or of `extra` (the
-// file's second YAML document, or null) into the fields of `o` still unset
-// (flags are set first and win).
-void read_plan_section(ConfigNode& doc, const ConfigNode& extra, const std::string& source, PlanOptions& o);
 
 // Evaluates every candidate. Throws servesim::Error when there is no SLO, no
 // target and no budget, or when no candidate can serve / fits the budget.

@@ -18,9 +18,8 @@
 #include "util/interrupt.h"
 #include "util/text.h"
 #include "config/config_error.h"
-#include "config/config_map.h"
 #include "config/edits.h"
-#include "config/yaml_text.h"
+#include "config/scenario_reader.h"
 
 namespace servesim::planning {
 namespace {

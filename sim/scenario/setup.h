@@ -1,13 +1,13 @@
 #pragma once
 // The hardware/model/precision/parallelism/engine part of a scenario: what
 // `inspect` needs, and what every simulation builds its cost model from.
+// config/scenario_reader.h reads it from a scenario document.
 #include <string>
 
 #include "cost/memory_plan.h"
 #include "cost/step_cost.h"
 #include "engine/router.h"
 #include "engine/engine_config.h"
-#include "config/config_map.h"
 
 namespace servesim {
 
@@ -20,11 +20,6 @@ struct Setup {
   EngineConfig engine;
   RouterKind router = RouterKind::least_outstanding;  // parallelism.router, with replicas > 1
 };
-
-// Reads the `hardware`, `model`, `parallelism` and `engine` mappings of `doc`
-// (finishing each; the caller finishes `doc`). Resolves and validates precision
-// and parallelism against the GPU and model.
-Setup parse_setup(ConfigMap& doc);
 
 CostModel make_cost_model(const Setup& s);
 

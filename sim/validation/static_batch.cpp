@@ -17,6 +17,7 @@
 #include "util/interrupt.h"
 #include "util/paths.h"
 #include "util/text.h"
+#include "config/scenario_reader.h"
 
 namespace servesim {
 

@@ -20,6 +20,7 @@
 #include "util/paths.h"
 #include "util/text.h"
 #include "workload/trace_reader.h"
+#include "config/scenario_reader.h"
 
 namespace servesim {
 

@@ -17,6 +17,7 @@
 #include "util/error.h"
 #include "util/json_file.h"
 #include "util/text.h"
+#include "config/scenario_reader.h"
 
 namespace servesim {
 namespace {

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "config/catalog_reader.h"
-#include "scenario/scenario.h"
+#include "config/scenario_reader.h"
 #include "test_sim_helpers.h"
 #include "util/error.h"
 

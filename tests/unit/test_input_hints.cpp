@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "config/catalog_reader.h"
-#include "scenario/scenario.h"
+#include "config/scenario_reader.h"
 #include "test_sim_helpers.h"
 #include "util/error.h"
 #include "util/paths.h"

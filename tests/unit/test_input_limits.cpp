@@ -23,6 +23,7 @@
 #include "workload/trace_source.h"
 #include "config/workload_reader.h"
 #include "workload/workload_spec.h"
+#include "config/scenario_reader.h"
 
 using namespace servesim;
 using namespace servesim::testing;

@@ -17,6 +17,8 @@
 #include "planning/whatif.h"
 #include "scenario/setup.h"
 #include "util/error.h"
+#include "config/plan_reader.h"
+#include "config/scenario_reader.h"
 
 using namespace servesim;
 using namespace servesim::planning;

@@ -8,6 +8,7 @@
 
 #include "planning/capacity.h"
 #include "planning/sweep.h"
+#include "config/scenario_reader.h"
 
 using namespace servesim;
 using namespace servesim::planning;

@@ -12,7 +12,7 @@
 #include "planning/sweep.h"
 #include "planning/whatif.h"
 #include "scenario/config_json.h"
-#include "scenario/scenario.h"
+#include "config/scenario_reader.h"
 #include "config/config_map.h"
 #include "config/edits.h"
 #include "config/yaml_text.h"

@@ -16,7 +16,7 @@
 #include "core/rng.h"
 #include "run/simulation.h"
 #include "config/catalog_reader.h"
-#include "scenario/scenario.h"
+#include "config/scenario_reader.h"
 #include "util/error.h"
 #include "util/json_file.h"
 #include "util/paths.h"

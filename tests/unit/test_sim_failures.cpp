@@ -9,6 +9,7 @@
 #include "metrics/summary_json.h"
 #include "workload/workload_spec.h"
 #include "test_sim_helpers.h"
+#include "config/scenario_reader.h"
 
 using namespace servesim;
 using namespace servesim::testing;

@@ -17,7 +17,7 @@
 #include "metrics/requests_csv.h"
 #include "run/simulation.h"
 #include "cost/batch.h"
-#include "scenario/scenario.h"
+#include "config/scenario_reader.h"
 #include "scenario/setup.h"
 #include "workload/request_source.h"
 

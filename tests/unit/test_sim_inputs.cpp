@@ -10,6 +10,7 @@
 #include "config/config_map.h"
 #include "config/edits.h"
 #include "config/yaml_text.h"
+#include "config/scenario_reader.h"
 
 using namespace servesim;
 using namespace servesim::testing;

@@ -8,6 +8,7 @@
 
 #include "run/simulation.h"
 #include "test_sim_helpers.h"
+#include "config/scenario_reader.h"
 
 using namespace servesim;
 using namespace servesim::testing;

@@ -17,7 +17,7 @@
 #include "run/simulation.h"
 #include "planning/sweep.h"
 #include "planning/sweep_checkpoint.h"
-#include "scenario/scenario.h"
+#include "config/scenario_reader.h"
 #include "util/error.h"
 #include "util/interrupt.h"
 

@@ -13,6 +13,7 @@
 #include "test_sim_helpers.h"
 #include "util/error.h"
 #include "validation/trace_validation.h"
+#include "config/scenario_reader.h"
 
 using namespace servesim;
 using namespace servesim::testing;

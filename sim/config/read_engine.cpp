@@ -1,0 +1,292 @@
+// The `engine:` section of a scenario: each key declared once (defaults from
+// EngineConfig's members) and read through its declaration.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iterator>
+#include <limits>
+
+#include "config/scenario_sections.h"
+#include "util/error.h"
+#include "util/text.h"
+
+namespace servesim {
+namespace {
+
+const EngineConfig kDefaults{};
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Bounds of engine counts: far beyond real deployments, they keep every derived
+// count inside int64/int; each count is range-checked as read, before any narrowing.
+constexpr double kSeqsLimit = 1'000'000;
+constexpr double kBatchedTokensLimit = 100'000'000;
+constexpr double kContextTokensLimit = 100'000'000;
+constexpr double kKvBlocksLimit = 100'000'000;
+
+const Key kKind{
+    .name = "kind",
+    .type = KeyType::choice,
+    .doc = "engine model: vllm (continuous batching, vLLM's scheduler) or static (whole batches, as early TGI/FT)",
+    .spec = "EngineConfig::kind",
+    .default_text = kDefaults.kind,
+    .choices = {"vllm", "static"},
+};
+const Key kMaxNumSeqs{
+    .name = "max_num_seqs",
+    .type = KeyType::integer,
+    .doc = "most sequences running in one step (vLLM --max-num-seqs)",
+    .spec = "EngineConfig::max_num_seqs",
+    .unit = "sequences",
+    .default_number = static_cast<double>(kDefaults.max_num_seqs),
+    .min = 1,
+    .max = kSeqsLimit,
+    .why = "more sequences than any GPU could batch",
+};
+const Key kMaxBatchedTokens{
+    .name = "max_num_batched_tokens",
+    .type = KeyType::integer,
+    .doc = "token budget of one engine step, prefill and decode together (vLLM --max-num-batched-tokens)",
+    .spec = "EngineConfig::max_num_batched_tokens",
+    .unit = "tokens",
+    .default_number = static_cast<double>(kDefaults.max_num_batched_tokens),
+    .min = 1,
+    .max = kBatchedTokensLimit,
+    .why = "tokens per engine step",
+};
+// vLLM accepts only these KV block sizes (vllm/config/cache.py, CacheConfig:
+// BlockSize = Literal[1, 8, 16, 32, 64, 128], 256 added in v0.11); the engine
+// here relies on a power of two (block arithmetic uses shifts and masks).
+constexpr std::int64_t kBlockSizes[] = {1, 8, 16, 32, 64, 128, 256};
+const Key kBlockSize{
+    .name = "block_size",
+    .type = KeyType::integer,
+    .doc = "tokens per KV-cache block: 1, 8, 16, 32, 64, 128 or 256 (vLLM --block-size)",
+    .spec = "EngineConfig::block_size",
+    .unit = "tokens",
+    .default_number = static_cast<double>(kDefaults.block_size),
+    .min = 1,
+    .max = 256,
+    .why = "the sizes vLLM's CacheConfig accepts",
+};
+const Key kGpuMemoryUtilization{
+    .name = "gpu_memory_utilization",
+    .type = KeyType::quantity,
+    .doc = "share of each GPU's memory the engine may use, above 0 (vLLM --gpu-memory-utilization)",
+    .spec = "EngineConfig::gpu_memory_utilization",
+    .dimension = Dimension::fraction,
+    .default_number = kDefaults.gpu_memory_utilization,
+    .min = 0,
+    .max = 1,
+    .why = "a share of the GPU's memory, above 0",
+};
+const Key kPrefixCaching{
+    .name = "prefix_caching",
+    .type = KeyType::boolean,
+    .doc = "reuse the KV blocks of shared prompt prefixes (vLLM --enable-prefix-caching)",
+    .spec = "EngineConfig::prefix_caching",
+    .default_bool = kDefaults.prefix_caching,
+};
+const Key kChunkedPrefill{
+    .name = "chunked_prefill",
+    .type = KeyType::boolean,
+    .doc = "split long prompts across steps to fit the token budget (vLLM --enable-chunked-prefill)",
+    .spec = "EngineConfig::chunked_prefill",
+    .default_bool = kDefaults.chunked_prefill,
+};
+const Key kMaxModelLen{
+    .name = "max_model_len",
+    .type = KeyType::integer,
+    .doc = "longest sequence (prompt + output) served; at most the model's context length (vLLM --max-model-len)",
+    .spec = "EngineConfig::max_model_len",
+    .unit = "tokens",
+    .default_number = static_cast<double>(kDefaults.max_model_len),
+    .default_note = "the model's context length",
+    .min = 1,
+    .max = kContextTokensLimit,
+    .why = "tokens of one sequence",
+};
+const Key kNumGpuBlocksOverride{
+    .name = "num_gpu_blocks_override",
+    .type = KeyType::integer,
+    .doc = "KV blocks per replica instead of the memory planner's count, 0 = none (vLLM --num-gpu-blocks-override)",
+    .spec = "EngineConfig::num_gpu_blocks_override",
+    .unit = "blocks",
+    .default_number = static_cast<double>(kDefaults.num_gpu_blocks_override),
+    .min = 0,
+    .max = kKvBlocksLimit,
+    .why = "KV blocks per replica, 0 = no override; the engine keeps state per block",
+};
+const Key kRuntimeOverhead{
+    .name = "runtime_overhead",
+    .type = KeyType::quantity,
+    .doc = "GPU memory outside PyTorch's allocator: CUDA context, cuBLAS/NCCL workspaces, CUDA graphs (vLLM's "
+           "\"non-torch memory\")",
+    .spec = "EngineConfig::runtime_overhead_bytes",
+    .dimension = Dimension::bytes,
+    .default_number = kDefaults.runtime_overhead_bytes,
+    .min = 0,
+    .max = kInf,
+};
+const Key kStepCpuOverhead{
+    .name = "step_cpu_overhead",
+    .type = KeyType::quantity,
+    .doc = "CPU time per engine step the GPU waits on: scheduling, input preparation, output processing (Vidur "
+           "cpu_overheads)",
+    .spec = "EngineConfig::step_cpu_overhead",
+    .dimension = Dimension::time,
+    .default_number = kDefaults.step_cpu_overhead,
+    .min = 0,
+    .max = kInf,
+};
+const Key kPerSeqCpuOverhead{
+    .name = "per_seq_cpu_overhead",
+    .type = KeyType::quantity,
+    .doc = "CPU time per running sequence per step, on top of step_cpu_overhead",
+    .spec = "EngineConfig::per_seq_cpu_overhead",
+    .dimension = Dimension::time,
+    .default_number = kDefaults.per_seq_cpu_overhead,
+    .min = 0,
+    .max = kInf,
+};
+const Key kFrontendLatency{
+    .name = "frontend_latency",
+    .type = KeyType::quantity,
+    .doc = "latency outside the engine core per request (HTTP, tokenization, streaming), added to TTFT and E2E",
+    .spec = "EngineConfig::frontend_latency",
+    .dimension = Dimension::time,
+    .default_number = kDefaults.frontend_latency,
+    .min = 0,
+    .max = kInf,
+};
+const Key kAsyncScheduling{
+    .name = "async_scheduling",
+    .type = KeyType::boolean,
+    .doc = "plan step N+1 while step N runs, so a new request waits one step more (vLLM --async-scheduling)",
+    .spec = "EngineConfig::async_scheduling",
+    .default_bool = kDefaults.async_scheduling,
+};
+const Key kCpuOffload{
+    .name = "cpu_offload",
+    .type = KeyType::quantity,
+    .doc = "host memory per replica for evicted prefix blocks and swapped-out requests, 0 = off (vLLM "
+           "--kv-offloading-size)",
+    .spec = "EngineConfig::cpu_offload_bytes",
+    .dimension = Dimension::bytes,
+    .default_number = kDefaults.cpu_offload_bytes,
+    .min = 0,
+    .max = kInf,
+};
+const Key kMaxQueueMemory{
+    .name = "max_queue_memory",
+    .type = KeyType::quantity,
+    .doc = "simulator guard, not a vLLM setting: stop admitting when waiting requests hold more than this",
+    .spec = "EngineConfig::max_queue_memory_bytes",
+    .dimension = Dimension::bytes,
+    .default_number = kDefaults.max_queue_memory_bytes,
+    .default_note = "a quarter of this machine's physical memory",
+    .min = 0,
+    .max = kInf,
+};
+const Key kAttentionKernel{
+    .name = "attention_kernel",
+    .type = KeyType::choice,
+    .doc = "attention cost model: flash (FlashAttention, vLLM's default backends) or naive (materialised scores)",
+    .spec = "EngineConfig::attention",
+    .default_text = kDefaults.attention == AttentionKernel::naive ? "naive" : "flash",
+    .choices = {"flash", "naive"},
+};
+
+std::vector<std::string> choice_names(const Key& k) { return {k.choices.begin(), k.choices.end()}; }
+
+// A choice key with its own wording of the error ("unknown engine 'x'"), as before
+// the keys were declared.
+std::string read_named_choice(ConfigMap& e, const Key& k, std::string_view noun) {
+  const std::string v = read_text(e, k);
+  const auto valid = choice_names(k);
+  if (std::find(valid.begin(), valid.end(), v) == valid.end())
+    throw Error(fmt::format("{}: unknown {} '{}'{} (valid: {})", e.where(std::string(k.name)), noun, v,
+                            did_you_mean(v, valid), join(valid)));
+  return v;
+}
+
+int read_block_size(ConfigMap& e) {
+  const std::string name(kBlockSize.name);
+  if (!e.has(name)) return static_cast<int>(kBlockSize.default_number);
+  const std::int64_t b = e.integer(name);
+  if (std::find(std::begin(kBlockSizes), std::end(kBlockSizes), b) == std::end(kBlockSizes))
+    throw Error(fmt::format("{}: block_size must be one of 1, 8, 16, 32, 64, 128, 256 tokens (the sizes vLLM's "
+                            "CacheConfig accepts), got {}",
+                            e.where(name), b));
+  return static_cast<int>(b);
+}
+
+}  // namespace
+
+const KeySection& engine_key_section() {
+  static const KeySection s{
+      .path = "engine",
+      .doc = "the serving engine's settings (vLLM's engine arguments where they exist)",
+      .keys = {&kKind, &kMaxNumSeqs, &kMaxBatchedTokens, &kBlockSize, &kGpuMemoryUtilization, &kPrefixCaching,
+               &kChunkedPrefill, &kMaxModelLen, &kNumGpuBlocksOverride, &kRuntimeOverhead, &kStepCpuOverhead,
+               &kPerSeqCpuOverhead, &kFrontendLatency, &kAsyncScheduling, &kCpuOffload, &kMaxQueueMemory,
+               &kAttentionKernel},
+  };
+  return s;
+}
+
+EngineConfig read_engine(ConfigMap& e) {
+  EngineConfig c;
+  c.kind = read_named_choice(e, kKind, "engine");
+  c.max_num_seqs = read_integer(e, kMaxNumSeqs);
+  c.max_num_batched_tokens = read_integer(e, kMaxBatchedTokens);
+  c.block_size = read_block_size(e);
+  // Read as a plain fraction and checked below with the open lower bound (0 excluded).
+  c.gpu_memory_utilization = e.quantity(std::string(kGpuMemoryUtilization.name), kGpuMemoryUtilization.dimension,
+                                        kGpuMemoryUtilization.default_number);
+  c.prefix_caching = read_boolean(e, kPrefixCaching);
+  c.chunked_prefill = read_boolean(e, kChunkedPrefill);
+  // 0 (the default) means "the model's context length", resolved in resolve_max_model_len.
+  c.max_model_len = read_integer(e, kMaxModelLen);
+  c.num_gpu_blocks_override = read_integer(e, kNumGpuBlocksOverride);
+  c.runtime_overhead_bytes = read_quantity(e, kRuntimeOverhead);
+  c.step_cpu_overhead = read_quantity(e, kStepCpuOverhead);
+  c.per_seq_cpu_overhead = read_quantity(e, kPerSeqCpuOverhead);
+  c.frontend_latency = read_quantity(e, kFrontendLatency);
+  c.async_scheduling = read_boolean(e, kAsyncScheduling);
+  c.cpu_offload_bytes = read_quantity(e, kCpuOffload);
+  const std::string queue(kMaxQueueMemory.name);
+  c.max_queue_memory_bytes = e.quantity(queue, kMaxQueueMemory.dimension, kMaxQueueMemory.default_number);
+  if (!(c.max_queue_memory_bytes >= kMaxQueueMemory.min))
+    throw Error(fmt::format("{}: must be a size such as \"4 GiB\" (0 = a quarter of this machine's memory), got {}",
+                            e.where(queue), c.max_queue_memory_bytes));
+  c.attention = read_named_choice(e, kAttentionKernel, "attention kernel") == "naive" ? AttentionKernel::naive
+                                                                                      : AttentionKernel::flash;
+  if (c.gpu_memory_utilization <= kGpuMemoryUtilization.min || c.gpu_memory_utilization > kGpuMemoryUtilization.max)
+    throw Error(fmt::format("{}: must be in (0, 1], got {}", e.where(std::string(kGpuMemoryUtilization.name)),
+                            c.gpu_memory_utilization));
+  e.finish();
+  return c;
+}
+
+// max_model_len defaults to the model's context length and may not exceed it
+// (vLLM raises at start-up unless VLLM_ALLOW_LONG_MAX_MODEL_LEN is set). Without
+// chunked prefill a prompt must fit one step's token budget, so vLLM also
+// refuses max_num_batched_tokens < max_model_len then (SchedulerConfig
+// verification): the engine would otherwise wait forever for a step that fits.
+void resolve_max_model_len(ConfigMap& eng, Setup& s) {
+  EngineConfig& c = s.engine;
+  if (c.max_model_len > s.model.max_context)
+    throw Error(fmt::format("{}: max_model_len {} is longer than {}'s context length of {} tokens (the model "
+                            "cannot attend beyond it; vLLM refuses this too): lower it or leave it out",
+                            eng.where("max_model_len"), c.max_model_len, s.model.name, s.model.max_context));
+  if (c.max_model_len <= 0) c.max_model_len = s.model.max_context;
+  if (c.kind == "vllm" && !c.chunked_prefill && c.max_num_batched_tokens < c.max_model_len)
+    throw Error(fmt::format("{}: max_num_batched_tokens ({}) is smaller than max_model_len ({}) with "
+                            "chunked_prefill: false, so a long prompt could never be scheduled (vLLM refuses this "
+                            "at start-up too): set max_num_batched_tokens to at least {}, lower max_model_len, or "
+                            "enable chunked_prefill",
+                            eng.where("chunked_prefill"), c.max_num_batched_tokens, c.max_model_len,
+                            c.max_model_len));
+}
+
+}  // namespace servesim

@@ -1,0 +1,151 @@
+// A scenario's top level: its keys declared once (the one list `run`, `inspect`
+// and every other reader accept), and the reader that reads each section.
+#include <fmt/format.h>
+
+#include "config/config_ranges.h"
+#include "config/edits.h"
+#include "config/scenario_reader.h"
+#include "config/scenario_sections.h"
+#include "config/schema_version.h"
+#include "config/workload_reader.h"
+#include "config/yaml_text.h"
+#include "util/error.h"
+
+namespace servesim {
+namespace {
+
+const Key kName{
+    .name = "name",
+    .type = KeyType::text,
+    .doc = "a name for the scenario (not used by the simulation)",
+    .spec = "(not stored)",
+};
+const Key kDescription{
+    .name = "description",
+    .type = KeyType::text,
+    .doc = "what the scenario is for (not used by the simulation)",
+    .spec = "(not stored)",
+};
+const Key kHardware{
+    .name = "hardware",
+    .type = KeyType::section,
+    .doc = "the GPU",
+    .spec = "Setup::gpu",
+    .required = true,
+};
+const Key kModel{
+    .name = "model",
+    .type = KeyType::section,
+    .doc = "the model and its precision",
+    .spec = "Setup::model, Setup::precision",
+    .required = true,
+};
+const Key kParallelism{
+    .name = "parallelism",
+    .type = KeyType::section,
+    .doc = "tensor, pipeline and expert parallelism, replicas and their router",
+    .spec = "Setup::parallelism, Setup::router",
+};
+const Key kEngine{
+    .name = "engine",
+    .type = KeyType::section,
+    .doc = "the serving engine's settings",
+    .spec = "Setup::engine",
+};
+const Key kWorkload{
+    .name = "workload",
+    .type = KeyType::section,
+    .doc = "the requests: synthetic (arrival process, length distributions) or a trace; `inspect` ignores it",
+    .spec = "Scenario::workload",
+    .required = true,
+};
+const Key kSlo{
+    .name = "slo",
+    .type = KeyType::section,
+    .doc = "service-level objectives the run is judged against",
+    .spec = "Scenario::slo",
+};
+
+const Key kPlan{
+    .name = "plan",
+    .type = KeyType::section,
+    .doc = "candidates and targets for `servesim plan` (also accepted as a second YAML document); checked, not "
+           "used, by every other command",
+    .spec = "PlanSection",
+};
+
+const std::vector<const Key*>& top_keys() {
+  static const std::vector<const Key*> keys = {&schema_version_key(), &kName,   &kDescription, &kHardware, &kModel,
+                                               &kParallelism,         &kEngine, &kWorkload,    &kSlo,      &kPlan};
+  return keys;
+}
+
+// Checks the top-level names before reading any section: a misspelt `hardwre:`
+// would otherwise surface as "missing required key 'hardware.gpu'" without naming
+// the typo. Then checks the schema version and reads the keys that are only text.
+void read_top_level(ConfigMap& root) {
+  std::vector<std::string> names;
+  for (const Key* k : top_keys()) names.emplace_back(k->name);
+  root.allow(names);
+  root.finish();
+  check_schema_version(root);
+  read_text(root, kName);
+  read_text(root, kDescription);
+}
+
+void reject_empty(const ConfigNode& doc, const std::string& source, bool require_workload) {
+  if (doc.is_null())
+    throw Error(fmt::format("{}: the scenario is empty (no keys, or only comments): a scenario needs "
+                            "hardware:, model:{} sections (see scenarios/quickstart.yaml)",
+                            source, require_workload ? " and workload:" : ""));
+}
+
+}  // namespace
+
+const KeySection& scenario_top_section() {
+  static const KeySection s{
+      .path = "",  // the document root: key paths are the bare names
+      .doc = "a scenario file's top level",
+      .keys = top_keys(),
+  };
+  return s;
+}
+
+Scenario parse_scenario(const ConfigNode& doc, const std::string& source, bool require_workload) {
+  reject_empty(doc, source, require_workload);
+  ConfigMap root(doc, source);
+  Scenario sc;
+  sc.source = source;
+  read_top_level(root);
+  static_cast<Setup&>(sc) = read_setup(root);
+  const std::string workload(kWorkload.name);
+  if (root.has(workload)) {
+    ConfigMap w = root.map(workload);
+    sc.workload = parse_workload(w);
+    sc.has_workload = true;
+  } else if (require_workload) {
+    throw Error(fmt::format("{}: missing required key 'workload'", root.where()));
+  }
+  ConfigMap slo = root.map(std::string(kSlo.name));
+  sc.slo = read_slo(slo);
+  // `plan` removes its section before this; any other command checks it, so a
+  // misspelt plan key is caught whichever command reads the file first.
+  ConfigMap plan = root.map(std::string(kPlan.name));
+  read_plan(plan);
+  root.finish();
+  return sc;
+}
+
+Setup parse_setup_only(const ConfigNode& doc, const std::string& source) {
+  ConfigMap root(doc, source);
+  read_top_level(root);
+  return read_setup(root);
+}
+
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides, bool require_workload) {
+  ConfigNode doc = load_yaml_file(path);
+  for (const auto& o : overrides) apply_override(doc, o);
+  return parse_scenario(doc, path, require_workload);
+}
+
+}  // namespace servesim

@@ -1,0 +1,172 @@
+// A scenario's `hardware:` (the GPU; its efficiency and interconnect overrides are
+// read by the catalog's knob table) and `model:` sections, and the setup they make
+// with `parallelism:` and `engine:` (read_parallelism.cpp, read_engine.cpp).
+#include <fmt/format.h>
+
+#include <string>
+
+#include "config/scenario_sections.h"
+#include "config/catalog_reader.h"
+#include "util/error.h"
+#include "util/paths.h"
+
+namespace servesim {
+namespace {
+
+const Key kGpu{
+    .name = "gpu",
+    .type = KeyType::text,
+    .doc = "the GPU: a catalog name (`servesim list gpus`) or a GPU YAML path, relative to the scenario's folder",
+    .spec = "Setup::gpu",
+    .unit = "GPU name or path",
+    .required = true,
+};
+const Key kEfficiency{
+    .name = "efficiency",
+    .type = KeyType::section,
+    .doc = "overrides of the GPU's efficiency knobs for this scenario (see hardware.efficiency)",
+    .spec = "GpuSpec::efficiency",
+};
+const Key kInterconnect{
+    .name = "interconnect",
+    .type = KeyType::section,
+    .doc = "overrides of the GPU's interconnect for this scenario (see hardware.interconnect)",
+    .spec = "GpuSpec (interconnect)",
+};
+
+// Precision names as model/dtype.cpp lists them, kept alive for the declarations' string_views.
+std::vector<std::string_view> dtype_choices() {
+  static const std::vector<std::string> names = dtype_names();
+  return {names.begin(), names.end()};
+}
+
+const Key kModelName{
+    .name = "name",
+    .type = KeyType::text,
+    .doc = "the model: a catalog name (`servesim list models`), a model YAML or a Hugging Face config.json path",
+    .spec = "Setup::model",
+    .unit = "model name or path",
+    .required = true,
+};
+const Key kWeights{
+    .name = "weights",
+    .type = KeyType::choice,
+    .doc = "weight precision; given alone on the command line it brings its compute precision (vLLM --quantization)",
+    .spec = "PrecisionSpec::weights",
+    .default_note = "the model's native precision (bf16 for fp32 checkpoints)",
+    .choices = dtype_choices(),
+};
+const Key kActivations{
+    .name = "activations",
+    .type = KeyType::choice,
+    .doc = "compute precision of the tensor cores (W8A8 vs W8A16)",
+    .spec = "PrecisionSpec::activations",
+    .default_note = "the weights' own for 16-bit weights, fp8 for fp8 weights on fp8 GPUs, else bf16",
+    .choices = dtype_choices(),
+};
+const Key kKvCache{
+    .name = "kv_cache",
+    .type = KeyType::choice,
+    .doc = "KV-cache precision (vLLM --kv-cache-dtype)",
+    .spec = "PrecisionSpec::kv_cache",
+    .default_note = "fp16 with fp16 activations, else bf16",
+    .choices = dtype_choices(),
+};
+const Key kEmulate{
+    .name = "emulate",
+    .type = KeyType::boolean,
+    .doc = "run a precision the GPU lacks at its 16-bit rate instead of refusing it",
+    .spec = "PrecisionSpec::emulate",
+    .default_bool = PrecisionSpec{}.emulate,
+};
+
+// Relative paths inside a scenario are relative to the scenario file's folder
+// when they exist there, else to the working directory.
+std::string resolve_relative(const std::string& ref, const std::string& scenario_file) {
+  if (!looks_like_path(ref) || ref.empty() || ref[0] == '/') return ref;
+  const auto slash = scenario_file.rfind('/');
+  if (slash != std::string::npos) {
+    const std::string candidate = scenario_file.substr(0, slash + 1) + ref;
+    if (file_exists(candidate)) return candidate;
+  }
+  return ref;
+}
+
+// Errors of a catalog or a check, prefixed with the key they came from.
+template <typename F>
+auto with_location(const std::string& where, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {}", where, e.what()));
+  }
+}
+
+DType read_dtype(ConfigMap& md, const Key& k, const std::string& fallback) {
+  const std::string name(k.name);
+  return parse_dtype(md.string(name, fallback), md.where(name));
+}
+
+void read_hardware(ConfigMap& hw, const std::string& scenario_file, Setup& s) {
+  const std::string gpu_ref = resolve_relative(read_text(hw, kGpu), scenario_file);
+  s.gpu = with_location(hw.where(std::string(kGpu.name)), [&] { return load_gpu(gpu_ref); });
+  ConfigMap eff = hw.map(std::string(kEfficiency.name));
+  apply_efficiency_overrides(eff, s.gpu.efficiency);
+  ConfigMap ic = hw.map(std::string(kInterconnect.name));
+  apply_interconnect_overrides(ic, s.gpu);
+  hw.finish();
+}
+
+void read_model(ConfigMap& md, const std::string& scenario_file, Setup& s) {
+  const std::string model_ref = resolve_relative(read_text(md, kModelName), scenario_file);
+  s.model = with_location(md.where(std::string(kModelName.name)), [&] { return load_model(model_ref); });
+  const DType native = s.model.native_dtype == DType::fp32 ? DType::bf16 : s.model.native_dtype;
+  s.precision.weights = read_dtype(md, kWeights, dtype_name(native));
+  const DType default_act = default_activations(s.precision.weights, s.gpu);
+  // One meaning for a weight shorthand (precision.h default_activations): weights
+  // given on the command line (--set, sweep/whatif --vary, plan candidates) bring
+  // their default compute precision with them, replacing the file's activations
+  // unless activations are given on the command line too. So `--set
+  // model.weights=fp8` and `plan --candidates-weights fp8` both mean W8A8 on an
+  // H100, whatever the file pinned for its own weights.
+  const ConfigNode* weights_node = md.get(std::string(kWeights.name));
+  const ConfigNode* act_node = md.get(std::string(kActivations.name));
+  const bool file_act_overridden = weights_node && weights_node->from_edit() && act_node && !act_node->from_edit();
+  s.precision.activations = file_act_overridden ? default_act : read_dtype(md, kActivations, dtype_name(default_act));
+  s.precision.kv_cache = read_dtype(md, kKvCache, s.precision.activations == DType::fp16 ? "fp16" : "bf16");
+  s.precision.emulate = read_boolean(md, kEmulate);
+  s.resolved = with_location(md.where(), [&] { return resolve_precision(s.precision, s.gpu); });
+  md.finish();
+}
+
+}  // namespace
+
+std::vector<const KeySection*> setup_key_sections() {
+  static const KeySection hardware{
+      .path = "hardware",
+      .doc = "the GPU every replica runs on",
+      .keys = {&kGpu, &kEfficiency, &kInterconnect},
+  };
+  static const KeySection model{
+      .path = "model",
+      .doc = "the model served and its precision (weights, compute, KV cache)",
+      .keys = {&kModelName, &kWeights, &kActivations, &kKvCache, &kEmulate},
+  };
+  return {&hardware, &model};
+}
+
+Setup read_setup(ConfigMap& doc) {
+  Setup s;
+  ConfigMap hw = doc.map("hardware");
+  read_hardware(hw, doc.file(), s);
+  ConfigMap md = doc.map("model");
+  read_model(md, doc.file(), s);
+  ConfigMap par = doc.map("parallelism");
+  read_parallelism(par, s);
+  ConfigMap eng = doc.map("engine");
+  s.engine = read_engine(eng);
+  resolve_max_model_len(eng, s);
+  return s;
+}
+
+}  // namespace servesim

@@ -1,0 +1,41 @@
+#pragma once
+// The readers of a scenario's sections (each in its own config/read_*.cpp, next to
+// the declarations of the keys it reads) and their key sections, for the scenario
+// reader (read_scenario.cpp) and the key registry (keys_scenario.cpp). Internal to
+// sim/config/: everything else goes through config/scenario_reader.h.
+#include <vector>
+
+#include "config/config_map.h"
+#include "config/key.h"
+#include "config/plan_section.h"
+#include "engine/engine_config.h"
+#include "metrics/slo_spec.h"
+#include "scenario/setup.h"
+
+namespace servesim {
+
+// hardware, model, parallelism and engine of `doc` (finishing each; the caller
+// finishes `doc`). Resolves and validates precision and parallelism against the
+// GPU and model, and max_model_len against the model.
+Setup read_setup(ConfigMap& doc);
+// The `engine:` mapping alone (finished); max_model_len stays 0 when absent.
+EngineConfig read_engine(ConfigMap& e);
+// Checks engine settings that depend on the model (read_setup calls it).
+void resolve_max_model_len(ConfigMap& eng, Setup& s);
+// The `parallelism:` mapping (finished), validated against the model.
+void read_parallelism(ConfigMap& par, Setup& s);
+// The `slo:` mapping (finished).
+SloSpec read_slo(ConfigMap& m);
+// The `plan:` mapping (finished): `servesim plan` uses it (config/plan_reader.h);
+// every other reader of a scenario checks it and leaves it.
+PlanSection read_plan(ConfigMap& m);
+
+// The top-level keys of a scenario: what `run`, `inspect` and every other reader accept.
+const KeySection& scenario_top_section();
+std::vector<const KeySection*> setup_key_sections();  // hardware, model
+const KeySection& parallelism_key_section();
+const KeySection& engine_key_section();
+std::vector<const KeySection*> slo_key_sections();   // slo and one per metric
+std::vector<const KeySection*> plan_key_sections();  // plan and plan.candidates
+
+}  // namespace servesim
