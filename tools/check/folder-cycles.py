@@ -7,11 +7,18 @@ bottom, cli at the top); a cycle means two folders cannot be understood, tested
 or reused apart. Every strongly connected component with more than one folder
 is reported with one example include per edge inside it.
 
-usage: tools/check/folder-cycles.py [SIM_DIR]   (exit 1 when there is a cycle)
+The bottom folders also keep to what they may include (BOTTOM below): util is
+used by everything and includes no other folder; core (simulated time, the
+event queue, random streams) includes only util.
+
+usage: tools/check/folder-cycles.py [SIM_DIR]   (exit 1 on a cycle or a BOTTOM rule broken)
 """
 import os
 import re
 import sys
+
+# Folder -> the only folders it may include.
+BOTTOM = {"util": set(), "core": {"util"}}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"/]+)/[^"]+"')
 
@@ -96,10 +103,16 @@ def main():
     print("folder include graph of {}:".format(sim_dir))
     for folder in sorted(graph):
         print("  {} -> {}".format(folder, ", ".join(sorted(graph[folder])) or "(nothing)"))
+    failed = False
+    for folder, allowed in sorted(BOTTOM.items()):
+        for b in sorted(set(graph.get(folder, {})) - allowed):
+            print("\n{} may include only {}, but includes {}: {}".format(
+                folder, ", ".join(sorted(allowed)) or "no other folder", b, graph[folder][b]))
+            failed = True
     cycles = strongly_connected(graph)
     if not cycles:
         print("no cycle")
-        return 0
+        return 1 if failed else 0
     for comp in cycles:
         cycle = one_cycle(graph, comp)
         print("\ncycle among {}: {}".format(", ".join(comp), " -> ".join(cycle)))
