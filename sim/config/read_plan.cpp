@@ -133,32 +133,37 @@ std::vector<int> read_int_list(ConfigMap& m, const Key& k) {
 
 }  // namespace
 
-std::vector<const KeySection*> plan_key_sections() {
-  static const KeySection plan{
+const KeySection& plan_key_section() {
+  static const KeySection s{
       .path = "plan",
       .doc = "`servesim plan` only: a top-level plan: key or a second YAML document after ---; flags win",
       .keys = {&kTargetRate, &kGpuBudget, &kMaxReplicas, &kTrialRequests, &kTolerance, &kCandidates},
   };
-  static const KeySection candidates{
+  return s;
+}
+
+const KeySection& plan_candidates_key_section() {
+  static const KeySection s{
       .path = "plan.candidates",
       .doc = "the candidate grid: every combination of these lists is planned",
       .keys = {&kCandidateGpus, &kCandidateWeights, &kCandidateTp, &kCandidatePp},
   };
-  return {&plan, &candidates};
+  return s;
 }
 
 void read_plan_section(ConfigNode& doc, const ConfigNode& extra, const std::string& source, PlanSection& o) {
   ConfigNode section;
-  if (doc.is_map() && doc.find("plan")) {
-    section = *doc.find("plan");
-    doc.remove("plan");
+  const std::string plan(plan_key_section().path);
+  if (doc.is_map() && doc.find(plan)) {
+    section = *doc.find(plan);
+    doc.remove(plan);
   } else if (extra.is_map()) {
     ConfigMap root(extra, source);
-    if (const ConfigNode* p = root.get("plan")) section = *p;
+    if (const ConfigNode* p = root.get(plan)) section = *p;
     root.finish();
   }
   if (section.is_null()) return;
-  ConfigMap m(section, source, "plan");
+  ConfigMap m(section, source, plan);
   const PlanSection p = read_plan(m);
   // Flags win: fill only what is still unset.
   if (!o.target_rate && !o.gpu_budget) {

@@ -1,5 +1,6 @@
 // A scenario's top level: its keys declared once (the one list `run`, `inspect`
-// and every other reader accept), and the reader that reads each section.
+// and every other reader accept), and the reader that reads each section. A
+// section's key is named by its KeySection's path, so the two cannot drift.
 #include <fmt/format.h>
 
 #include "config/config_ranges.h"
@@ -27,27 +28,27 @@ const Key kDescription{
     .spec = "(not stored)",
 };
 const Key kHardware{
-    .name = "hardware",
+    .name = hardware_key_section().path,
     .type = KeyType::section,
     .doc = "the GPU",
     .spec = "Setup::gpu",
     .required = true,
 };
 const Key kModel{
-    .name = "model",
+    .name = model_key_section().path,
     .type = KeyType::section,
     .doc = "the model and its precision",
     .spec = "Setup::model, Setup::precision",
     .required = true,
 };
 const Key kParallelism{
-    .name = "parallelism",
+    .name = parallelism_key_section().path,
     .type = KeyType::section,
     .doc = "tensor, pipeline and expert parallelism, replicas and their router",
     .spec = "Setup::parallelism, Setup::router",
 };
 const Key kEngine{
-    .name = "engine",
+    .name = engine_key_section().path,
     .type = KeyType::section,
     .doc = "the serving engine's settings",
     .spec = "Setup::engine",
@@ -60,14 +61,14 @@ const Key kWorkload{
     .required = true,
 };
 const Key kSlo{
-    .name = "slo",
+    .name = slo_key_section().path,
     .type = KeyType::section,
     .doc = "service-level objectives the run is judged against",
     .spec = "Scenario::slo",
 };
 
 const Key kPlan{
-    .name = "plan",
+    .name = plan_key_section().path,
     .type = KeyType::section,
     .doc = "candidates and targets for `servesim plan` (also accepted as a second YAML document); checked, not "
            "used, by every other command",
@@ -126,11 +127,11 @@ Scenario parse_scenario(const ConfigNode& doc, const std::string& source, bool r
   } else if (require_workload) {
     throw Error(fmt::format("{}: missing required key 'workload'", root.where()));
   }
-  ConfigMap slo = root.map(std::string(kSlo.name));
+  ConfigMap slo = section_map(root, slo_key_section());
   sc.slo = read_slo(slo);
   // `plan` removes its section before this; any other command checks it, so a
   // misspelt plan key is caught whichever command reads the file first.
-  ConfigMap plan = root.map(std::string(kPlan.name));
+  ConfigMap plan = section_map(root, plan_key_section());
   read_plan(plan);
   root.finish();
   return sc;

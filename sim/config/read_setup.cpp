@@ -141,29 +141,35 @@ void read_model(ConfigMap& md, const std::string& scenario_file, Setup& s) {
 
 }  // namespace
 
-std::vector<const KeySection*> setup_key_sections() {
-  static const KeySection hardware{
+const KeySection& hardware_key_section() {
+  static const KeySection s{
       .path = "hardware",
       .doc = "the GPU every replica runs on",
       .keys = {&kGpu, &kEfficiency, &kInterconnect},
   };
-  static const KeySection model{
+  return s;
+}
+
+const KeySection& model_key_section() {
+  static const KeySection s{
       .path = "model",
       .doc = "the model served and its precision (weights, compute, KV cache)",
       .keys = {&kModelName, &kWeights, &kActivations, &kKvCache, &kEmulate},
   };
-  return {&hardware, &model};
+  return s;
 }
+
+ConfigMap section_map(ConfigMap& parent, const KeySection& s) { return parent.map(std::string(s.path)); }
 
 Setup read_setup(ConfigMap& doc) {
   Setup s;
-  ConfigMap hw = doc.map("hardware");
+  ConfigMap hw = section_map(doc, hardware_key_section());
   read_hardware(hw, doc.file(), s);
-  ConfigMap md = doc.map("model");
+  ConfigMap md = section_map(doc, model_key_section());
   read_model(md, doc.file(), s);
-  ConfigMap par = doc.map("parallelism");
+  ConfigMap par = section_map(doc, parallelism_key_section());
   read_parallelism(par, s);
-  ConfigMap eng = doc.map("engine");
+  ConfigMap eng = section_map(doc, engine_key_section());
   s.engine = read_engine(eng);
   resolve_max_model_len(eng, s);
   return s;

@@ -12,6 +12,8 @@
 namespace servesim {
 namespace {
 
+constexpr std::string_view kSloPath = "slo";
+
 const Key kAttainment{
     .name = "attainment",
     .type = KeyType::quantity,
@@ -53,7 +55,7 @@ const std::vector<std::unique_ptr<MetricSection>>& metric_sections() {
     std::vector<std::unique_ptr<MetricSection>> v;
     for (const auto& metric : slo_metric_names()) {
       auto m = std::make_unique<MetricSection>();
-      m->path = "slo." + metric;
+      m->path = fmt::format("{}.{}", kSloPath, metric);
       m->key = Key{.name = metric,
                    .type = KeyType::section,
                    .doc = "limits on this metric, per statistic (milliseconds)",
@@ -70,14 +72,18 @@ const std::vector<std::unique_ptr<MetricSection>>& metric_sections() {
 
 }  // namespace
 
-std::vector<const KeySection*> slo_key_sections() {
+const KeySection& slo_key_section() {
   static const KeySection slo = [] {
-    KeySection s{.path = "slo", .doc = "service-level objectives: latency limits and the share of requests to meet them"};
+    KeySection s{.path = kSloPath, .doc = "service-level objectives: latency limits and the share of requests to meet them"};
     s.keys.push_back(&kAttainment);
     for (const auto& m : metric_sections()) s.keys.push_back(&m->key);
     return s;
   }();
-  std::vector<const KeySection*> out{&slo};
+  return slo;
+}
+
+std::vector<const KeySection*> slo_metric_key_sections() {
+  std::vector<const KeySection*> out;
   for (const auto& m : metric_sections()) out.push_back(&m->section);
   return out;
 }

@@ -32,10 +32,18 @@ PlanSection read_plan(ConfigMap& m);
 
 // The top-level keys of a scenario: what `run`, `inspect` and every other reader accept.
 const KeySection& scenario_top_section();
-std::vector<const KeySection*> setup_key_sections();  // hardware, model
+// One section per top-level mapping; its path is the mapping's key, so the readers
+// and the top-level declarations take the name from here.
+const KeySection& hardware_key_section();
+const KeySection& model_key_section();
 const KeySection& parallelism_key_section();
 const KeySection& engine_key_section();
-std::vector<const KeySection*> slo_key_sections();   // slo and one per metric
-std::vector<const KeySection*> plan_key_sections();  // plan and plan.candidates
+const KeySection& slo_key_section();
+std::vector<const KeySection*> slo_metric_key_sections();  // slo.ttft_ms, ...
+const KeySection& plan_key_section();
+const KeySection& plan_candidates_key_section();
+
+// A section's mapping in `parent` (whose key is the section's path).
+ConfigMap section_map(ConfigMap& parent, const KeySection& s);
 
 }  // namespace servesim
