@@ -378,7 +378,7 @@ void register_validate_static(CLI::App& app) {
   cmd->add_option("--only", a.only, "only files whose name contains this text");
   cmd->add_option("--set", a.sets, "override a scenario key for every row (e.g. hardware efficiency)");
   cmd->add_flag("--no-offline", a.no_offline, "skip the offline-throughput simulations");
-  // Ranges as the scenario keys these become have (scenario/setup.cpp, workload_limits.h).
+  // Ranges as the scenario keys these become have (config/read_engine.cpp, config/workload_limits.h).
   cmd->add_option("--offline-requests", a.offline_requests, "requests per offline simulation (default 2000)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{10'000'000}));
   cmd->add_option("--offline-max-seqs", a.offline_max_seqs, "engine.max_num_seqs of the offline simulations (1024)")

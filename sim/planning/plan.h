@@ -8,7 +8,8 @@
 //
 // Candidates come from the scenario's optional plan section (a `plan:` key of a
 // second YAML document after `---`, which `run` and `inspect` never read, or a
-// top-level `plan:` key, removed before the scenario is parsed):
+// top-level `plan:` key, removed before the scenario is parsed; other commands
+// check it and leave it), read by config/plan_reader.h:
 //   plan:
 //     target_rate: 50                    # req/s in total (default: the workload's arrival rate)
 //     gpu_budget: 64                     # instead of (or as well as) a target
@@ -16,7 +17,7 @@
 //     trial_requests: 600                # requests per trial
 //     tolerance: 0.025                   # relative precision of the rate search
 //     candidates: {gpu: [h100-sxm, h200-sxm], weights: [bf16, fp8], tp: [2, 4, 8], pp: [1]}
-// (read by config/plan_reader.h) and command-line flags override them. A missing candidate list means the
+// and command-line flags override them. A missing candidate list means the
 // scenario's own value. Weight precisions set model.weights and the matching
 // compute precision (16-bit weights compute in themselves, fp8 in fp8 where the
 // GPU supports it, anything narrower in bf16: weight-only quantisation); the KV
