@@ -16,12 +16,13 @@ bool at_or_below(std::string_view path, std::string_view query) {
   return path.size() == query.size() || path[query.size()] == '.' || path[query.size()] == '[';
 }
 
-// Type, default and range in one phrase: "integer (requests), default 256, range [1, 1000000]".
+// Type, default and range in one line: "integer (requests); default 256; range [1, 1000000]"
+// (semicolons, as a type may be a comma-separated list of choices).
 std::string key_summary(const Key& k) {
   std::string s = key_type_text(k);
-  if (k.type != KeyType::section) s += k.required ? ", required" : ", default " + key_default_text(k);
+  if (k.type != KeyType::section) s += k.required ? "; required" : "; default " + key_default_text(k);
   const std::string range = key_range_text(k);
-  if (!range.empty()) s += ", range " + range;
+  if (!range.empty()) s += "; range " + range;
   return s;
 }
 
@@ -90,6 +91,7 @@ std::string describe_text(const std::vector<DescribedPart>& parts) {
     out += section_title(*p.section);
     if (!p.section->doc.empty()) out += fmt::format(": {}", p.section->doc);
     out += "\n";
+    if (shown_keys(p).empty()) out += "  (no keys of its own)\n";  // a variant that reads nothing more
     for (const Key* k : shown_keys(p)) {
       out += fmt::format("  {}  {}\n", described_key_path(*p.section, *k), key_summary(*k));
       if (!k->doc.empty()) out += fmt::format("      {}\n", k->doc);
@@ -112,6 +114,10 @@ std::string describe_markdown(const std::vector<DescribedPart>& parts) {
   for (const DescribedPart& p : parts) {
     out += fmt::format("\n## {}\n\n", section_title(*p.section));
     if (!p.section->doc.empty()) out += fmt::format("{}\n\n", p.section->doc);
+    if (shown_keys(p).empty()) {
+      out += "No keys of its own.\n";
+      continue;
+    }
     out += "| key | type | default | range | meaning |\n|---|---|---|---|---|\n";
     for (const Key* k : shown_keys(p)) {
       const std::string def = k->type == KeyType::section ? "" : k->required ? "*required*" : key_default_text(*k);

@@ -35,9 +35,7 @@ void walk(const ConfigNode& mapping, const std::string& path, const std::string&
   for (const auto& e : mapping.entries()) {
     const std::string& name = e.key.text();
     const std::string child = child_path(path, name);
-    // Described where its mapping's sections declare it, or by sections of its own
-    // (`plan:`, a second document's only key, is read by `servesim plan` alone).
-    if (!find_key(sections, name) && !has_section(child)) {
+    if (!find_key(sections, name)) {
       gaps.push_back(fmt::format("{}: {}", config_location(file, e.key), child));
       continue;
     }

@@ -31,19 +31,26 @@ const KeySection kGamma{.path = "workload.arrival",
                         .selector = "process",
                         .variant = "gamma",
                         .keys = {&kRate, &kCv}};
-const std::vector<const KeySection*> kSections = {&kEngine, &kGamma};
+const KeySection kAtOnce{.path = "workload.arrival",
+                         .doc = "all at t = 0",
+                         .selector = "process",
+                         .variant = "all_at_once",
+                         .keys = {}};
+const std::vector<const KeySection*> kSections = {&kEngine, &kGamma, &kAtOnce};
 
 }  // namespace
 
 TEST_CASE("describe: every key with its path, type, default, range and doc", "[describe]") {
   const std::string text = describe_text(describe_all(kSections));
   CHECK_THAT(text, Contains("engine: the serving engine\n"));
-  CHECK_THAT(text, Contains("  engine.max_num_seqs  integer (requests), default 256, range [1, 1000000]\n"
+  CHECK_THAT(text, Contains("  engine.max_num_seqs  integer (requests); default 256; range [1, 1000000]\n"
                             "      most sequences in one step\n"));
-  CHECK_THAT(text, Contains("engine.attention_kernel  one of: flash, naive, default flash"));
+  CHECK_THAT(text, Contains("engine.attention_kernel  one of: flash, naive; default flash"));
   // A variant's keys keep their dotted path; the heading says which variant.
   CHECK_THAT(text, Contains("workload.arrival (process: gamma): gamma gaps\n"));
-  CHECK_THAT(text, Contains("  workload.arrival.cv  number, required\n"));
+  CHECK_THAT(text, Contains("  workload.arrival.cv  number; required\n"));
+  // A variant that reads no key beyond its selector says so.
+  CHECK_THAT(text, Contains("workload.arrival (process: all_at_once): all at t = 0\n  (no keys of its own)\n"));
 }
 
 TEST_CASE("describe: a section or key path selects just that", "[describe]") {
@@ -54,7 +61,7 @@ TEST_CASE("describe: a section or key path selects just that", "[describe]") {
   CHECK(parts[0].keys[0] == &kCv);
   // A prefix of sections selects the sections below it, whole.
   parts = describe_query(kSections, "workload");
-  REQUIRE(parts.size() == 1);
+  REQUIRE(parts.size() == 2);
   CHECK(parts[0].keys.empty());
   CHECK_THAT(describe_text(parts), !Contains("engine"));
   // "work" is not a path component.
@@ -72,4 +79,5 @@ TEST_CASE("describe --markdown: a generated-file notice and one table per sectio
   // A pipe inside a cell is escaped, not a new column.
   CHECK_THAT(md, Contains("| naive \\| flash |"));
   CHECK_THAT(md, Contains("| `workload.arrival.rate` | number | *required* | >= 0 | requests per second |"));
+  CHECK_THAT(md, Contains("## workload.arrival (process: all_at_once)\n\nall at t = 0\n\nNo keys of its own.\n"));
 }
