@@ -53,7 +53,7 @@ bool selects(const KeySection& s, const ConfigNode& mapping) {
   return s.variant.empty() || selector_value(s.path, s.selector, mapping) == s.variant;
 }
 
-// Every mapping at `path` in `doc`, through lists (each mapping of a list).
+// Every mapping below `node` along `names[i..]`, through lists (each mapping of a list).
 void mappings_at(const ConfigNode& node, const std::vector<std::string>& names, std::size_t i,
                  std::vector<const ConfigNode*>& out) {
   if (node.is_sequence()) {
