@@ -19,7 +19,7 @@
 #include "util/text.h"
 #include "config/config_error.h"
 #include "config/edits.h"
-#include "config/scenario_reader.h"
+#include "config/scenario_draft.h"
 
 namespace servesim::planning {
 namespace {
@@ -268,15 +268,12 @@ std::vector<PointResult> run_sweep(const ConfigNode& base, const std::string& so
         throw Error(fmt::format("--vary {}: {}", axes[a].key, e.what()));
       }
     }
-    try {
-      p.scenario = parse_scenario(doc, source);
-    } catch (const Interrupted&) {
-      throw;  // Ctrl-C stops the whole run, not just this point
-    } catch (const ConfigError& e) {
-      p.reason = e.what();
-      if (e.kind() == ConfigErrorKind::unknown_key) unknown_key[i] = e.key_path();
-    } catch (const Error& e) {
-      p.reason = e.what();
+    Resolution r = resolve(ScenarioDraft{std::move(doc), source});
+    if (r.ok()) {
+      p.scenario = std::move(r.scenario);
+    } else {
+      p.reason = std::move(r.reason);
+      if (r.error_kind == ConfigErrorKind::unknown_key) unknown_key[i] = std::move(r.error_key);
     }
   });
   for (const auto& axis : axes)
