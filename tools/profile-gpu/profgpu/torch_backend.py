@@ -218,9 +218,13 @@ class TorchBackend:
             return rot(q), rot(k)
 
         fns = {"rms_norm": rms_norm, "silu_mul": silu_mul, "gelu": gelu, "rope": rope}
-        if mode == "eager" or self.device.type != "cuda" or not hasattr(torch, "compile"):
-            why = "eager PyTorch ops" + ("" if mode == "eager" else " (torch.compile unavailable)")
-            return why, fns
+        if mode == "eager":
+            return "eager PyTorch ops (--elementwise eager)", fns
+        if self.device.type != "cuda" or not hasattr(torch, "compile"):
+            why = "not a GPU" if self.device.type != "cuda" else f"torch {torch.__version__} has no torch.compile"
+            if mode == "compiled":
+                raise RuntimeError(f"--elementwise compiled: {why}")
+            return f"eager PyTorch ops ({why})", fns
         try:
             compiled = {name: torch.compile(fn, dynamic=True) for name, fn in fns.items()}
             x = self._randn(8, 64)
@@ -264,10 +268,21 @@ class TorchBackend:
         return self._guard(f"rope T={tokens} hq={q_heads} hkv={kv_heads}", build)
 
     # --- attention ---
+    def _has_sdpa(self):
+        """SDPA arrived in torch 2.0; without it attention is skipped with one note, not one per point."""
+        if hasattr(F, "scaled_dot_product_attention"):
+            return True
+        note = f"attention not timed: torch {torch.__version__} has no scaled_dot_product_attention (needs >= 2.0)"
+        if note not in self.skipped:
+            self.skipped.append(note)
+            self.log(note)
+        return False
+
     def decode_attention(self, batch, context, q_heads, kv_heads, head_dim):
+        if not self._has_sdpa():
+            return None
+
         def build():
-            if not hasattr(F, "scaled_dot_product_attention"):
-                raise NotImplementedError(f"torch {torch.__version__} has no scaled_dot_product_attention")
             g = q_heads // kv_heads
             q = self._randn(batch, kv_heads, g, head_dim)
             k = self._randn(batch, kv_heads, context, head_dim)
@@ -276,9 +291,10 @@ class TorchBackend:
         return self._guard(f"decode attention B={batch} C={context}", build)
 
     def prefill_attention(self, seq, q_heads, kv_heads, head_dim):
+        if not self._has_sdpa():
+            return None
+
         def build():
-            if not hasattr(F, "scaled_dot_product_attention"):
-                raise NotImplementedError(f"torch {torch.__version__} has no scaled_dot_product_attention")
             q = self._randn(1, q_heads, seq, head_dim)
             k, v = self._randn(1, kv_heads, seq, head_dim), self._randn(1, kv_heads, seq, head_dim)
             if kv_heads != q_heads:
