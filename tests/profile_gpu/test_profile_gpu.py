@@ -169,8 +169,20 @@ class ProfileTest(unittest.TestCase):
                          [("1", "1"), ("1", "4"), ("1", "16"), ("2", "1"), ("2", "4"), ("2", "16")])
         self.assertEqual(len(res.gemm), 2 * 3 * 4 * 2)  # tp x tokens x GEMMs x {bf16, fp8}
         self.assertTrue(any(r["kind"] == "prefill" for r in res.attention))
+        profile.run_allreduce(m, self.settings(), fake_timer.FakeBackend(), res, log=lambda _: None)
         self.assertEqual(res.allreduce, [])  # one (fake) GPU
         self.assertTrue(any("all-reduce not timed" in n for n in res.notes))
+
+    def test_allreduce_rows_per_group_and_launch_mode(self):
+        m = shapes.load(model_path("llama-3.1-8b"))
+        res = profile.Result()
+        backend = fake_timer.FakeBackend(fake_timer.FakeGpu(devices=4))
+        profile.run_allreduce(m, self.settings(), backend, res, log=lambda _: None)
+        # TP degrees 1, 2 on 4 GPUs: one group of 2; 3 token counts x {eager, cuda_graph}.
+        self.assertEqual([(r["world_size"], r["launch"], r["num_tokens"]) for r in res.allreduce],
+                         [(2, "eager", 1), (2, "eager", 4), (2, "eager", 16),
+                          (2, "cuda_graph", 1), (2, "cuda_graph", 4), (2, "cuda_graph", 16)])
+        self.assertEqual(res.allreduce[0]["message_bytes"], 4096 * 2)
 
     def test_a_failed_op_drops_its_row_with_a_note(self):
         m = shapes.load(model_path("llama-3.1-8b"))

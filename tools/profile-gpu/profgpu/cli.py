@@ -92,6 +92,29 @@ def _log(msg):
     print(msg, file=sys.stderr, flush=True)
 
 
+def write_outputs(args, model, settings, backend, env, result):
+    """The core table, the extra tables that have rows, the model file of a config.json,
+    and the provenance; returns {what: file relative to OUT}."""
+    files = {"core": os.path.basename(tables.write_core(args.out, model.name, result.core))}
+    extras = [("gemm", "gemm.csv", tables.GEMM_COLUMNS, result.gemm),
+              ("attention", "attention.csv", tables.ATTENTION_COLUMNS, result.attention),
+              ("allreduce", "allreduce.csv", tables.ALLREDUCE_COLUMNS, result.allreduce)]
+    for key, name, columns, rows in extras:
+        if rows:
+            tables.write_extra(args.out, name, columns, rows)
+            files[key] = f"{tables.EXTRA_DIR}/{name}"
+    if args.model.endswith(".json"):
+        # servesim resolves the table's model by name: a config.json's shapes need a model file.
+        os.makedirs(os.path.join(args.out, "models"), exist_ok=True)
+        with open(os.path.join(args.out, "models", f"{model.name}.yaml"), "w", encoding="utf-8") as f:
+            f.write(shapes.servesim_model_yaml(model))
+        files["models_yaml"] = f"models/{model.name}.yaml"
+    p = provenance.build(model, settings, env, backend.implementation(), result, files,
+                         provenance.argv_of_this_run())
+    provenance.write(args.out, p, args.gpu)
+    return files
+
+
 def main(argv=None):
     args = build_parser().parse_args(argv)
     try:
@@ -112,29 +135,15 @@ def main(argv=None):
     result = profile.run(model, settings, backend, log=_log)
     if not result.core:
         raise SystemExit("error: no layer could be timed; see the messages above")
-
     os.makedirs(args.out, exist_ok=True)
-    files = {"core": os.path.basename(tables.write_core(args.out, model.name, result.core))}
-    extras = [("gemm", "gemm.csv", tables.GEMM_COLUMNS, result.gemm),
-              ("attention", "attention.csv", tables.ATTENTION_COLUMNS, result.attention),
-              ("allreduce", "allreduce.csv", tables.ALLREDUCE_COLUMNS, result.allreduce)]
-    for key, name, columns, rows in extras:
-        if rows:
-            tables.write_extra(args.out, name, columns, rows)
-            files[key] = f"{tables.EXTRA_DIR}/{name}"
-    if args.model.endswith(".json"):
-        # servesim resolves the table's model by name: a config.json's shapes need a model file.
-        os.makedirs(os.path.join(args.out, "models"), exist_ok=True)
-        with open(os.path.join(args.out, "models", f"{model.name}.yaml"), "w", encoding="utf-8") as f:
-            f.write(shapes.servesim_model_yaml(model))
-        files["models_yaml"] = f"models/{model.name}.yaml"
-
     env = backend.environment()
     if not backend.synthetic:
         env["driver"] = provenance.driver_version()
-    p = provenance.build(model, settings, env, backend.implementation(), result, files,
-                         provenance.argv_of_this_run())
-    provenance.write(args.out, p, args.gpu)
+    files = write_outputs(args, model, settings, backend, env, result)
+    if settings.allreduce:
+        # After the kernel tables are on disk: a hung or failed collective cannot cost them.
+        profile.run_allreduce(model, settings, backend, result, log=_log)
+        files = write_outputs(args, model, settings, backend, env, result)
     _log(f"wrote {args.out}: {len(result.core)} core rows, {len(result.gemm)} GEMM, {len(result.attention)} attention, "
          f"{len(result.allreduce)} all-reduce rows in {result.seconds:.0f} s"
          + (f"; {len(result.notes)} notes in PROVENANCE.md" if result.notes else ""))

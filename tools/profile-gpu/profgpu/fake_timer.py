@@ -20,6 +20,7 @@ The closed form, per kernel (seconds):
   prefill attention (causal, S tokens): flops = 2 S^2 hq d (half of the 4 S^2 hq d square)
       t = flops / (peak * attention_compute) + kernel_overhead
   all-reduce of `bytes` over w GPUs (ring): t = 2 (w-1)/w * bytes / (link * comm_bandwidth) + latency
+      (cuda_graph launch mode: + latency / 2)
 
 These are the same GEMM and elementwise formulas as servesim's CostModel
 (sim/cost/step_cost.cpp, finish_op with gemm_overlap = 1), so a fit on synthetic tables
@@ -109,8 +110,10 @@ class FakeBackend:
 
     def allreduce(self, world, sizes):
         g = self.gpu
-        return {s: 2.0 * (world - 1) / world * s / (g.link_bandwidth * g.comm_bandwidth) + g.comm_latency
-                for s in sizes}
+        wire = {s: 2.0 * (world - 1) / world * s / (g.link_bandwidth * g.comm_bandwidth) for s in sizes}
+        # In a graph the launch part of the latency is gone; the fake takes half of it as launch.
+        return {"eager": {s: t + g.comm_latency for s, t in wire.items()},
+                "cuda_graph": {s: t + 0.5 * g.comm_latency for s, t in wire.items()}, "notes": []}
 
     def implementation(self):
         return {"gemm": "closed form", "elementwise": "closed form", "attention": "closed form"}

@@ -64,23 +64,32 @@ def _attention(backend, model, s, settings, res):
                                   "time_stats.median": tables.fmt_ms(t)})
 
 
-def _allreduce(backend, model, settings, res, log):
+def run_allreduce(model, settings, backend, res, log=print):
+    """Adds the all-reduce rows to `res` (run after the kernel tables are written: a hung
+    collective must not cost them)."""
+    start = time.monotonic()
     sizes = plan.allreduce_sizes(settings, model.hidden)
     worlds = plan.world_sizes(backend.device_count(), settings.tps)
     if not worlds:
         res.notes.append(f"all-reduce not timed: {backend.device_count()} GPU(s) visible, TP degrees {settings.tps}")
         return
     for w in worlds:
-        log(f"all-reduce over {w} GPUs, {len(sizes)} message sizes")
-        for size, t in sorted(backend.allreduce(w, sizes).items()):
-            busbw = 2.0 * (w - 1) / w * size / t / 1e9  # nccl-tests' bus bandwidth for all-reduce
-            res.allreduce.append({"world_size": w, "num_tokens": size // (model.hidden * 2), "n_embd": model.hidden,
-                                  "message_bytes": size, "dtype": "bf16", "time_stats.median": tables.fmt_ms(t),
-                                  "bus_bandwidth_gbps": tables.fmt_num(busbw)})
+        log(f"all-reduce over {w} GPUs, {len(sizes)} message sizes, eager and CUDA graph")
+        got = backend.allreduce(w, sizes)
+        res.notes.extend(got["notes"])
+        for launch in ("eager", "cuda_graph"):
+            for size, t in sorted(got[launch].items()):
+                busbw = 2.0 * (w - 1) / w * size / t / 1e9  # nccl-tests' bus bandwidth for all-reduce
+                res.allreduce.append({"world_size": w, "launch": launch, "num_tokens": size // (model.hidden * 2),
+                                      "n_embd": model.hidden, "message_bytes": size, "dtype": "bf16",
+                                      "time_stats.median": tables.fmt_ms(t),
+                                      "bus_bandwidth_gbps": tables.fmt_num(busbw)})
+    res.seconds += time.monotonic() - start
 
 
 def run(model, settings, backend, log=print):
-    """Profiles `model` at settings.tps; returns a Result (no files written)."""
+    """Times the kernels of `model`'s shards at settings.tps (all-reduce: run_allreduce);
+    returns a Result, writes no files."""
     res = Result()
     start = time.monotonic()
     shards = [shapes.shard(model, tp) for tp in settings.tps]  # shape errors before any timing
@@ -100,8 +109,6 @@ def run(model, settings, backend, log=print):
             _attention(backend, model, s, settings, res)
         if hasattr(backend, "release"):
             backend.release()
-    if settings.allreduce:
-        _allreduce(backend, model, settings, res, log)
     res.notes.extend(getattr(backend, "skipped", []))
     res.seconds = time.monotonic() - start
     return res

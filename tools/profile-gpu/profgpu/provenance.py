@@ -94,7 +94,8 @@ def markdown(p, gpu_hint="<gpu>"):
         "token each, over context_len cached tokens) and `prefill` (one causal sequence of context_len tokens); "
         "n_q_head / n_kv_head are per GPU.",
         f"- `{tables.EXTRA_DIR}/allreduce.csv` ({p['rows']['allreduce']} rows): one bf16 all-reduce of message_bytes "
-        "(= num_tokens x n_embd x 2) over world_size GPUs; bus_bandwidth_gbps = 2(w-1)/w x bytes / time.",
+        "(= num_tokens x n_embd x 2) over world_size GPUs, launched eagerly (`eager`) or replayed from a CUDA graph "
+        "(`cuda_graph`, time per call); bus_bandwidth_gbps = 2(w-1)/w x bytes / time.",
         "- `provenance.json`: this file's facts, machine-readable.",
         "",
         "## Next step", "",

@@ -25,7 +25,7 @@ GEMM_COLUMNS = ["model", "num_tensor_parallel_workers", "op", "dtype", "m", "k",
                 "time_stats.median", "achieved_tflops"]
 ATTENTION_COLUMNS = ["model", "num_tensor_parallel_workers", "kind", "batch_size", "context_len", "query_len",
                      "n_q_head", "n_kv_head", "head_dim", "dtype", "time_stats.median"]
-ALLREDUCE_COLUMNS = ["world_size", "num_tokens", "n_embd", "message_bytes", "dtype", "time_stats.median",
+ALLREDUCE_COLUMNS = ["world_size", "launch", "num_tokens", "n_embd", "message_bytes", "dtype", "time_stats.median",
                      "bus_bandwidth_gbps"]
 
 EXTRA_DIR = "extra"

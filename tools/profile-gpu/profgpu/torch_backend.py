@@ -309,5 +309,7 @@ class TorchBackend:
 
     # --- all-reduce ---
     def allreduce(self, world, sizes):
+        """{"eager": {bytes: s}, "cuda_graph": {bytes: s}, "notes": [...]}."""
+        self.release()  # the workers share GPU 0 with this process
         from . import allreduce as ar
         return ar.measure(world, sizes, self.warmup, self.repeats, self.log)
