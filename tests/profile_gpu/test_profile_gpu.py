@@ -78,6 +78,20 @@ class ShapesTest(unittest.TestCase):
                          ("tiny-gqa-1b", 2048, 16, 4, 128, 8192, 16))
         self.assertEqual(shapes.load(os.path.join(FIXTURES, "config.json"), "mine").name, "mine")
 
+    def test_real_configs_give_the_catalog_shapes(self):
+        # Hugging Face config.json files vendored for servesim's importer vs the catalog's model files.
+        pairs = {"llama-3.1-8b-instruct": "llama-3.1-8b", "llama-2-7b-hf": "llama-2-7b",
+                 "llama-2-70b-hf": "llama-2-70b", "codellama-34b-instruct-hf": "codellama-34b",
+                 "mistral-nemo-instruct-2407": "mistral-nemo-12b", "qwen2.5-7b-instruct": "qwen2.5-7b",
+                 "qwen3-14b": "qwen3-14b", "yi-34b": "yi-34b"}
+        fields = ("layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "gated_mlp", "qkv_bias")
+        for cfg, name in pairs.items():
+            a = shapes.load(os.path.join(REPO, "tests", "fixtures", "model_configs", cfg, "config.json"))
+            b = shapes.load(model_path(name))
+            self.assertEqual([getattr(a, f) for f in fields], [getattr(b, f) for f in fields], cfg)
+        with self.assertRaises(shapes.ShapeError):
+            shapes.load(os.path.join(REPO, "tests", "fixtures", "model_configs", "mixtral-8x7b-v0.1", "config.json"))
+
     def test_generated_model_yaml_reads_back(self):
         m = shapes.load(os.path.join(FIXTURES, "config.json"))
         d = tempfile.mkdtemp()
