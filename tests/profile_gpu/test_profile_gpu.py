@@ -258,6 +258,16 @@ class CliTest(unittest.TestCase):
         self.assertTrue(os.path.exists(os.path.join(out, "tiny-gqa-1b.csv")))
         self.assertEqual(shapes.load(os.path.join(out, "models", "tiny-gqa-1b.yaml")).kv_heads, 4)
 
+    def test_dry_run_needs_no_backend(self):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            rc = cli.main(["--model", model_path("llama-3.1-8b"), "--out", os.path.join(self.tmp, "none"),
+                           "--dry-run", "--quick", "--tp", "1,2"])
+        self.assertEqual(rc, 0)
+        self.assertIn("TP 2: 14 rows x 13 kernels", out.getvalue())
+        self.assertIn("estimated kernel time", out.getvalue())
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "none")))
+
     def test_fake_output_refused_under_data(self):
         with self.assertRaises(SystemExit) as e:
             self.run_cli("--model", model_path("llama-3.1-8b"), "--out",

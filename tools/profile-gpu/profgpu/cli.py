@@ -2,6 +2,7 @@
 torch is imported only when the measuring backend is chosen, so `--help`, the shape
 checks and `--fake-timer` work on machines without PyTorch."""
 import argparse
+import copy
 import os
 import sys
 
@@ -56,6 +57,7 @@ def build_parser():
     p.add_argument("--device", default="cuda", help="torch device (default cuda; 'cpu' only for smoke tests)")
     p.add_argument("--gpu", default="<gpu>", help="servesim GPU name, only for the next-step command printed")
     p.add_argument("--force", action="store_true", help="overwrite an existing table in OUT")
+    p.add_argument("--dry-run", action="store_true", help="print what would be timed and exit (no GPU needed)")
     p.add_argument("--fake-timer", action="store_true",
                    help="SYNTHETIC: compute times from a closed-form roofline instead of measuring (tests only)")
     p.add_argument("--fake-gpus", type=positive_int, default=1, help="with --fake-timer: GPUs to pretend (all-reduce)")
@@ -115,6 +117,24 @@ def write_outputs(args, model, settings, backend, env, result):
     return files
 
 
+def estimate(model, settings):
+    """A rough GPU-time estimate of the kernel part of a run: the synthetic roofline's time of
+    every point (A100 peaks; newer GPUs are faster) x its runs, plus the L2 flush before each
+    timed run and ~30 us of host work per run. Not a measurement; torch.compile start-up
+    (tens of seconds) and all-reduce come on top."""
+    from .fake_timer import FakeBackend
+    settings = copy.copy(settings)
+    res = profile.run(model, settings, FakeBackend(), log=lambda _: None)
+    kernel_ms = sum(float(r[c]) for r in res.core for c in tables.CORE_COLUMNS if c.startswith("time_stats."))
+    kernel_ms += sum(float(r["time_stats.median"]) for r in res.gemm if r["dtype"] == "fp8")
+    kernel_ms += sum(float(r["time_stats.median"]) for r in res.attention)
+    points = len(res.core) * len(tables.CORE_OPS) + len(res.gemm) // 2 * (1 if settings.fp8 else 0) + len(res.attention)
+    flush_s = (512 << 20) / 2.039e12 / 0.8 if settings.flush_l2 else 0.0
+    seconds = (kernel_ms * 1e-3 * (settings.warmup + settings.repeats) + points * settings.repeats * flush_s
+               + points * (settings.warmup + settings.repeats) * 30e-6)
+    return f"estimated kernel time on an A100-class roofline: ~{seconds:.0f} s (plus torch.compile start-up and all-reduce)"
+
+
 def main(argv=None):
     args = build_parser().parse_args(argv)
     try:
@@ -123,11 +143,17 @@ def main(argv=None):
             shapes.shard(model, tp)
     except (OSError, ValueError) as e:  # ShapeError and mini_yaml's errors are ValueErrors
         raise SystemExit(f"error: {e}")
-    check_out(args, model)
+    if not args.dry_run:
+        check_out(args, model)
     settings = plan.make_settings(args.tp, quick=args.quick, max_tokens=args.max_tokens,
                                   max_context=model.max_context, repeats=args.repeats, warmup=args.warmup)
     settings.fp8, settings.attention = not args.no_fp8, not args.no_attention
     settings.allreduce, settings.flush_l2 = not args.no_allreduce, not args.no_flush
+    if args.dry_run:
+        for line in plan.describe(settings, model, [shapes.shard(model, tp) for tp in settings.tps]):
+            print(line)
+        print(estimate(model, settings))
+        return 0
     backend = make_backend(args, settings)
     if backend.synthetic:
         _log("--fake-timer: SYNTHETIC times from a closed-form roofline; nothing is measured")

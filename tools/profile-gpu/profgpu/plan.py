@@ -79,3 +79,25 @@ def allreduce_sizes(settings, hidden, bytes_per_elem=2):
 def world_sizes(device_count, tps):
     """All-reduce group sizes to time: every requested TP degree > 1 the box can hold."""
     return [w for w in sorted(set(tps)) if 1 < w <= device_count]
+
+
+def describe(settings, model, shards):
+    """Lines saying what a run will time (--dry-run), so its cost is known before renting."""
+    per_row = 4 * (2 if settings.fp8 else 1) + 5  # GEMMs (bf16, fp8) + act, 2 norms, rope, add
+    runs = settings.warmup + settings.repeats
+    lines = [f"model {model.name}: hidden {model.hidden}, heads {model.heads}/{model.kv_heads}, ffn {model.ffn}",
+             f"token counts ({len(settings.tokens)}): {settings.tokens}",
+             f"each point: {settings.warmup} warm-up + {settings.repeats} timed runs"]
+    total = 0
+    for s in shards:
+        dec = len(decode_points(settings, s.kv_heads, s.head_dim)) if settings.attention else 0
+        pre = len(settings.prefill_lengths) if settings.attention else 0
+        n = len(settings.tokens) * per_row + dec + pre
+        total += n
+        lines.append(f"TP {s.tp}: {len(settings.tokens)} rows x {per_row} kernels, {dec} decode-attention and "
+                     f"{pre} prefill-attention points ({n} points)")
+    lines.append(f"total: {total} kernel points, {total * runs} kernel runs"
+                 + (f"; all-reduce: {len(allreduce_sizes(settings, model.hidden))} sizes per group of "
+                    f"2..{max(settings.tps)} GPUs the machine has" if settings.allreduce and max(settings.tps) > 1
+                    else ""))
+    return lines
