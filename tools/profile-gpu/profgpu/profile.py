@@ -17,6 +17,7 @@ class Result:
         self.allreduce = []   # extra/allreduce.csv rows
         self.notes = []       # why points were skipped
         self.fp8 = ""         # fp8 support, in words
+        self.attention_paged_ok = False  # a paged decode point has been timed
         self.seconds = 0.0    # wall time of the run
 
 
@@ -52,6 +53,17 @@ def _attention(backend, model, s, settings, res):
         t = backend.decode_attention(b, c, s.heads, s.kv_heads, s.head_dim)
         if t is not None:
             res.attention.append({"model": model.name, "num_tensor_parallel_workers": s.tp, "kind": "decode",
+                                  "batch_size": b, "context_len": c, "query_len": 1, "n_q_head": s.heads,
+                                  "n_kv_head": s.kv_heads, "head_dim": s.head_dim, "dtype": "bf16",
+                                  "time_stats.median": tables.fmt_ms(t)})
+    paged = getattr(backend, "paged_decode_attention", None)
+    for b, c in plan.decode_points(settings, s.kv_heads, s.head_dim) if paged else []:
+        t = paged(b, c, s.heads, s.kv_heads, s.head_dim)
+        if t is None and not res.attention_paged_ok:
+            break  # the smallest point failed: not available here (the backend notes why once)
+        if t is not None:
+            res.attention_paged_ok = True
+            res.attention.append({"model": model.name, "num_tensor_parallel_workers": s.tp, "kind": "decode_paged",
                                   "batch_size": b, "context_len": c, "query_len": 1, "n_q_head": s.heads,
                                   "n_kv_head": s.kv_heads, "head_dim": s.head_dim, "dtype": "bf16",
                                   "time_stats.median": tables.fmt_ms(t)})

@@ -91,7 +91,8 @@ def markdown(p, gpu_hint="<gpu>"):
         f"- `{tables.EXTRA_DIR}/gemm.csv` ({p['rows']['gemm']} rows): every GEMM by (op, dtype, M, K, N), bf16 and fp8; "
         "`achieved_tflops` = 2MKN / time.",
         f"- `{tables.EXTRA_DIR}/attention.csv` ({p['rows']['attention']} rows): `decode` (batch_size sequences, one new "
-        "token each, over context_len cached tokens) and `prefill` (one causal sequence of context_len tokens); "
+        "token each, over context_len cached tokens; contiguous KV, SDPA), `decode_paged` (the same over a paged "
+        "KV cache, flash-attn, when installed) and `prefill` (one causal sequence of context_len tokens); "
         "n_q_head / n_kv_head are per GPU.",
         f"- `{tables.EXTRA_DIR}/allreduce.csv` ({p['rows']['allreduce']} rows): one bf16 all-reduce of message_bytes "
         "(= num_tokens x n_embd x 2) over world_size GPUs, launched eagerly (`eager`) or replayed from a CUDA graph "

@@ -24,7 +24,9 @@ Kernel choices, recorded in the provenance as `implementation`:
     memory-efficient / math backend, whichever PyTorch picks). Decode (one query
     token per sequence) is run as hkv heads x G query rows, G = hq / hkv, over the
     sequence's whole KV: the GQA layout decode kernels use (each KV head read once).
-    It is contiguous, not paged: paged kernels (vLLM, FlashInfer) are not in PyTorch.
+    It is contiguous, not paged: paged kernels (vLLM, FlashInfer) are not in PyTorch; when
+    flash-attn is installed, its paged decode (flash_attn_with_kvcache with a block table) is
+    timed as well (kind `decode_paged`).
 """
 import statistics
 import time
@@ -33,9 +35,8 @@ import torch
 import torch.nn.functional as F
 
 
-def _sync(device):
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
+# Paged KV block size for flash-attn's paged decode (FlashAttention-2 needs a multiple of 256).
+PAGE = 256
 
 
 class TorchBackend:
@@ -90,8 +91,20 @@ class TorchBackend:
                 "gemm_fp8": self._fp8[1],
                 "elementwise": self._elementwise[0],
                 "attention": "torch.nn.functional.scaled_dot_product_attention (contiguous KV, not paged)",
+                "sdpa_backends_enabled": self._sdpa_backends(),
+                "paged_decode_attention": (f"flash_attn.flash_attn_with_kvcache, {PAGE}-token pages"
+                                           if self._flash_kvcache() else "not timed (flash-attn not installed)"),
                 "timer": "device events" if self.device.type == "cuda" else "time.perf_counter (cpu)",
                 "l2_flush_bytes": self._flush.numel() if self._flush is not None else 0}
+
+    def _sdpa_backends(self):
+        """Which SDPA kernels PyTorch may pick (it picks per call; the fastest eligible usually)."""
+        out = {}
+        for name in ("flash", "mem_efficient", "math", "cudnn"):
+            fn = getattr(torch.backends.cuda, f"{name}_sdp_enabled", None)
+            if fn is not None:
+                out[name] = bool(fn())
+        return out
 
     # --- timing ---
     def _time(self, fn):
@@ -289,6 +302,36 @@ class TorchBackend:
             v = self._randn(batch, kv_heads, context, head_dim)
             return lambda: F.scaled_dot_product_attention(q, k, v, is_causal=False)
         return self._guard(f"decode attention B={batch} C={context}", build)
+
+    def paged_decode_attention(self, batch, context, q_heads, kv_heads, head_dim):
+        """Decode over a paged KV cache with flash-attn's flash_attn_with_kvcache (block_table),
+        the kind of kernel engines run; None when flash-attn is not installed (one note)."""
+        fn = self._flash_kvcache()
+        if fn is None:
+            return None
+
+        def build():
+            blocks_per_seq = -(-context // PAGE)
+            k = self._randn(batch * blocks_per_seq, PAGE, kv_heads, head_dim)
+            v = self._randn(batch * blocks_per_seq, PAGE, kv_heads, head_dim)
+            # Sequences' pages interleaved in the pool, as after many allocations and frees.
+            table = torch.arange(batch * blocks_per_seq, device=self.device, dtype=torch.int32)
+            table = table.view(blocks_per_seq, batch).t().contiguous()
+            lens = torch.full((batch,), context, device=self.device, dtype=torch.int32)
+            q = self._randn(batch, 1, q_heads, head_dim)
+            return lambda: fn(q, k, v, cache_seqlens=lens, block_table=table, causal=True)
+        return self._guard(f"paged decode attention B={batch} C={context}", build)
+
+    def _flash_kvcache(self):
+        if not hasattr(self, "_flash_fn"):
+            self._flash_fn = None
+            if self.device.type == "cuda":
+                try:
+                    from flash_attn import flash_attn_with_kvcache
+                    self._flash_fn = flash_attn_with_kvcache
+                except ImportError as e:
+                    self.skipped.append(f"paged decode attention not timed: flash-attn not importable ({e})")
+        return self._flash_fn
 
     def prefill_attention(self, seq, q_heads, kv_heads, head_dim):
         if not self._has_sdpa():
