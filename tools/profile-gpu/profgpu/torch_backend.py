@@ -240,8 +240,14 @@ class TorchBackend:
             return f"eager PyTorch ops ({why})", fns
         try:
             compiled = {name: torch.compile(fn, dynamic=True) for name, fn in fns.items()}
-            x = self._randn(8, 64)
-            compiled["rms_norm"](x, self._randn(64))  # fails here, not mid-run, when Triton is missing
+            # Compile each now on small inputs: a failure (no Triton, an unsupported GPU) must
+            # show here, not drop every row mid-run.
+            x, q, kk = self._randn(8, 64), self._randn(8, 4 * 64), self._randn(8, 2 * 64)
+            ang = self._randn(8, 32)
+            compiled["rms_norm"](x, self._randn(64))
+            compiled["silu_mul"](x)
+            compiled["gelu"](x)
+            compiled["rope"](q, kk, ang.cos(), ang.sin())
             return "torch.compile (one fused Triton kernel per op)", compiled
         except Exception as e:  # noqa: BLE001
             if mode == "compiled":
