@@ -28,7 +28,7 @@ def _gemm_row(model, tp, op, dtype, m, k, n, seconds):
 
 
 def _layer_times(backend, model, s, tokens, fp8, res):
-    """The Vidur ops of one layer shard at `tokens` tokens; None when any could not be timed."""
+    """Seconds of each Vidur op of one layer shard at `tokens` tokens (None: could not be timed)."""
     times = {}
     for op, k, n in s.gemms(model.gated_mlp):
         bias = op == "attn_pre_proj" and model.qkv_bias
