@@ -25,7 +25,7 @@ std::string single_quoted(const std::string& s) {
 std::string flow_list(const std::vector<std::string>& items, bool quote) {
   std::vector<std::string> q;
   for (const auto& i : items) q.push_back(quote ? single_quoted(i) : i);
-  return "[" + join(q) + "]";
+  return fmt::format("[{}]", join(q));
 }
 
 // The value of a "hardware.gpu=..." fixed override, without quotes; "" when none.

@@ -31,7 +31,7 @@ const std::vector<Key>& efficiency_keys() {
       key.unit = k.kind == KnobKind::tokens ? "tokens" : "";
       key.doc = texts.emplace_back(fmt::format("{}; {}. Default from: {}; `calibrate` fits it in [{:g}, {:g}]{}",
                                                k.doc, knob_range_text(k), k.citation, k.fit_lo, k.fit_hi,
-                                               k.fit_unit.empty() ? "" : " " + std::string(k.fit_unit)));
+                                               k.fit_unit.empty() ? std::string() : fmt::format(" {}", k.fit_unit)));
       key.spec = texts.emplace_back(fmt::format("Efficiency::{}", k.name));
       key.default_number = k.default_value;
       // Key ranges are inclusive: a fraction's (0, 1] is stated in the doc instead.

@@ -27,8 +27,8 @@ std::string reason(int err) { return err != 0 ? std::strerror(err) : "unknown re
 // copy across file systems), unique across threads and processes.
 std::string temp_name_for(const std::string& path) {
   const std::filesystem::path p(path);
-  const std::string name = "." + p.filename().string() +
-                           fmt::format(".tmp-{}-{}", static_cast<long>(::getpid()), g_temp_counter.fetch_add(1));
+  const std::string name =
+      fmt::format(".{}.tmp-{}-{}", p.filename().string(), static_cast<long>(::getpid()), g_temp_counter.fetch_add(1));
   return p.has_parent_path() ? (p.parent_path() / name).string() : name;
 }
 
