@@ -14,16 +14,6 @@ BatchState::BatchState(const EngineContext& ctx, const StepPricer& pricer)
       kv_(ctx),
       dec_(kv_.block()) {}
 
-void BatchState::running_push_back(int slot) {
-  Seq& s = seq(slot);
-  s.prev = run_tail_;
-  s.next = -1;
-  if (run_tail_ >= 0) seq(run_tail_).next = slot;
-  else run_head_ = slot;
-  run_tail_ = slot;
-  ++running_count_;
-}
-
 void BatchState::running_erase(int slot) {
   Seq& s = seq(slot);
   if (s.prev >= 0) seq(s.prev).next = s.next;
@@ -52,7 +42,7 @@ FailureReason BatchState::admissible(const Request& r) const {
   return FailureReason::none;
 }
 
-bool BatchState::enqueue(Request r, Nanos now) {
+bool BatchState::enqueue(Request&& r, Nanos now) {
   if (const FailureReason why = admissible(r); why != FailureReason::none) {
     if (observer_) observer_->on_request_done(failed_record(r, replica_, why, now));
     return false;
@@ -86,32 +76,6 @@ void BatchState::abort_queued(Nanos now, FailureReason why, const std::function<
   }
   std::deque<Request>().swap(fresh_);
   fresh_bytes_ = 0;
-}
-
-void BatchState::admit_head(int slot, const KvBlocks::PrefixHit& hit, std::int64_t chunk, std::int64_t blocks,
-                            Nanos now) {
-  Seq& s = seq(slot);
-  const std::int64_t bs = kv_.block_size();
-  if (s.swapped_blocks > 0) {
-    transfer_s_ += pricer_.host_seconds(s.computed);  // swap-in
-    kv_.swap_in(s.swapped_blocks);
-    s.swapped_blocks = 0;
-  } else if (hit.cpu > 0) {
-    transfer_s_ += pricer_.host_seconds(hit.cpu * bs);
-    kv_.touch_offloaded(s.hashes, hit.gpu, hit.cpu);
-  }
-  if (s.rec.first_scheduled < 0) {
-    s.rec.cached_tokens = hit.gpu * bs;
-    s.rec.offload_tokens = hit.cpu * bs;
-  }
-  waiting_.pop_front();
-  s.phase = Phase::prefill;
-  s.chunk = chunk;
-  s.blocks = blocks;
-  kv_.allocate(blocks);
-  if (s.rec.first_scheduled < 0) s.rec.first_scheduled = now;
-  running_push_back(slot);
-  prefilling_.push_back(slot);
 }
 
 void BatchState::join_decode(int slot, Nanos now) {
@@ -178,44 +142,6 @@ void BatchState::finish_request(int slot, Nanos now, std::vector<Request>& done,
   done.push_back(std::move(s.req));
   s.phase = Phase::free;
   free_slots_.push_back(slot);
-}
-
-void BatchState::complete_chunks(Nanos now, std::vector<Request>& done) {
-  scratch_.swap(prefilling_);
-  prefilling_.clear();
-  for (int slot : scratch_) {
-    Seq& s = seq(slot);
-    s.computed += s.chunk;
-    s.chunk = 0;
-    if (s.computed < s.target) {
-      prefilling_.push_back(slot);
-      continue;
-    }
-    if (!s.hashes.empty()) {
-      // The prompt's full blocks become cached for later requests.
-      const std::int64_t full =
-          std::min<std::int64_t>(static_cast<std::int64_t>(s.hashes.size()), s.computed / kv_.block_size());
-      if (full > s.cached_blocks) {
-        s.blocks -= kv_.share_prefix(s.hashes, s.cached_blocks, full);
-        s.cached_blocks = full;
-      }
-    }
-    ++s.generated;
-    if (s.rec.first_token < 0) {
-      s.rec.first_token = now;
-    } else if (observer_) {
-      observer_->on_itl(to_seconds(now - s.last_token), 1);  // first token after a recompute or swap-in
-    }
-    if (s.generated >= s.req.output_tokens) {
-      finish_request(slot, now, done, false);
-      continue;
-    }
-    // The decode aggregate accounts for its blocks from now on (the same number).
-    kv_.release(s.blocks - (kv_.blocks_for(s.computed) - s.cached_blocks));
-    s.blocks = 0;
-    join_decode(slot, now);
-  }
-  scratch_.clear();
 }
 
 }  // namespace servesim

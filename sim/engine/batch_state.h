@@ -20,6 +20,7 @@
 //
 // Speed: every move is O(1) (or O(prefilling) for a preempted prefill) and none
 // allocates once the slot table and queues have grown to the run's peak.
+#include <algorithm>
 #include <deque>
 #include <functional>
 #include <queue>
@@ -79,7 +80,7 @@ class BatchState {
   int newest_running() const { return run_tail_; }
 
   // Arrivals. False (and the failure reported) when the request can never be served.
-  bool enqueue(Request r, Nanos now);
+  bool enqueue(Request&& r, Nanos now);
   void abort_queued(Nanos now, FailureReason why, const std::function<void(const Request&)>& aborted);
 
   // Host-link seconds the moves since begin_step() charged to the step being planned.
@@ -166,7 +167,9 @@ class BatchState {
   std::priority_queue<Finish, std::vector<Finish>, std::greater<Finish>> finishes_;
 };
 
-// The moves a policy or the engine makes every step, inline (the others are rare).
+// The moves a policy or the engine makes every step or every admission, inline:
+// they were one translation unit with the engine before the split, and the event
+// loop runs them millions of times (the rarer ones are in batch_state.cpp).
 
 inline int BatchState::eligible_head(Nanos cutoff) {
   if (waiting_.empty()) {
@@ -226,6 +229,80 @@ inline std::int64_t BatchState::next_finish_step() {
     finishes_.pop();
   }
   return finishes_.empty() ? -1 : finishes_.top().step;
+}
+
+inline void BatchState::running_push_back(int slot) {
+  Seq& s = seq(slot);
+  s.prev = run_tail_;
+  s.next = -1;
+  if (run_tail_ >= 0) seq(run_tail_).next = slot;
+  else run_head_ = slot;
+  run_tail_ = slot;
+  ++running_count_;
+}
+
+inline void BatchState::admit_head(int slot, const KvBlocks::PrefixHit& hit, std::int64_t chunk, std::int64_t blocks,
+                            Nanos now) {
+  Seq& s = seq(slot);
+  const std::int64_t bs = kv_.block_size();
+  if (s.swapped_blocks > 0) {
+    transfer_s_ += pricer_.host_seconds(s.computed);  // swap-in
+    kv_.swap_in(s.swapped_blocks);
+    s.swapped_blocks = 0;
+  } else if (hit.cpu > 0) {
+    transfer_s_ += pricer_.host_seconds(hit.cpu * bs);
+    kv_.touch_offloaded(s.hashes, hit.gpu, hit.cpu);
+  }
+  if (s.rec.first_scheduled < 0) {
+    s.rec.cached_tokens = hit.gpu * bs;
+    s.rec.offload_tokens = hit.cpu * bs;
+  }
+  waiting_.pop_front();
+  s.phase = Phase::prefill;
+  s.chunk = chunk;
+  s.blocks = blocks;
+  kv_.allocate(blocks);
+  if (s.rec.first_scheduled < 0) s.rec.first_scheduled = now;
+  running_push_back(slot);
+  prefilling_.push_back(slot);
+}
+
+inline void BatchState::complete_chunks(Nanos now, std::vector<Request>& done) {
+  scratch_.swap(prefilling_);
+  prefilling_.clear();
+  for (int slot : scratch_) {
+    Seq& s = seq(slot);
+    s.computed += s.chunk;
+    s.chunk = 0;
+    if (s.computed < s.target) {
+      prefilling_.push_back(slot);
+      continue;
+    }
+    if (!s.hashes.empty()) {
+      // The prompt's full blocks become cached for later requests.
+      const std::int64_t full =
+          std::min<std::int64_t>(static_cast<std::int64_t>(s.hashes.size()), s.computed / kv_.block_size());
+      if (full > s.cached_blocks) {
+        s.blocks -= kv_.share_prefix(s.hashes, s.cached_blocks, full);
+        s.cached_blocks = full;
+      }
+    }
+    ++s.generated;
+    if (s.rec.first_token < 0) {
+      s.rec.first_token = now;
+    } else if (observer_) {
+      observer_->on_itl(to_seconds(now - s.last_token), 1);  // first token after a recompute or swap-in
+    }
+    if (s.generated >= s.req.output_tokens) {
+      finish_request(slot, now, done, false);
+      continue;
+    }
+    // The decode aggregate accounts for its blocks from now on (the same number).
+    kv_.release(s.blocks - (kv_.blocks_for(s.computed) - s.cached_blocks));
+    s.blocks = 0;
+    join_decode(slot, now);
+  }
+  scratch_.clear();
 }
 
 }  // namespace servesim

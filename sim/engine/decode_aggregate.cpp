@@ -4,19 +4,6 @@
 
 namespace servesim {
 
-std::int64_t DecodeAggregate::blocks_needed(std::int64_t from_step, std::int64_t steps) const {
-  // Every block_size steps each decoder needs exactly one.
-  const std::int64_t bs = block_.size;
-  std::int64_t need = (steps / bs) * n_;
-  // Step from_step + j needs the bucket key_for_step(from_step) - j (mod bs).
-  std::int64_t key = key_for_step(from_step);
-  for (std::int64_t j = steps % bs; j > 0; --j) {
-    need += bucket_[static_cast<std::size_t>(key)];
-    key = key == 0 ? bs - 1 : key - 1;
-  }
-  return need;
-}
-
 std::int64_t DecodeAggregate::max_steps(std::int64_t from_step, std::int64_t limit, std::int64_t free_blocks) const {
   // The largest k in [1, limit] with blocks_needed(from_step, k) <= free_blocks
   // (1 if none): need(k) = (k / bs) * n + partial[k % bs], with partial[r] the blocks

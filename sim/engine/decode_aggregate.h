@@ -51,7 +51,8 @@ class DecodeAggregate {
   int key_for_step(std::int64_t g) const { return block_.mod(1 - g); }
   // Blocks the decoders need at the next decode step (G + 1).
   std::int64_t next_step_blocks() const { return n_ > 0 ? bucket_[static_cast<std::size_t>(key_for_step(G_ + 1))] : 0; }
-  // Blocks the decoders allocate over decode steps from_step .. from_step+steps-1.
+  // Blocks the decoders allocate over decode steps from_step .. from_step+steps-1
+  // (inline: every step that runs decoders asks).
   std::int64_t blocks_needed(std::int64_t from_step, std::int64_t steps) const;
   // The most decode steps from from_step (at least 1, at most limit) whose new
   // blocks fit in free_blocks.
@@ -66,5 +67,18 @@ class DecodeAggregate {
   std::int64_t sum_offset_ = 0;  // sum over decoders of L - j
   std::vector<std::int64_t> bucket_;
 };
+
+inline std::int64_t DecodeAggregate::blocks_needed(std::int64_t from_step, std::int64_t steps) const {
+  // Every block_size steps each decoder needs exactly one.
+  const std::int64_t bs = block_.size;
+  std::int64_t need = (steps / bs) * n_;
+  // Step from_step + j needs the bucket key_for_step(from_step) - j (mod bs).
+  std::int64_t key = key_for_step(from_step);
+  for (std::int64_t j = steps % bs; j > 0; --j) {
+    need += bucket_[static_cast<std::size_t>(key)];
+    key = key == 0 ? bs - 1 : key - 1;
+  }
+  return need;
+}
 
 }  // namespace servesim

@@ -10,7 +10,9 @@
 // One place for these, so a new kind of step (speculative verification, a beam
 // step) is priced by adding its shape here, not by editing every engine.
 //
-// Not virtual and allocation-free per call: the event loop prices every step.
+// Not virtual and allocation-free per call: the event loop prices every step, so
+// what it calls every step is inline here.
+#include <algorithm>
 #include <cstdint>
 
 #include "cost/step_cost.h"
@@ -61,5 +63,20 @@ class StepPricer {
   bool memo_;
   StepCostCache cache_;
 };
+
+inline void StepPricer::record_cost(StepRecord& r, const StepTotals& totals, std::int64_t k, double seconds,
+                             double transfer_s) {
+  const double scale = static_cast<double>(k);
+  r.gpu_time = totals.time * scale;
+  r.flops = totals.flops * scale;
+  r.bytes = totals.bytes * scale;
+  for (int i = 0; i < kBoundCount; ++i)
+    r.time_by_bound[static_cast<std::size_t>(i)] = totals.time_by_bound[static_cast<std::size_t>(i)] * scale;
+  // CPU-side time; host transfers count as communication.
+  r.time_by_bound[static_cast<int>(Bound::overhead)] += seconds - totals.time * scale - transfer_s;
+  r.time_by_bound[static_cast<int>(Bound::communication)] += transfer_s;
+  r.bound = static_cast<Bound>(std::max_element(r.time_by_bound.begin(), r.time_by_bound.end()) -
+                               r.time_by_bound.begin());
+}
 
 }  // namespace servesim
