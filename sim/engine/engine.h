@@ -72,7 +72,7 @@ struct EngineContext {
   int replica = 0;
   RunObserver* observer = nullptr;
   // Fuse runs of identical decode steps and price decode-only steps from the
-  // memoised cost cache (decode_cost_cache.h); off: every step priced by the model.
+  // memoised cost cache (step_cost_cache.h); off: every step priced by the model.
   bool fast_forward = true;
   // One of a pipelined replica's virtual engines (pipeline_engine.cpp): never
   // fuses steps, reports inter-token gaps from step ends (other engines' steps

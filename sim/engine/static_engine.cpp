@@ -7,13 +7,17 @@
 #include <deque>
 
 #include "engine/engine.h"
+#include "engine/step_pricing.h"
 
 namespace servesim {
 namespace {
 
 class StaticEngine : public Engine {
  public:
-  explicit StaticEngine(const EngineContext& ctx) : ctx_(ctx), cost_(*ctx.cost) {}
+  // Steps are priced by the model itself (no step-cost cache: a static batch's
+  // shapes rarely repeat), with the same CPU overheads as the vLLM-style engine.
+  explicit StaticEngine(const EngineContext& ctx)
+      : ctx_(ctx), pricer_(*ctx.cost, ctx.config.cpu_overheads(), ctx.memory.kv_bytes_per_token, false) {}
 
   bool enqueue(Request r, Nanos now) override {
     const std::int64_t total = r.input_tokens + r.output_tokens;
@@ -71,8 +75,8 @@ class StaticEngine : public Engine {
       prefill_ = false;
       for (const auto& m : batch_) b.add(SeqWork{1, m.req.input_tokens + decode_steps_, true});
     }
-    const StepTotals c = cost_.totals(b);
-    const double seconds = step_wall_seconds(c.time, ctx_.config.cpu_overheads(), b.seqs);
+    StepTotals c;
+    const double seconds = pricer_.seconds(b, &c);
     const Nanos end = now + std::max<Nanos>(1, to_nanos(seconds));
     if (ctx_.observer) {
       StepRecord r;
@@ -85,13 +89,7 @@ class StaticEngine : public Engine {
       r.kv_blocks_used = used_;
       r.kv_blocks_total = ctx_.kv_blocks;
       r.queue_length = static_cast<std::int64_t>(waiting_.size());
-      r.gpu_time = c.time;
-      r.flops = c.flops;
-      r.bytes = c.bytes;
-      r.time_by_bound = c.time_by_bound;
-      r.time_by_bound[static_cast<int>(Bound::overhead)] += seconds - c.time;
-      r.bound = static_cast<Bound>(std::max_element(r.time_by_bound.begin(), r.time_by_bound.end()) -
-                                   r.time_by_bound.begin());
+      StepPricer::record_cost(r, c, 1, seconds, 0.0);
       ctx_.observer->on_step(r);
       if (!prefill_) {
         std::int64_t live = 0;
@@ -135,7 +133,7 @@ class StaticEngine : public Engine {
   }
 
   EngineContext ctx_;
-  const CostModel& cost_;
+  StepPricer pricer_;
   std::deque<Request> waiting_;
   std::int64_t queued_bytes_ = 0;  // queued_request_bytes over waiting_
   std::vector<Member> batch_;

@@ -58,7 +58,7 @@ void refuse_unservable_workload(const Scenario& sc, std::int64_t kv_blocks) {
         in, out, total, sc.engine.max_model_len,
         sc.engine.max_model_len < sc.model.max_context ? fmt::format(" (the model allows {})", sc.model.max_context)
                                                         : std::string(" (the model's whole context)")));
-  // The engine's admission rule (vllm_engine.cpp): the KV peaks at total - 1 tokens.
+  // The engine's admission rule (BatchState::admissible, engine/batch_state.cpp): the KV peaks at total - 1 tokens.
   const std::int64_t bs = sc.engine.block_size;
   const std::int64_t blocks = (total - 1 + bs - 1) / bs;
   if (kv_blocks >= 0 && blocks > kv_blocks)

@@ -1,0 +1,147 @@
+#include "engine/batch_state.h"
+
+#include <algorithm>
+
+namespace servesim {
+
+BatchState::BatchState(const EngineContext& ctx, const StepPricer& pricer)
+    : pricer_(pricer),
+      observer_(ctx.observer),
+      replica_(ctx.replica),
+      max_model_len_(ctx.config.max_model_len),
+      prefix_caching_(ctx.config.prefix_caching),
+      frontend_ns_(to_nanos(ctx.config.frontend_latency)),
+      kv_(ctx),
+      dec_(kv_.block()) {}
+
+void BatchState::running_erase(int slot) {
+  Seq& s = seq(slot);
+  if (s.prev >= 0) seq(s.prev).next = s.next;
+  else run_head_ = s.next;
+  if (s.next >= 0) seq(s.next).prev = s.prev;
+  else run_tail_ = s.prev;
+  s.prev = s.next = -1;
+  --running_count_;
+}
+
+int BatchState::new_slot() {
+  if (!free_slots_.empty()) {
+    const int s = free_slots_.back();
+    free_slots_.pop_back();
+    return s;
+  }
+  slots_.emplace_back();
+  return static_cast<int>(slots_.size()) - 1;
+}
+
+FailureReason BatchState::admissible(const Request& r) const {
+  const std::int64_t total = r.input_tokens + r.output_tokens;
+  if (total > max_model_len_) return FailureReason::too_long_for_max_model_len;
+  // The last sampled token is never written back, so the KV peaks at total - 1 tokens.
+  if (kv_.blocks_for(total - 1) > kv_.total()) return FailureReason::exceeds_kv_capacity;
+  return FailureReason::none;
+}
+
+bool BatchState::enqueue(Request&& r, Nanos now) {
+  if (const FailureReason why = admissible(r); why != FailureReason::none) {
+    if (observer_) observer_->on_request_done(failed_record(r, replica_, why, now));
+    return false;
+  }
+  fresh_bytes_ += queued_request_bytes(r);
+  fresh_.push_back(std::move(r));
+  return true;
+}
+
+void BatchState::materialize_front() {
+  const int slot = new_slot();
+  Seq& s = seq(slot);
+  s = Seq{};
+  fresh_bytes_ -= queued_request_bytes(fresh_.front());
+  s.req = std::move(fresh_.front());
+  fresh_.pop_front();
+  s.rec = arrival_record(s.req, replica_);
+  s.target = s.req.input_tokens;
+  if (prefix_caching_ && !s.req.block_hashes.empty())
+    s.hashes = engine_block_hashes(s.req.block_hashes, s.req.hash_block_tokens, s.req.input_tokens, kv_.block_size());
+  s.phase = Phase::waiting;
+  waiting_.push_back(slot);
+}
+
+void BatchState::abort_queued(Nanos now, FailureReason why, const std::function<void(const Request&)>& aborted) {
+  while (!fresh_.empty()) {  // popping as it goes frees the queue's memory as it goes
+    const Request& r = fresh_.front();
+    if (observer_) observer_->on_request_done(failed_record(r, replica_, why, now));
+    aborted(r);
+    fresh_.pop_front();
+  }
+  std::deque<Request>().swap(fresh_);
+  fresh_bytes_ = 0;
+}
+
+void BatchState::join_decode(int slot, Nanos now) {
+  Seq& s = seq(slot);
+  s.phase = Phase::decode;
+  s.join_step = dec_.step();
+  s.len_join = s.computed;
+  s.gen_join = s.generated;
+  s.key = dec_.join(s.len_join).key;
+  s.last_token = now;
+  ++s.version;
+  finishes_.push(Finish{dec_.step() + (s.req.output_tokens - s.generated), s.req.id, slot, s.version});
+}
+
+void BatchState::leave_decode(int slot) {
+  Seq& s = seq(slot);
+  const std::int64_t g = dec_.step();
+  const std::int64_t len = s.len_join + (g - s.join_step);
+  s.generated = s.gen_join + (g - s.join_step);
+  s.computed = len;
+  kv_.release(kv_.blocks_for(len) - s.cached_blocks);
+  dec_.leave(DecodeAggregate::Member{s.len_join - s.join_step, s.key});
+  ++s.version;  // its completion-heap entry is now stale
+}
+
+void BatchState::preempt(int slot, Nanos now) {
+  Seq& s = seq(slot);
+  if (s.phase == Phase::decode) {
+    leave_decode(slot);
+    s.last_token = now;
+  } else {
+    kv_.release(s.blocks);
+    prefilling_.erase(std::find(prefilling_.begin(), prefilling_.end(), slot));
+  }
+  release_cached(s);
+  s.blocks = 0;
+  s.chunk = 0;
+  running_erase(slot);
+  s.target = s.req.input_tokens + s.generated;
+  const std::int64_t kv_blocks = kv_.blocks_for(s.computed);
+  if (s.computed > 0 && kv_.swap_out(kv_blocks)) {
+    // Swap: the KV (s.computed tokens) moves to host memory during this step.
+    s.swapped_blocks = kv_blocks;
+    transfer_s_ += pricer_.host_seconds(s.computed);
+    ++s.rec.swaps;
+  } else {
+    // Recompute: everything known so far (prompt and sampled tokens) is prefilled again.
+    s.computed = 0;
+  }
+  s.phase = Phase::waiting;
+  ++s.rec.preemptions;
+  waiting_.push_front(slot);
+}
+
+void BatchState::finish_request(int slot, Nanos now, std::vector<Request>& done, bool failed) {
+  Seq& s = seq(slot);
+  if (s.phase == Phase::decode) leave_decode(slot);
+  else if (s.phase == Phase::prefill) kv_.release(s.blocks);
+  release_cached(s);
+  running_erase(slot);
+  s.rec.finish = now;
+  s.rec.failed = failed;
+  if (observer_) observer_->on_request_done(s.rec);
+  done.push_back(std::move(s.req));
+  s.phase = Phase::free;
+  free_slots_.push_back(slot);
+}
+
+}  // namespace servesim

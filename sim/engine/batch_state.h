@@ -1,0 +1,308 @@
+#pragma once
+// The vLLM-style engine's requests and where each one is: waiting (never
+// scheduled, or preempted), prefilling (running, prompt not yet computed) or
+// decoding (running, one token per step), and the moves between those states
+// with what each does to the KV blocks (kv_blocks.h) and to the decode aggregate
+// (decode_aggregate.h).
+//
+// This is mechanism, not policy: which requests run in a step, in what order, how
+// many tokens each, and whom to preempt, the scheduling policy decides
+// (scheduling_policy.h) by calling these moves; what the step costs, the pricer
+// says (step_pricing.h). A policy reads a Seq's fields and changes them only
+// through the moves here, so the block accounting stays in one place.
+//
+// Memory: an overloaded queue may hold millions of requests, so the waiting queue
+// is in two parts, in FCFS order: waiting_ (slots: preempted requests, pushed to
+// its front, and at most the one fresh request admission is trying) ahead of
+// fresh_ (never-scheduled requests as they arrived). A fresh request takes a Seq
+// slot (~300 bytes) only when admission reaches it, so each waiting request costs
+// queued_request_bytes (64 bytes without prefix hashes).
+//
+// Speed: every move is O(1) (or O(prefilling) for a preempted prefill) and none
+// allocates once the slot table and queues have grown to the run's peak.
+#include <algorithm>
+#include <deque>
+#include <functional>
+#include <queue>
+#include <vector>
+
+#include "engine/decode_aggregate.h"
+#include "engine/engine.h"
+#include "engine/kv_blocks.h"
+#include "engine/step_pricing.h"
+
+namespace servesim {
+
+class BatchState {
+ public:
+  enum class Phase { free, waiting, prefill, decode };
+  struct Seq {
+    Request req;
+    RequestRecord rec;
+    Phase phase = Phase::free;
+    std::int64_t target = 0;     // tokens in KV before the next sample (prompt + generated)
+    std::int64_t computed = 0;   // tokens in KV (prefill phase)
+    std::int64_t generated = 0;  // output tokens sampled so far
+    std::int64_t chunk = 0;      // prefill tokens scheduled in the current step
+    std::int64_t blocks = 0;     // private KV blocks held in prefill phase
+    std::int64_t cached_blocks = 0;  // leading blocks held through the prefix cache (shared)
+    std::vector<std::uint64_t> hashes;  // full prompt blocks' hashes (prefix caching)
+    std::int64_t join_step = 0;  // decode phase: G when it joined
+    std::int64_t len_join = 0;   // decode phase: KV tokens when it joined
+    std::int64_t gen_join = 0;
+    int key = 0;                 // (len_join - join_step) mod block_size
+    std::uint32_t version = 0;   // invalidates stale completion-heap entries
+    std::int64_t swapped_blocks = 0;  // KV held in the CPU tier's swap space (preempted by swap)
+    Nanos last_token = 0;
+    int prev = -1, next = -1;    // neighbours in the running list (admission order)
+  };
+
+  // `pricer` prices the host-link transfers that preemption and admission cause.
+  BatchState(const EngineContext& ctx, const StepPricer& pricer);
+
+  KvBlocks& kv() { return kv_; }
+  const KvBlocks& kv() const { return kv_; }
+  DecodeAggregate& decoders() { return dec_; }
+  const DecodeAggregate& decoders() const { return dec_; }
+  Seq& seq(int slot) { return slots_[static_cast<std::size_t>(slot)]; }
+  const Seq& seq(int slot) const { return slots_[static_cast<std::size_t>(slot)]; }
+
+  bool has_work() const { return !waiting_.empty() || !fresh_.empty() || running_count_ > 0; }
+  std::int64_t running() const { return running_count_; }
+  std::int64_t queue_length() const { return static_cast<std::int64_t>(waiting_.size() + fresh_.size()); }
+  bool queue_empty() const { return waiting_.empty() && fresh_.empty(); }
+  std::int64_t outstanding() const { return queue_length() + running_count_; }
+  std::int64_t queued() const { return static_cast<std::int64_t>(fresh_.size()); }
+  std::int64_t queued_bytes() const { return fresh_bytes_; }
+  // Running requests still in prefill, in admission order.
+  const std::vector<int>& prefilling() const { return prefilling_; }
+  // The most recently admitted running request; -1 when none runs.
+  int newest_running() const { return run_tail_; }
+
+  // Arrivals. False (and the failure reported) when the request can never be served.
+  bool enqueue(Request&& r, Nanos now);
+  void abort_queued(Nanos now, FailureReason why, const std::function<void(const Request&)>& aborted);
+
+  // Host-link seconds the moves since begin_step() charged to the step being planned.
+  void begin_step() { transfer_s_ = 0; }
+  double transfer_seconds() const { return transfer_s_; }
+
+  // Moves a policy makes while planning a step.
+  // The head of the waiting queue (which must not be empty) if it may be scheduled
+  // at a step planned at `cutoff` (a request is seen frontend_latency after it
+  // arrives), else -1.
+  int eligible_head(Nanos cutoff);
+  // A running prefill takes `chunk` more tokens this step and `extra` more blocks.
+  void schedule_chunk(int slot, std::int64_t chunk, std::int64_t extra) {
+    Seq& s = seq(slot);
+    s.chunk = chunk;
+    s.blocks += extra;
+    kv_.allocate(extra);
+  }
+  // The head of the waiting queue shares its prompt's cached leading blocks (and
+  // counts the CPU tier's run after them as computed); none for a request whose
+  // KV is swapped out, which resumes from that instead. At least one prompt token
+  // is always left to compute (it produces the first output's logits).
+  KvBlocks::PrefixHit reuse_prefix(int slot);
+  // Undoes reuse_prefix when the request is not admitted after all (it is looked up again next time).
+  void undo_prefix(int slot);
+  // Admits the head of the waiting queue as a running prefill of `chunk` tokens
+  // holding `blocks` private blocks; `hit` is what reuse_prefix returned.
+  void admit_head(int slot, const KvBlocks::PrefixHit& hit, std::int64_t chunk, std::int64_t blocks, Nanos now);
+  // Stops a running request and puts it at the front of the waiting queue: its KV
+  // is swapped to the CPU tier when that has room, else dropped (recomputed later).
+  void preempt(int slot, Nanos now);
+
+  // Moves at the end of a step (after the decode aggregate advanced past it).
+  // Decoders whose last token came at this step finish.
+  void finish_decoders(Nanos now, std::vector<Request>& done);
+  // Prefill chunks are computed: a completed prompt samples a token, shares its
+  // full blocks through the prefix cache and joins the decoders (or finishes).
+  void complete_chunks(Nanos now, std::vector<Request>& done);
+  // The decode step at which the next decoder finishes; -1 when none decodes.
+  std::int64_t next_finish_step();
+
+ private:
+  struct Finish {
+    std::int64_t step;
+    std::int64_t id;
+    int slot;
+    std::uint32_t version;
+    bool operator>(const Finish& o) const { return step != o.step ? step > o.step : id > o.id; }
+  };
+
+  int new_slot();
+  // Moves the oldest never-scheduled request (fresh_.front()) into a slot at the back of waiting_.
+  void materialize_front();
+  void join_decode(int slot, Nanos now);
+  void leave_decode(int slot);
+  void release_cached(Seq& s);
+  void finish_request(int slot, Nanos now, std::vector<Request>& done, bool failed);
+  FailureReason admissible(const Request& r) const;  // none when it can ever be served
+  void running_push_back(int slot);
+  void running_erase(int slot);
+
+  const StepPricer& pricer_;
+  RunObserver* observer_;
+  int replica_;
+  std::int64_t max_model_len_;
+  bool prefix_caching_;
+  Nanos frontend_ns_;  // config.frontend_latency
+
+  KvBlocks kv_;
+  DecodeAggregate dec_;
+  double transfer_s_ = 0;
+
+  std::vector<Seq> slots_;
+  std::vector<int> free_slots_;
+  std::deque<int> waiting_;
+  std::deque<Request> fresh_;
+  std::int64_t fresh_bytes_ = 0;  // queued_request_bytes over fresh_
+  // Running requests in admission order (an intrusive list through Seq::prev/next).
+  int run_head_ = -1, run_tail_ = -1;
+  std::int64_t running_count_ = 0;
+  std::vector<int> prefilling_;  // running requests still in prefill, admission order
+  std::vector<int> scratch_;     // complete_chunks' copy of prefilling_
+  // Decoders by the decode step they finish on (entries go stale when a decoder leaves early).
+  std::priority_queue<Finish, std::vector<Finish>, std::greater<Finish>> finishes_;
+};
+
+// The moves a policy or the engine makes every step or every admission, inline:
+// they were one translation unit with the engine before the split, and the event
+// loop runs them millions of times (the rarer ones are in batch_state.cpp).
+
+inline int BatchState::eligible_head(Nanos cutoff) {
+  if (waiting_.empty()) {
+    // The next fresh request takes a slot only once it is eligible.
+    if (fresh_.front().arrival + frontend_ns_ > cutoff) return -1;
+    materialize_front();
+  }
+  const int slot = waiting_.front();
+  const Seq& s = seq(slot);
+  if (s.rec.first_scheduled < 0 && s.req.arrival + frontend_ns_ > cutoff) return -1;
+  return slot;
+}
+
+inline KvBlocks::PrefixHit BatchState::reuse_prefix(int slot) {
+  Seq& s = seq(slot);
+  KvBlocks::PrefixHit hit;
+  if (s.swapped_blocks == 0 && !s.hashes.empty()) {
+    const std::int64_t limit = (s.target - 1) / kv_.block_size();
+    hit = kv_.acquire_prefix(s.hashes, limit);
+    s.cached_blocks = hit.gpu;
+    s.computed = (hit.gpu + hit.cpu) * kv_.block_size();
+  }
+  return hit;
+}
+
+inline void BatchState::release_cached(Seq& s) {
+  kv_.release_prefix(s.hashes, s.cached_blocks);
+  s.cached_blocks = 0;
+}
+
+inline void BatchState::undo_prefix(int slot) {
+  Seq& s = seq(slot);
+  if (s.swapped_blocks == 0) {
+    release_cached(s);
+    s.computed = 0;
+  }
+}
+
+inline void BatchState::finish_decoders(Nanos now, std::vector<Request>& done) {
+  while (!finishes_.empty()) {
+    const Finish f = finishes_.top();
+    const Seq& s = seq(f.slot);
+    if (s.version != f.version || s.phase != Phase::decode) {
+      finishes_.pop();
+      continue;
+    }
+    if (f.step > dec_.step()) break;
+    finishes_.pop();
+    finish_request(f.slot, now, done, false);
+  }
+}
+
+inline std::int64_t BatchState::next_finish_step() {
+  while (!finishes_.empty()) {
+    const Finish& f = finishes_.top();
+    if (seq(f.slot).version == f.version) break;
+    finishes_.pop();
+  }
+  return finishes_.empty() ? -1 : finishes_.top().step;
+}
+
+inline void BatchState::running_push_back(int slot) {
+  Seq& s = seq(slot);
+  s.prev = run_tail_;
+  s.next = -1;
+  if (run_tail_ >= 0) seq(run_tail_).next = slot;
+  else run_head_ = slot;
+  run_tail_ = slot;
+  ++running_count_;
+}
+
+inline void BatchState::admit_head(int slot, const KvBlocks::PrefixHit& hit, std::int64_t chunk, std::int64_t blocks,
+                            Nanos now) {
+  Seq& s = seq(slot);
+  const std::int64_t bs = kv_.block_size();
+  if (s.swapped_blocks > 0) {
+    transfer_s_ += pricer_.host_seconds(s.computed);  // swap-in
+    kv_.swap_in(s.swapped_blocks);
+    s.swapped_blocks = 0;
+  } else if (hit.cpu > 0) {
+    transfer_s_ += pricer_.host_seconds(hit.cpu * bs);
+    kv_.touch_offloaded(s.hashes, hit.gpu, hit.cpu);
+  }
+  if (s.rec.first_scheduled < 0) {
+    s.rec.cached_tokens = hit.gpu * bs;
+    s.rec.offload_tokens = hit.cpu * bs;
+  }
+  waiting_.pop_front();
+  s.phase = Phase::prefill;
+  s.chunk = chunk;
+  s.blocks = blocks;
+  kv_.allocate(blocks);
+  if (s.rec.first_scheduled < 0) s.rec.first_scheduled = now;
+  running_push_back(slot);
+  prefilling_.push_back(slot);
+}
+
+inline void BatchState::complete_chunks(Nanos now, std::vector<Request>& done) {
+  scratch_.swap(prefilling_);
+  prefilling_.clear();
+  for (int slot : scratch_) {
+    Seq& s = seq(slot);
+    s.computed += s.chunk;
+    s.chunk = 0;
+    if (s.computed < s.target) {
+      prefilling_.push_back(slot);
+      continue;
+    }
+    if (!s.hashes.empty()) {
+      // The prompt's full blocks become cached for later requests.
+      const std::int64_t full =
+          std::min<std::int64_t>(static_cast<std::int64_t>(s.hashes.size()), s.computed / kv_.block_size());
+      if (full > s.cached_blocks) {
+        s.blocks -= kv_.share_prefix(s.hashes, s.cached_blocks, full);
+        s.cached_blocks = full;
+      }
+    }
+    ++s.generated;
+    if (s.rec.first_token < 0) {
+      s.rec.first_token = now;
+    } else if (observer_) {
+      observer_->on_itl(to_seconds(now - s.last_token), 1);  // first token after a recompute or swap-in
+    }
+    if (s.generated >= s.req.output_tokens) {
+      finish_request(slot, now, done, false);
+      continue;
+    }
+    // The decode aggregate accounts for its blocks from now on (the same number).
+    kv_.release(s.blocks - (kv_.blocks_for(s.computed) - s.cached_blocks));
+    s.blocks = 0;
+    join_decode(slot, now);
+  }
+  scratch_.clear();
+}
+
+}  // namespace servesim

@@ -1,0 +1,84 @@
+#pragma once
+// The decoding sequences of the vLLM-style engine as one aggregate, so that a
+// decode step costs O(1) however many sequences decode, and a run of identical
+// decode steps can be priced and fast-forwarded at once.
+//
+// Every decoder's KV grows by one token per decode step, so with a global decode
+// step counter G a decoder that joined at step j with KV length L has length
+// L + (G - j). Hence the step's total KV is a running sum (sum of L - j, plus n G),
+// and the decoders needing a fresh block at a step are one bucket of a count by
+// key = (L - j) mod block_size. Which sequence is which, and when each finishes,
+// the batch state keeps (batch_state.h); this holds only the arithmetic.
+#include <cstdint>
+#include <vector>
+
+#include "engine/kv_blocks.h"
+
+namespace servesim {
+
+class DecodeAggregate {
+ public:
+  explicit DecodeAggregate(const BlockSize& block)
+      : block_(block), bucket_(static_cast<std::size_t>(block.size), 0) {}
+
+  std::int64_t step() const { return G_; }  // decode steps run so far (G)
+  std::int64_t count() const { return n_; }
+  // A decoder's key and offset (L - j) when it joins now with `len` KV tokens.
+  struct Member {
+    std::int64_t offset = 0;  // L - j: its length at decode step g is offset + g
+    int key = 0;              // offset mod block_size
+  };
+  Member join(std::int64_t len) {
+    Member m;
+    m.offset = len - G_;
+    m.key = block_.mod(m.offset);
+    ++bucket_[static_cast<std::size_t>(m.key)];
+    ++n_;
+    sum_offset_ += m.offset;
+    return m;
+  }
+  void leave(const Member& m) {
+    --bucket_[static_cast<std::size_t>(m.key)];
+    --n_;
+    sum_offset_ -= m.offset;
+  }
+  void advance(std::int64_t steps) { G_ += steps; }
+
+  // The decoders' KV tokens in all at decode step g (their lengths after it).
+  std::int64_t kv_tokens(std::int64_t g) const { return sum_offset_ + n_ * g; }
+  // The bucket whose decoders need a fresh block at decode step g: their new
+  // length is 1 past a block boundary, (key + g) mod bs == 1 mod bs.
+  int key_for_step(std::int64_t g) const { return block_.mod(1 - g); }
+  // Blocks the decoders need at the next decode step (G + 1).
+  std::int64_t next_step_blocks() const { return n_ > 0 ? bucket_[static_cast<std::size_t>(key_for_step(G_ + 1))] : 0; }
+  // Blocks the decoders allocate over decode steps from_step .. from_step+steps-1
+  // (inline: every step that runs decoders asks).
+  std::int64_t blocks_needed(std::int64_t from_step, std::int64_t steps) const;
+  // The most decode steps from from_step (at least 1, at most limit) whose new
+  // blocks fit in free_blocks.
+  std::int64_t max_steps(std::int64_t from_step, std::int64_t limit, std::int64_t free_blocks) const;
+
+ private:
+  static constexpr std::int64_t kMaxTabulatedBlockSize = 256;
+
+  BlockSize block_;
+  std::int64_t G_ = 0;
+  std::int64_t n_ = 0;
+  std::int64_t sum_offset_ = 0;  // sum over decoders of L - j
+  std::vector<std::int64_t> bucket_;
+};
+
+inline std::int64_t DecodeAggregate::blocks_needed(std::int64_t from_step, std::int64_t steps) const {
+  // Every block_size steps each decoder needs exactly one.
+  const std::int64_t bs = block_.size;
+  std::int64_t need = (steps / bs) * n_;
+  // Step from_step + j needs the bucket key_for_step(from_step) - j (mod bs).
+  std::int64_t key = key_for_step(from_step);
+  for (std::int64_t j = steps % bs; j > 0; --j) {
+    need += bucket_[static_cast<std::size_t>(key)];
+    key = key == 0 ? bs - 1 : key - 1;
+  }
+  return need;
+}
+
+}  // namespace servesim

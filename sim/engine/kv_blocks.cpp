@@ -1,0 +1,35 @@
+#include "engine/kv_blocks.h"
+
+#include <fmt/format.h>
+
+#include <bit>
+#include <cmath>
+
+#include "engine/engine.h"
+#include "util/error.h"
+
+namespace servesim {
+
+BlockSize::BlockSize(int s) : size(s) {
+  if (size > 0 && (size & (size - 1)) == 0) {
+    mask = size - 1;
+    shift = std::countr_zero(static_cast<unsigned>(size));
+  }
+}
+
+KvBlocks::KvBlocks(const EngineContext& ctx) : block_(ctx.config.block_size), total_(ctx.kv_blocks) {
+  if (ctx.config.cpu_offload_bytes > 0) {
+    const CostModel& cost = *ctx.cost;
+    // Host bytes per block on the whole replica: each GPU holds its shard of every block.
+    const double block_bytes =
+        ctx.memory.kv_bytes_per_token * cost.parallelism().gpus_per_replica() * block_.size;
+    if (block_bytes <= 0) throw Error("engine.cpu_offload: the model's KV bytes per token are unknown");
+    if (cost.gpu().host.bandwidth <= 0)
+      throw Error(fmt::format("engine.cpu_offload: GPU '{}' has no host link bandwidth (hardware host.bandwidth)",
+                              cost.gpu().name));
+    cpu_ = CpuKvTier(static_cast<std::int64_t>(std::floor(ctx.config.cpu_offload_bytes / block_bytes)));
+    if (cpu_.enabled()) cache_.set_spill(&cpu_);
+  }
+}
+
+}  // namespace servesim

@@ -1,0 +1,117 @@
+#pragma once
+// The KV block manager of the vLLM-style engine: how many of a replica's GPU KV
+// blocks are in use, which prompt blocks are shared through the prefix cache
+// (prefix_cache.h), and the CPU offload tier behind it (cpu_tier.h: evicted
+// prefix blocks, swap space for preempted requests).
+//
+// Blocks are counted, not addressed: a sequence holds a number of private blocks
+// plus a leading run of shared (cached) blocks, and no block table is kept, so
+// every operation is O(1) apart from the prefix cache's hash lookups. "Used" is
+// the private blocks of running requests plus the cached blocks they pin;
+// evictable cached blocks count as free, and allocate() evicts as many of them as
+// it must (oldest first, into the CPU tier when there is one).
+//
+// Which sequence holds what is the batch state's business (batch_state.h); when
+// to allocate, and whom to preempt when blocks run out, is the scheduling
+// policy's (scheduling_policy.h). Copy-on-write forks (parallel sampling, beam
+// search) belong here: a fork shares its parent's full blocks the way prefix-cache
+// users share a prompt's, and takes private blocks only for its own suffix.
+#include <cstdint>
+#include <vector>
+
+#include "engine/cpu_tier.h"
+#include "engine/prefix_cache.h"
+
+namespace servesim {
+
+struct EngineContext;
+
+// Token <-> block arithmetic at one block size. Block sizes are powers of two in
+// practice (vLLM requires it for CUDA), so a shift and a mask replace division on
+// the hot path; other sizes take the general route.
+struct BlockSize {
+  explicit BlockSize(int size);
+  std::int64_t blocks_for(std::int64_t tokens) const {  // tokens >= 0
+    return mask >= 0 ? (tokens + mask) >> shift : (tokens + size - 1) / size;
+  }
+  // x mod size, in [0, size) (a mask is exact for negative x in two's complement).
+  int mod(std::int64_t x) const {
+    if (mask >= 0) return static_cast<int>(x & mask);
+    const std::int64_t bs = size;
+    return static_cast<int>(((x % bs) + bs) % bs);
+  }
+
+  int size;
+  std::int64_t mask = -1;  // size - 1 when size is a power of two
+  int shift = 0;           // log2(size) then
+};
+
+class KvBlocks {
+ public:
+  // The replica's blocks (ctx.kv_blocks) at ctx.config.block_size, with a CPU tier
+  // of ctx.config.cpu_offload_bytes (none when 0). Throws when offload is asked
+  // for and the KV bytes per token or the GPU's host link are unknown.
+  explicit KvBlocks(const EngineContext& ctx);
+  // The prefix cache holds a pointer to the CPU tier: neither may move.
+  KvBlocks(const KvBlocks&) = delete;
+  KvBlocks& operator=(const KvBlocks&) = delete;
+
+  const BlockSize& block() const { return block_; }
+  int block_size() const { return block_.size; }
+  std::int64_t blocks_for(std::int64_t tokens) const { return block_.blocks_for(tokens); }
+  std::int64_t total() const { return total_; }
+  std::int64_t used() const { return used_; }
+  std::int64_t free() const { return total_ - used_; }
+
+  // Takes n private blocks (n >= 0) and evicts the cached blocks that no longer fit.
+  void allocate(std::int64_t n) {
+    used_ += n;
+    cache_.shrink_to(total_ - used_);
+  }
+  // Gives back n private blocks (no eviction needed: free blocks only grow).
+  void release(std::int64_t n) { used_ -= n; }
+
+  // Prefix sharing. A prompt's leading blocks found in the GPU cache (at most
+  // `limit`) are pinned for the caller; the run right after them found in the
+  // CPU tier is only reported (the caller reloads it if it admits the request).
+  struct PrefixHit {
+    std::int64_t gpu = 0;  // cached blocks now shared by the caller
+    std::int64_t cpu = 0;  // following blocks the CPU tier can reload
+  };
+  PrefixHit acquire_prefix(const std::vector<std::uint64_t>& hashes, std::int64_t limit) {
+    PrefixHit h;
+    h.gpu = cache_.match(hashes, limit);
+    if (cpu_.enabled()) h.cpu = cpu_.match(hashes, h.gpu, limit);
+    used_ += cache_.acquire(hashes, h.gpu);
+    return h;
+  }
+  // Drops the caller's share of its first n cached blocks.
+  void release_prefix(const std::vector<std::uint64_t>& hashes, std::int64_t n) { used_ -= cache_.release(hashes, n); }
+  // A computed prompt's blocks [first, n) become shared (cached) blocks. Returns how
+  // many private blocks the caller no longer holds (each now counts as shared).
+  std::int64_t share_prefix(const std::vector<std::uint64_t>& hashes, std::int64_t first, std::int64_t n) {
+    const PrefixCache::Registered r = cache_.add(hashes, first, n);
+    used_ -= r.duplicate;  // someone else's copy is kept, the caller's is freed
+    return r.fresh + r.duplicate + r.revived;
+  }
+
+  // CPU offload tier.
+  bool offload() const { return cpu_.enabled(); }
+  // Blocks hashes[from, from + n) were reloaded from the CPU tier: most recently used there.
+  void touch_offloaded(const std::vector<std::uint64_t>& hashes, std::int64_t from, std::int64_t n) {
+    cpu_.touch(hashes, from, n);
+  }
+  // Swap space for a preempted request's KV: false when there is no tier or no room.
+  bool swap_out(std::int64_t blocks) { return cpu_.enabled() && cpu_.reserve(blocks); }
+  void swap_in(std::int64_t blocks) { cpu_.unreserve(blocks); }
+  const CpuKvTier& cpu_tier() const { return cpu_; }
+
+ private:
+  BlockSize block_;
+  std::int64_t total_;
+  std::int64_t used_ = 0;  // private blocks of running requests + pinned cached blocks
+  PrefixCache cache_;
+  CpuKvTier cpu_;
+};
+
+}  // namespace servesim

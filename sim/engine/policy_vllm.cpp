@@ -1,0 +1,99 @@
+// vLLM v1's scheduler as a policy (scheduling_policy.h). Every step:
+//  1. decoding sequences first, one token each: when their new blocks do not fit,
+//     the most recently admitted running request is preempted (recompute, or swap
+//     to the CPU tier when it has room; batch_state.h), until they fit;
+//  2. then running prefills continue in admission order, each taking as many
+//     prompt tokens as the step's token budget (max_num_batched_tokens less the
+//     decoders' tokens) leaves, preempting the newest running request when their
+//     blocks do not fit;
+//  3. then waiting requests in FCFS order (preempted ones first) while the token
+//     budget, max_num_seqs and free KV blocks allow, after sharing what the prefix
+//     cache holds of their prompts; none after a preemption this step, as vLLM
+//     does. Without chunked prefill a prompt must fit the budget whole.
+#include <algorithm>
+
+#include "engine/batch_state.h"
+#include "engine/scheduling_policy.h"
+
+namespace servesim {
+namespace {
+
+class VllmPolicy final : public SchedulingPolicy {
+ public:
+  explicit VllmPolicy(const EngineConfig& cfg)
+      : max_num_seqs_(cfg.max_num_seqs),
+        max_num_batched_tokens_(cfg.max_num_batched_tokens),
+        chunked_prefill_(cfg.chunked_prefill) {}
+
+  bool plan(BatchState& st, Nanos now, Nanos cutoff) override {
+    KvBlocks& kv = st.kv();
+    const DecodeAggregate& dec = st.decoders();
+    bool preempted = false;
+
+    // 1. Decoders each take one token; make room for their new blocks.
+    std::int64_t need = dec.next_step_blocks();
+    while (need > kv.free() && dec.count() > 0) {
+      st.preempt(st.newest_running(), now);
+      preempted = true;
+      need = dec.next_step_blocks();
+    }
+    std::int64_t budget = max_num_batched_tokens_ - dec.count();
+
+    // 2. Running prefills continue in admission order.
+    const std::vector<int>& prefilling = st.prefilling();
+    for (std::size_t i = 0; i < prefilling.size() && budget > 0;) {
+      const int slot = prefilling[i];
+      const BatchState::Seq& s = st.seq(slot);
+      const std::int64_t chunk = std::min(s.target - s.computed, budget);
+      const std::int64_t extra = kv.blocks_for(s.computed + chunk) - s.cached_blocks - s.blocks;
+      if (extra > kv.free() - need) {
+        if (st.running() > 0) {
+          st.preempt(st.newest_running(), now);
+          preempted = true;
+          need = dec.next_step_blocks();
+          continue;  // prefilling may have changed; retry this index
+        }
+        break;
+      }
+      st.schedule_chunk(slot, chunk, extra);
+      budget -= chunk;
+      ++i;
+    }
+
+    // 3. Admit waiting requests. Whether admission stopped for a reason that lasts
+    // through a run of pure decode steps (no free slot, no token budget, not
+    // enough free KV blocks: free blocks only shrink while decoders grow), so such
+    // a run may be fused.
+    bool settled = !preempted;
+    while (!preempted && budget > 0 && !st.queue_empty() && st.running() < max_num_seqs_) {
+      const int slot = st.eligible_head(cutoff);
+      if (slot < 0) {
+        settled = false;
+        break;
+      }
+      const KvBlocks::PrefixHit hit = st.reuse_prefix(slot);
+      const BatchState::Seq& s = st.seq(slot);
+      const std::int64_t remaining = s.target - s.computed;
+      const std::int64_t chunk = std::min(remaining, budget);
+      const std::int64_t blocks = kv.blocks_for(s.computed + chunk) - s.cached_blocks;
+      if ((!chunked_prefill_ && remaining > budget) || blocks > kv.free() - need) {
+        st.undo_prefix(slot);
+        break;
+      }
+      st.admit_head(slot, hit, chunk, blocks, now);
+      budget -= chunk;
+    }
+    return st.queue_empty() || st.running() >= max_num_seqs_ || settled;
+  }
+
+ private:
+  std::int64_t max_num_seqs_;
+  std::int64_t max_num_batched_tokens_;
+  bool chunked_prefill_;
+};
+
+}  // namespace
+
+std::unique_ptr<SchedulingPolicy> make_vllm_policy(const EngineConfig& cfg) { return std::make_unique<VllmPolicy>(cfg); }
+
+}  // namespace servesim

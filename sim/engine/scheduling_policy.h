@@ -1,0 +1,46 @@
+#pragma once
+// A scheduling policy of the vLLM-style engine: who runs in the next step. It
+// decides admission (which waiting requests start, in what order), the token
+// budget split (how many prompt tokens each prefill computes: chunked prefill),
+// and preemption (whom to stop when KV blocks run out), by calling the batch
+// state's moves (batch_state.h); it neither prices the step (step_pricing.h) nor
+// counts blocks itself (kv_blocks.h).
+//
+// The engine (vllm_engine.h) calls plan() once per step: one virtual call a step,
+// none per token or per sequence. A new policy (vLLM v0's prefill-first order,
+// TensorRT-LLM's guaranteed-no-evict admission, SGLang's ...) is one new file
+// with its make_<name>_policy and one line in make_scheduling_policy
+// (scheduling_policy.cpp), plus its engine.kind value (config/read_engine.cpp) and
+// its line in `servesim list` (cli/registries.cpp).
+//
+// The contract with the engine: after plan()
+//  - every decoding sequence runs one token this step (continuous batching), so
+//    the decoders' next blocks must fit: decoders().next_step_blocks() <=
+//    kv().free() unless none decodes (preempt to make room);
+//  - every running prefill with chunk > 0 computes that many prompt tokens, and
+//    holds the blocks for them (schedule_chunk / admit_head allocate them);
+//  - the total of the two stays within what the policy allows per step.
+#include <memory>
+
+#include "core/sim_time.h"
+#include "engine/engine_config.h"
+
+namespace servesim {
+
+class BatchState;
+
+class SchedulingPolicy {
+ public:
+  virtual ~SchedulingPolicy() = default;
+  // Plans the step starting at `now` on `st`. `cutoff`: requests that the
+  // frontend delivered after it are not yet seen (async scheduling plans a step
+  // while the previous one runs). Returns whether the plan is steady: no request
+  // would be admitted before the next external event (an arrival), so that the
+  // engine may fuse a run of identical decode-only steps up to it.
+  virtual bool plan(BatchState& st, Nanos now, Nanos cutoff) = 0;
+};
+
+// The policy for cfg.kind (every kind the vLLM-style engine runs).
+std::unique_ptr<SchedulingPolicy> make_scheduling_policy(const EngineConfig& cfg);
+
+}  // namespace servesim
