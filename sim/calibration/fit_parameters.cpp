@@ -31,6 +31,9 @@ const std::vector<FitParameter>& table() {
         {"frontend_latency", "engine.frontend_latency", 0.0, 30.0, 2.0, "ms"},
         {"step_cpu_overhead", "engine.step_cpu_overhead", 0.0, 50.0, 0.5, "ms"},
         {"per_seq_cpu_overhead", "engine.per_seq_cpu_overhead", 0.0, 2000.0, 5.0, "us"},
+        // CPU time per kernel launch without CUDA graphs: microseconds from C++, tens from
+        // Python dispatch; 100 us would be a stalled host, not a launch.
+        {"kernel_launch_overhead", "engine.kernel_launch_overhead", 0.0, 100.0, 5.0, "us"},
     };
     out.insert(out.end(), others.begin(), others.end());
     return out;
@@ -95,6 +98,7 @@ double current_value(const Setup& s, const FitParameter& p) {
   if (p.key == "engine.step_cpu_overhead") return s.engine.step_cpu_overhead / scale;
   if (p.key == "engine.per_seq_cpu_overhead") return s.engine.per_seq_cpu_overhead / scale;
   if (p.key == "engine.frontend_latency") return s.engine.frontend_latency / scale;
+  if (p.key == "engine.kernel_launch_overhead") return s.engine.kernel_launch_overhead / scale;
   throw Error(fmt::format("calibrate: no current value for '{}'", p.key));
 }
 

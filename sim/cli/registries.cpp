@@ -1,5 +1,8 @@
 #include "cli/registries.h"
 
+#include <fmt/format.h>
+
+#include "engine/framework_preset.h"
 #include "engine/router.h"
 #include "workload/arrival_process.h"
 #include "workload/length_distribution.h"
@@ -12,6 +15,16 @@ const std::vector<Registry>& registries() {
       {"lengths", "Length distributions (workload.input_tokens.dist, workload.output_tokens.dist)",
        [] { return length_distribution_registry(); }},
       {"routers", "Routers (parallelism.router)", [] { return router_registry(); }},
+      {"frameworks", "Serving frameworks (engine.framework: CPU-side defaults; keys set in engine: override them)",
+       [] {
+         std::vector<std::pair<std::string, std::string>> out;
+         for (const auto& p : framework_presets()) {
+           std::string line(p.doc);
+           if (!p.policy_note.empty()) line += fmt::format(" [not modelled: {}]", p.policy_note);
+           out.emplace_back(std::string(p.name), line);
+         }
+         return out;
+       }},
       {"engines", "Engines (engine.kind)",
        [] {
          return std::vector<std::pair<std::string, std::string>>{

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "config/scenario_sections.h"
+#include "engine/framework_preset.h"
 #include "util/error.h"
 #include "util/text.h"
 
@@ -30,6 +31,21 @@ const Key kKind{
     .spec = "EngineConfig::kind",
     .default_text = kDefaults.kind,
     .choices = {"vllm", "static"},
+};
+// engine.framework picks the defaults of the CPU-side keys below (kPresetKeys).
+std::vector<std::string_view> framework_choices() {
+  std::vector<std::string_view> out;
+  for (const auto& p : framework_presets()) out.push_back(p.name);
+  return out;
+}
+const Key kFramework{
+    .name = "framework",
+    .type = KeyType::choice,
+    .doc = "the serving framework whose CPU-side defaults apply (step and per-sequence CPU time, kernel launches, "
+           "async scheduling, prefix cache); keys set here override them (`servesim list frameworks`)",
+    .spec = "EngineConfig::framework",
+    .default_text = default_framework_preset().name,
+    .choices = framework_choices(),
 };
 const Key kMaxNumSeqs{
     .name = "max_num_seqs",
@@ -85,6 +101,7 @@ const Key kPrefixCaching{
     .doc = "reuse the KV blocks of shared prompt prefixes (vLLM --enable-prefix-caching)",
     .spec = "EngineConfig::prefix_caching",
     .default_bool = kDefaults.prefix_caching,
+    .default_note = "the framework's (vllm-v1: false)",
 };
 const Key kChunkedPrefill{
     .name = "chunked_prefill",
@@ -135,6 +152,7 @@ const Key kStepCpuOverhead{
     .spec = "EngineConfig::step_cpu_overhead",
     .dimension = Dimension::time,
     .default_number = kDefaults.step_cpu_overhead,
+    .default_note = "the framework's (vllm-v1: 0.5 ms)",
     .min = 0,
     .max = kInf,
 };
@@ -145,8 +163,22 @@ const Key kPerSeqCpuOverhead{
     .spec = "EngineConfig::per_seq_cpu_overhead",
     .dimension = Dimension::time,
     .default_number = kDefaults.per_seq_cpu_overhead,
+    .default_note = "the framework's (vllm-v1: 5 us)",
     .min = 0,
     .max = kInf,
+};
+const Key kKernelLaunchOverhead{
+    .name = "kernel_launch_overhead",
+    .type = KeyType::quantity,
+    .doc = "CPU time to launch one kernel when steps are not replayed from CUDA graphs, 0 = CUDA graphs (vLLM "
+           "--enforce-eager); a step lasts at least its kernels times this",
+    .spec = "EngineConfig::kernel_launch_overhead",
+    .dimension = Dimension::time,
+    .default_number = kDefaults.kernel_launch_overhead,
+    .default_note = "the framework's (vllm-v1: 0, CUDA graphs)",
+    .min = 0,
+    .max = 1e-3,
+    .why = "a kernel launch takes microseconds, not milliseconds",
 };
 const Key kFrontendLatency{
     .name = "frontend_latency",
@@ -164,6 +196,7 @@ const Key kAsyncScheduling{
     .doc = "plan step N+1 while step N runs, so a new request waits one step more (vLLM --async-scheduling)",
     .spec = "EngineConfig::async_scheduling",
     .default_bool = kDefaults.async_scheduling,
+    .default_note = "the framework's (vllm-v1: true)",
 };
 const Key kCpuOffload{
     .name = "cpu_offload",
@@ -226,9 +259,9 @@ const KeySection& engine_key_section() {
   static const KeySection s{
       .path = "engine",
       .doc = "the serving engine's settings (vLLM's engine arguments where they exist)",
-      .keys = {&kKind, &kMaxNumSeqs, &kMaxBatchedTokens, &kBlockSize, &kGpuMemoryUtilization, &kPrefixCaching,
+      .keys = {&kKind, &kFramework, &kMaxNumSeqs, &kMaxBatchedTokens, &kBlockSize, &kGpuMemoryUtilization, &kPrefixCaching,
                &kChunkedPrefill, &kMaxModelLen, &kNumGpuBlocksOverride, &kRuntimeOverhead, &kStepCpuOverhead,
-               &kPerSeqCpuOverhead, &kFrontendLatency, &kAsyncScheduling, &kCpuOffload, &kMaxQueueMemory,
+               &kPerSeqCpuOverhead, &kKernelLaunchOverhead, &kFrontendLatency, &kAsyncScheduling, &kCpuOffload, &kMaxQueueMemory,
                &kAttentionKernel},
   };
   return s;
@@ -237,22 +270,32 @@ const KeySection& engine_key_section() {
 EngineConfig read_engine(ConfigMap& e) {
   EngineConfig c;
   c.kind = read_named_choice(e, kKind, "engine");
+  const FrameworkPreset& preset = *find_framework_preset(read_named_choice(e, kFramework, "framework"));
+  c.framework = std::string(preset.name);
+  // A key the scenario sets overrides the framework's value.
+  const auto preset_number = [&e](const Key& k, double preset_value) {
+    return has_key(e, k) ? read_quantity(e, k) : preset_value;
+  };
+  const auto preset_bool = [&e](const Key& k, bool preset_value) {
+    return has_key(e, k) ? read_boolean(e, k) : preset_value;
+  };
   c.max_num_seqs = read_integer(e, kMaxNumSeqs);
   c.max_num_batched_tokens = read_integer(e, kMaxBatchedTokens);
   c.block_size = read_block_size(e);
   // Read as a plain fraction and checked below with the open lower bound (0 excluded).
   c.gpu_memory_utilization = e.quantity(std::string(kGpuMemoryUtilization.name), kGpuMemoryUtilization.dimension,
                                         kGpuMemoryUtilization.default_number);
-  c.prefix_caching = read_boolean(e, kPrefixCaching);
+  c.prefix_caching = preset_bool(kPrefixCaching, preset.prefix_caching);
   c.chunked_prefill = read_boolean(e, kChunkedPrefill);
   // 0 (the default) means "the model's context length", resolved in resolve_max_model_len.
   c.max_model_len = read_integer(e, kMaxModelLen);
   c.num_gpu_blocks_override = read_integer(e, kNumGpuBlocksOverride);
   c.runtime_overhead_bytes = read_quantity(e, kRuntimeOverhead);
-  c.step_cpu_overhead = read_quantity(e, kStepCpuOverhead);
-  c.per_seq_cpu_overhead = read_quantity(e, kPerSeqCpuOverhead);
+  c.step_cpu_overhead = preset_number(kStepCpuOverhead, preset.step_cpu_overhead);
+  c.per_seq_cpu_overhead = preset_number(kPerSeqCpuOverhead, preset.per_seq_cpu_overhead);
+  c.kernel_launch_overhead = preset_number(kKernelLaunchOverhead, preset.kernel_launch_overhead);
   c.frontend_latency = read_quantity(e, kFrontendLatency);
-  c.async_scheduling = read_boolean(e, kAsyncScheduling);
+  c.async_scheduling = preset_bool(kAsyncScheduling, preset.async_scheduling);
   c.cpu_offload_bytes = read_quantity(e, kCpuOffload);
   const std::string queue(kMaxQueueMemory.name);
   c.max_queue_memory_bytes = e.quantity(queue, kMaxQueueMemory.dimension, kMaxQueueMemory.default_number);

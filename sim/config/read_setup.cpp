@@ -7,6 +7,7 @@
 
 #include "config/scenario_sections.h"
 #include "config/catalog_reader.h"
+#include "cost/kernel_count.h"
 #include "util/error.h"
 #include "util/paths.h"
 
@@ -172,6 +173,8 @@ Setup read_setup(ConfigMap& doc) {
   ConfigMap eng = section_map(doc, engine_key_section());
   s.engine = read_engine(eng);
   resolve_max_model_len(eng, s);
+  if (s.engine.kernel_launch_overhead > 0)
+    s.engine.launch_floor = s.engine.kernel_launch_overhead * kernels_per_step(make_cost_model(s), s.parallelism.pp);
   return s;
 }
 

@@ -140,6 +140,7 @@ OpCost comm(const char* name, double bytes, double seconds, double reps) {
   op.name = name;
   op.kind = OpKind::communication;
   op.count = 0;
+  op.calls = reps;
   op.comm_bytes = bytes * reps;
   op.comm_time = seconds * reps;
   return op;

@@ -28,6 +28,7 @@ struct OpCost {
   const char* name = "";
   OpKind kind = OpKind::gemm;
   double count = 0;            // kernel launches (summed over layers)
+  double calls = 0;            // collectives: calls per step (their count stays 0: latency is in comm_time)
   double m_tokens = 0;         // GEMM M dimension (tile-fill efficiency)
   double flops = 0;
   double weight_bytes = 0;     // in the weight precision

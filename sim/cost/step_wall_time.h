@@ -1,8 +1,12 @@
 #pragma once
 // A step's wall time: the cost model's GPU time plus the CPU-side time the GPU waits
 // on (scheduling, input preparation, output processing), a fixed part per step and a
-// part per running sequence. The one formula the engines, the static-batch predictor
-// and the tests use (inline: the engines call it on every step).
+// part per running sequence. Without CUDA graphs the CPU launches every kernel of the
+// step one by one; the GPU runs them as they come, so the step lasts at least as long
+// as the launches (the launch floor) and the GPU time hides under it when shorter.
+// The one formula the engines, the static-batch predictor and the tests use (inline:
+// the engines call it on every step).
+#include <algorithm>
 #include <cstdint>
 
 namespace servesim {
@@ -10,11 +14,13 @@ namespace servesim {
 struct CpuOverheads {
   double per_step = 0;  // seconds per step (engine.step_cpu_overhead)
   double per_seq = 0;   // seconds per running sequence per step (engine.per_seq_cpu_overhead)
+  double launch_floor = 0;  // seconds to launch one step's kernels from the CPU; 0 with CUDA graphs
 };
 
 // `gpu_seconds`: StepTotals::time (or stage_time for a pipeline stage's occupancy).
 inline double step_wall_seconds(double gpu_seconds, const CpuOverheads& cpu, std::int64_t seqs) {
-  return gpu_seconds + cpu.per_step + cpu.per_seq * static_cast<double>(seqs);
+  // std::max(x, 0.0) is x for every x >= 0, so CUDA-graph engines get gpu_seconds exactly.
+  return std::max(gpu_seconds, cpu.launch_floor) + cpu.per_step + cpu.per_seq * static_cast<double>(seqs);
 }
 
 }  // namespace servesim

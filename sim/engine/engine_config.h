@@ -14,6 +14,9 @@ namespace servesim {
 // default is written once; sim/config/read_engine.cpp declares the keys with them.
 struct EngineConfig {
   std::string kind = "vllm";  // "vllm" (continuous batching) or "static"
+  // The serving framework whose CPU-side defaults apply (engine/framework_preset.h);
+  // the defaults below are vllm-v1's.
+  std::string framework = "vllm-v1";
   std::int64_t max_num_seqs = MemoryConfig{}.max_num_seqs;
   std::int64_t max_num_batched_tokens = MemoryConfig{}.max_num_batched_tokens;  // token budget per step
   int block_size = MemoryConfig{}.block_size;
@@ -30,6 +33,12 @@ struct EngineConfig {
   // ~0.8 ms, process outputs 0.2-0.4 ms); v1 overlaps much of it.
   double step_cpu_overhead = 0.5e-3;         // seconds per step
   double per_seq_cpu_overhead = 5e-6;        // seconds per running sequence per step
+  // CPU time to launch one kernel when steps are not replayed from CUDA graphs
+  // (0 = CUDA graphs), and what it makes of a step: the kernels of one step (one
+  // pipeline stage) times it, computed from the cost model when the scenario is
+  // resolved (config/read_setup.cpp). A step's GPU time is at least this floor.
+  double kernel_launch_overhead = 0;
+  double launch_floor = 0;
   // Client-visible latency outside the engine core per request (HTTP, tokenization,
   // detokenization and streaming in the API server): added to TTFT and E2E.
   double frontend_latency = 0.0;
@@ -49,7 +58,7 @@ struct EngineConfig {
   // results depend on the machine only if the guard trips, and the output says so).
   double max_queue_memory_bytes = 0.0;
 
-  CpuOverheads cpu_overheads() const { return CpuOverheads{step_cpu_overhead, per_seq_cpu_overhead}; }
+  CpuOverheads cpu_overheads() const { return CpuOverheads{step_cpu_overhead, per_seq_cpu_overhead, launch_floor}; }
 
   MemoryConfig memory_config() const {
     MemoryConfig m;

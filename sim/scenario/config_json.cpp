@@ -44,6 +44,9 @@ nlohmann::json resolved_config_json(const Scenario& sc, std::int64_t kv_blocks, 
                       {"gpus", par.total_gpus()}, {"router", router_name(sc.router)}};
   const EngineConfig& e = sc.engine;
   j["engine"] = {{"kind", e.kind},
+                 {"framework", e.framework},
+                 {"kernel_launch_overhead_s", e.kernel_launch_overhead},
+                 {"launch_floor_s", e.launch_floor},
                  {"max_num_seqs", e.max_num_seqs},
                  {"max_num_batched_tokens", e.max_num_batched_tokens},
                  {"block_size", e.block_size},

@@ -1,0 +1,42 @@
+#pragma once
+// Serving frameworks as presets of the engine's CPU-side settings: what a step costs
+// the host (scheduling, input preparation, output processing), whether kernels are
+// replayed from CUDA graphs or launched one by one from Python, whether the next step
+// is planned while this one runs, and the prefix cache's default. `engine.framework`
+// selects one; any engine key written in the scenario overrides the preset's value.
+//
+// A preset describes the framework, not the GPU: the GPU profile (hardware/*.yaml,
+// calibrated or not) and the preset compose, so a preset fitted on one GPU applies to
+// any other. Scheduling policies that differ from vLLM v1's (v0's prefill-first steps,
+// TensorRT-LLM's no-evict admission) are not modelled yet: `policy_note` says so.
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace servesim {
+
+struct FrameworkPreset {
+  std::string_view name;  // "vllm-v1"
+  std::string_view doc;   // one line: which versions and what sets them apart
+  // CPU time per step the GPU waits on, and per running sequence per step (seconds).
+  double step_cpu_overhead = 0;
+  double per_seq_cpu_overhead = 0;
+  // CPU time to launch one kernel when the step is not replayed from a CUDA graph
+  // (seconds; 0 = CUDA graphs). A step cannot end before its last kernel is launched,
+  // so its GPU time is at least kernels x this (cost/step_wall_time.h).
+  double kernel_launch_overhead = 0;
+  bool async_scheduling = false;  // plans step N+1 while step N runs
+  bool prefix_caching = false;    // the framework's default for its prefix cache
+  std::string_view source;        // where the numbers come from (citations, fits and their held-out error)
+  std::string_view policy_note;   // what of its scheduler servesim does not model yet ("" = nothing);
+                                  // `list frameworks` prints it after "not modelled:"
+};
+
+// Every preset, the default (vllm-v1) first.
+const std::vector<FrameworkPreset>& framework_presets();
+// The preset named `name`; nullptr when there is none.
+const FrameworkPreset* find_framework_preset(std::string_view name);
+// The default preset (vllm-v1): EngineConfig's defaults are its values.
+const FrameworkPreset& default_framework_preset();
+
+}  // namespace servesim
