@@ -31,7 +31,7 @@ std::string efficiency_value(const Efficiency& e, const std::string& field) {
   const double v = efficiency_field(e, field);
   switch (find_efficiency_knob(field)->kind) {  // efficiency_field threw for an unknown name
     case KnobKind::duration: return quoted(fmt::format("{:.3f} us", v * 1e6));
-    case KnobKind::tokens: return fmt::format("{:.1f}", v);
+    case KnobKind::tokens: return fmt::format("{:.2f}", v);
     case KnobKind::fraction:
     case KnobKind::share: break;
   }
@@ -153,7 +153,7 @@ std::string calibrated_gpu_yaml(const CalibratedProfileInput& in) {
   out << fmt::format("  fitted: [{}]\n", join(fitted_efficiency_fields()));
   out << fmt::format("  method: {}\n",
                      quoted("least squares of relative error (predicted/measured - 1) over all op kinds of the "
-                            "train split, Levenberg-Marquardt on logit/log parameters (fractions in (0,1))"));
+                            "train split, Levenberg-Marquardt on the logit of each knob within its declared fit bounds"));
   out << fmt::format("  split: {}\n", quoted(f.split));
   out << fmt::format("  samples: {{train: {}, test: {}}}\n", f.train_samples, f.test_samples);
   out << "  errors: \"absolute percentage error of one layer's op time, in %: median, mean, p90, max over samples; "

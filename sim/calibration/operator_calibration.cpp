@@ -71,6 +71,14 @@ OperatorCalibration calibrate_operators(const OperatorCalibrationOptions& o) {
   std::error_code ec;
   if (!fs::exists(o.data, ec)) throw Error(fmt::format("{}: no such file or folder (--data)", o.data));
   const OperatorSplit split = parse_operator_split(o.split);
+  // Checked before the minutes of fitting.
+  if (!o.predict_data.empty() && o.predict_gpu.empty())
+    throw Error("calibrate operators: --predict-data needs --predict-gpu (the GPU those tables were measured on)");
+  if (o.predict_data.empty() && !o.predict_gpu.empty())
+    throw Error("calibrate operators: --predict-gpu needs --predict-data (the tables to predict)");
+  if (!o.predict_data.empty() && !fs::exists(o.predict_data, ec))
+    throw Error(fmt::format("{}: no such file or folder (--predict-data)", o.predict_data));
+  if (!o.predict_gpu.empty()) (void)load_gpu(o.predict_gpu);  // unknown names: the catalog's message
 
   OperatorCalibration c;
   const std::string base_path = looks_like_path(o.gpu) ? o.gpu : catalog_dir("hardware") + "/" + o.gpu + ".yaml";
@@ -83,17 +91,8 @@ OperatorCalibration calibrate_operators(const OperatorCalibrationOptions& o) {
 
   // Model YAMLs for models outside the catalog sit in a `models` folder beside the
   // tables' folder (data/operator_timings/{a100,models}).
-  std::string models_dir = o.models_dir;
-  if (models_dir.empty()) {
-    fs::path dir = fs::path(o.data).lexically_normal();
-    if (dir.filename().empty()) dir = dir.parent_path();  // "a100/" -> "a100"
-    if (fs::is_regular_file(o.data, ec)) dir = dir.parent_path();
-    const fs::path beside = dir.parent_path() / "models";
-    if (fs::is_directory(beside, ec)) models_dir = beside.string();
-  } else if (!fs::is_directory(models_dir, ec)) {
-    throw Error(fmt::format("{}: no such folder (--models-dir)", models_dir));
-  }
-  auto rows = fs::is_directory(o.data, ec) ? read_operator_timing_dir(o.data) : read_operator_timings(o.data);
+  const std::string models_dir = operator_models_dir(o.data, o.models_dir);
+  auto rows = read_operator_timing_path(o.data);
   c.rows = rows.size();
   const OperatorDataset d = build_operator_dataset(gpu, std::move(rows), models_dir);
   for (const auto& [name, _] : d.models) c.models.push_back(name);
@@ -112,6 +111,12 @@ OperatorCalibration calibrate_operators(const OperatorCalibrationOptions& o) {
       c.cross_validation = cross_validate_by_shape(d, gpu.efficiency);
       c.cross_validated = true;
     }
+  }
+
+  if (!o.predict_data.empty()) {
+    c.transfer = predict_operator_transfer(o.predict_gpu, o.predict_data, "", c.fit.efficiency);
+    c.transfer.data = repository_relative(o.predict_data);
+    c.predicted = true;
   }
 
   CalibratedProfileInput in;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "calibration/operator_fit.h"
+#include "calibration/operator_transfer.h"
 
 namespace servesim {
 
@@ -21,6 +22,10 @@ struct OperatorCalibrationOptions {
   std::string display_name;            // empty: "<base display_name> (operator-calibrated)"
   std::string source;                  // provenance line; empty: "measured per-operator kernel times in <data>"
   std::string out;                     // where the caller writes the profile (for the regenerate line)
+  // Optional: another GPU's tables to predict with the fitted knobs (operator_transfer.h);
+  // none of their rows is fitted on. Empty predict_data: no transfer.
+  std::string predict_data;
+  std::string predict_gpu;  // catalog name or GPU YAML the predict_data was measured on
 };
 
 // Median and p90 absolute error of one op kind (fractions), before and after the fit.
@@ -39,6 +44,8 @@ struct OperatorCalibration {
   std::vector<OperatorErrorChange> train, test;  // operator_kinds() order
   bool cross_validated = false;
   OperatorCrossValidation cross_validation;
+  bool predicted = false;
+  OperatorTransfer transfer;            // when predict_data was given
   std::vector<std::string> regenerate;  // the command line, split for the header
   std::string yaml;                     // the calibrated profile
 };

@@ -13,6 +13,7 @@
 #include <tuple>
 
 #include "calibration/least_squares.h"
+#include "hardware/efficiency.h"
 #include "cost/batch.h"
 #include "cost/step_cost.h"
 #include "config/catalog_reader.h"
@@ -49,8 +50,9 @@ std::size_t operator_kind_index(const std::string& name) {
 }
 
 const std::vector<std::string>& fitted_efficiency_fields() {
-  static const std::vector<std::string> f = {"gemm_compute", "gemm_tokens_half", "gemm_memory", "kernel_overhead",
-                                             "elementwise_memory"};
+  static const std::vector<std::string> f = {"gemm_compute",    "gemm_tokens_half",   "gemm_memory",
+                                             "gemm_overlap",    "kernel_overhead",    "elementwise_memory",
+                                             "elementwise_overhead"};
   return f;
 }
 
@@ -114,10 +116,10 @@ double closed_form(const OperatorSample& s, bool gemm, const Efficiency& e, doub
     const double c = s.flops / (peak * e.gemm_compute * fill), m = s.bytes / (bw * e.gemm_memory);
     // As CostModel::finish_op: the shorter side's unhidden part adds (gemm_overlap < 1).
     t = std::max(c, m) + (e.gemm_overlap < 1.0 ? (1.0 - e.gemm_overlap) * std::min(c, m) : 0.0);
-  } else {
-    t = s.bytes / (bw * e.elementwise_memory);
+    return t + s.kernels * e.kernel_overhead;
   }
-  return t + s.kernels * e.kernel_overhead;
+  t = s.bytes / (bw * e.elementwise_memory);
+  return t + s.kernels * e.elementwise_overhead;
 }
 
 double median_of(std::vector<double> v) {
@@ -296,17 +298,21 @@ OperatorFit fit_operator_timings(const OperatorDataset& d, const OperatorSplit& 
   OperatorFit fit;
   fit.split = split.describe();
 
-  // x = (logit gemm_compute, log gemm_tokens_half, logit gemm_memory, log kernel_overhead/us,
-  //      logit elementwise_memory): fractions stay in (0, 1), the others positive.
+  // x[i] is the logit of knob i's place inside its declared fit bounds
+  // (efficiency_knobs(): fit_lo..fit_hi), so every fitted value stays within them
+  // (no fraction of peak reaches 1, no floor exceeds the largest plausible).
+  const std::vector<std::string>& fields = fitted_efficiency_fields();
+  std::vector<const EfficiencyKnob*> knobs;
+  for (const auto& f : fields) knobs.push_back(find_efficiency_knob(f));
+  auto lo = [&](std::size_t i) { return knobs[i]->fit_lo * knob_fit_scale(*knobs[i]); };
+  auto hi = [&](std::size_t i) { return knobs[i]->fit_hi * knob_fit_scale(*knobs[i]); };
   auto to_efficiency = [&](const Eigen::VectorXd& x) {
     Efficiency t = start;
-    t.gemm_compute = logistic(x[0]);
-    t.gemm_tokens_half = std::exp(x[1]);
-    t.gemm_memory = logistic(x[2]);
-    t.kernel_overhead = std::exp(x[3]) * 1e-6;
-    t.elementwise_memory = logistic(x[4]);
+    for (std::size_t i = 0; i < knobs.size(); ++i)
+      t.*(knobs[i]->member) = lo(i) + (hi(i) - lo(i)) * logistic(x[static_cast<Eigen::Index>(i)]);
     return t;
   };
+  auto coordinate = [&](std::size_t i, double v) { return logit((v - lo(i)) / (hi(i) - lo(i))); };
   const Residuals residuals = [&](const Eigen::VectorXd& x) {
     const Efficiency t = to_efficiency(x);
     Eigen::VectorXd r(static_cast<Eigen::Index>(train_idx.size()));
@@ -319,10 +325,18 @@ OperatorFit fit_operator_timings(const OperatorDataset& d, const OperatorSplit& 
   LmResult best;
   best.cost = std::numeric_limits<double>::infinity();
   // Several starts for gemm_tokens_half: the roofline's max() makes the cost piecewise smooth.
+  // gemm_overlap starts at 0.5 whatever the base says: at the pure roofline's 1 its
+  // logit is flat, and the fit could not leave it.
   for (const double half0 : {8.0, 32.0, 128.0, 512.0}) {
-    Eigen::VectorXd x0(5);
-    x0 << logit(start.gemm_compute), std::log(half0), logit(start.gemm_memory),
-        std::log(std::max(start.kernel_overhead, 1e-7) * 1e6), logit(start.elementwise_memory);
+    Eigen::VectorXd x0(static_cast<Eigen::Index>(knobs.size()));
+    for (std::size_t i = 0; i < knobs.size(); ++i) {
+      double v = start.*(knobs[i]->member);
+      if (fields[i] == "gemm_tokens_half") v = half0;
+      if (fields[i] == "gemm_overlap") v = 0.5;
+      // Inside the bounds, off their edges (a start on an edge has a flat logit).
+      v = std::clamp(v, lo(i) + 0.01 * (hi(i) - lo(i)), hi(i) - 0.01 * (hi(i) - lo(i)));
+      x0[static_cast<Eigen::Index>(i)] = coordinate(i, v);
+    }
     LmResult res = levenberg_marquardt(residuals, x0);
     fit.iterations += res.iterations;
     if (res.cost < best.cost) best = res;

@@ -89,7 +89,7 @@ std::vector<OperatorError> operator_errors(const OperatorDataset& d, const std::
                                            const std::vector<char>& select);
 const OperatorError& find_error(const std::vector<OperatorError>& errors, const std::string& kind);
 
-// The knobs fitted, in this order. Fractions stay in (0, 1), times and tokens > 0.
+// The knobs fitted, in this order, each within its declared fit bounds (efficiency_knobs()).
 const std::vector<std::string>& fitted_efficiency_fields();
 
 struct OperatorFit {
@@ -106,8 +106,10 @@ struct OperatorFit {
 };
 
 // Least squares of relative error (predicted/measured - 1) over every op kind of the train
-// split, jointly in gemm_compute, gemm_tokens_half, gemm_memory, kernel_overhead and
-// elementwise_memory (one kernel_overhead serves both GEMM and elementwise kernels), by
+// split, jointly in gemm_compute, gemm_tokens_half, gemm_memory, gemm_overlap (the share of
+// the shorter roofline side hidden: near the compute/memory knee measured GEMMs take more
+// than the max of the two), kernel_overhead (the GEMM kernels' floor), elementwise_memory and
+// elementwise_overhead (the elementwise kernels' floor, ~2 us against ~6 us for GEMMs), by
 // Levenberg-Marquardt from several starts on the closed-form roofline of each op.
 // Errors are then computed with the real CostModel on both splits.
 OperatorFit fit_operator_timings(const OperatorDataset& d, const OperatorSplit& split, const Efficiency& start);

@@ -147,4 +147,23 @@ std::vector<OperatorTimingRow> read_operator_timing_dir(const std::string& dir) 
   return rows;
 }
 
+std::vector<OperatorTimingRow> read_operator_timing_path(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::is_directory(path, ec) ? read_operator_timing_dir(path) : read_operator_timings(path);
+}
+
+std::string operator_models_dir(const std::string& data, const std::string& models_dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!models_dir.empty()) {
+    if (!fs::is_directory(models_dir, ec)) throw Error(fmt::format("{}: no such folder (--models-dir)", models_dir));
+    return models_dir;
+  }
+  fs::path dir = fs::path(data).lexically_normal();
+  if (dir.filename().empty()) dir = dir.parent_path();  // "a100/" -> "a100"
+  if (fs::is_regular_file(data, ec)) dir = dir.parent_path();
+  const fs::path beside = dir.parent_path() / "models";
+  return fs::is_directory(beside, ec) ? beside.string() : std::string();
+}
+
 }  // namespace servesim

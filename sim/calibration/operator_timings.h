@@ -36,4 +36,12 @@ std::vector<OperatorTimingRow> read_operator_timings(const std::string& path, co
 // Every *.csv in a folder, in file-name order.
 std::vector<OperatorTimingRow> read_operator_timing_dir(const std::string& dir);
 
+// A folder of tables (read_operator_timing_dir) or one table (read_operator_timings).
+std::vector<OperatorTimingRow> read_operator_timing_path(const std::string& path);
+
+// Where the model YAMLs of models outside the catalog are: `models_dir` when given
+// (throws when it is not a folder), else a `models` folder beside the tables' folder
+// (data/operator_timings/{a100,models}) when there is one, else "".
+std::string operator_models_dir(const std::string& data, const std::string& models_dir);
+
 }  // namespace servesim

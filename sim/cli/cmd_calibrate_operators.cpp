@@ -1,5 +1,5 @@
 // `servesim calibrate operators --gpu G --data DIR [--models-dir DIR] [--split tokens|models:A,B]
-//  [--out FILE] [--json]`: fit the roofline's GEMM and elementwise knobs to measured
+//  [--predict-data DIR --predict-gpu G2] [--out FILE] [--json]`: fit the roofline's GEMM and elementwise knobs to measured
 // per-operator kernel times (e.g. Vidur's A100 tables in data/operator_timings/a100)
 // and write a calibrated GPU profile. The work is calibrate_operators()
 // (sim/calibration/operator_calibration.h); this file parses options and prints.
@@ -65,6 +65,15 @@ void run(Args& a) {
                           {"train", changes_json(c.train)},
                           {"test", changes_json(c.test)},
                           {"out", a.o.out}};
+    if (c.predicted) {
+      nlohmann::json before = nlohmann::json::object(), after = nlohmann::json::object();
+      for (const auto& e : c.transfer.before) before[e.kind] = error_json(e);
+      for (const auto& e : c.transfer.after) after[e.kind] = error_json(e);
+      doc["transfer"] = {{"gpu", c.transfer.gpu},         {"data", c.transfer.data},
+                         {"models", c.transfer.models},   {"rows", c.transfer.rows},
+                         {"samples", c.transfer.samples}, {"defaults", before},
+                         {"fitted", after}};
+    }
     if (c.cross_validated) {
       nlohmann::json cv = nlohmann::json::object();
       for (const auto& e : c.cross_validation.test) cv[e.kind] = error_json(e);
@@ -96,6 +105,17 @@ void run(Args& a) {
   if (c.cross_validated)
     fmt::print("(held-out shape: each layer shape fitted without its rows, {} folds pooled)\n",
                c.cross_validation.folds.size());
+  if (c.predicted) {
+    const OperatorTransfer& t = c.transfer;
+    fmt::print("\nprediction of another GPU's tables (none of their rows fitted on): {} rows of {} on {} ({})\n",
+               t.rows, join(t.models), t.gpu, t.data);
+    fmt::print("absolute error, median/p90 % (bias: median signed %), with {}'s defaults and with the knobs fitted above:\n",
+               t.gpu);
+    fmt::print("{:<10} {:>13} {:>8}   {:>13} {:>8}\n", "op", "defaults", "bias", "fitted", "bias");
+    for (std::size_t k = 0; k < t.after.size(); ++k)
+      fmt::print("{:<10} {:>13} {:>+8.1f}   {:>13} {:>+8.1f}\n", t.after[k].kind, cell(t.before[k]),
+                 100 * t.before[k].median_signed, cell(t.after[k]), 100 * t.after[k].median_signed);
+  }
   if (!a.o.out.empty()) fmt::print("\nwrote {} (use it as hardware.gpu: {})\n", a.o.out, a.o.out);
 }
 
@@ -119,6 +139,9 @@ void register_calibrate_operators(CLI::App& calibrate) {
   cmd->add_option("--display-name", a.o.display_name, "display_name of the profile");
   cmd->add_option("--source", a.o.source, "provenance of the measurements, recorded in calibration.source");
   cmd->add_option("--out", a.o.out, "write the calibrated GPU profile YAML here");
+  cmd->add_option("--predict-data", a.o.predict_data,
+                  "also predict these tables of another GPU with the fitted knobs (none of their rows is fitted on)");
+  cmd->add_option("--predict-gpu", a.o.predict_gpu, "the GPU --predict-data was measured on (catalog name or GPU YAML)");
   cmd->add_flag("--json", a.json, "print JSON");
   cmd->callback([] { run(a); });
 }

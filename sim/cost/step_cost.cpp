@@ -99,7 +99,7 @@ void CostModel::finish_op(OpCost& op) const {
     case OpKind::communication:
     case OpKind::overhead: break;
   }
-  op.overhead_time += op.count * e.kernel_overhead;
+  op.overhead_time += op.count * (op.kind == OpKind::elementwise ? e.elementwise_overhead : e.kernel_overhead);
   op.time = std::max(op.compute_time, op.memory_time) + op.exposed_time + op.comm_time + op.overhead_time;
   // The largest of the four parts names the bound.
   const double roof = std::max(op.compute_time, op.memory_time);

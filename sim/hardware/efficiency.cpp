@@ -55,8 +55,14 @@ const std::vector<EfficiencyKnob>& efficiency_knobs() {
        "Marlin/AWQ weight-only kernels keep ~80% of the fp16 GEMM rate",
        0.3, 1.0, ""},
       {"kernel_overhead", &Efficiency::kernel_overhead, KnobKind::duration, 3e-6,
-       "fixed GPU time per kernel (launch and tail)",
+       "fixed GPU time per GEMM or attention kernel (launch and tail)",
        "~2-5 us per kernel launch and tail; CUDA graphs shrink the launch part",
+       0.0, 10.0, "us"},
+      {"elementwise_overhead", &Efficiency::elementwise_overhead, KnobKind::duration, 3e-6,
+       "fixed GPU time per elementwise kernel (norms, rotary, activation, residual, KV write, sampling): its "
+       "floor at small token counts",
+       "default equal to kernel_overhead (~2-5 us per launch and tail); Vidur's eager-mode kernels show a ~2 us "
+       "elementwise floor on A100 and H100 against ~6 us for cuBLAS GEMMs (fitted by `calibrate operators`)",
        0.0, 10.0, "us"},
       {"step_overhead", &Efficiency::step_overhead, KnobKind::duration, 0.5e-3,
        "fixed GPU-side time per forward step outside kernels (input preparation, synchronisation)",

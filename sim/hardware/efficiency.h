@@ -29,7 +29,8 @@ struct Efficiency {
   double elementwise_memory;  // norms, rotary, activation, residual: fraction of HBM bandwidth
   double comm_bandwidth;      // collective bus bandwidth / link peak
   double dequant_compute;     // weight-only quantized GEMMs: fraction of the 16-bit compute rate kept
-  double kernel_overhead;     // fixed GPU time per kernel, seconds
+  double kernel_overhead;     // fixed GPU time per GEMM or attention kernel, seconds
+  double elementwise_overhead;  // fixed GPU time per elementwise kernel (norm, rotary, activation...), seconds
   double step_overhead;       // fixed time per forward step outside kernels, seconds
 };
 

@@ -8,9 +8,11 @@
 // 8.8% (internlm-20b mlp_up). The residual is the roofline's sharp max() at the
 // compute/memory knee (M ~ 64-256 tokens, up to -14% there) and TP-8 shards.
 // Elementwise ops < 15% (measured 5.0-10.3% and 4.7-10.6%; worst shape 13.3% for norm):
-// the cost model has one kernel_overhead for every kernel while GEMM kernels have a
-// ~6 us floor and elementwise ones ~2 us, and Vidur runs the residual adds and RMSNorms
-// unfused (4 kernels a layer) where the model assumes 2 fused ones.
+// Vidur runs the residual adds and RMSNorms unfused (4 kernels a layer) where the model
+// assumes 2 fused ones. GEMM kernels have a ~6 us floor (kernel_overhead) and elementwise
+// ones ~2 us (elementwise_overhead), each fitted. With gemm_overlap and elementwise_overhead
+// fitted too (7 knobs, each within its declared fit bounds), held-out token counts measure
+// GEMMs 3.7-6.0%, elementwise 5.2-10.0%; held-out shapes GEMMs 4.0-5.6%.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -298,4 +300,91 @@ TEST_CASE("operator calibration: held-out layer shapes and the shipped calibrate
   o.gpu = kCalibrated;
   o.cross_validate = false;
   CHECK_THROWS_WITH(calibrate_operators(o), Catch::Contains("already has a top-level 'efficiency'"));
+}
+
+TEST_CASE("operator timings: the H100 and A40 extracts hold the five models Vidur profiled there", "[calibration]") {
+  for (const char* gpu : {"h100", "a40"}) {
+    INFO(gpu);
+    const auto rows = read_operator_timing_dir(kData + "/operator_timings/" + gpu);
+    CHECK(rows.size() == 5 * 1044);  // no Llama 3 pair on these GPUs
+    // The same shapes and token counts as the A100 file of the same model.
+    const auto a100 = read_operator_timings(kTimings + "/llama-2-70b.csv");
+    const auto other = read_operator_timings(kData + "/operator_timings/" + gpu + "/llama-2-70b.csv");
+    REQUIRE(other.size() == a100.size());
+    for (std::size_t i = 0; i < a100.size(); ++i) {
+      CHECK(other[i].tp == a100[i].tp);
+      CHECK(other[i].num_tokens == a100[i].num_tokens);
+    }
+  }
+  // H100 is the faster GPU at Llama-2-70B's TP-1 gate+up projection at M = 1 (weight
+  // streaming, 0.94 GB): 0.311 ms against A100's 0.580 ms in the files.
+  const auto h = read_operator_timings(kData + "/operator_timings/h100/llama-2-70b.csv");
+  CHECK(h.front().op_seconds("mlp_up_proj") == Approx(0.311e-3));
+}
+
+TEST_CASE("operator calibration: --predict-data and --predict-gpu go together", "[calibration]") {
+  OperatorCalibrationOptions o;
+  o.gpu = "a100-sxm4-80gb";
+  o.data = kTimings;
+  o.cross_validate = false;
+  o.predict_data = kData + "/operator_timings/h100";
+  CHECK_THROWS_WITH(calibrate_operators(o), Catch::Contains("--predict-data needs --predict-gpu"));
+  o.predict_data.clear();
+  o.predict_gpu = "h100-sxm";
+  CHECK_THROWS_WITH(calibrate_operators(o), Catch::Contains("--predict-gpu needs --predict-data"));
+  o.predict_data = kData + "/operator_timings/no-such-gpu";
+  CHECK_THROWS_WITH(calibrate_operators(o), Catch::Contains("no-such-gpu: no such file or folder (--predict-data)"));
+}
+
+TEST_CASE("operator calibration: knobs fitted on A100 predict H100's tables, and back", "[calibration]") {
+  // Issue 12 part 1 asks for <= 8% median error per op kind when knobs fitted on one GPU's
+  // tables predict the other's (none of whose rows is fitted on). Measured when written
+  // (median %, the predicted GPU's catalog defaults -> the carried fit):
+  //   A100 -> H100: qkv 9.3 -> 7.0, o 9.0 -> 7.3, up 6.5 -> 5.3, down 10.4 -> 9.8,
+  //                 act 5.3 -> 22.3, norm 12.7 -> 10.1, rope 12.2 -> 12.6
+  //   H100 -> A100: qkv 6.6 -> 5.3, o 5.3 -> 6.2, up 7.3 -> 5.1, down 6.4 -> 5.7,
+  //                 act 16.1 -> 8.8, norm 25.3 -> 18.8, rope 19.1 -> 17.6
+  // (the 5-knob fit with one shared kernel floor, before: A100 -> H100 GEMMs 10.7, 10.8,
+  // 5.8, 9.3; H100 -> A100 6.7, 6.4, 9.3, 7.8). GEMMs meet 8% but A100 -> H100 mlp_down
+  // (+5% bias: H100 streams weights at a larger fraction of its peak, ~0.89 against A100's
+  // ~0.78, which no fraction fitted on one GPU can know). Elementwise kernels do not
+  // transfer: A100's SiLU reaches 0.50 of its HBM peak, H100's 0.58. The limits below are
+  // regressions guards at the measured values, not the target.
+  struct Direction {
+    const char *gpu, *data, *predict_gpu, *predict_data;
+    std::size_t predict_rows;
+  };
+  const std::string a100 = kTimings, h100 = kData + "/operator_timings/h100";
+  for (const Direction& dir : {Direction{"a100-sxm4-80gb", a100.c_str(), "h100-sxm", h100.c_str(), 5 * 1044},
+                               Direction{"h100-sxm", h100.c_str(), "a100-sxm4-80gb", a100.c_str(), 5 * 1044 + 2 * 1824}}) {
+    INFO(dir.gpu << " -> " << dir.predict_gpu);
+    OperatorCalibrationOptions o;
+    o.gpu = dir.gpu;
+    o.data = dir.data;
+    o.cross_validate = false;
+    o.predict_gpu = dir.predict_gpu;
+    o.predict_data = dir.predict_data;
+    const OperatorCalibration c = calibrate_operators(o);
+    REQUIRE(c.predicted);
+    const OperatorTransfer& t = c.transfer;
+    CHECK(t.rows == dir.predict_rows);
+    CHECK(t.samples == 7 * dir.predict_rows);
+    // The carried knobs are the fitted ones; the rest are the predicted GPU's own.
+    for (const auto& f : fitted_efficiency_fields()) CHECK(efficiency_field(t.carried, f) == efficiency_field(c.fit.efficiency, f));
+    CHECK(t.carried.attention_memory == t.defaults.attention_memory);
+    INFO("defaults:\n" << describe(t.before) << "carried fit:\n" << describe(t.after));
+    double before = 0, after = 0;
+    for (const char* k : kGemms) {
+      INFO(k);
+      CHECK(find_error(t.after, k).median < 0.11);
+      before += find_error(t.before, k).median;
+      after += find_error(t.after, k).median;
+    }
+    // Over the four GEMMs the carried fit beats the predicted GPU's defaults.
+    CHECK(after < before);
+    for (const char* k : kElementwise) {
+      INFO(k);
+      CHECK(find_error(t.after, k).median < 0.25);
+    }
+  }
 }

@@ -93,13 +93,16 @@ TEST_CASE("step cost: Llama-2-7B batch-1 decode streams the weights once", "[cos
   // Closed-form step time: weight bytes / (HBM bandwidth * gemm_memory) plus fixed costs.
   //   streaming = 13,214,154,752 / (3.35e12 * 0.80) = 4.931 ms
   //   kernels   = 10 per layer (2 norms, qkv, rope, KV write, attention, o, up, act, down)
-  //             + 6 per step (embedding, final norm, LM head, 3 sampling passes) = 326
-  //   overheads = 326 * 3 us + 0.5 ms step overhead = 1.478 ms
+  //             + 6 per step (embedding, final norm, LM head, 3 sampling passes) = 326:
+  //     GEMM/attention (kernel_overhead): 5 per layer + LM head = 161
+  //     elementwise (elementwise_overhead): 5 per layer + 5 per step = 165
+  //   overheads = 161 * 3 us + 165 * 3 us + 0.5 ms step overhead = 1.478 ms (both 3 us by default)
   //   total ~ 6.41 ms; KV (17 tokens) and activations add well under 1%.
   const Efficiency& e = gpu.efficiency;
   const double streaming = 2.0 * weight_params / (3.35e12 * e.gemm_memory);
-  const double kernels = 10.0 * m.layers + 6.0;
-  const double expected = streaming + e.step_overhead + kernels * e.kernel_overhead;
+  const double gemm_kernels = 5.0 * m.layers + 1.0, elementwise_kernels = 5.0 * m.layers + 5.0;
+  const double expected = streaming + e.step_overhead + gemm_kernels * e.kernel_overhead +
+                          elementwise_kernels * e.elementwise_overhead;
   CHECK(s.time == Approx(expected).epsilon(0.10));
   // The weight stream dominates: more than half of the step.
   CHECK(streaming > 0.5 * s.time);
@@ -406,4 +409,36 @@ TEST_CASE("gemm_overlap adds the unhidden share of the shorter roofline side", "
     for (double t : s.time_by_bound) by_bound += t;
     CHECK(by_bound == Approx(s.time).epsilon(1e-12));
   }
+}
+
+TEST_CASE("elementwise_overhead is the floor of elementwise kernels, kernel_overhead that of the others", "[cost]") {
+  // Llama-2-7B (32 layers), one sequence decoding one token. Elementwise kernels:
+  //   5 per layer (attention norm+residual x2, rope, KV write, activation) = 160
+  //   + 5 per step (embedding, final norm, 3 sampling passes)             =   5
+  //   = 165.
+  // GEMM and attention kernels: 5 per layer (qkv, attention, o, up, down) + the LM head = 161.
+  // Raising elementwise_overhead from 0 to 10 us adds 165 * 10 us = 1.65 ms, exactly; raising
+  // kernel_overhead from 0 to 10 us adds 161 * 10 us = 1.61 ms.
+  GpuSpec gpu = load_gpu("h100-sxm");
+  gpu.efficiency.kernel_overhead = 0;
+  gpu.efficiency.elementwise_overhead = 0;
+  const auto step = [&](const GpuSpec& g) {
+    return make_cost(g, "llama-2-7b", DType::fp16, DType::fp16, DType::fp16).breakdown(decode_batch(1, 16));
+  };
+  const StepCost none = step(gpu);
+  GpuSpec ew = gpu;
+  ew.efficiency.elementwise_overhead = 10e-6;
+  const StepCost e = step(ew);
+  CHECK(e.time - none.time == Approx(165 * 10e-6).epsilon(1e-9));
+  for (std::size_t i = 0; i < e.ops.size(); ++i) {
+    INFO("op " << e.ops[i].name);
+    CHECK(e.ops[i].overhead_time - none.ops[i].overhead_time ==
+          Approx(e.ops[i].kind == OpKind::elementwise ? e.ops[i].count * 10e-6 : 0.0).margin(1e-15));
+  }
+  GpuSpec k = gpu;
+  k.efficiency.kernel_overhead = 10e-6;
+  CHECK(step(k).time - none.time == Approx(161 * 10e-6).epsilon(1e-9));
+  // step_time (the event loop's fast path) agrees with the breakdown.
+  CHECK(make_cost(ew, "llama-2-7b", DType::fp16, DType::fp16, DType::fp16).step_time(decode_batch(1, 16)) ==
+        Approx(e.time).epsilon(1e-12));
 }

@@ -1,0 +1,41 @@
+#include "calibration/operator_transfer.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "calibration/operator_timings.h"
+#include "config/catalog_reader.h"
+#include "hardware/efficiency.h"
+#include "util/error.h"
+
+namespace servesim {
+
+Efficiency carry_fitted_knobs(const Efficiency& gpu, const Efficiency& fitted) {
+  Efficiency e = gpu;
+  for (const auto& f : fitted_efficiency_fields()) efficiency_field(e, f) = efficiency_field(fitted, f);
+  return e;
+}
+
+OperatorTransfer predict_operator_transfer(const std::string& gpu, const std::string& data,
+                                           const std::string& models_dir, const Efficiency& fitted) {
+  std::error_code ec;
+  if (!std::filesystem::exists(data, ec)) throw Error(fmt::format("{}: no such file or folder (--predict-data)", data));
+  OperatorTransfer t;
+  t.gpu = gpu;
+  t.data = data;
+  const GpuSpec spec = load_gpu(gpu);
+  auto rows = read_operator_timing_path(data);
+  t.rows = rows.size();
+  const OperatorDataset d = build_operator_dataset(spec, std::move(rows), operator_models_dir(data, models_dir));
+  for (const auto& [name, _] : d.models) t.models.push_back(name);
+  t.samples = d.samples.size();
+  t.defaults = spec.efficiency;
+  t.carried = carry_fitted_knobs(spec.efficiency, fitted);
+  const std::vector<char> all(d.samples.size(), 1);
+  t.before = operator_errors(d, predict_operator_times(d, t.defaults), all);
+  t.after = operator_errors(d, predict_operator_times(d, t.carried), all);
+  return t;
+}
+
+}  // namespace servesim
