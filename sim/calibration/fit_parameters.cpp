@@ -34,6 +34,9 @@ const std::vector<FitParameter>& table() {
         // CPU time per kernel launch without CUDA graphs: microseconds from C++, tens from
         // Python dispatch; 100 us would be a stalled host, not a launch.
         {"kernel_launch_overhead", "engine.kernel_launch_overhead", 0.0, 100.0, 5.0, "us"},
+        // Per hop of an eagerly launched collective: a few us inside CUDA graphs, tens
+        // of us when each NCCL call is launched and synchronised from the host.
+        {"collective_latency", "engine.collective_latency", 0.0, 200.0, 3.0, "us"},
     };
     out.insert(out.end(), others.begin(), others.end());
     return out;
@@ -99,6 +102,8 @@ double current_value(const Setup& s, const FitParameter& p) {
   if (p.key == "engine.per_seq_cpu_overhead") return s.engine.per_seq_cpu_overhead / scale;
   if (p.key == "engine.frontend_latency") return s.engine.frontend_latency / scale;
   if (p.key == "engine.kernel_launch_overhead") return s.engine.kernel_launch_overhead / scale;
+  // The effective per-hop latency (read_setup.cpp put the larger of the two in the link).
+  if (p.key == "engine.collective_latency") return s.gpu.intra_node.latency / scale;
   throw Error(fmt::format("calibrate: no current value for '{}'", p.key));
 }
 

@@ -180,6 +180,19 @@ const Key kKernelLaunchOverhead{
     .max = 1e-3,
     .why = "a kernel launch takes microseconds, not milliseconds",
 };
+const Key kCollectiveLatency{
+    .name = "collective_latency",
+    .type = KeyType::quantity,
+    .doc = "per-hop latency of collectives launched outside CUDA graphs (host launch and sync of each NCCL "
+           "call); replaces the GPU link's latency when larger, 0 = the link's",
+    .spec = "EngineConfig::collective_latency",
+    .dimension = Dimension::time,
+    .default_number = kDefaults.collective_latency,
+    .default_note = "the framework's (vllm-v1: 0, the link's)",
+    .min = 0,
+    .max = 10e-3,
+    .why = "a collective's per-hop latency is microseconds, not tens of milliseconds",
+};
 const Key kFrontendLatency{
     .name = "frontend_latency",
     .type = KeyType::quantity,
@@ -261,7 +274,7 @@ const KeySection& engine_key_section() {
       .doc = "the serving engine's settings (vLLM's engine arguments where they exist)",
       .keys = {&kKind, &kFramework, &kMaxNumSeqs, &kMaxBatchedTokens, &kBlockSize, &kGpuMemoryUtilization, &kPrefixCaching,
                &kChunkedPrefill, &kMaxModelLen, &kNumGpuBlocksOverride, &kRuntimeOverhead, &kStepCpuOverhead,
-               &kPerSeqCpuOverhead, &kKernelLaunchOverhead, &kFrontendLatency, &kAsyncScheduling, &kCpuOffload, &kMaxQueueMemory,
+               &kPerSeqCpuOverhead, &kKernelLaunchOverhead, &kCollectiveLatency, &kFrontendLatency, &kAsyncScheduling, &kCpuOffload, &kMaxQueueMemory,
                &kAttentionKernel},
   };
   return s;
@@ -294,6 +307,7 @@ EngineConfig read_engine(ConfigMap& e) {
   c.step_cpu_overhead = preset_number(kStepCpuOverhead, preset.step_cpu_overhead);
   c.per_seq_cpu_overhead = preset_number(kPerSeqCpuOverhead, preset.per_seq_cpu_overhead);
   c.kernel_launch_overhead = preset_number(kKernelLaunchOverhead, preset.kernel_launch_overhead);
+  c.collective_latency = preset_number(kCollectiveLatency, preset.collective_latency);
   c.frontend_latency = read_quantity(e, kFrontendLatency);
   c.async_scheduling = preset_bool(kAsyncScheduling, preset.async_scheduling);
   c.cpu_offload_bytes = read_quantity(e, kCpuOffload);

@@ -39,6 +39,10 @@ struct EngineConfig {
   // resolved (config/read_setup.cpp). A step's GPU time is at least this floor.
   double kernel_launch_overhead = 0;
   double launch_floor = 0;
+  // Per-hop latency of eagerly launched collectives (seconds; 0 = the link's own):
+  // when larger than the GPU link's latency it replaces it in the cost model
+  // (config/read_setup.cpp), as NCCL calls outside CUDA graphs pay the host's launch.
+  double collective_latency = 0;
   // Client-visible latency outside the engine core per request (HTTP, tokenization,
   // detokenization and streaming in the API server): added to TTFT and E2E.
   double frontend_latency = 0.0;

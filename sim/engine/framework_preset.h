@@ -25,6 +25,10 @@ struct FrameworkPreset {
   // (seconds; 0 = CUDA graphs). A step cannot end before its last kernel is launched,
   // so its GPU time is at least kernels x this (cost/step_wall_time.h).
   double kernel_launch_overhead = 0;
+  // Per-hop latency of the GPUs' collectives when they are launched eagerly (not
+  // captured in a CUDA graph): the host's launch and synchronisation of each NCCL call
+  // sit on the critical path. Replaces the link's own latency when larger; 0 = the link's.
+  double collective_latency = 0;
   bool async_scheduling = false;  // plans step N+1 while step N runs
   bool prefix_caching = false;    // the framework's default for its prefix cache
   std::string_view source;        // where the numbers come from (citations, fits and their held-out error)

@@ -119,3 +119,25 @@ TEST_CASE("an eager engine whose launches outlast the GPU: TPOT = launch floor +
   // Each step is rounded to the ns: relative error < 1e-9 on tens of ms; 1e-6 holds.
   CHECK(r.summary.tpot_ms.mean == Approx(want_ms).epsilon(1e-6));
 }
+
+TEST_CASE("engine.collective_latency replaces the GPU link's per-hop latency when larger", "[config][framework]") {
+  const Scenario graphs = scenario_from("{kind: vllm}", "", "llama-3.1-8b", "{tp: 2}");
+  const double link = graphs.gpu.intra_node.latency;  // the catalog's NVLink latency (h100-sxm.yaml)
+  REQUIRE(graphs.engine.collective_latency == 0.0);
+  SECTION("larger: the eager value is every hop's latency") {
+    const Scenario eager =
+        scenario_from("{kind: vllm, collective_latency: \"40 us\"}", "", "llama-3.1-8b", "{tp: 2}");
+    REQUIRE(link < 40e-6);
+    CHECK(eager.gpu.intra_node.latency == Approx(40e-6));
+    // An all-reduce over TP 2 pays 2 x ceil(log2 2) = 2 hops and the logits all-gather 1 hop
+    // (cost/collectives.cpp): the 2 x 32 per-layer all-reduces and the gather of a step add
+    // (2 x 32 x 2 + 1) = 129 hops of (40 us - link) each.
+    const BatchSummary b = batch_of(1, SeqWork{1, 100, true});
+    const double grown = make_cost_model(eager).totals(b).time - make_cost_model(graphs).totals(b).time;
+    CHECK(grown == Approx((2.0 * 32 * 2.0 + 1.0) * (40e-6 - link)).epsilon(1e-6));
+  }
+  SECTION("smaller: the link's own latency stays") {
+    const Scenario small = scenario_from("{kind: vllm, collective_latency: \"0 us\"}", "", "llama-3.1-8b", "{tp: 2}");
+    CHECK(small.gpu.intra_node.latency == link);
+  }
+}
