@@ -250,24 +250,25 @@ nlohmann::json summary_bands_json(const BandTable* t, const std::string& why, co
 std::string summary_bands_text(const nlohmann::json& bands) {
   if (!bands.value("available", false))
     return fmt::format("\n80% bands: {}\n", bands.value("reason", std::string("none")));
-  std::string out = fmt::format("\n{:.0f}% bands (measured/predicted residuals of the closest measured runs):\n",
+  std::string out = fmt::format("\n{:.0f}% bands, ms (from the errors of the closest measured runs):\n",
                                 100 * bands.value("coverage", 0.8));
   std::set<std::string> groups;
   for (const char* section : {"ttft_ms", "tpot_ms", "e2e_ms"}) {
     if (!bands.contains(section)) continue;
     std::string label = section == std::string("ttft_ms") ? "TTFT" : section == std::string("tpot_ms") ? "TPOT" : "E2E";
-    out += fmt::format("{:<10}", label);
+    out += fmt::format("{:<5}", label);
     for (const char* stat : {"mean", "p50", "p90", "p99"}) {
       const auto& s = bands.at(section);
       if (!s.contains(stat)) {
-        out += fmt::format(" {:>4} {:>19}", stat, "-");
+        out += fmt::format("  {:<4} {:<18}", stat, "-");
         continue;
       }
-      out += fmt::format(" {:>4} {:>19}", stat,
+      out += fmt::format("  {:<4} {:<18}", stat,
                          fmt::format("[{:.1f}, {:.1f}]", s.at(stat).at("lo").get<double>(),
                                      s.at(stat).at("hi").get<double>()));
       groups.insert(fmt::format("{}: n={}", s.at(stat).at("label").get<std::string>(), s.at(stat).at("n").get<int>()));
     }
+    while (!out.empty() && out.back() == ' ') out.pop_back();  // no trailing blanks
     out += "\n";
   }
   for (const auto& g : groups) out += fmt::format("  from {}\n", g);
