@@ -188,6 +188,7 @@ void register_calibrate(CLI::App& app) {
   cmd->callback([] { run(a); });
   register_calibrate_operators(*cal);
   register_calibrate_static(*cal);
+  register_calibrate_bands(*cal);
 }
 
 }  // namespace servesim::cli

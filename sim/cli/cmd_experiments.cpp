@@ -98,7 +98,9 @@ void run(const Args& a) {
     const Scenario sc = experiment_scenario(e, sets);
     const ExperimentOutcome o = replay_experiment(e, sc, sharing);
     nlohmann::json row = {{"key", e.key}, {"gpu", e.gpu}, {"model", e.model}, {"tp", e.tp}, {"workload", e.workload},
-                          {"prefix_hit_rate", o.prefix_hit_rate}, {"preemptions", o.preemptions}, {"failed", o.failed}};
+                          {"prefix_hit_rate", o.prefix_hit_rate}, {"preemptions", o.preemptions}, {"failed", o.failed},
+                          {"batch_occupancy", o.batch_occupancy}, {"kv_utilization", o.kv_utilization},
+                          {"overloaded", o.overloaded}};
     for (int i = 0; i < 7; ++i) {
       const double m = get(e.measured, i), p = get(o.predicted, i);
       const double err = pct_err(p, m);

@@ -13,6 +13,7 @@
 #include "util/error.h"
 #include "util/interrupt.h"
 #include "config/scenario_reader.h"
+#include "uncertainty/scenario_key.h"
 
 namespace servesim::cli {
 namespace {
@@ -58,6 +59,8 @@ void run(const RunArgs& a) {
   if (opt.progress) std::cerr << "\r\033[K";
   nlohmann::json j = summary_json(r.summary);
   j["config"] = resolved_config_json(sc, r.kv_blocks_per_replica, r.summary);  // self-describing output
+  // How far to trust the latencies: 80% intervals from the closest measured runs.
+  j["bands"] = bands::run_bands_json(sc, r.summary, j);
   if (!a.out_dir.empty()) {
     write_file_atomically(a.out_dir + "/summary.json", j.dump(2) + "\n");
     write_file_atomically(a.out_dir + "/timeline.csv", timeline_csv(r.timeline));
@@ -72,6 +75,7 @@ void run(const RunArgs& a) {
              sc.resolved.describe(), sc.engine.kind);
   fmt::print("KV cache: {} blocks x {} tokens per replica\n\n", r.kv_blocks_per_replica, sc.engine.block_size);
   fmt::print("{}", summary_table(r.summary));
+  fmt::print("{}", bands::summary_bands_text(j["bands"]));
   if (!a.out_dir.empty()) fmt::print("\nwrote {0}/summary.json, {0}/requests.csv, {0}/timeline.csv\n", a.out_dir);
 }
 

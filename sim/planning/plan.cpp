@@ -9,6 +9,8 @@
 #include "config/catalog_reader.h"
 #include "model/dtype.h"
 #include "planning/sweep.h"
+#include "metrics/summary_json.h"
+#include "uncertainty/scenario_key.h"
 #include "util/error.h"
 #include "util/interrupt.h"
 #include "util/text.h"
@@ -350,6 +352,11 @@ nlohmann::ordered_json plan_json(const PlanResult& p) {
         x["operating_point"] = {{"rate_per_replica", c.operating->rate}, {"ttft_p99_ms", s.ttft_ms.p99},
                                 {"tpot_p99_ms", s.tpot_ms.p99}, {"batch_size_mean", s.batch_size_mean},
                                 {"busy_fraction", s.busy_fraction}};
+      }
+      // The 80% bands of the latencies at the operating point (at the max rate without one).
+      if (c.scenario) {
+        const RunSummary& at = c.operating ? c.operating->summary : b;
+        x["bands"] = bands::run_bands_json(*c.scenario, at, summary_json(at));
       }
     }
     nlohmann::ordered_json trials = nlohmann::ordered_json::array();

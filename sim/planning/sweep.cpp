@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "metrics/summary_json.h"
+#include "uncertainty/scenario_key.h"
 #include "scenario/config_json.h"
 #include "planning/economics.h"
 #include "util/error.h"
@@ -372,6 +373,8 @@ nlohmann::ordered_json point_json(const PointResult& p, const std::vector<SweepA
   const Economics e = economics(sc.gpu, r.summary);
   j["cost"] = {{"usd_per_hour", e.usd_per_hour}, {"usd_per_million_output_tokens", e.usd_per_million_output_tokens}};
   j["energy"] = {{"power_w", e.power_watts}, {"joules_per_output_token", e.joules_per_output_token}};
+  // How far to trust the point's latencies (uncertainty/bands.h).
+  j["bands"] = ordered(bands::run_bands_json(sc, r.summary, summary_json(r.summary)));
   return j;
 }
 
@@ -413,6 +416,18 @@ nlohmann::ordered_json flat_row(const PointResult& p, const std::vector<SweepAxi
   }
   for (const char* section : {"cost", "energy"})
     if (j.contains(section)) flatten_json(j[section], section, out);
+  // Bands as bands.<metric>.<stat>.{lo,hi,n,group} columns (the label and source metric
+  // stay in the JSON; the CSV keeps what a plot needs).
+  if (j.contains("bands")) {
+    const auto& b = j["bands"];
+    out["bands.available"] = b["available"];
+    for (auto m = b.begin(); m != b.end(); ++m) {
+      if (!m.value().is_object() || m.key() == "key") continue;
+      for (auto s = m.value().begin(); s != m.value().end(); ++s)
+        for (const char* f : {"lo", "hi", "n", "group"})
+          out[fmt::format("bands.{}.{}.{}", m.key(), s.key(), f)] = s.value()[f];
+    }
+  }
   return out;
 }
 

@@ -248,6 +248,9 @@ ExperimentOutcome replay_experiment(const Experiment& e, const Scenario& sc, Pro
   out.failed = r.summary.failed;
   out.preemptions = r.summary.preemptions;
   out.prefix_hit_rate = r.summary.prefix_hit_rate;
+  out.batch_occupancy = sc.engine.max_num_seqs > 0 ? r.summary.batch_size_mean / static_cast<double>(sc.engine.max_num_seqs) : 0.0;
+  out.kv_utilization = r.summary.kv_utilization_mean;
+  out.overloaded = r.summary.load.overloaded;
   // Per stage from the per-request results (arrival decides the stage), at
   // requests.csv precision (as before: the outputs stay byte-identical).
   std::vector<double> bounds;

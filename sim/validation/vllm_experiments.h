@@ -63,6 +63,11 @@ struct ExperimentOutcome {
   std::vector<MeasuredMetrics> predicted_stages;
   std::int64_t completed = 0, failed = 0, preemptions = 0;
   double prefix_hit_rate = 0;
+  // How full the engine ran: mean batch over max_num_seqs, and mean KV-cache use. The
+  // load regime of the uncertainty bands (uncertainty/bands.h) is read from them, the
+  // same way for a replay as for `run`.
+  double batch_occupancy = 0, kv_utilization = 0;
+  bool overloaded = false;
 };
 
 ExperimentOutcome replay_experiment(const Experiment& e, const Scenario& sc, PromptSharing sharing,

@@ -1,0 +1,199 @@
+// `servesim calibrate bands --defaults FILE [--calibrated FILE] [--profiles DIR] [--out FILE] ...`:
+// builds the uncertainty band table (uncertainty/bands.h) from `validate-experiments --all
+// --json` outputs and reports its leave-one-experiment-out coverage.
+// tools/bands/build-bands.sh runs the replays and this command.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "cli/calibrate_commands.h"
+#include "config/config_node.h"
+#include "config/yaml_text.h"
+#include "uncertainty/bands.h"
+#include "uncertainty/coverage.h"
+#include "util/atomic_file.h"
+#include "util/error.h"
+#include "util/paths.h"
+
+namespace servesim::cli {
+namespace {
+
+struct Args {
+  std::string defaults, calibrated, profiles, out;
+  std::string commit = "unknown", date = "unknown", command;
+  int min_points = 8;
+  double coverage = 0.8;
+  std::string method = "conformal";
+  bool json = false;
+};
+
+const char* kMetrics[] = {"ttft_mean", "ttft_p90", "ttft_p99", "tpot_mean", "e2e_mean", "e2e_p90", "e2e_p99"};
+
+nlohmann::json read_json(const std::string& path) {
+  try {
+    return nlohmann::json::parse(read_text_file(path));
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(fmt::format("{}: not valid JSON ({})", path, e.what()));
+  }
+}
+
+// The architecture of a catalog GPU (hardware/<gpu>.yaml `architecture:`): its family.
+std::string gpu_family(const std::string& gpu) {
+  const std::string path = data_root() + "/hardware/" + gpu + ".yaml";
+  if (!file_exists(path)) throw Error(fmt::format("{}: no catalog GPU {} for its family", path, gpu));
+  const ConfigNode doc = load_yaml_file(path);
+  const ConfigNode* a = doc.is_map() ? doc.find("architecture") : nullptr;
+  return a && a->is_scalar() ? a->text() : "";
+}
+
+// Experiments a calibrated profile was fitted on (calibration.fitted_on): their residuals
+// are in-sample, so they are left out of the calibrated groups.
+std::set<std::string> fitted_on(const std::string& profile) {
+  std::set<std::string> keys;
+  const ConfigNode doc = load_yaml_file(profile);
+  const ConfigNode* cal = doc.is_map() ? doc.find("calibration") : nullptr;
+  const ConfigNode* f = cal && cal->is_map() ? cal->find("fitted_on") : nullptr;
+  if (f && f->is_sequence())
+    for (const auto& k : f->items()) keys.insert(k.text());
+  return keys;
+}
+
+struct Counts {
+  int rows = 0, in_sample = 0, no_profile = 0;
+};
+
+void add_residuals(const std::string& path, bool calibrated, const std::string& profiles,
+                   std::vector<bands::Residual>& out, Counts& counts) {
+  const nlohmann::json j = read_json(path);
+  if (!j.contains("experiments") || !j.at("experiments").is_array())
+    throw Error(fmt::format("{}: expected `validate-experiments --json` output (an \"experiments\" list)", path));
+  for (const auto& row : j.at("experiments")) {
+    const std::string key = row.at("key"), gpu = row.at("gpu");
+    if (!row.contains("batch_occupancy"))
+      throw Error(fmt::format("{}: row {} has no batch_occupancy (written by an older servesim)", path, key));
+    if (calibrated) {
+      const std::string profile = profiles + "/" + gpu + "-vllm.yaml";
+      if (!file_exists(profile)) {  // replayed with catalog defaults: not a calibrated residual
+        ++counts.no_profile;
+        continue;
+      }
+      if (fitted_on(profile).count(key)) {
+        ++counts.in_sample;
+        continue;
+      }
+    }
+    ++counts.rows;
+    // All measured serving runs are vLLM (v0.15.1, data/serving/PROVENANCE.md).
+    const bands::BandKey bk{calibrated, gpu_family(gpu), "vllm",
+                            bands::load_regime(row.at("batch_occupancy").get<double>(),
+                                               row.at("kv_utilization").get<double>(), row.value("overloaded", false))};
+    for (const char* m : kMetrics) {
+      const double measured = row.at(m).at("measured_ms"), predicted = row.at(m).at("predicted_ms");
+      if (!(measured > 0) || !(predicted > 0)) continue;
+      out.push_back({key, bk, m, std::log(measured / predicted)});
+    }
+  }
+}
+
+std::string pct(double log_ratio) { return fmt::format("{:+.1f}%", 100 * (std::exp(log_ratio) - 1)); }
+
+void run(const Args& a) {
+  const std::string profiles = a.profiles.empty() ? data_root() + "/hardware/calibrated" : a.profiles;
+  std::vector<bands::Residual> residuals;
+  Counts def, cal;
+  add_residuals(a.defaults, false, profiles, residuals, def);
+  if (!a.calibrated.empty()) add_residuals(a.calibrated, true, profiles, residuals, cal);
+  if (residuals.empty()) throw Error("no residuals: the inputs hold no experiment with measured metrics");
+
+  if (a.method != "conformal" && a.method != "quantile")
+    throw Error(fmt::format("--method '{}': expected conformal or quantile", a.method));
+  const auto method = a.method == "quantile" ? bands::BandMethod::quantile : bands::BandMethod::conformal;
+  bands::BandTable t = bands::build_table(residuals, a.min_points, a.coverage, method);
+  t.provenance = {{"data", "data/serving/vllm_serving_experiments.json (all experiments, --all)"},
+                  {"defaults_runs", def.rows},
+                  {"calibrated_runs", cal.rows},
+                  {"calibrated_left_out_in_sample", cal.in_sample},
+                  {"calibrated_left_out_no_profile", cal.no_profile},
+                  {"profiles", "hardware/calibrated (calibration.fitted_on runs left out)"},
+                  {"servesim_commit", a.commit},
+                  {"date", a.date},
+                  {"command", a.command.empty() ? "tools/bands/build-bands.sh" : a.command}};
+  if (!a.out.empty()) write_file_atomically(a.out, bands::table_to_json(t).dump(2) + "\n");
+
+  const bands::CoverageReport rep = bands::leave_one_out_coverage(residuals, a.min_points, a.coverage, method);
+  if (a.json) {
+    nlohmann::json cov = nlohmann::json::object();
+    auto cell = [](const bands::CoverageCell& c) {
+      return nlohmann::json{{"n", c.n}, {"inside", c.inside}, {"below", c.below}, {"above", c.above},
+                            {"no_band", c.no_band}, {"coverage", c.share()}};
+    };
+    for (const auto& [m, c] : rep.by_metric) cov["by_metric"][m] = cell(c);
+    for (const auto& [s, ms] : rep.by_setting)
+      for (const auto& [m, c] : ms) cov["by_setting"][s][m] = cell(c);
+    cov["all"] = cell(rep.all);
+    std::cout << nlohmann::json{{"table", bands::table_to_json(t)}, {"leave_one_out", cov}}.dump(2) << "\n";
+    return;
+  }
+  fmt::print("residuals: {} defaults runs, {} calibrated runs (left out: {} in-sample, {} without a profile)\n",
+             def.rows, cal.rows, cal.in_sample, cal.no_profile);
+  fmt::print("families: {}; groups with n >= {} are used, finer first\n\n", fmt::join(t.families, ", "), a.min_points);
+  fmt::print("{:<10} {:<32} {:>4} {:>9} {:>9}   ({} bounds, as measured/predicted - 1)\n", "metric", "group", "n", "lo",
+             "hi", a.method);
+  for (const auto& [metric, ids] : t.groups)
+    for (const auto& [id, g] : ids)
+      if (g.n >= a.min_points) fmt::print("{:<10} {:<32} {:>4} {:>9} {:>9}\n", metric, id, g.n, pct(g.q_lo), pct(g.q_hi));
+  fmt::print("\nleave-one-experiment-out coverage of the {:.0f}% bands (target 70-90%):\n\n", 100 * a.coverage);
+  fmt::print("| metric | n | inside | below | above | coverage | defaults | calibrated |\n");
+  fmt::print("|---|---|---|---|---|---|---|---|\n");
+  auto setting = [&](const std::string& s, const std::string& m) {
+    const auto i = rep.by_setting.find(s);
+    if (i == rep.by_setting.end() || !i->second.count(m)) return std::string("-");
+    const auto& c = i->second.at(m);
+    return fmt::format("{:.0f}% (n={})", 100 * c.share(), c.n);
+  };
+  for (const char* m : kMetrics) {
+    const auto i = rep.by_metric.find(m);
+    if (i == rep.by_metric.end()) continue;
+    const auto& c = i->second;
+    fmt::print("| {} | {} | {} | {} | {} | {:.0f}% | {} | {} |\n", m, c.n, c.inside, c.below, c.above, 100 * c.share(),
+               setting("defaults", m), setting("calibrated", m));
+  }
+  fmt::print("| all | {} | {} | {} | {} | {:.0f}% | | |\n", rep.all.n, rep.all.inside, rep.all.below, rep.all.above,
+             100 * rep.all.share());
+  if (rep.all.no_band > 0) fmt::print("\n{} held-out residuals had no band (their group was too small)\n", rep.all.no_band);
+  if (!a.out.empty()) fmt::print("\nwrote {}\n", a.out);
+}
+
+}  // namespace
+
+void register_calibrate_bands(CLI::App& calibrate) {
+  static Args a;
+  auto* cmd = calibrate.add_subcommand(
+      "bands", "Build the uncertainty band table (data/uncertainty/bands.json) from validate-experiments residuals "
+               "and report its leave-one-experiment-out coverage");
+  cmd->add_option("--defaults", a.defaults, "`validate-experiments --all --json` output (catalog defaults)")->required();
+  cmd->add_option("--calibrated", a.calibrated,
+                  "`validate-experiments --all --profiles DIR --json` output (calibrated profiles)");
+  cmd->add_option("--profiles", a.profiles,
+                  "the folder of calibrated profiles used for --calibrated (default: hardware/calibrated); runs a "
+                  "profile was fitted on, and runs on GPUs without a profile, are left out");
+  cmd->add_option("--min-points", a.min_points, "fewest residuals a group needs before a coarser one is used")
+      ->default_val(8)
+      ->check(CLI::Range(2, 1000));
+  cmd->add_option("--coverage", a.coverage, "nominal band coverage")->default_val(0.8)->check(CLI::Range(0.05, 0.99));
+  cmd->add_option("--method", a.method,
+                  "conformal (k-th smallest and largest residual, k = floor((n+1)(1-c)/2): finite-sample coverage) "
+                  "or quantile (plain (1-c)/2 and (1+c)/2 percentiles)")
+      ->default_val("conformal");
+  cmd->add_option("--out", a.out, "write the band table JSON here");
+  cmd->add_option("--commit", a.commit, "provenance: the servesim commit that made the residuals");
+  cmd->add_option("--date", a.date, "provenance: when");
+  cmd->add_option("--command", a.command, "provenance: the command that made the table");
+  cmd->add_flag("--json", a.json, "print the table and the coverage as JSON");
+  cmd->callback([] { run(a); });
+}
+
+}  // namespace servesim::cli

@@ -1,0 +1,195 @@
+// Uncertainty bands (uncertainty/bands.h): quantiles and band arithmetic in closed form,
+// the fallback to coarser groups, no band far from the data, and a missing or broken table.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "uncertainty/bands.h"
+#include "uncertainty/coverage.h"
+#include "util/error.h"
+
+using namespace servesim;
+using namespace servesim::bands;
+
+namespace {
+
+BandKey key(bool calibrated, const std::string& family, const std::string& load) {
+  return BandKey{calibrated, family, "vllm", load};
+}
+
+// n residuals log(1 + k/100) for k = first..first+n-1: measured k% above the prediction.
+void add(std::vector<Residual>& out, const BandKey& k, const std::string& metric, int first, int n,
+         const std::string& prefix) {
+  for (int i = 0; i < n; ++i)
+    out.push_back({prefix + std::to_string(i), k, metric, std::log(1.0 + (first + i) / 100.0)});
+}
+
+}  // namespace
+
+TEST_CASE("bands: quantiles interpolate between order statistics (numpy's default)", "[bands]") {
+  // 1..11: position q*(n-1) = 1 and 9 fall on the 2nd and 10th values.
+  std::vector<double> v;
+  for (int i = 11; i >= 1; --i) v.push_back(i);  // order does not matter
+  CHECK(quantile(v, 0.1) == Approx(2.0));
+  CHECK(quantile(v, 0.9) == Approx(10.0));
+  CHECK(quantile(v, 0.5) == Approx(6.0));
+  // Two values: 10% of the way from 0 to 10.
+  CHECK(quantile({0.0, 10.0}, 0.1) == Approx(1.0));
+  CHECK(quantile({5.0}, 0.9) == Approx(5.0));
+  CHECK(std::isnan(quantile({}, 0.5)));
+}
+
+TEST_CASE("bands: the interval is the prediction times exp of the residual quantiles", "[bands]") {
+  // 11 residuals log(1.00) .. log(1.10): q10 = log(1.01), q90 = log(1.09) (positions 1 and 9).
+  std::vector<Residual> r;
+  add(r, key(false, "hopper", "low"), "ttft_mean", 0, 11, "e");
+  const BandTable t = build_table(r, 8, 0.8, BandMethod::quantile);
+  const Band b = lookup(t, key(false, "hopper", "low"), "ttft_mean", 200.0);
+  REQUIRE(b.available);
+  CHECK(b.lo == Approx(202.0));
+  CHECK(b.hi == Approx(218.0));
+  CHECK(b.n == 11);
+  CHECK(b.group == "defaults/hopper/vllm/low");
+}
+
+TEST_CASE("bands: conformal bounds are the k-th smallest and largest, k = floor((n+1)(1-c)/2)", "[bands]") {
+  std::vector<double> v;
+  for (int i = 1; i <= 20; ++i) v.push_back(i);
+  // n = 20, c = 0.8: k = floor(2.1) = 2.
+  CHECK(conformal_bounds(v, 0.8) == std::pair{2.0, 19.0});
+  // n = 11: k = floor(1.2) = 1, the extremes; n = 8 (k would be 0): still the extremes.
+  CHECK(conformal_bounds({5, 1, 3, 2, 4, 6, 7, 8, 9, 10, 11}, 0.8) == std::pair{1.0, 11.0});
+  CHECK(conformal_bounds({1, 2, 3, 4, 5, 6, 7, 8}, 0.8) == std::pair{1.0, 8.0});
+  // The table uses them by default: residuals log(1.00) .. log(1.10), prediction 200.
+  std::vector<Residual> r;
+  add(r, key(false, "hopper", "low"), "ttft_mean", 0, 11, "e");
+  const Band b = lookup(build_table(r, 8, 0.8), key(false, "hopper", "low"), "ttft_mean", 200.0);
+  CHECK(b.lo == Approx(200.0));
+  CHECK(b.hi == Approx(220.0));
+}
+
+TEST_CASE("bands: a small group falls back to a coarser one and says which", "[bands]") {
+  std::vector<Residual> r;
+  add(r, key(false, "hopper", "low"), "e2e_mean", 0, 10, "low");
+  add(r, key(false, "hopper", "high"), "e2e_mean", 20, 3, "high");  // 3 < min_points
+  add(r, key(false, "ampere", "low"), "e2e_mean", 0, 2, "amp");
+  const BandTable t = build_table(r, 8, 0.8);
+
+  const Band low = lookup(t, key(false, "hopper", "low"), "e2e_mean", 1.0);
+  CHECK(low.group == "defaults/hopper/vllm/low");
+  CHECK(low.n == 10);
+  // High load on hopper: 3 runs, so all hopper runs (13).
+  const Band high = lookup(t, key(false, "hopper", "high"), "e2e_mean", 1.0);
+  CHECK(high.group == "defaults/hopper/vllm/*");
+  CHECK(high.n == 13);
+  // Ampere: 2 runs of its own, then low load on any GPU (12), before pooling the loads.
+  const Band amp = lookup(t, key(false, "ampere", "low"), "e2e_mean", 1.0);
+  CHECK(amp.group == "defaults/*/vllm/low");
+  CHECK(amp.n == 12);
+  // Calibrated with no calibrated runs at all: defaults and calibrated pooled.
+  const Band cal = lookup(t, key(true, "hopper", "low"), "e2e_mean", 1.0);
+  CHECK(cal.group == "*/*/vllm/*");
+  CHECK(cal.n == 15);
+  CHECK(group_label(cal.group) == "defaults and calibrated, all GPU families, vllm, any load");
+  CHECK(group_label("defaults/hopper/vllm/high") == "defaults, hopper GPUs, vllm, high load");
+}
+
+TEST_CASE("bands: no band for a GPU family or framework without measured runs", "[bands]") {
+  std::vector<Residual> r;
+  add(r, key(false, "hopper", "low"), "tpot_mean", 0, 10, "e");
+  const BandTable t = build_table(r, 8, 0.8);
+  const Band b = lookup(t, key(false, "cdna3", "low"), "tpot_mean", 10.0);
+  CHECK_FALSE(b.available);
+  CHECK_THAT(b.reason, Catch::Contains("cdna3") && Catch::Contains("hopper"));
+  const Band f = lookup(t, BandKey{false, "hopper", "sglang", "low"}, "tpot_mean", 10.0);
+  CHECK_FALSE(f.available);
+  CHECK_THAT(f.reason, Catch::Contains("sglang"));
+  // A metric the data never measured.
+  CHECK_FALSE(lookup(t, key(false, "hopper", "low"), "ttft_p99", 10.0).available);
+}
+
+TEST_CASE("bands: reported statistics borrow the measured metric closest to them", "[bands]") {
+  CHECK(source_metric("ttft", "p50") == "ttft_mean");
+  CHECK(source_metric("ttft", "p99") == "ttft_p99");
+  CHECK(source_metric("tpot", "p90") == "tpot_mean");
+  CHECK(source_metric("e2e", "mean") == "e2e_mean");
+  CHECK(source_metric("queue", "mean").empty());
+  CHECK(framework_family("vllm-2023-eager") == "vllm");
+  CHECK(framework_family("lmdeploy-turbomind") == "lmdeploy");
+  CHECK(load_regime(0.2, 0.1, false) == "low");
+  CHECK(load_regime(0.2, 0.1, true) == "high");
+  CHECK(load_regime(0.9, 0.1, false) == "high");
+  CHECK(load_regime(0.1, 0.9, false) == "high");
+}
+
+TEST_CASE("bands: the table round-trips through JSON", "[bands]") {
+  std::vector<Residual> r;
+  add(r, key(true, "ampere", "high"), "e2e_p99", -5, 9, "e");
+  BandTable t = build_table(r, 8, 0.8);
+  t.provenance = {{"commit", "abc"}};
+  const BandTable back = table_from_json(table_to_json(t), "test");
+  CHECK(back.families == t.families);
+  CHECK(back.groups.at("e2e_p99").at("calibrated/ampere/vllm/high").q_lo ==
+        Approx(t.groups.at("e2e_p99").at("calibrated/ampere/vllm/high").q_lo));
+  CHECK(back.provenance.at("commit") == "abc");
+}
+
+TEST_CASE("bands: a missing or broken table is a clear message, never a crash", "[bands]") {
+  const auto dir = std::filesystem::temp_directory_path() / "servesim-bands-test";
+  std::filesystem::create_directories(dir);
+  CHECK_THROWS_AS(load_table((dir / "absent.json").string()), Error);
+  {
+    std::ofstream((dir / "bad.json").string()) << "{not json";
+  }
+  CHECK_THROWS_WITH(load_table((dir / "bad.json").string()), Catch::Contains("not valid JSON"));
+  {
+    std::ofstream((dir / "wrong.json").string()) << R"({"schema_version": 1})";
+  }
+  CHECK_THROWS_WITH(load_table((dir / "wrong.json").string()), Catch::Contains("not a band table"));
+  // Without a table the run output says why instead of inventing a band.
+  const nlohmann::json summary = {{"ttft_ms", {{"mean", 10.0}, {"p50", 9.0}, {"p90", 12.0}, {"p99", 15.0}}}};
+  const nlohmann::json j = summary_bands_json(nullptr, "no uncertainty band table at X", key(false, "hopper", "low"),
+                                              summary);
+  CHECK(j.at("available") == false);
+  CHECK(j.at("reason") == "no uncertainty band table at X");
+  CHECK_THAT(summary_bands_text(j), Catch::Contains("no uncertainty band table"));
+}
+
+TEST_CASE("bands: the summary JSON carries lo/hi/group/n for each latency statistic", "[bands]") {
+  std::vector<Residual> r;
+  for (const char* m : {"ttft_mean", "ttft_p90", "ttft_p99", "tpot_mean", "e2e_mean", "e2e_p90", "e2e_p99"})
+    add(r, key(false, "hopper", "low"), m, 0, 11, "e");
+  const BandTable t = build_table(r, 8, 0.8, BandMethod::quantile);
+  nlohmann::json summary;
+  for (const char* s : {"ttft_ms", "tpot_ms", "e2e_ms"})
+    summary[s] = {{"mean", 100.0}, {"p50", 100.0}, {"p90", 100.0}, {"p99", 100.0}};
+  const nlohmann::json j = summary_bands_json(&t, "", key(false, "hopper", "low"), summary);
+  CHECK(j.at("available") == true);
+  CHECK(j.at("tpot_ms").at("p99").at("from") == "tpot_mean");
+  CHECK(j.at("e2e_ms").at("p50").at("lo").get<double>() == Approx(101.0));
+  CHECK(j.at("e2e_ms").at("p50").at("hi").get<double>() == Approx(109.0));
+  CHECK(j.at("ttft_ms").at("mean").at("n") == 11);
+  CHECK_THAT(summary_bands_text(j), Catch::Contains("[101.0, 109.0]") && Catch::Contains("n=11"));
+}
+
+TEST_CASE("bands: leave-one-out coverage holds each experiment out of its own band", "[bands]") {
+  // 21 experiments with residuals 0..20%, each held out of the band of the other 20.
+  std::vector<Residual> r;
+  add(r, key(false, "hopper", "low"), "e2e_mean", 0, 21, "e");
+  // Plain percentiles: q10/q90 of the other 20 sit at positions 1.9 and 17.1 of their
+  // order statistics; held out, 0%, 1% and 2% fall below (removing 2% moves q10 to 2.8%),
+  // 18%, 19% and 20% above: 15 of 21 inside (small samples under-cover).
+  const CoverageCell q = leave_one_out_coverage(r, 8, 0.8, BandMethod::quantile).by_metric.at("e2e_mean");
+  CHECK(q.n == 21);
+  CHECK(q.below == 3);
+  CHECK(q.above == 3);
+  CHECK(q.share() == Approx(15.0 / 21.0));
+  // Conformal: the 2nd smallest and 2nd largest of the other 20; only 0%, 1%, 19%, 20%
+  // fall outside: 17 of 21, 81%.
+  const CoverageCell c = leave_one_out_coverage(r, 8, 0.8).by_metric.at("e2e_mean");
+  CHECK(c.below == 2);
+  CHECK(c.above == 2);
+  CHECK(c.share() == Approx(17.0 / 21.0));
+}
