@@ -15,11 +15,11 @@ const std::vector<Registry>& registries() {
       {"lengths", "Length distributions (workload.input_tokens.dist, workload.output_tokens.dist)",
        [] { return length_distribution_registry(); }},
       {"routers", "Routers (parallelism.router)", [] { return router_registry(); }},
-      {"frameworks", "Serving frameworks (engine.framework: CPU-side defaults; keys set in engine: override them)",
+      {"frameworks", "Serving frameworks (engine.framework: CPU-side defaults and engine.scheduler; keys set in engine: override them)",
        [] {
          std::vector<std::pair<std::string, std::string>> out;
          for (const auto& p : framework_presets()) {
-           std::string line(p.doc);
+           std::string line = fmt::format("{}; scheduler {}", p.doc, p.scheduler);
            if (!p.policy_note.empty()) line += fmt::format(" [not modelled: {}]", p.policy_note);
            out.emplace_back(std::string(p.name), line);
          }

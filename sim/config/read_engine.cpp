@@ -8,6 +8,7 @@
 
 #include "config/scenario_sections.h"
 #include "engine/framework_preset.h"
+#include "engine/scheduling_policy.h"
 #include "util/error.h"
 #include "util/text.h"
 
@@ -46,6 +47,20 @@ const Key kFramework{
     .spec = "EngineConfig::framework",
     .default_text = default_framework_preset().name,
     .choices = framework_choices(),
+};
+// engine.scheduler: the continuous-batching engine's policy; the framework's by default.
+const Key kScheduler{
+    .name = "scheduler",
+    .type = KeyType::choice,
+    .doc = "scheduling policy of the vllm engine: vllm_v1 (chunked prefill mixed with decodes, preempts the newest "
+           "request when KV runs out), vllm_v0_prefill_first (steps of whole prompts only, decoders wait; else a "
+           "decode step), trtllm_no_evict (TensorRT-LLM GUARANTEED_NO_EVICT: starts a request only when KV for its "
+           "whole sequence fits beside the running requests' peaks; never preempts) or trtllm_max_utilization "
+           "(TensorRT-LLM MAX_UTILIZATION: as vllm_v1)",
+    .spec = "EngineConfig::scheduler",
+    .default_text = kDefaults.scheduler,
+    .default_note = "the framework's (vllm-v1: vllm_v1)",
+    .choices = scheduler_names(),
 };
 const Key kMaxNumSeqs{
     .name = "max_num_seqs",
@@ -272,7 +287,7 @@ const KeySection& engine_key_section() {
   static const KeySection s{
       .path = "engine",
       .doc = "the serving engine's settings (vLLM's engine arguments where they exist)",
-      .keys = {&kKind, &kFramework, &kMaxNumSeqs, &kMaxBatchedTokens, &kBlockSize, &kGpuMemoryUtilization, &kPrefixCaching,
+      .keys = {&kKind, &kFramework, &kScheduler, &kMaxNumSeqs, &kMaxBatchedTokens, &kBlockSize, &kGpuMemoryUtilization, &kPrefixCaching,
                &kChunkedPrefill, &kMaxModelLen, &kNumGpuBlocksOverride, &kRuntimeOverhead, &kStepCpuOverhead,
                &kPerSeqCpuOverhead, &kKernelLaunchOverhead, &kCollectiveLatency, &kFrontendLatency, &kAsyncScheduling, &kCpuOffload, &kMaxQueueMemory,
                &kAttentionKernel},
@@ -285,6 +300,7 @@ EngineConfig read_engine(ConfigMap& e) {
   c.kind = read_named_choice(e, kKind, "engine");
   const FrameworkPreset& preset = *find_framework_preset(read_named_choice(e, kFramework, "framework"));
   c.framework = std::string(preset.name);
+  c.scheduler = has_key(e, kScheduler) ? read_named_choice(e, kScheduler, "scheduler") : std::string(preset.scheduler);
   // A key the scenario sets overrides the framework's value.
   const auto preset_number = [&e](const Key& k, double preset_value) {
     return has_key(e, k) ? read_quantity(e, k) : preset_value;

@@ -111,6 +111,8 @@ void BatchState::preempt(int slot, Nanos now) {
     prefilling_.erase(std::find(prefilling_.begin(), prefilling_.end(), slot));
   }
   release_cached(s);
+  reserved_blocks_ -= s.reserved;
+  s.reserved = 0;
   s.blocks = 0;
   s.chunk = 0;
   running_erase(slot);
@@ -135,6 +137,8 @@ void BatchState::finish_request(int slot, Nanos now, std::vector<Request>& done,
   if (s.phase == Phase::decode) leave_decode(slot);
   else if (s.phase == Phase::prefill) kv_.release(s.blocks);
   release_cached(s);
+  reserved_blocks_ -= s.reserved;
+  s.reserved = 0;
   running_erase(slot);
   s.rec.finish = now;
   s.rec.failed = failed;

@@ -53,6 +53,7 @@ class BatchState {
     int key = 0;                 // (len_join - join_step) mod block_size
     std::uint32_t version = 0;   // invalidates stale completion-heap entries
     std::int64_t swapped_blocks = 0;  // KV held in the CPU tier's swap space (preempted by swap)
+    std::int64_t reserved = 0;   // peak KV blocks reserved at admission (no-evict policy; else 0)
     Nanos last_token = 0;
     int prev = -1, next = -1;    // neighbours in the running list (admission order)
   };
@@ -84,8 +85,31 @@ class BatchState {
   void abort_queued(Nanos now, FailureReason why, const std::function<void(const Request&)>& aborted);
 
   // Host-link seconds the moves since begin_step() charged to the step being planned.
-  void begin_step() { transfer_s_ = 0; }
+  void begin_step() {
+    transfer_s_ = 0;
+    decoders_paused_ = false;
+  }
   double transfer_seconds() const { return transfer_s_; }
+
+  // Peak reservations (TensorRT-LLM's guaranteed-no-evict admission): the KV blocks
+  // a request holds at its longest, prompt + output - 1 tokens (the last sampled
+  // token is never written back), and their running total over the running
+  // requests that reserved them (O(1): added by reserve, removed when the request
+  // finishes or is preempted).
+  std::int64_t peak_blocks(int slot) const {
+    const Seq& s = seq(slot);
+    return kv_.blocks_for(s.req.input_tokens + s.req.output_tokens - 1);
+  }
+  std::int64_t reserved_blocks() const { return reserved_blocks_; }
+  void reserve(int slot, std::int64_t blocks) {
+    seq(slot).reserved += blocks;
+    reserved_blocks_ += blocks;
+  }
+  // A prefill-only step (vLLM V0's prefill-first order): the running decoders
+  // sample no token this step (the engine runs and prices it without them, and
+  // the decode step counter does not move). Reset by begin_step().
+  void pause_decoders() { decoders_paused_ = true; }
+  bool decoders_paused() const { return decoders_paused_; }
 
   // Moves a policy makes while planning a step.
   // The head of the waiting queue (which must not be empty) if it may be scheduled
@@ -152,6 +176,8 @@ class BatchState {
   KvBlocks kv_;
   DecodeAggregate dec_;
   double transfer_s_ = 0;
+  bool decoders_paused_ = false;
+  std::int64_t reserved_blocks_ = 0;  // sum of running requests' Seq::reserved
 
   std::vector<Seq> slots_;
   std::vector<int> free_slots_;

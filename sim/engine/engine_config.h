@@ -17,6 +17,10 @@ struct EngineConfig {
   // The serving framework whose CPU-side defaults apply (engine/framework_preset.h);
   // the defaults below are vllm-v1's.
   std::string framework = "vllm-v1";
+  // The scheduling policy of the continuous-batching engine (scheduling_policy.h):
+  // vllm_v1, vllm_v0_prefill_first, trtllm_no_evict or trtllm_max_utilization;
+  // the framework's when the scenario does not set it.
+  std::string scheduler = "vllm_v1";
   std::int64_t max_num_seqs = MemoryConfig{}.max_num_seqs;
   std::int64_t max_num_batched_tokens = MemoryConfig{}.max_num_batched_tokens;  // token budget per step
   int block_size = MemoryConfig{}.block_size;

@@ -27,7 +27,9 @@ const std::vector<FrameworkPreset>& framework_presets() {
        .async_scheduling = false,
        .prefix_caching = false,
        .source = "Vidur data/profiling cpu_overheads (vLLM V0 on A100): schedule + prepare inputs + process outputs",
-       .policy_note = "V0's prefill-only steps ahead of decodes (servesim mixes them as V1 does)"},
+       .scheduler = "vllm_v0_prefill_first",
+       .policy_note = "chunked prefill (V0 enabled it by default only for contexts over 32k tokens; servesim's "
+                      "vllm_v0_prefill_first runs whole prompts), swap-out preemption (recompute is modelled)"},
       {.name = "vllm-2023-eager",
        .doc = "vLLM before CUDA graphs (v0.1-v0.2.5, 2023): every kernel launched from Python, TP workers via Ray",
        // Fitted on the Splitwise A100 rows (data/static_batch/splitwise_a100.csv, Llama-2-70B
@@ -45,7 +47,8 @@ const std::vector<FrameworkPreset>& framework_presets() {
        .source = "CUDA graphs came with vLLM PR #1926 (Dec 2023); collective_latency 33 us and step CPU 0 fitted "
                  "on Splitwise A100 (held-out decode step error 2.9%); kernel launch 10 us and per-sequence 20 us "
                  "are assumptions (the 70B layers' GPU time exceeds the launches there, so the data cannot fix them)",
-       .policy_note = "prefill-only steps ahead of decodes, as vllm-v0 (servesim mixes them)"},
+       .scheduler = "vllm_v0_prefill_first",
+       .policy_note = "the 2023 scheduler's swap-out preemption (recompute is modelled)"},
       {.name = "sglang",
        .doc = "SGLang (v0.4+): overlap (zero-overhead) scheduler, CUDA graphs, RadixAttention prefix cache on",
        .step_cpu_overhead = 0.2e-3,
@@ -55,7 +58,9 @@ const std::vector<FrameworkPreset>& framework_presets() {
        .prefix_caching = true,
        .source = "SGLang v0.4 release blog (lmsys.org, 2024-12-04): the CPU scheduler overlaps the GPU step; "
                  "RadixAttention on by default",
-       .policy_note = "the radix tree's cache-aware scheduling order (servesim serves first come, first served)"},
+       .policy_note = "the radix tree's cache-aware scheduling order (servesim serves first come, first served); "
+                      "admission by estimated future tokens (new_token_ratio) with retraction of decodes when memory "
+                      "runs out (servesim: vllm_v1's admission and preemption)"},
       {.name = "trtllm",
        .doc = "TensorRT-LLM (C++ executor, in-flight batching): kernels launched from C++",
        .step_cpu_overhead = 0.2e-3,
@@ -69,8 +74,9 @@ const std::vector<FrameworkPreset>& framework_presets() {
        .source = "assumption (a fit on 6 TensorRT-LLM static rows did not improve held-out error): a C++ runtime "
                  "spends a fraction of a Python engine's host time per step; KV cache reuse is off by default "
                  "(TensorRT-LLM KvCacheConfig.enable_block_reuse)",
-       .policy_note = "GUARANTEED_NO_EVICT admission (a request starts only when its whole KV fits; servesim "
-                      "preempts as vLLM does)"},
+       .scheduler = "trtllm_no_evict",
+       .policy_note = "admission reserves the request's actual output length, where TensorRT-LLM reserves its "
+                      "max_new_tokens"},
       {.name = "lmdeploy-turbomind",
        .doc = "LMDeploy TurboMind (C++ engine, persistent batch)",
        .step_cpu_overhead = 0.2e-3,

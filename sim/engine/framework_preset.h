@@ -7,8 +7,8 @@
 //
 // A preset describes the framework, not the GPU: the GPU profile (hardware/*.yaml,
 // calibrated or not) and the preset compose, so a preset fitted on one GPU applies to
-// any other. Scheduling policies that differ from vLLM v1's (v0's prefill-first steps,
-// TensorRT-LLM's no-evict admission) are not modelled yet: `policy_note` says so.
+// any other. Each preset names its scheduling policy (`scheduler`, the default of
+// engine.scheduler); what of its scheduler is still not modelled, `policy_note` says.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +32,9 @@ struct FrameworkPreset {
   bool async_scheduling = false;  // plans step N+1 while step N runs
   bool prefix_caching = false;    // the framework's default for its prefix cache
   std::string_view source;        // where the numbers come from (citations, fits and their held-out error)
+  // Its scheduling policy, an engine.scheduler value (engine/scheduling_policy.h):
+  // vllm_v1, vllm_v0_prefill_first, trtllm_no_evict (trtllm_max_utilization is a choice, no preset's default).
+  std::string_view scheduler = "vllm_v1";
   std::string_view policy_note;   // what of its scheduler servesim does not model yet ("" = nothing);
                                   // `list frameworks` prints it after "not modelled:"
 };

@@ -9,9 +9,10 @@
 // The engine (vllm_engine.h) calls plan() once per step: one virtual call a step,
 // none per token or per sequence. A new policy (vLLM v0's prefill-first order,
 // TensorRT-LLM's guaranteed-no-evict admission, SGLang's ...) is one new file
-// with its make_<name>_policy and one line in make_scheduling_policy
-// (scheduling_policy.cpp), plus its engine.kind value (config/read_engine.cpp) and
-// its line in `servesim list` (cli/registries.cpp).
+// with its make_<name>_policy and its name in scheduler_names() and
+// make_scheduling_policy (scheduling_policy.cpp); engine.scheduler
+// (config/read_engine.cpp) takes its choices from scheduler_names(), and a
+// framework preset may name it as its default (framework_preset.cpp).
 //
 // The contract with the engine: after plan()
 //  - every decoding sequence runs one token this step (continuous batching), so
@@ -21,6 +22,8 @@
 //    holds the blocks for them (schedule_chunk / admit_head allocate them);
 //  - the total of the two stays within what the policy allows per step.
 #include <memory>
+#include <string_view>
+#include <vector>
 
 #include "core/sim_time.h"
 #include "engine/engine_config.h"
@@ -40,7 +43,10 @@ class SchedulingPolicy {
   virtual bool plan(BatchState& st, Nanos now, Nanos cutoff) = 0;
 };
 
-// The policy for cfg.kind (every kind the vLLM-style engine runs).
+// engine.scheduler's values, the default (vllm_v1) first.
+const std::vector<std::string_view>& scheduler_names();
+// The policy named by cfg.scheduler (vllm_v1 for an unknown name: the config layer
+// accepts only scheduler_names()).
 std::unique_ptr<SchedulingPolicy> make_scheduling_policy(const EngineConfig& cfg);
 
 }  // namespace servesim

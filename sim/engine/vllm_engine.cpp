@@ -55,6 +55,30 @@ std::int64_t VllmEngine::fast_forward_steps(Nanos now, Nanos horizon, double fir
   return lo;
 }
 
+void VllmEngine::PausedDecoders::pause(std::int64_t decoders, double seconds) {
+  for (Group& g : groups_) g.seconds += seconds;
+  if (decoders > total_) {
+    // Those that joined since the last prefill-only step: the youngest group.
+    groups_.push_back(Group{decoders - total_, seconds});
+    total_ = decoders;
+  }
+}
+
+void VllmEngine::PausedDecoders::emit(RunObserver& obs, double gap, std::int64_t samples, std::int64_t decoders) {
+  // Preemption takes the most recently admitted decoders, the youngest groups' first.
+  while (total_ > decoders) {
+    Group& g = groups_.back();
+    const std::int64_t drop = std::min(g.count, total_ - decoders);
+    g.count -= drop;
+    total_ -= drop;
+    if (g.count == 0) groups_.pop_back();
+  }
+  if (samples > total_) obs.on_itl(gap, samples - total_);
+  for (const Group& g : groups_) obs.on_itl(gap + g.seconds, g.count);
+  groups_.clear();
+  total_ = 0;
+}
+
 Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
   assert(!in_step_);
   // 1. The policy plans the step. With async scheduling this step was planned when
@@ -65,12 +89,14 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
   const double transfer_s = state_.transfer_seconds();
   DecodeAggregate& dec = state_.decoders();
   KvBlocks& kv = state_.kv();
-  const std::int64_t n_decode = dec.count();
+  // A prefill-only step (vllm_v0_prefill_first) leaves the decoders out.
+  const bool paused = state_.decoders_paused();
+  const std::int64_t n_decode = paused ? 0 : dec.count();
 
   // 2. The batch: every decoder's next token, then the prefill chunks.
   BatchSummary b;
   b.seqs = b.new_tokens = b.sampled = b.decode_seqs = n_decode;
-  b.decode_kv_tokens = static_cast<double>(dec.kv_tokens(dec.step() + 1));
+  b.decode_kv_tokens = paused ? 0.0 : static_cast<double>(dec.kv_tokens(dec.step() + 1));
   std::int64_t prefill_tokens = 0;
   for (int slot : state_.prefilling()) {
     const BatchState::Seq& s = state_.seq(slot);
@@ -81,6 +107,7 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
   in_step_ = true;
   step_start_ = now;
   step_decoders_ = n_decode;
+  step_paused_ = paused ? dec.count() : 0;
   step_decode_steps_ = n_decode > 0 ? 1 : 0;
   if (b.empty()) {
     // Nothing could be scheduled (cannot happen with admissible requests, kept as a guard).
@@ -126,7 +153,13 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
     r.queue_length = state_.queue_length();
     StepPricer::record_cost(r, totals, k, seconds, transfer_s);
     ctx_.observer->on_step(r);
-    if (n_decode > 0 && !ctx_.virtual_engine) ctx_.observer->on_itl(seconds / static_cast<double>(k), n_decode * k);
+    if (!ctx_.virtual_engine) {
+      if (step_paused_ > 0) pauses_.pause(step_paused_, seconds);
+      if (n_decode > 0) {
+        if (pauses_.empty()) ctx_.observer->on_itl(seconds / static_cast<double>(k), n_decode * k);
+        else pauses_.emit(*ctx_.observer, seconds / static_cast<double>(k), n_decode * k, n_decode);
+      }
+    }
   }
   return end;
 }
@@ -138,8 +171,14 @@ void VllmEngine::finish_step(Nanos now, std::vector<Request>& done) {
   if (ctx_.virtual_engine) {
     // Other virtual engines' steps interleave with this one's: a decoder's gap is
     // from this engine's previous step end (its previous token) to now.
-    if (ctx_.observer && step_decoders_ > 0 && last_finish_ >= 0)
-      ctx_.observer->on_itl(to_seconds(now - last_finish_), step_decoders_);
+    if (ctx_.observer && last_finish_ >= 0) {
+      const double gap = to_seconds(now - last_finish_);
+      if (step_paused_ > 0) pauses_.pause(step_paused_, gap);
+      if (step_decoders_ > 0) {
+        if (pauses_.empty()) ctx_.observer->on_itl(gap, step_decoders_);
+        else pauses_.emit(*ctx_.observer, gap, step_decoders_, step_decoders_);
+      }
+    }
     last_finish_ = now;
   }
   state_.finish_decoders(now, done);  // decoders whose last token came at this step

@@ -83,12 +83,38 @@ class VllmEngine : public Engine {
   // The step in flight.
   std::int64_t step_decode_steps_ = 0;  // decode steps it covers (k when fast-forwarded)
   std::int64_t step_decoders_ = 0;
+  std::int64_t step_paused_ = 0;        // decoders left out of it (a prefill-only step)
   Nanos step_start_ = 0;      // start of the last step (of a fused run: its last step's)
   Nanos step_end_ = -1;       // end of the last step (async scheduling)
   Nanos step_stage_nanos_ = 0;
   Nanos last_finish_ = -1;    // virtual engines: end of the previous step (inter-token gaps)
   bool in_step_ = false;
   StepRecord step_record_;    // start_step's report to the observer
+
+  // Decoders that sat out prefill-only steps (vllm_v0_prefill_first) since the
+  // last decode step, in groups by the steps they sat out, oldest first: the next
+  // token's inter-token gap of each adds the time it waited. Between decode steps
+  // decoders only join (completed prompts, the youngest), and a decode step's
+  // preemptions take the youngest first, so a few counts suffice.
+  class PausedDecoders {
+   public:
+    bool empty() const { return groups_.empty(); }
+    // A prefill-only step of `seconds` with `decoders` decoders waiting.
+    void pause(std::int64_t decoders, double seconds);
+    // A decode step's gaps: `samples` of `gap` (decoders x fused steps), of which
+    // each waiting decoder still running (the oldest `decoders` of them) has
+    // its first one longer by its wait; then forgets the waits.
+    void emit(RunObserver& obs, double gap, std::int64_t samples, std::int64_t decoders);
+
+   private:
+    struct Group {
+      std::int64_t count;
+      double seconds;
+    };
+    std::vector<Group> groups_;
+    std::int64_t total_ = 0;
+  };
+  PausedDecoders pauses_;
 };
 
 }  // namespace servesim

@@ -67,6 +67,9 @@ nlohmann::json resolved_config_json(const Scenario& sc, std::int64_t kv_blocks, 
                                                 ? nlohmann::json(nullptr)  // machine-sized: see summary_json.cpp
                                                 : nlohmann::json(summary.load.guard_bytes)},
                  {"max_queue_memory_from_machine", summary.load.guard_from_machine}};
+  // The scheduling policy, when it is not vLLM v1's: written only then, so that the
+  // default run's JSON stays as it was before engine.scheduler existed.
+  if (e.scheduler != "vllm_v1") j["engine"]["scheduler"] = e.scheduler;
   j["kv_cache"] = {{"blocks_per_replica", kv_blocks}, {"tokens_per_replica", kv_blocks * e.block_size}};
   nlohmann::json w;
   const WorkloadSpec& ws = sc.workload;
