@@ -83,13 +83,27 @@ const Key kInterNode{.name = "inter_node", .type = KeyType::section,
 const Key kHost{.name = "host", .type = KeyType::section, .doc = "GPU <-> CPU memory link, used by KV offload"};
 
 // --- (gpu file).power, .cost ---
-const Key kTdp{.name = "tdp", .type = KeyType::quantity, .doc = "board power limit, drawn when busy",
+const Key kTdp{.name = "tdp", .type = KeyType::quantity,
+               .doc = "board power limit: the cap of the load-following power (docs/energy.md)",
                .spec = "GpuSpec::tdp_watts", .dimension = Dimension::power, .required = true, .min = 1.0, .max = 1e5,
                .why = "a board's power limit"};
 // Idle power cannot exceed the board's limit (energy per token would turn negative).
-const Key kIdle{.name = "idle", .type = KeyType::quantity, .doc = "power when idle; at most the TDP",
+const Key kIdle{.name = "idle", .type = KeyType::quantity,
+                .doc = "power with no step running (between steps and requests); at most the TDP",
                 .spec = "GpuSpec::idle_watts", .dimension = Dimension::power, .default_note = "10% of the TDP",
                 .min = 0.0, .why = "idle power is at most the TDP"};
+// Load-following power (hardware/power_model.h, docs/energy.md):
+//   P = idle + (tdp - idle) * min(1, compute_weight * U_compute + memory_weight * U_memory).
+const Key kComputeWeight{.name = "compute_weight", .type = KeyType::number,
+                         .doc = "share of the idle-to-TDP span per unit of compute utilisation (FLOP/s over the "
+                                "peak); 1/weight is the MFU at which the board reaches its power limit",
+                         .spec = "GpuSpec::power_compute_weight", .default_number = 1.8, .min = 0.0, .max = 100.0,
+                         .why = "a non-negative weight"};
+const Key kMemoryWeight{.name = "memory_weight", .type = KeyType::number,
+                        .doc = "share of the idle-to-TDP span per unit of memory-bandwidth utilisation (bytes/s "
+                               "over the peak)",
+                        .spec = "GpuSpec::power_memory_weight", .default_number = 0.6, .min = 0.0, .max = 100.0,
+                        .why = "a non-negative weight"};
 const Key kOnDemand{.name = "on_demand", .type = KeyType::quantity, .doc = "price per GPU-hour (an assumption: cite it)",
                     .spec = "GpuSpec::price_per_hour", .dimension = Dimension::price_per_hour, .default_number = 0,
                     .min = 0, .max = kInf};
@@ -151,6 +165,8 @@ GpuSpec parse_gpu(ConfigMap& doc) {
   g.tdp_watts = read_quantity(power, kTdp);
   g.idle_watts = quantity_in(power, "idle", kIdle.dimension, 0.1 * g.tdp_watts, RealRange{kIdle.min, g.tdp_watts},
                              kIdle.why);
+  g.power_compute_weight = read_number(power, kComputeWeight);
+  g.power_memory_weight = read_number(power, kMemoryWeight);
   power.finish();
 
   ConfigMap cost = doc.map("cost");
@@ -203,7 +219,7 @@ std::vector<const KeySection*> gpu_file_key_sections() {
                                 {&kLinkKind, &kLinkBandwidthOptional, &kLinkLatency}};
   static const KeySection host{"(gpu file).interconnect.host", "GPU <-> CPU memory link (optional)", {}, {},
                                {&kLinkKind, &kLinkBandwidthOptional, &kLinkLatency}};
-  static const KeySection power{"(gpu file).power", "board power", {}, {}, {&kTdp, &kIdle}};
+  static const KeySection power{"(gpu file).power", "board power", {}, {}, {&kTdp, &kIdle, &kComputeWeight, &kMemoryWeight}};
   static const KeySection cost{"(gpu file).cost", "price", {}, {}, {&kOnDemand}};
   return {&top, &compute, &memory, &interconnect, &intra, &inter, &host, &power, &cost};
 }

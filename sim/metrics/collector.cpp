@@ -60,6 +60,7 @@ void Collector::on_step(const StepRecord& s) {
   gpu_s_ += s.gpu_time;
   flops_ += s.flops;
   bytes_ += s.bytes;
+  if (dt > 0) step_joules_ += dt * power_.watts(s.flops / (dt * peak_flops_), s.bytes / (dt * peak_bw_));
   for (int i = 0; i < kBoundCount; ++i) bound_s_[i] += s.time_by_bound[static_cast<std::size_t>(i)];
   steps_ += s.steps;
   batch_weighted_ += dt * static_cast<double>(s.batch_seqs);
@@ -193,6 +194,13 @@ RunSummary Collector::summarize() {
     for (int i = 0; i < kBoundCount; ++i) s.bound_share[i] = total > 0 ? bound_s_[i] / total : 0.0;
   }
   if (s.duration_s > 0) s.busy_fraction = busy_s_ / (s.duration_s * replicas_);
+  // Energy: steps at their own power, the rest of each replica's wall time at idle.
+  const double idle_s = std::max(s.duration_s * replicas_ - busy_s_, 0.0);
+  s.energy_j = (step_joules_ + idle_s * power_.idle_watts) * gpus_per_replica_;
+  if (s.duration_s > 0) s.power_w_per_gpu = s.energy_j / (s.duration_s * s.gpus);
+  if (busy_s_ > 0) s.busy_power_w_per_gpu = step_joules_ / busy_s_;
+  if (output_tokens_ > 0) s.joules_per_output_token = s.energy_j / static_cast<double>(output_tokens_);
+  if (completed_ > 0) s.joules_per_request = s.energy_j / static_cast<double>(completed_);
   s.kv_utilization_max = kv_max_;
   s.batch_size_max = batch_max_;
   s.queue_length_max = queue_max_;

@@ -14,6 +14,7 @@
 #include <ostream>
 #include <vector>
 
+#include "hardware/power_model.h"
 #include "metrics/log_histogram.h"
 #include "metrics/queue_growth.h"
 #include "metrics/request_result.h"
@@ -60,6 +61,8 @@ class Collector : public RunObserver {
   void on_itl(double seconds, std::int64_t count) override;
   void on_request_done(const RequestRecord& r) override;
 
+  // Board power per step (RunSummary energy fields); without it they stay 0.
+  void set_power_model(const PowerModel& p) { power_ = p; }
   void set_request_stream(std::ostream* out);  // writes the CSV header now
   void set_request_results(RequestResults* out) { results_ = out; }  // appended to as requests finish
   void keep_timeline(std::size_t max_rows) { timeline_limit_ = max_rows; }
@@ -88,6 +91,8 @@ class Collector : public RunObserver {
   Nanos first_arrival_ = -1, last_finish_ = 0;
   // Step aggregates.
   double busy_s_ = 0, gpu_s_ = 0, flops_ = 0, bytes_ = 0;
+  PowerModel power_;
+  double step_joules_ = 0;  // per GPU, summed over replicas (as busy_s_)
   double bound_s_[kBoundCount] = {0, 0, 0, 0};
   double batch_weighted_ = 0, kv_weighted_ = 0, queue_weighted_ = 0, kv_max_ = 0;
   std::int64_t batch_max_ = 0, queue_max_ = 0, steps_ = 0;

@@ -56,6 +56,14 @@ struct RunSummary {
   double mfu = 0;                   // model FLOP/s over peak, while busy
   double bandwidth_utilization = 0; // HBM bytes/s over peak, while busy
   double busy_fraction = 0;         // share of wall time some step was running (per replica, averaged)
+  // Energy (hardware/power_model.h): each step at the board power of its compute and
+  // memory-bandwidth utilisation, the time between steps at idle power; all GPUs,
+  // over duration_s. Zero when the collector was given no power model.
+  double energy_j = 0;
+  double power_w_per_gpu = 0;        // average board power per GPU over duration_s
+  double busy_power_w_per_gpu = 0;   // average per GPU while a step runs
+  double joules_per_output_token = 0;
+  double joules_per_request = 0;     // per completed request
   double kv_utilization_mean = 0, kv_utilization_max = 0;
   double batch_size_mean = 0;
   std::int64_t batch_size_max = 0;

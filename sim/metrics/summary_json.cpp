@@ -132,6 +132,11 @@ nlohmann::json summary_json(const RunSummary& s) {
                       {"queue_length_mean", s.queue_length_mean},
                       {"queue_length_max", s.queue_length_max},
                       {"steps", s.steps}};
+  j["energy"] = {{"energy_j", s.energy_j},
+                 {"power_w_per_gpu", s.power_w_per_gpu},
+                 {"busy_power_w_per_gpu", s.busy_power_w_per_gpu},
+                 {"joules_per_output_token", s.joules_per_output_token},
+                 {"joules_per_request", s.joules_per_request}};
   j["gpu_time_share"] = {{"compute", s.bound_share[0]},
                          {"memory", s.bound_share[1]},
                          {"communication", s.bound_share[2]},
@@ -178,6 +183,11 @@ std::string summary_table(const RunSummary& s) {
                      "comm {:.0f}% / overhead {:.0f}%\n",
                      100 * s.busy_fraction, 100 * s.mfu, 100 * s.bandwidth_utilization, 100 * s.bound_share[0],
                      100 * s.bound_share[1], 100 * s.bound_share[2], 100 * s.bound_share[3]);
+  if (s.energy_j > 0)
+    out += fmt::format("energy     {:.0f} W per GPU on average ({:.0f} W while stepping), {:.3g} J/output token, "
+                       "{:.3g} J/request, {:.4g} kWh in all\n",
+                       s.power_w_per_gpu, s.busy_power_w_per_gpu, s.joules_per_output_token, s.joules_per_request,
+                       s.energy_j / 3.6e6);
   if (s.cached_tokens > 0) out += fmt::format("prefix cache hit rate {:.1f}% of prompt tokens\n", 100 * s.prefix_hit_rate);
   if (s.offload_tokens > 0 || s.swapped_preemptions > 0)
     out += fmt::format("CPU offload: {:.1f}% of prompt tokens reloaded from host memory, {} preemptions swapped\n",

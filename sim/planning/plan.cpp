@@ -155,7 +155,7 @@ PlanResult plan(const ConfigNode& doc, const std::string& source, const PlanOpti
       }
       const RunSummary& op = c.operating->summary;
       const double out_per_request = op.completed > 0 ? static_cast<double>(op.output_tokens) / op.completed : 0.0;
-      c.economics = economics(c.scenario->gpu, std::max(c.gpus, 0), c.total_rate * out_per_request, op.busy_fraction);
+      c.economics = economics(c.scenario->gpu, std::max(c.gpus, 0), c.total_rate * out_per_request, op.power_w_per_gpu);
     }
     if (opt.progress) {
       std::lock_guard<std::mutex> lock(progress_mutex);
@@ -239,7 +239,8 @@ std::string plan_table(const PlanResult& p) {
                      p.search.trial.requests, 100 * p.search.tolerance,
                      p.target_rate ? "$ per million output tokens" : "total goodput");
   out += "  max req/s: per replica under the SLOs; total r/s: replicas x max; $/Mtok, J/tok: at the operating\n"
-         "  load (the target, else every replica at its max; power per GPU = idle + (TDP - idle) x busy fraction);\n"
+         "  load (the target, else every replica at its max; power per GPU: each step at idle + (TDP - idle) x\n"
+         "  min(1, w_c x compute + w_m x memory-bandwidth utilisation), idle power between steps; docs/energy.md);\n"
          "  tok/s/usr: 1000 / mean TPOT at the max rate\n\n";
   out += fmt::format("{:>4} {:<30} {:>9} {:>5} {:>5} {:>9} {:>8} {:>8} {:>7} {:>9} {:>9}  {:<22} {}\n", "rank",
                      "candidate", "max req/s", "repl", "GPUs", "total r/s", "$/hour", "$/Mtok", "J/tok", "tok/s/GPU",

@@ -83,7 +83,7 @@ void fill_capacity(WhatIfRow& r, const Scenario& sc, const WhatIfOptions& option
     r.capacity_rps = c.max_rate * replicas;
     const RunSummary& t = c.at_max->summary;
     r.usd_per_mtok_at_capacity = economics(sc.gpu, sc.parallelism.gpus_per_replica(), t.output_tokens_per_s,
-                                           t.busy_fraction)
+                                           t.power_w_per_gpu)
                                      .usd_per_million_output_tokens;
   } catch (const Error& e) {
     r.capacity_note = e.what();

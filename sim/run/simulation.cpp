@@ -110,6 +110,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
 
   Collector collector(cost.peak_flops(), sc.gpu.memory_bandwidth, sc.parallelism.gpus_per_replica(),
                       sc.parallelism.replicas, sc.slo);
+  collector.set_power_model(PowerModel::of(sc.gpu));
   collector.set_request_stream(options.requests_csv);
   collector.set_request_results(options.request_results);
   collector.keep_timeline(options.timeline_rows);

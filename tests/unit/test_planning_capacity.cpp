@@ -140,7 +140,7 @@ TEST_CASE("plan: cost scales with GPU count", "[planning]") {
   RunSummary one;
   one.gpus = 1;
   one.output_tokens_per_s = 1000;
-  one.busy_fraction = 0.5;
+  one.power_w_per_gpu = 300;
   RunSummary two = one;
   two.gpus = 2;
   two.output_tokens_per_s = 2000;
@@ -149,9 +149,9 @@ TEST_CASE("plan: cost scales with GPU count", "[planning]") {
   CHECK(e1.usd_per_hour == Approx(sc.gpu.price_per_hour));
   CHECK(e2.usd_per_million_output_tokens == Approx(e1.usd_per_million_output_tokens));
   CHECK(e2.joules_per_output_token == Approx(e1.joules_per_output_token));
-  // Linear power model: idle at 0% busy, TDP at 100%.
-  CHECK(gpu_power_watts(sc.gpu, 0) == Approx(sc.gpu.idle_watts));
-  CHECK(gpu_power_watts(sc.gpu, 1) == Approx(sc.gpu.tdp_watts));
+  // Power is the run's average per GPU: 300 W for 1000 tok/s is 0.3 J/token.
+  CHECK(e1.power_watts == Approx(300));
+  CHECK(e1.joules_per_output_token == Approx(0.3));
   // A simulated two-replica run reports twice the GPUs, so twice the cost per hour.
   Scenario pair = sc;
   pair.parallelism.replicas = 2;

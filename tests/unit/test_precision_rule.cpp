@@ -87,7 +87,7 @@ TEST_CASE("whatif shows the resolved precision and compares cost at the SLO-meet
     CHECK(r.capacity_rps == c.max_rate);
     const RunSummary& t = c.at_max->summary;
     CHECK(r.usd_per_mtok_at_capacity ==
-          economics(r.point->scenario->gpu, 1, t.output_tokens_per_s, t.busy_fraction).usd_per_million_output_tokens);
+          economics(r.point->scenario->gpu, 1, t.output_tokens_per_s, t.power_w_per_gpu).usd_per_million_output_tokens);
     // At 2 req/s offered both are far below capacity: the offered-load cost is the higher one.
     CHECK(r.usd_per_mtok > r.usd_per_mtok_at_capacity);
   }
