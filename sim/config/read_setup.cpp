@@ -173,6 +173,7 @@ Setup read_setup(ConfigMap& doc) {
   ConfigMap eng = section_map(doc, engine_key_section());
   s.engine = read_engine(eng);
   resolve_max_model_len(eng, s);
+  resolve_speculative(eng, s);
   if (s.engine.kernel_launch_overhead > 0)
     s.engine.launch_floor = s.engine.kernel_launch_overhead * kernels_per_step(make_cost_model(s), s.parallelism.pp);
   return s;

@@ -100,8 +100,14 @@ SimulationResult simulate(const Scenario& scenario, const SimulationOptions& opt
 
 SimulationResult simulate(const Scenario& sc, RequestSource& source, const SimulationOptions& options) {
   const CostModel cost = make_cost_model(sc);
+  const std::unique_ptr<CostModel> draft_cost = make_draft_cost_model(sc);
   SimulationResult result;
-  result.memory = plan_memory(cost, sc.engine.memory_config());
+  if (draft_cost) {
+    const DraftMemory dm = draft_memory(*draft_cost, sc.engine.speculative.head());
+    result.memory = plan_memory(cost, sc.engine.memory_config(), &dm);
+  } else {
+    result.memory = plan_memory(cost, sc.engine.memory_config());
+  }
   if (!result.memory.fits) throw Error(result.memory.verdict);
   const std::int64_t blocks =
       sc.engine.num_gpu_blocks_override > 0 ? sc.engine.num_gpu_blocks_override : result.memory.kv_blocks;
@@ -118,6 +124,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   for (int r = 0; r < sc.parallelism.replicas; ++r) {
     EngineContext ctx;
     ctx.cost = &cost;
+    ctx.draft_cost = draft_cost.get();
     ctx.config = sc.engine;
     ctx.memory = result.memory;
     ctx.kv_blocks = blocks;
