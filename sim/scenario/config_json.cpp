@@ -66,6 +66,14 @@ nlohmann::json resolved_config_json(const Scenario& sc, std::int64_t kv_blocks, 
                                                 ? nlohmann::json(nullptr)  // machine-sized: see summary_json.cpp
                                                 : nlohmann::json(summary.load.guard_bytes)},
                  {"max_queue_memory_from_machine", summary.load.guard_from_machine}};
+  if (e.speculative.enabled()) {
+    const SpeculativeConfig& sp = e.speculative;
+    j["engine"]["speculative"] = {{"method", sp.method},
+                                  {"draft_model", sp.draft_model},
+                                  {"num_speculative_tokens", sp.num_speculative_tokens},
+                                  {"acceptance", sp.acceptance},
+                                  {"expected_tokens_per_step", sp.expected_tokens()}};
+  }
   j["kv_cache"] = {{"blocks_per_replica", kv_blocks}, {"tokens_per_replica", kv_blocks * e.block_size}};
   nlohmann::json w;
   const WorkloadSpec& ws = sc.workload;

@@ -11,7 +11,8 @@
 //   TPOT_spec = t_spec / E,  TPOT_plain = t_decode,
 //   speed-up  = E t_decode / (k t_draft + t_verify(k+1)).
 // Step times grow with the context; the closed form takes them at the mean
-// context in + out/2, within 1% of the run for out << in.
+// context in + out/2 (exact for step times affine in the context); the last step
+// may emit up to E - 1 tokens more than asked, under 0.3% of 1000 tokens.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -28,7 +29,7 @@ using namespace servesim::testing;
 
 namespace {
 
-constexpr std::int64_t kIn = 2000, kOut = 401;
+constexpr std::int64_t kIn = 2000, kOut = 1001;
 
 double tpot_ms(const Scenario& sc) {
   VectorSource src({make_request(0.0, kIn, kOut)});
