@@ -102,12 +102,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   const CostModel cost = make_cost_model(sc);
   const std::unique_ptr<CostModel> draft_cost = make_draft_cost_model(sc);
   SimulationResult result;
-  if (draft_cost) {
-    const DraftMemory dm = draft_memory(*draft_cost, sc.engine.speculative.head());
-    result.memory = plan_memory(cost, sc.engine.memory_config(), &dm);
-  } else {
-    result.memory = plan_memory(cost, sc.engine.memory_config());
-  }
+  result.memory = plan_setup_memory(sc, cost);
   if (!result.memory.fits) throw Error(result.memory.verdict);
   const std::int64_t blocks =
       sc.engine.num_gpu_blocks_override > 0 ? sc.engine.num_gpu_blocks_override : result.memory.kv_blocks;

@@ -26,5 +26,8 @@ CostModel make_cost_model(const Setup& s);
 // The speculative drafter's cost model (engine.speculative: the draft model or the
 // eagle/mtp head on the target's GPUs, precision and TP); null when not speculating.
 std::unique_ptr<CostModel> make_draft_cost_model(const Setup& s);
+// The memory plan of `cost` (make_cost_model(s)) under s.engine, with the
+// speculative drafter's weights and KV when there is one.
+MemoryPlan plan_setup_memory(const Setup& s, const CostModel& cost);
 
 }  // namespace servesim
