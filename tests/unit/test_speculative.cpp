@@ -167,3 +167,28 @@ TEST_CASE("speculative decoding: bad settings are refused with the reason", "[sp
   const Scenario ok = spec_scenario("{method: mtp, num_speculative_tokens: 2, acceptance: [0.9, 0.6]}");
   CHECK(ok.engine.speculative.expected_tokens() == Approx(1 + 0.9 + 0.54));
 }
+
+TEST_CASE("speculative decoding: the speed-up shrinks with the batch and turns into a slowdown",
+          "[speculative]") {
+  // n requests at once (prompt 128, 512 out): at n = 1 decoding is memory-bound and
+  // EAGLE (k = 4, alpha = 0.7, E = 2.77) cuts TPOT; at n = 512 every step verifies
+  // 512 x 5 tokens, compute-bound, and costs more per emitted token than plain decoding.
+  auto tpot = [](const Scenario& sc, int n) {
+    std::vector<Request> rs;
+    for (int i = 0; i < n; ++i) rs.push_back(make_request(0.0, 128, 512));
+    VectorSource src(std::move(rs));
+    const SimulationResult r = simulate(sc, src, {});
+    REQUIRE(r.summary.completed == n);
+    return r.summary.tpot_ms.p50;
+  };
+  const Scenario plain = scenario_from("{max_num_seqs: 512}");
+  const Scenario eagle =
+      scenario_from("{max_num_seqs: 512, speculative: {method: eagle, num_speculative_tokens: 4, acceptance_rate: 0.7}}");
+  const double low = tpot(plain, 1) / tpot(eagle, 1);
+  const double mid = tpot(plain, 64) / tpot(eagle, 64);
+  const double high = tpot(plain, 512) / tpot(eagle, 512);
+  CAPTURE(low, mid, high);
+  CHECK(low > 1.5);
+  CHECK(mid < low);
+  CHECK(high < 1.0);
+}
