@@ -156,7 +156,7 @@ TEST_CASE("speculative decoding: bad settings are refused with the reason", "[sp
           "unknown model 'no-such-model'");
   refused("{method: eagle, draft_model: llama-3.1-8b, num_speculative_tokens: 2, acceptance_rate: 0.5}",
           "for method draft_model only");
-  // A draft model must share the target's vocabulary (Llama 3 has 128256 tokens, Mistral 7B 32000).
+  // A draft model must share the target's vocabulary (Llama 3 has 128256 tokens, the catalog's Mistral 7B 32768).
   refused("{method: draft_model, draft_model: mistral-7b, num_speculative_tokens: 2, acceptance_rate: 0.5}",
           "vocabulary");
   // Engines that cannot speculate.
