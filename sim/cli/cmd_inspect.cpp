@@ -66,7 +66,7 @@ void run_inspect(const InspectArgs& a) {
   // The same top-level keys as `run` accepts; the workload and SLOs are not read.
   const Setup setup = parse_setup_only(doc, a.scenario.empty() ? "--flags" : a.scenario);
   const CostModel cost = make_cost_model(setup);
-  const MemoryPlan plan = plan_memory(cost, setup.engine.memory_config());
+  const MemoryPlan plan = plan_setup_memory(setup, cost);
 
   std::vector<SeqWork> prefill(static_cast<std::size_t>(a.prefill_batch), SeqWork{a.prefill_len, 0, true});
   std::vector<SeqWork> decode(static_cast<std::size_t>(a.decode_batch), SeqWork{1, a.decode_context, true});

@@ -73,6 +73,10 @@ void run(const RunArgs& a) {
   fmt::print("{} on {} x{} (tp={}, pp={}, replicas={}), {}, {} engine\n", sc.model.name, sc.gpu.name,
              sc.parallelism.total_gpus(), sc.parallelism.tp, sc.parallelism.pp, sc.parallelism.replicas,
              sc.resolved.describe(), sc.engine.kind);
+  if (const SpeculativeConfig& sp = sc.engine.speculative; sp.enabled())
+    fmt::print("speculative decoding: {}{}, k = {}, {:.2f} tokens per sequence per step expected\n", sp.method,
+               sp.draft_model.empty() ? "" : " (" + sp.draft_model + ")", sp.num_speculative_tokens,
+               sp.expected_tokens());
   fmt::print("KV cache: {} blocks x {} tokens per replica\n\n", r.kv_blocks_per_replica, sc.engine.block_size);
   fmt::print("{}", summary_table(r.summary));
   fmt::print("{}", bands::summary_bands_text(j["bands"]));

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <iterator>
+#include <cstdlib>
 #include <limits>
 
+#include "config/catalog_reader.h"
 #include "config/scenario_sections.h"
 #include "engine/framework_preset.h"
 #include "engine/scheduling_policy.h"
@@ -257,6 +259,60 @@ const Key kAttentionKernel{
     .choices = {"flash", "naive"},
 };
 
+// engine.speculative (engine/speculative.h).
+const Key kSpeculative{
+    .name = "speculative",
+    .type = KeyType::section,
+    .doc = "speculative decoding: a drafter proposes tokens, the target verifies them in one pass (vLLM "
+           "--speculative-config)",
+    .spec = "EngineConfig::speculative",
+};
+const Key kSpecMethod{
+    .name = "method",
+    .type = KeyType::choice,
+    .doc = "the drafter: draft_model (a smaller model, k decode steps), eagle (EAGLE head: one layer of the "
+           "target's width + LM head per token) or mtp (DeepSeek-V3 multi-token prediction module, the same shape)",
+    .spec = "SpeculativeConfig::method",
+    .required = true,
+    .choices = {"draft_model", "eagle", "mtp"},
+};
+const Key kSpecDraftModel{
+    .name = "draft_model",
+    .type = KeyType::text,
+    .doc = "method draft_model: the draft model's catalog name or config.json path (same vocabulary as the target)",
+    .spec = "SpeculativeConfig::draft_model",
+    .default_note = "none (required with method: draft_model)",
+};
+const Key kSpecTokens{
+    .name = "num_speculative_tokens",
+    .type = KeyType::integer,
+    .doc = "tokens k the drafter proposes per step; the target verifies k+1 positions (vLLM num_speculative_tokens)",
+    .spec = "SpeculativeConfig::num_speculative_tokens",
+    .unit = "tokens",
+    .required = true,
+    .min = 1,
+    .max = 64,
+    .why = "at least one proposed token; more than 64 is beyond any published drafter",
+};
+const Key kSpecAcceptanceRate{
+    .name = "acceptance_rate",
+    .type = KeyType::number,
+    .doc = "probability alpha that each proposed token is accepted, i.i.d. per position: a sequence emits "
+           "(1 - alpha^(k+1)) / (1 - alpha) tokens per step",
+    .spec = "SpeculativeConfig::acceptance",
+    .default_note = "none (give acceptance_rate or acceptance)",
+    .min = 0,
+    .max = 1,
+    .why = "a probability",
+};
+const Key kSpecAcceptance{
+    .name = "acceptance",
+    .type = KeyType::list,
+    .doc = "per-position acceptance [a1 .. ak]: a_i = P(token i accepted | tokens 1..i-1 accepted), k numbers in [0, 1]",
+    .spec = "SpeculativeConfig::acceptance",
+    .item = "probability",
+};
+
 std::vector<std::string> choice_names(const Key& k) { return {k.choices.begin(), k.choices.end()}; }
 
 // A choice key with its own wording of the error ("unknown engine 'x'"), as before
@@ -281,6 +337,53 @@ int read_block_size(ConfigMap& e) {
   return static_cast<int>(b);
 }
 
+SpeculativeConfig read_speculative(ConfigMap& m) {
+  SpeculativeConfig c;
+  c.method = read_named_choice(m, kSpecMethod, "speculative method");
+  const std::string draft(kSpecDraftModel.name);
+  if (m.has(draft)) c.draft_model = m.string(draft);
+  if (c.method == "draft_model" && c.draft_model.empty())
+    m.fail(draft, "method draft_model needs draft_model: the draft model's catalog name or config.json path");
+  if (c.method != "draft_model" && !c.draft_model.empty())
+    m.fail(draft, fmt::format("draft_model is for method draft_model only; method {} drafts with a head of the "
+                              "target's own shape",
+                              c.method));
+  const std::string tokens(kSpecTokens.name);
+  if (!m.has(tokens))
+    m.fail(tokens, "num_speculative_tokens (k, the tokens proposed per step, at least 1) is required");
+  c.num_speculative_tokens = read_integer(m, kSpecTokens);
+  const std::string rate(kSpecAcceptanceRate.name), list(kSpecAcceptance.name);
+  const bool has_rate = m.has(rate), has_list = m.has(list);
+  if (has_rate == has_list)
+    m.fail(has_rate ? list : rate,
+           has_rate ? "give acceptance_rate (i.i.d. per position) or acceptance (per position), not both"
+                    : "give acceptance_rate (alpha, i.i.d. per position) or acceptance: [a1 .. ak]");
+  const std::size_t k = static_cast<std::size_t>(c.num_speculative_tokens);
+  if (has_rate) {
+    c.acceptance.assign(k, read_number(m, kSpecAcceptanceRate));
+  } else {
+    const ConfigNode& node = *m.get(list);
+    std::vector<std::string> items;
+    if (node.is_sequence())
+      for (const ConfigNode& it : node.items()) items.push_back(it.is_scalar() ? it.text() : std::string("?"));
+    else if (node.is_scalar())
+      items.push_back(node.text());
+    for (const std::string& t : items) {
+      char* end = nullptr;
+      const double v = std::strtod(t.c_str(), &end);
+      if (t.empty() || end != t.c_str() + t.size() || !(v >= 0.0 && v <= 1.0))
+        m.fail(list, fmt::format("every acceptance probability must be a number in [0, 1], got '{}'", t));
+      c.acceptance.push_back(v);
+    }
+    if (c.acceptance.size() != k)
+      m.fail(list, fmt::format("acceptance lists {} probabilities, but num_speculative_tokens is {}: give one per "
+                               "proposed position",
+                               c.acceptance.size(), k));
+  }
+  m.finish();
+  return c;
+}
+
 }  // namespace
 
 const KeySection& engine_key_section() {
@@ -290,7 +393,16 @@ const KeySection& engine_key_section() {
       .keys = {&kKind, &kFramework, &kScheduler, &kMaxNumSeqs, &kMaxBatchedTokens, &kBlockSize, &kGpuMemoryUtilization, &kPrefixCaching,
                &kChunkedPrefill, &kMaxModelLen, &kNumGpuBlocksOverride, &kRuntimeOverhead, &kStepCpuOverhead,
                &kPerSeqCpuOverhead, &kKernelLaunchOverhead, &kCollectiveLatency, &kFrontendLatency, &kAsyncScheduling, &kCpuOffload, &kMaxQueueMemory,
-               &kAttentionKernel},
+               &kAttentionKernel, &kSpeculative},
+  };
+  return s;
+}
+
+const KeySection& speculative_key_section() {
+  static const KeySection s{
+      .path = "engine.speculative",
+      .doc = "speculative decoding (engine/speculative.h states the model)",
+      .keys = {&kSpecMethod, &kSpecDraftModel, &kSpecTokens, &kSpecAcceptanceRate, &kSpecAcceptance},
   };
   return s;
 }
@@ -337,6 +449,11 @@ EngineConfig read_engine(ConfigMap& e) {
   if (c.gpu_memory_utilization <= kGpuMemoryUtilization.min || c.gpu_memory_utilization > kGpuMemoryUtilization.max)
     throw Error(fmt::format("{}: must be in (0, 1], got {}", e.where(std::string(kGpuMemoryUtilization.name)),
                             c.gpu_memory_utilization));
+  const std::string spec(kSpeculative.name);
+  if (e.has(spec)) {
+    ConfigMap sm = e.map(spec);
+    c.speculative = read_speculative(sm);
+  }
   e.finish();
   return c;
 }
@@ -346,6 +463,43 @@ EngineConfig read_engine(ConfigMap& e) {
 // chunked prefill a prompt must fit one step's token budget, so vLLM also
 // refuses max_num_batched_tokens < max_model_len then (SchedulerConfig
 // verification): the engine would otherwise wait forever for a step that fits.
+// The drafter of engine.speculative against the target: the draft model (same
+// vocabulary) or the target-shaped head; engines that cannot speculate refuse it.
+void resolve_speculative(ConfigMap& eng, Setup& s) {
+  SpeculativeConfig& c = s.engine.speculative;
+  if (!c.enabled()) return;
+  const std::string where = eng.where(std::string(kSpeculative.name));
+  if (s.engine.kind != "vllm")
+    throw Error(fmt::format("{}: speculative decoding needs engine kind vllm (continuous batching), not {}",
+                                  where, s.engine.kind));
+  if (s.parallelism.pp > 1)
+    throw Error(fmt::format("{}: speculative decoding is not modelled with pipeline parallelism (pp = {}); "
+                                  "use tp, or leave speculative out",
+                                  where, s.parallelism.pp));
+  // vllm_v0_prefill_first leaves the decoders out of prompt steps; the speculating
+  // decode step assumes every decoder verifies in every step, so the two do not combine.
+  if (s.engine.scheduler == "vllm_v0_prefill_first")
+    throw Error(fmt::format("{}: speculative decoding is modelled with the schedulers that run every decoder in "
+                            "every step (vllm_v1, trtllm_no_evict, trtllm_max_utilization), not {} (engine.framework "
+                            "{}); set engine.scheduler or another framework",
+                            where, s.engine.scheduler, s.engine.framework));
+  if (c.head()) {
+    c.drafter = std::make_shared<const ModelSpec>(speculative_head(s.model, c.method));
+    return;
+  }
+  ModelSpec d;
+  try {
+    d = load_model(c.draft_model);
+  } catch (const std::exception& ex) {
+    throw Error(fmt::format("{}.draft_model: {}", where, ex.what()));
+  }
+  if (d.vocab != s.model.vocab)
+    throw Error(fmt::format("{}.draft_model: {} has a vocabulary of {} tokens and the target {} of {}: a draft "
+                                  "model must share the target's tokenizer",
+                                  where, d.name, d.vocab, s.model.name, s.model.vocab));
+  c.drafter = std::make_shared<const ModelSpec>(std::move(d));
+}
+
 void resolve_max_model_len(ConfigMap& eng, Setup& s) {
   EngineConfig& c = s.engine;
   if (c.max_model_len > s.model.max_context)

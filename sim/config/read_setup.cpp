@@ -175,6 +175,7 @@ Setup read_setup(ConfigMap& doc) {
   resolve_max_model_len(eng, s);
   // Eager collectives: the host's launch of each NCCL call lengthens every hop.
   if (s.engine.collective_latency > s.gpu.intra_node.latency) s.gpu.intra_node.latency = s.engine.collective_latency;
+  resolve_speculative(eng, s);
   if (s.engine.kernel_launch_overhead > 0)
     s.engine.launch_floor = s.engine.kernel_launch_overhead * kernels_per_step(make_cost_model(s), s.parallelism.pp);
   return s;

@@ -22,6 +22,8 @@ Setup read_setup(ConfigMap& doc);
 EngineConfig read_engine(ConfigMap& e);
 // Checks engine settings that depend on the model (read_setup calls it).
 void resolve_max_model_len(ConfigMap& eng, Setup& s);
+// Loads engine.speculative's drafter and checks it against the target (read_setup calls it).
+void resolve_speculative(ConfigMap& eng, Setup& s);
 // The `parallelism:` mapping (finished), validated against the model.
 void read_parallelism(ConfigMap& par, Setup& s);
 // The `slo:` mapping (finished).
@@ -38,6 +40,7 @@ const KeySection& hardware_key_section();
 const KeySection& model_key_section();
 const KeySection& parallelism_key_section();
 const KeySection& engine_key_section();
+const KeySection& speculative_key_section();  // engine.speculative
 const KeySection& slo_key_section();
 std::vector<const KeySection*> slo_metric_key_sections();  // slo.ttft_ms, ...
 const KeySection& plan_key_section();

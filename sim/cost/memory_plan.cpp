@@ -35,7 +35,19 @@ double weight_bytes_per_gpu(const ModelSpec& m, const ResolvedPrecision& p, cons
   return per_gpu;
 }
 
-MemoryPlan plan_memory(const CostModel& cost, const MemoryConfig& cfg) {
+DraftMemory draft_memory(const CostModel& drafter, bool shared_tables) {
+  const ModelSpec& m = drafter.model();
+  DraftMemory d;
+  d.weights = weight_bytes_per_gpu(m, drafter.precision(), drafter.parallelism());
+  if (shared_tables) {
+    const double table = static_cast<double>(m.vocab) * m.hidden / drafter.parallelism().tp * 2.0;
+    d.weights -= m.tied_embeddings ? table : 2.0 * table;
+  }
+  d.kv_bytes_per_token = gpu_kv_bytes_per_token(m, drafter.shard(), drafter.precision().kv_cache);
+  return d;
+}
+
+MemoryPlan plan_memory(const CostModel& cost, const MemoryConfig& cfg, const DraftMemory* draft) {
   const ModelSpec& m = cost.model();
   const ShardShape& s = cost.shard();
   const GpuSpec& g = cost.gpu();
@@ -56,6 +68,11 @@ MemoryPlan plan_memory(const CostModel& cost, const MemoryConfig& cfg) {
   plan.runtime_overhead = cfg.runtime_overhead_bytes;
   plan.kv_bytes = plan.budget - plan.weights - plan.activations - plan.runtime_overhead;
   plan.kv_bytes_per_token = gpu_kv_bytes_per_token(m, s, cost.precision().kv_cache);
+  if (draft) {
+    plan.weights += draft->weights;
+    plan.kv_bytes = plan.budget - plan.weights - plan.activations - plan.runtime_overhead;
+    plan.kv_bytes_per_token += draft->kv_bytes_per_token;
+  }
   const double block_bytes = plan.kv_bytes_per_token * cfg.block_size;
   plan.kv_blocks = plan.kv_bytes > 0 ? static_cast<std::int64_t>(std::floor(plan.kv_bytes / block_bytes)) : 0;
   plan.kv_tokens = plan.kv_blocks * cfg.block_size;

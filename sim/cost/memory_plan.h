@@ -36,6 +36,15 @@ struct MemoryPlan {
 // Bytes of weights one GPU holds under this precision and parallelism.
 double weight_bytes_per_gpu(const ModelSpec& m, const ResolvedPrecision& p, const Parallelism& par);
 
-MemoryPlan plan_memory(const CostModel& cost, const MemoryConfig& cfg);
+// What a speculative drafter (engine/speculative.h) adds per GPU: its weights and
+// the KV it caches per token (it grows with the target's, so it shares the blocks).
+struct DraftMemory {
+  double weights = 0;
+  double kv_bytes_per_token = 0;
+};
+// `shared_tables`: the drafter shares the target's embedding and LM head (EAGLE, MTP).
+DraftMemory draft_memory(const CostModel& drafter, bool shared_tables);
+
+MemoryPlan plan_memory(const CostModel& cost, const MemoryConfig& cfg, const DraftMemory* draft = nullptr);
 
 }  // namespace servesim

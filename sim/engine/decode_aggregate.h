@@ -21,6 +21,8 @@ class DecodeAggregate {
   explicit DecodeAggregate(const BlockSize& block)
       : block_(block), bucket_(static_cast<std::size_t>(block.size), 0) {}
 
+  // G counts tokens, not engine steps: a step of speculative decoding advances
+  // every decoder by the tokens it emits (set_step_tokens), a plain step by one.
   std::int64_t step() const { return G_; }  // decode steps run so far (G)
   std::int64_t count() const { return n_; }
   // A decoder's key and offset (L - j) when it joins now with `len` KV tokens.
@@ -49,8 +51,20 @@ class DecodeAggregate {
   // The bucket whose decoders need a fresh block at decode step g: their new
   // length is 1 past a block boundary, (key + g) mod bs == 1 mod bs.
   int key_for_step(std::int64_t g) const { return block_.mod(1 - g); }
-  // Blocks the decoders need at the next decode step (G + 1).
-  std::int64_t next_step_blocks() const { return n_ > 0 ? bucket_[static_cast<std::size_t>(key_for_step(G_ + 1))] : 0; }
+  // Speculative decoding: each decoder emits `emitted` tokens at the next engine
+  // step and feeds `queries` tokens to it (k+1); 1 and 1 without speculation.
+  void set_step_tokens(std::int64_t emitted, std::int64_t queries) {
+    emit_ = emitted;
+    queries_ = queries;
+  }
+  std::int64_t step_tokens() const { return emit_; }
+  // Tokens the decoders feed to the next step (the step's token budget).
+  std::int64_t batch_tokens() const { return n_ * queries_; }
+  // Blocks the decoders need at the next engine step (decode steps G + 1 .. G + emitted).
+  std::int64_t next_step_blocks() const {
+    if (n_ == 0) return 0;
+    return emit_ == 1 ? bucket_[static_cast<std::size_t>(key_for_step(G_ + 1))] : blocks_needed(G_ + 1, emit_);
+  }
   // Blocks the decoders allocate over decode steps from_step .. from_step+steps-1
   // (inline: every step that runs decoders asks).
   std::int64_t blocks_needed(std::int64_t from_step, std::int64_t steps) const;
@@ -65,6 +79,8 @@ class DecodeAggregate {
   std::int64_t G_ = 0;
   std::int64_t n_ = 0;
   std::int64_t sum_offset_ = 0;  // sum over decoders of L - j
+  std::int64_t emit_ = 1;        // tokens each decoder emits at the next engine step
+  std::int64_t queries_ = 1;     // tokens each decoder feeds to it
   std::vector<std::int64_t> bucket_;
 };
 

@@ -66,6 +66,7 @@ class Engine {
 
 struct EngineContext {
   const CostModel* cost = nullptr;
+  const CostModel* draft_cost = nullptr;  // the speculative drafter (engine.speculative), else null
   EngineConfig config;
   MemoryPlan memory;
   std::int64_t kv_blocks = 0;  // per replica, after any override

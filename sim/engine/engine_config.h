@@ -6,6 +6,7 @@
 #include "cost/memory_plan.h"
 #include "cost/step_cost.h"
 #include "cost/step_wall_time.h"
+#include "engine/speculative.h"
 
 namespace servesim {
 
@@ -65,6 +66,9 @@ struct EngineConfig {
   // "overloaded". 0 = a quarter of this machine's physical memory (then the
   // results depend on the machine only if the guard trips, and the output says so).
   double max_queue_memory_bytes = 0.0;
+
+  // Speculative decoding (engine/speculative.h); method "none" = off.
+  SpeculativeConfig speculative;
 
   CpuOverheads cpu_overheads() const { return CpuOverheads{step_cpu_overhead, per_seq_cpu_overhead, launch_floor}; }
 

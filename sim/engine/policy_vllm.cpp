@@ -1,5 +1,6 @@
 // vLLM v1's scheduler as a policy (scheduling_policy.h). Every step:
-//  1. decoding sequences first, one token each: when their new blocks do not fit,
+//  1. decoding sequences first, one token each (k+1 with speculative decoding,
+//     emitting the accepted ones; speculative.h): when their new blocks do not fit,
 //     the most recently admitted running request is preempted (recompute, or swap
 //     to the CPU tier when it has room; batch_state.h), until they fit;
 //  2. then running prefills continue in admission order, each taking as many
@@ -37,7 +38,7 @@ class VllmPolicy final : public SchedulingPolicy {
       preempted = true;
       need = dec.next_step_blocks();
     }
-    std::int64_t budget = max_num_batched_tokens_ - dec.count();
+    std::int64_t budget = max_num_batched_tokens_ - dec.batch_tokens();
 
     // 2. Running prefills continue in admission order.
     const std::vector<int>& prefilling = st.prefilling();

@@ -36,6 +36,37 @@ class StepPricer {
     if (totals) *totals = c;
     return step_wall_seconds(c.time, cpu_, b.seqs);
   }
+  // Speculative decoding (speculative.h). The drafter's cost model (null: none).
+  void set_drafter(const CostModel* drafter) { drafter_ = drafter; }
+  // Adds to b the verification of n decoders, each feeding `queries` tokens (k+1)
+  // over its context (their contexts sum to ctx): SeqWork{queries, ctx_i} each,
+  // with the LM head run on every position.
+  static void add_verify(BatchSummary& b, std::int64_t n, double ctx, std::int64_t queries) {
+    const double nn = static_cast<double>(n), q = static_cast<double>(queries);
+    b.seqs += n;
+    b.new_tokens += n * queries;
+    b.sampled += n * queries;
+    b.prefill_seqs += n;
+    b.prefill_tokens += n * queries;
+    b.prefill_pairs += q * ctx + nn * q * (q + 1.0) / 2.0;
+    b.prefill_full_pairs += q * ctx + nn * q * q;
+    b.prefill_kv_tokens += ctx + nn * q;
+  }
+  // GPU totals of the drafter's k decode steps over n sequences whose contexts sum
+  // to ctx: draft step j (1..k) appends one token to each, reading ctx + j n tokens.
+  StepTotals draft_totals(std::int64_t n, std::int64_t ctx, std::int64_t k) const;
+  // Wall seconds of a step running b after the drafter's `draft` GPU time (the
+  // step's totals, draft included, to *totals when asked).
+  double speculative_seconds(const BatchSummary& b, const StepTotals& draft, StepTotals* totals) {
+    StepTotals c = memo_ ? cache_.totals(b) : cost_.totals(b);
+    c.time += draft.time;
+    c.stage_time += draft.time;
+    c.flops += draft.flops;
+    c.bytes += draft.bytes;
+    for (std::size_t i = 0; i < c.time_by_bound.size(); ++i) c.time_by_bound[i] += draft.time_by_bound[i];
+    if (totals) *totals = c;
+    return step_wall_seconds(c.time, cpu_, b.seqs);
+  }
   // Wall seconds of a decode-only step of n sequences that attend to kv tokens in
   // all (BatchSummary counts each sequence's context plus its new token).
   double decode_seconds(std::int64_t n, std::int64_t kv) {
@@ -58,6 +89,7 @@ class StepPricer {
   StepTotals decode_totals(std::int64_t n, std::int64_t kv);
 
   const CostModel& cost_;
+  const CostModel* drafter_ = nullptr;
   CpuOverheads cpu_;
   double kv_bytes_per_token_;  // per GPU
   bool memo_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 
 namespace servesim {
 
@@ -10,7 +11,22 @@ VllmEngine::VllmEngine(const EngineContext& ctx)
       pricer_(*ctx.cost, ctx.config.cpu_overheads(), ctx.memory.kv_bytes_per_token, ctx.fast_forward),
       state_(ctx, pricer_),
       policy_(make_scheduling_policy(ctx.config)),
-      fuse_(ctx.fast_forward && !ctx.virtual_engine) {}
+      fuse_(ctx.fast_forward && !ctx.virtual_engine) {
+  if (ctx.draft_cost && ctx.config.speculative.enabled()) {
+    spec_ = true;
+    spec_k_ = ctx.config.speculative.num_speculative_tokens;
+    spec_expected_ = ctx.config.speculative.expected_tokens();
+    pricer_.set_drafter(ctx.draft_cost);
+    fuse_ = false;
+  }
+}
+
+std::int64_t VllmEngine::spec_emitted(std::int64_t s) const {
+  // floor(s E) - floor((s-1) E); E is an exact integer when alpha is 0 or 1.
+  const double e = spec_expected_;
+  return static_cast<std::int64_t>(std::floor(static_cast<double>(s) * e)) -
+         static_cast<std::int64_t>(std::floor(static_cast<double>(s - 1) * e));
+}
 
 std::int64_t VllmEngine::fast_forward_steps(Nanos now, Nanos horizon, double first_step_time, double* total_time,
                                             double* last_start) {
@@ -85,6 +101,7 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
   // the previous one started, so only requests that had arrived by then are seen.
   const Nanos cutoff = ctx_.config.async_scheduling && step_end_ == now ? step_start_ : now;
   state_.begin_step();
+  if (spec_) state_.decoders().set_step_tokens(spec_emitted(spec_steps_ + 1), spec_k_ + 1);
   const bool steady = policy_->plan(state_, now, cutoff);
   const double transfer_s = state_.transfer_seconds();
   DecodeAggregate& dec = state_.decoders();
@@ -95,8 +112,12 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
 
   // 2. The batch: every decoder's next token, then the prefill chunks.
   BatchSummary b;
-  b.seqs = b.new_tokens = b.sampled = b.decode_seqs = n_decode;
-  b.decode_kv_tokens = paused ? 0.0 : static_cast<double>(dec.kv_tokens(dec.step() + 1));
+  if (!spec_) {
+    b.seqs = b.new_tokens = b.sampled = b.decode_seqs = n_decode;
+    b.decode_kv_tokens = paused ? 0.0 : static_cast<double>(dec.kv_tokens(dec.step() + 1));
+  } else if (n_decode > 0) {
+    StepPricer::add_verify(b, n_decode, static_cast<double>(dec.kv_tokens(dec.step())), spec_k_ + 1);
+  }
   std::int64_t prefill_tokens = 0;
   for (int slot : state_.prefilling()) {
     const BatchState::Seq& s = state_.seq(slot);
@@ -119,7 +140,16 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
   // 3. Price it, fusing a run of identical decode-only steps when nothing would
   // change before the next event.
   StepTotals totals;
-  double seconds = pricer_.seconds(b, &totals);
+  double seconds = 0;
+  std::int64_t emitted = 1;  // tokens each decoder emits per decode step
+  if (spec_ && n_decode > 0) {
+    emitted = dec.step_tokens();
+    ++spec_steps_;
+    seconds = pricer_.speculative_seconds(b, pricer_.draft_totals(n_decode, dec.kv_tokens(dec.step()), spec_k_),
+                                          &totals);
+  } else {
+    seconds = pricer_.seconds(b, &totals);
+  }
   std::int64_t k = 1;
   if (fuse_ && prefill_tokens == 0 && n_decode > 0 && transfer_s == 0 && steady) {
     double span = seconds, last_start = 0;
@@ -130,8 +160,8 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
   }
   // Host-link transfers (reloads, swaps) hold the step up; fused runs carry none.
   seconds += transfer_s;
-  step_decode_steps_ = n_decode > 0 ? k : 0;
-  kv.allocate(n_decode > 0 ? dec.blocks_needed(dec.step() + 1, k) : 0);
+  step_decode_steps_ = n_decode > 0 ? k * emitted : 0;
+  kv.allocate(n_decode > 0 ? dec.blocks_needed(dec.step() + 1, k * emitted) : 0);
 
   const Nanos end = now + std::max<Nanos>(1, to_nanos(seconds));
   step_end_ = end;
@@ -147,7 +177,7 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
     r.steps = k;
     r.batch_seqs = b.seqs;
     r.prefill_tokens = prefill_tokens;
-    r.decode_tokens = n_decode * k;
+    r.decode_tokens = n_decode * k * emitted;
     r.kv_blocks_used = kv.used();
     r.kv_blocks_total = kv.total();
     r.queue_length = state_.queue_length();
@@ -156,8 +186,10 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
     if (!ctx_.virtual_engine) {
       if (step_paused_ > 0) pauses_.pause(step_paused_, seconds);
       if (n_decode > 0) {
-        if (pauses_.empty()) ctx_.observer->on_itl(seconds / static_cast<double>(k), n_decode * k);
-        else pauses_.emit(*ctx_.observer, seconds / static_cast<double>(k), n_decode * k, n_decode);
+        // A speculating step emits `emitted` tokens per decoder (1 otherwise).
+        const double gap = seconds / static_cast<double>(k * emitted);
+        if (pauses_.empty()) ctx_.observer->on_itl(gap, n_decode * k * emitted);
+        else pauses_.emit(*ctx_.observer, gap, n_decode * k * emitted, n_decode);
       }
     }
   }

@@ -19,6 +19,11 @@
 // out and before the next arrival is seen). At the step's end the batch state
 // completes decoders and prefill chunks.
 //
+// Speculative decoding (engine.speculative, speculative.h): every decoder feeds
+// k+1 tokens to the step, which the drafter's k decode steps precede, and emits
+// the expected accepted tokens (deterministic fractional accounting); such steps
+// are not fast-forwarded.
+//
 // CPU offload (engine.cpu_offload, cpu_tier.h): prefix blocks evicted from the GPU
 // cache move to a CPU LRU tier. At admission, after the GPU prefix hit, the
 // following blocks found in the CPU tier are reloaded instead of recomputed: they
@@ -74,11 +79,21 @@ class VllmEngine : public Engine {
   std::int64_t fast_forward_steps(Nanos now, Nanos horizon, double first_step_time, double* total_time,
                                   double* last_start);
 
+  // Tokens each decoder emits at speculating step s (from 1).
+  std::int64_t spec_emitted(std::int64_t s) const;
+
   EngineContext ctx_;
   StepPricer pricer_;
   BatchState state_;
   std::unique_ptr<SchedulingPolicy> policy_;
   bool fuse_ = true;  // fast-forward runs of decode steps
+  // Speculative decoding (speculative.h): k, the tokens a sequence emits per step
+  // in expectation, and the speculating steps run so far (step s emits
+  // floor(s E) - floor((s-1) E) tokens per decoder).
+  bool spec_ = false;
+  std::int64_t spec_k_ = 0;
+  double spec_expected_ = 1.0;
+  std::int64_t spec_steps_ = 0;
 
   // The step in flight.
   std::int64_t step_decode_steps_ = 0;  // decode steps it covers (k when fast-forwarded)

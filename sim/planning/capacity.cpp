@@ -136,7 +136,7 @@ std::pair<std::string, std::string> binding_constraint(const Trial& t) {
 CapacityResult find_max_rate(const Scenario& base, const SearchOptions& options) {
   CapacityResult out;
   const CostModel cost = make_cost_model(base);
-  out.memory = plan_memory(cost, base.engine.memory_config());
+  out.memory = plan_setup_memory(base, cost);
   out.fits = out.memory.fits;
   if (!out.fits) {
     out.error = out.memory.verdict;

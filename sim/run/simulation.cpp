@@ -100,8 +100,9 @@ SimulationResult simulate(const Scenario& scenario, const SimulationOptions& opt
 
 SimulationResult simulate(const Scenario& sc, RequestSource& source, const SimulationOptions& options) {
   const CostModel cost = make_cost_model(sc);
+  const std::unique_ptr<CostModel> draft_cost = make_draft_cost_model(sc);
   SimulationResult result;
-  result.memory = plan_memory(cost, sc.engine.memory_config());
+  result.memory = plan_setup_memory(sc, cost);
   if (!result.memory.fits) throw Error(result.memory.verdict);
   const std::int64_t blocks =
       sc.engine.num_gpu_blocks_override > 0 ? sc.engine.num_gpu_blocks_override : result.memory.kv_blocks;
@@ -119,6 +120,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   for (int r = 0; r < sc.parallelism.replicas; ++r) {
     EngineContext ctx;
     ctx.cost = &cost;
+    ctx.draft_cost = draft_cost.get();
     ctx.config = sc.engine;
     ctx.memory = result.memory;
     ctx.kv_blocks = blocks;

@@ -70,6 +70,14 @@ nlohmann::json resolved_config_json(const Scenario& sc, std::int64_t kv_blocks, 
   // The scheduling policy, when it is not vLLM v1's: written only then, so that the
   // default run's JSON stays as it was before engine.scheduler existed.
   if (e.scheduler != "vllm_v1") j["engine"]["scheduler"] = e.scheduler;
+  if (e.speculative.enabled()) {
+    const SpeculativeConfig& sp = e.speculative;
+    j["engine"]["speculative"] = {{"method", sp.method},
+                                  {"draft_model", sp.draft_model},
+                                  {"num_speculative_tokens", sp.num_speculative_tokens},
+                                  {"acceptance", sp.acceptance},
+                                  {"expected_tokens_per_step", sp.expected_tokens()}};
+  }
   j["kv_cache"] = {{"blocks_per_replica", kv_blocks}, {"tokens_per_replica", kv_blocks * e.block_size}};
   nlohmann::json w;
   const WorkloadSpec& ws = sc.workload;

@@ -141,3 +141,21 @@ TEST_CASE("engine.collective_latency replaces the GPU link's per-hop latency whe
     CHECK(small.gpu.intra_node.latency == link);
   }
 }
+
+TEST_CASE("speculative decoding with the prefill-first scheduler is refused, naming both", "[config][framework]") {
+  try {
+    scenario_from("{kind: vllm, framework: vllm-v0, speculative: {method: eagle, num_speculative_tokens: 3, "
+                  "acceptance_rate: 0.7}}");
+    FAIL("no error");
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    CHECK_THAT(msg, Catch::Contains("engine.speculative"));
+    CHECK_THAT(msg, Catch::Contains("vllm_v0_prefill_first"));
+    CHECK_THAT(msg, Catch::Contains("engine.scheduler"));
+  }
+  // The same speculation under vllm-v0's CPU settings with the v1 scheduler is accepted.
+  const Scenario ok = scenario_from(
+      "{kind: vllm, framework: vllm-v0, scheduler: vllm_v1, speculative: {method: eagle, num_speculative_tokens: 3, "
+      "acceptance_rate: 0.7}}");
+  CHECK(ok.engine.speculative.enabled());
+}
