@@ -60,7 +60,7 @@ void Collector::on_step(const StepRecord& s) {
   gpu_s_ += s.gpu_time;
   flops_ += s.flops;
   bytes_ += s.bytes;
-  if (dt > 0) step_joules_ += dt * power_.watts(s.flops / (dt * peak_flops_), s.bytes / (dt * peak_bw_));
+  step_active_s_ += std::min(dt, s.flops * active_s_per_flop_ + s.bytes * active_s_per_byte_);
   for (int i = 0; i < kBoundCount; ++i) bound_s_[i] += s.time_by_bound[static_cast<std::size_t>(i)];
   steps_ += s.steps;
   batch_weighted_ += dt * static_cast<double>(s.batch_seqs);
@@ -196,9 +196,10 @@ RunSummary Collector::summarize() {
   if (s.duration_s > 0) s.busy_fraction = busy_s_ / (s.duration_s * replicas_);
   // Energy: steps at their own power, the rest of each replica's wall time at idle.
   const double idle_s = std::max(s.duration_s * replicas_ - busy_s_, 0.0);
-  s.energy_j = (step_joules_ + idle_s * power_.idle_watts) * gpus_per_replica_;
+  const double step_joules = busy_s_ * power_.idle_watts + (power_.tdp_watts - power_.idle_watts) * step_active_s_;
+  s.energy_j = (step_joules + idle_s * power_.idle_watts) * gpus_per_replica_;
   if (s.duration_s > 0) s.power_w_per_gpu = s.energy_j / (s.duration_s * s.gpus);
-  if (busy_s_ > 0) s.busy_power_w_per_gpu = step_joules_ / busy_s_;
+  if (busy_s_ > 0) s.busy_power_w_per_gpu = step_joules / busy_s_;
   if (output_tokens_ > 0) s.joules_per_output_token = s.energy_j / static_cast<double>(output_tokens_);
   if (completed_ > 0) s.joules_per_request = s.energy_j / static_cast<double>(completed_);
   s.kv_utilization_max = kv_max_;

@@ -62,7 +62,15 @@ class Collector : public RunObserver {
   void on_request_done(const RequestRecord& r) override;
 
   // Board power per step (RunSummary energy fields); without it they stay 0.
-  void set_power_model(const PowerModel& p) { power_ = p; }
+  void set_power_model(const PowerModel& p) {
+    power_ = p;
+    // Seconds of full activity per FLOP and per byte: a step of dt seconds draws
+    // P_idle + (P_tdp - P_idle) * min(1, (F * s_per_flop + B * s_per_byte) / dt), so its
+    // energy is dt * P_idle + (P_tdp - P_idle) * min(dt, F * s_per_flop + B * s_per_byte):
+    // no division per step (the engine's hot path reports every step here).
+    active_s_per_flop_ = peak_flops_ > 0 ? p.compute_weight / peak_flops_ : 0.0;
+    active_s_per_byte_ = peak_bw_ > 0 ? p.memory_weight / peak_bw_ : 0.0;
+  }
   void set_request_stream(std::ostream* out);  // writes the CSV header now
   void set_request_results(RequestResults* out) { results_ = out; }  // appended to as requests finish
   void keep_timeline(std::size_t max_rows) { timeline_limit_ = max_rows; }
@@ -92,7 +100,8 @@ class Collector : public RunObserver {
   // Step aggregates.
   double busy_s_ = 0, gpu_s_ = 0, flops_ = 0, bytes_ = 0;
   PowerModel power_;
-  double step_joules_ = 0;  // per GPU, summed over replicas (as busy_s_)
+  double active_s_per_flop_ = 0, active_s_per_byte_ = 0;
+  double step_active_s_ = 0;  // sum over steps of min(dt, activity x dt): per GPU, over replicas (as busy_s_)
   double bound_s_[kBoundCount] = {0, 0, 0, 0};
   double batch_weighted_ = 0, kv_weighted_ = 0, queue_weighted_ = 0, kv_max_ = 0;
   std::int64_t batch_max_ = 0, queue_max_ = 0, steps_ = 0;
