@@ -73,6 +73,10 @@ void run(const RunArgs& a) {
   fmt::print("{} on {} x{} (tp={}, pp={}, replicas={}), {}, {} engine\n", sc.model.name, sc.gpu.name,
              sc.parallelism.total_gpus(), sc.parallelism.tp, sc.parallelism.pp, sc.parallelism.replicas,
              sc.resolved.describe(), sc.engine.kind);
+  // The default framework prints nothing more, so default runs read as before.
+  if (sc.engine.framework != "vllm-v1" || sc.engine.scheduler != "vllm_v1")
+    fmt::print("framework {} (scheduler {}; `servesim list frameworks` says what is not modelled)\n",
+               sc.engine.framework, sc.engine.scheduler);
   if (const SpeculativeConfig& sp = sc.engine.speculative; sp.enabled())
     fmt::print("speculative decoding: {}{}, k = {}, {:.2f} tokens per sequence per step expected\n", sp.method,
                sp.draft_model.empty() ? "" : " (" + sp.draft_model + ")", sp.num_speculative_tokens,
