@@ -64,7 +64,8 @@ class NoEvictPolicy final : public SchedulingPolicy {
       preempted = true;
       need = dec.next_step_blocks();
     }
-    std::int64_t budget = max_num_batched_tokens_ - dec.count();
+    // The decoders' tokens: one each, k+1 each when speculating (as policy_vllm.cpp).
+    std::int64_t budget = max_num_batched_tokens_ - dec.batch_tokens();
 
     // 2. Running prefills continue in admission order (their blocks are reserved too).
     for (int slot : st.prefilling()) {
