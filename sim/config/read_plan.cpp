@@ -41,7 +41,7 @@ const Key kMaxReplicas{
     .doc = "most replicas a candidate may use (--max-replicas)",
     .spec = "PlanOptions::max_replicas",
     .unit = "replicas",
-    .default_number = PlanSection{}.max_replicas,
+    .default_number = static_cast<double>(PlanSection{}.max_replicas),
     .default_note = "no limit",
     .min = 1,
     .max = 10'000,
