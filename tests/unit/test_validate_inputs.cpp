@@ -81,7 +81,10 @@ TEST_CASE("validate: a CSV row with e2e_ms below ttft_ms is refused with its lin
 TEST_CASE("errors quote at most an excerpt of the input", "[validation][inputs]") {
   // A 20,000-character value: the error keeps 80 characters and says how long it was.
   std::string big = "[";
-  for (int i = 0; i < 4000; ++i) big += (i ? "," : "") + std::to_string(1000 + i);  // 4000 x 5 chars - 1 + 2
+  for (int i = 0; i < 4000; ++i) {  // 4000 x 5 chars - 1 + 2
+    if (i) big += ',';
+    big += std::to_string(1000 + i);
+  }
   big += "]";
   REQUIRE(big.size() == 20001);
   const std::string path =
