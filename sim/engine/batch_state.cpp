@@ -55,7 +55,11 @@ bool BatchState::enqueue(Request&& r, Nanos now) {
 void BatchState::materialize_front() {
   const int slot = new_slot();
   Seq& s = seq(slot);
+  // The slot's version survives its reuse: a completion-heap entry its previous
+  // occupant left behind (one that left decode early) must never match the new one.
+  const std::uint32_t version = s.version;
   s = Seq{};
+  s.version = version + 1;
   fresh_bytes_ -= queued_request_bytes(fresh_.front());
   s.req = std::move(fresh_.front());
   fresh_.pop_front();
