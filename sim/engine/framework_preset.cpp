@@ -40,13 +40,23 @@ const std::vector<FrameworkPreset>& framework_presets() {
        // per-hop collective latency, which carries the eager cost (tens of us per NCCL call).
        .step_cpu_overhead = 0,
        .per_seq_cpu_overhead = 20e-6,
-       .kernel_launch_overhead = 10e-6,
+       // Launch cost per kernel from public eager-vs-graph measurements, not fitted here:
+       // vLLM PR #1440 (Oct 2023, Llama-2-7B, TP 1, batch 1, 100 output tokens: 1.2 s eager vs
+       // 1.05 s with CUDA graphs) gives a 12 ms eager step, about 330 launches of servesim's
+       // Llama 7-8B step (kernels_per_step) -> 36 us each; DeepSpeed PR #8352 (GPT-2, batch 1,
+       // H200: vLLM eager 154 ms vs 42 ms with graphs for 32 tokens) -> 4.8 ms a step over
+       // ~170 launches -> 28 us. 35 us leaves the Splitwise held-out errors above unchanged
+       // (identical for 10-40 us; 50 us raises decode held-out error to 6.3%, 60 us to 25.7%:
+       // the data bound it from above). Python dispatch per module call, not the CUDA driver's
+       // ~5 us, is what makes eager launches this slow.
+       .kernel_launch_overhead = 35e-6,
        .collective_latency = 33.3e-6,
        .async_scheduling = false,
        .prefix_caching = false,
        .source = "CUDA graphs came with vLLM PR #1926 (Dec 2023); collective_latency 33 us and step CPU 0 fitted "
-                 "on Splitwise A100 (held-out decode step error 2.9%); kernel launch 10 us and per-sequence 20 us "
-                 "are assumptions (the 70B layers' GPU time exceeds the launches there, so the data cannot fix them)",
+                 "on Splitwise A100 (held-out decode step error 2.9%); kernel launch 35 us from vLLM PR #1440 (Llama-2-7B eager vs "
+                 "CUDA graphs) and DeepSpeed PR #8352 (GPT-2 on H200), bounded above by Splitwise (<= 40 us); "
+                 "per-sequence 20 us an assumption",
        .scheduler = "vllm_v0_prefill_first",
        .policy_note = "the 2023 scheduler's swap-out preemption (recompute is modelled)"},
       {.name = "sglang",
