@@ -153,7 +153,7 @@ std::string summary_table(const RunSummary& s) {
   out += fmt::format("duration   {:.1f} s simulated on {} GPU(s)\n", s.duration_s, s.gpus);
   out += fmt::format("throughput {:.2f} req/s, {:.0f} output tok/s{} ({:.0f}/GPU), {:.0f} total tok/s\n",
                      s.requests_per_s, s.output_tokens_per_s,
-                     s.sequences_max > 1 ? fmt::format(" (all samples: {} per request)", s.sequences_max) : "",
+                     s.sequences_max > 1 ? fmt::format(" (all samples/beams: {} per request)", s.sequences_max) : "",
                      s.output_tokens_per_s / s.gpus, s.total_tokens_per_s);
   out += load_text(s);
   out += fmt::format("\n{:<10} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "ms", "mean", "p50", "p90", "p95", "p99");
