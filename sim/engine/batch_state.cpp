@@ -94,10 +94,15 @@ void BatchState::join_decode(int slot, Nanos now) {
   Seq& s = seq(slot);
   s.phase = Phase::decode;
   s.join_step = dec_.step();
+  // A group forks here: it holds one copy of its distinct tokens' blocks and owes
+  // the rest of its sequences' blocks (the copies on write) at its first decode step.
+  const std::int64_t physical = kv_.blocks_for(s.computed);
+  s.computed -= s.extra;  // each sequence's length (a recompute prefilled every suffix)
+  s.extra = 0;
   s.len_join = s.computed;
   s.gen_join = s.generated;
-  // A group forks here: its copy-on-write blocks are taken at its first decode step.
-  s.key = dec_.join(s.len_join, group_.sequences(), group_.weight(), group_.fork_blocks(s.len_join)).key;
+  s.owed = group_.held(s.req.input_tokens, s.len_join) - physical;
+  s.key = dec_.join(s.len_join, group_.sequences(), group_.weight(), s.owed).key;
   s.last_token = now;
   ++s.version;
   finishes_.push(Finish{dec_.step() + (s.req.output_tokens - s.generated), s.req.id, slot, s.version});
@@ -109,9 +114,9 @@ void BatchState::leave_decode(int slot) {
   const std::int64_t len = s.len_join + (g - s.join_step);
   s.generated = s.gen_join + (g - s.join_step);
   s.computed = len;
-  // A group that has not decoded since it joined has not taken its fork blocks yet.
-  const std::int64_t owed = g == s.join_step ? group_.fork_blocks(s.len_join) : 0;
-  kv_.release(group_.held(s.len_join, len) - owed - s.cached_blocks);
+  // A group that has not decoded since it joined has not taken its owed blocks yet.
+  const std::int64_t owed = g == s.join_step ? s.owed : 0;
+  kv_.release(group_.held(s.req.input_tokens, len) - owed - s.cached_blocks);
   dec_.leave(DecodeAggregate::Member{s.len_join - s.join_step, s.key}, group_.sequences(), group_.weight(), owed);
   ++s.version;  // its completion-heap entry is now stale
 }
@@ -132,9 +137,13 @@ void BatchState::preempt(int slot, Nanos now) {
   s.chunk = 0;
   running_erase(slot);
   s.target = s.req.input_tokens + s.generated;
+  // A sequence group recomputes its distinct tokens (sequence_group.h), never
+  // swaps: the swap-in path restores one sequence.
+  if (s.generated > 0) {
+    s.extra = group_.distinct_tokens(s.req.input_tokens, s.target) - s.target;
+    s.target += s.extra;
+  }
   const std::int64_t kv_blocks = kv_.blocks_for(s.computed);
-  // A sequence group is recomputed (sequence_group.h: its prompt and one suffix,
-  // then it forks again), never swapped: the swap-in path restores one sequence.
   if (s.computed > 0 && group_.single() && kv_.swap_out(kv_blocks)) {
     // Swap: the KV (s.computed tokens) moves to host memory during this step.
     s.swapped_blocks = kv_blocks;

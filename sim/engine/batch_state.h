@@ -61,6 +61,11 @@ class BatchState {
     std::uint32_t version = 0;   // invalidates stale completion-heap entries
     std::int64_t swapped_blocks = 0;  // KV held in the CPU tier's swap space (preempted by swap)
     std::int64_t reserved = 0;   // peak KV blocks reserved at admission (no-evict policy; else 0)
+    // Sequence groups (sequence_group.h): a recompute prefills the group's distinct
+    // tokens, `extra` more than one sequence's; the blocks the group still owed at
+    // its last join (taken by its first decode step after it).
+    std::int64_t extra = 0;
+    std::int64_t owed = 0;
     Nanos last_token = 0;
     int prev = -1, next = -1;    // neighbours in the running list (admission order)
   };
@@ -339,7 +344,8 @@ inline void BatchState::complete_chunks(Nanos now, std::vector<Request>& done) {
       finish_request(slot, now, done, false);
       continue;
     }
-    // The decode aggregate accounts for its blocks from now on (the same number).
+    // The decode aggregate accounts for its blocks from now on (the same number;
+    // a group's blocks are counted in join_decode).
     kv_.release(s.blocks - (kv_.blocks_for(s.computed) - s.cached_blocks));
     s.blocks = 0;
     join_decode(slot, now);

@@ -19,13 +19,14 @@
 //    append_slots does);
 //  - the whole group is preempted, resumed and finished together (vLLM schedules
 //    a SequenceGroup as a unit). A preempted group is recomputed, never swapped to
-//    the CPU tier, and the recompute is approximate: its prompt and one sequence's
-//    generated tokens are prefilled again and the group forks anew there, so the
-//    other m - 1 suffixes are neither recomputed nor held apart afterwards (KV
-//    and recompute work under-counted by up to m - 1 suffixes). vLLM V0 swaps such
+//    the CPU tier: its distinct tokens (the prompt and every sample's suffix; for
+//    beams the shared history and each other beam's last block) are prefilled as
+//    one sequence, which takes their blocks once, and the group then decodes on
+//    from where it was, owing the rest of its blocks at its next decode step. The
+//    approximation: the suffixes' tokens attend to each other in that prefill (a
+//    little more attention work than m separate suffixes). vLLM V0 swaps such
 //    groups instead (scheduler.py, _preempt: recompute only for groups of one
-//    running sequence); the summary counts preemptions, so a run where this
-//    matters says so.
+//    running sequence).
 //
 // Output lengths: every sequence generates the request's output_tokens. The
 // simulator's lengths have ignore_eos semantics (workload/request.h), as vLLM's
@@ -85,6 +86,18 @@ class SequenceGroupBlocks {
     if (m_ == 1) return 0;
     if (beam_) return m_ - 1;
     return block_.mod(fork_len) != 0 ? m_ - 1 : 0;
+  }
+  // Tokens a recompute prefills for the group when each sequence knows len tokens
+  // (prompt `input` + its generated ones): what its blocks hold, each once. Samples:
+  // the prompt and every sample's suffix; beams: the shared history and every other
+  // beam's private last block (a full one on a block boundary).
+  std::int64_t distinct_tokens(std::int64_t input, std::int64_t len) const {
+    if (m_ == 1) return len;
+    if (beam_) {
+      const int r = block_.mod(len);
+      return len + (m_ - 1) * (r == 0 ? block_.size : r);
+    }
+    return input + m_ * (len - input);
   }
   // New blocks the group takes at each block boundary its sequences cross.
   std::int64_t weight() const { return beam_ ? 1 : m_; }
