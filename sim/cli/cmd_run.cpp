@@ -81,6 +81,9 @@ void run(const RunArgs& a) {
     fmt::print("speculative decoding: {}{}, k = {}, {:.2f} tokens per sequence per step expected\n", sp.method,
                sp.draft_model.empty() ? "" : " (" + sp.draft_model + ")", sp.num_speculative_tokens,
                sp.expected_tokens());
+  if (const SamplingSpec& s = sc.workload.sampling; !s.single())
+    fmt::print("{}: {} sequences per request (one prefill; KV blocks shared copy-on-write)\n",
+               s.beam() ? "beam search" : "parallel sampling", s.sequences());
   fmt::print("KV cache: {} blocks x {} tokens per replica\n\n", r.kv_blocks_per_replica, sc.engine.block_size);
   fmt::print("{}", summary_table(r.summary));
   fmt::print("{}", bands::summary_bands_text(j["bands"]));
