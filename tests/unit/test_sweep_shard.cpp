@@ -49,7 +49,7 @@ std::size_t point_lines(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("--shard K/N: 0 <= K < N, counted from 0") {
+TEST_CASE("shard K/N: 0 <= K < N, counted from 0") {
   CHECK(parse_shard("0/1").index == 0);
   CHECK(parse_shard("3/8").count == 8);
   for (const char* bad : {"1/1", "2/1", "0/0", "-1/2", "a/2", "1", "1/2/3", " 1/2", "1/2 ", "/2", "1/"})
