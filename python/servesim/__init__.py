@@ -37,8 +37,10 @@ def _scenario_input(scenario):
     """A path (str or os.PathLike naming a file), YAML text, or a dict."""
     inp = _servesim.ScenarioInput()
     if isinstance(scenario, dict):
-        # JSON is YAML: the dict's document, with numbers written exactly.
-        inp.text = json.dumps(scenario)
+        # JSON is YAML: the dict's document, with numbers written exactly. An error's
+        # line and column count in json.dumps(scenario, indent=2); its key path is the
+        # dict's own.
+        inp.text = json.dumps(scenario, indent=2)
         inp.origin = "<scenario dict>"
     elif isinstance(scenario, os.PathLike):
         inp.path = os.fspath(scenario)
