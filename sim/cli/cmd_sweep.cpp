@@ -85,7 +85,10 @@ std::string summary_line_table(const std::vector<planning::PointRecord>& points,
 void run_shard(const SweepArgs& a) {
   const planning::Shard shard = planning::parse_shard(a.shard);
   if (a.out.empty()) throw Error("--shard: give --out FILE for the shard file (`servesim merge` joins them)");
-  if (a.csv || a.json) throw Error("--shard writes a shard file, not a table: `servesim merge` makes the CSV or JSON");
+  if (a.csv || a.json || ends_with(a.out, ".csv") || ends_with(a.out, ".json"))
+    throw Error(fmt::format("--shard writes a shard file (JSON lines, e.g. --out shard-{}.jsonl), not the sweep's CSV "
+                            "or JSON: `servesim merge OUT.csv SHARD...` makes those",
+                            shard.index));
   VariedRunArgs plain = a;
   plain.out.clear();  // a shard file, not the .csv/.json varied_axes checks for
   const auto axes = varied_axes(plain);

@@ -30,6 +30,7 @@ expect_refusal "a repeated shard" "given twice" "$bin" merge "$work/m.csv" "$wor
   --set workload.requests=31 --shard 1/3 --out "$work/other.jsonl" > /dev/null
 expect_refusal "a shard of another sweep" "different sweeps" "$bin" merge "$work/m.csv" "$work/shard-0.jsonl" "$work/other.jsonl" "$work/shard-2.jsonl"
 expect_refusal "a bad --shard" "expected K/N" "$bin" "${sweep[@]}" --shard 3/3 --out "$work/x.jsonl"
+expect_refusal "a shard file named .csv" "not the sweep's CSV" "$bin" "${sweep[@]}" --shard 0/3 --out "$work/x.csv"
 head -c 100 "$work/shard-1.jsonl" > "$work/cut.jsonl"
 expect_refusal "a cut shard file" "cut short" "$bin" merge "$work/m.csv" "$work/shard-0.jsonl" "$work/cut.jsonl" "$work/shard-2.jsonl"
 [ ! -e "$work/m.csv" ] || { echo "FAIL: a refused merge left $work/m.csv"; exit 1; }
