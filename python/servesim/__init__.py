@@ -142,10 +142,12 @@ class PlanResult:
         return self.table
 
 
-def run(scenario, set=None, timeline_rows=20000, fast_forward=True):
+def run(scenario, set=None, timeline_rows=20000, fast_forward=True, requests=True):
     """Simulates a scenario (path, YAML string or dict) -> Result. The GIL is released
-    while it simulates."""
-    return Result(_servesim.run(_scenario_input(scenario), _sets(set), int(timeline_rows), bool(fast_forward)))
+    while it simulates. Every request's result is kept for Result.requests (88 bytes
+    each while it runs, then the columns); requests=False keeps none (empty columns)."""
+    return Result(_servesim.run(_scenario_input(scenario), _sets(set), int(timeline_rows), bool(fast_forward),
+                                bool(requests)))
 
 
 def sweep(scenario, vary, set=None, jobs=0):

@@ -77,14 +77,14 @@ std::vector<planning::SweepAxis> sweep_axes(const Axes& axes) {
 
 // run: {summary (JSON text), requests (columns), timeline (columns), kv_blocks_per_replica}.
 py::dict run(const ScenarioInput& in, const std::vector<std::string>& sets, std::size_t timeline_rows,
-             bool fast_forward) {
+             bool fast_forward, bool keep_requests) {
   const LoadedScenario ls = load_input(in, sets);
   const Scenario sc = parse_scenario(ls.doc, ls.source);
   SimulationOptions opt;
   opt.fast_forward = fast_forward;
   opt.timeline_rows = timeline_rows;
   RequestResults requests;
-  opt.request_results = &requests;
+  if (keep_requests) opt.request_results = &requests;
   SimulationResult r;
   {
     py::gil_scoped_release unlocked;
@@ -220,7 +220,8 @@ PYBIND11_MODULE(_servesim, m) {
       .def_readwrite("decode_batch", &InspectBatches::decode_batch)
       .def_readwrite("decode_context", &InspectBatches::decode_context);
 
-  m.def("run", &run, py::arg("scenario"), py::arg("sets"), py::arg("timeline_rows"), py::arg("fast_forward"));
+  m.def("run", &run, py::arg("scenario"), py::arg("sets"), py::arg("timeline_rows"), py::arg("fast_forward"),
+        py::arg("keep_requests"));
   m.def("sweep", &sweep, py::arg("scenario"), py::arg("sets"), py::arg("axes"), py::arg("jobs"));
   m.def("sweep_shard", &sweep_shard, py::arg("scenario"), py::arg("sets"), py::arg("axes"), py::arg("k"),
         py::arg("n"), py::arg("jobs"));

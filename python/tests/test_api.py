@@ -44,6 +44,13 @@ def test_requests_are_columns_a_dataframe_takes(cli):
     assert (tl["kv_blocks_used"] <= tl["kv_blocks_total"]).all()
 
 
+def test_requests_false_keeps_no_rows_and_changes_no_number():
+    kept = servesim.run(QUICK, set=SMALL)
+    none = servesim.run(QUICK, set=SMALL, requests=False)
+    assert len(none.requests["id"]) == 0 and len(kept.requests["id"]) == 200
+    assert none.summary == kept.summary
+
+
 def test_requests_match_requests_csv(cli, tmp_path):
     r = servesim.run(QUICK, set=SMALL)
     cli("run", QUICK, "--set", "workload.requests=200", "--out", tmp_path)
