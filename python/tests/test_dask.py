@@ -23,7 +23,7 @@ def client():
 
 
 def test_dask_sweep_equals_the_local_sweep(client, root):
-    scenario = str(root / QUICK)  # each row's config names the scenario: the same path for both
+    scenario = str(root / QUICK)  # absolute: the workers need not share our working directory
     local = servesim.sweep(scenario, vary=VARY, set=SETS, jobs=1)
     assert len(local) == 200
     with distributed.get_task_stream(client) as stream:
@@ -44,3 +44,11 @@ def test_dask_plan_equals_local_plans(client, root):
     for point, r in remote:
         local = servesim.plan(scenario, set=point, **opts)
         assert r.data == local.data
+
+
+def test_a_yaml_string_scenario_travels_with_the_tasks(client, root):
+    text = (root / QUICK).read_text()
+    vary = {"workload.arrival.rate": [2, 4, 8]}
+    remote = servesim.dask.sweep(client, text, vary=vary, set=SETS, shards=3)
+    assert remote.csv == servesim.sweep(text, vary=vary, set=SETS).csv
+    assert len(remote) == 3
