@@ -18,7 +18,7 @@ import io
 import json
 import os
 
-# An installed package (<prefix>/lib/python3/dist-packages/servesim) reads the catalogs
+# An installed package (<prefix>/lib/python3.X/dist-packages/servesim) reads the catalogs
 # installed beside it (<prefix>/share/servesim), as the installed binary does; the
 # library reads $SERVESIM_HOME, which a user's own setting overrides.
 _installed_home = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "..",
