@@ -45,7 +45,10 @@ def _scenario_input(scenario):
     elif isinstance(scenario, os.PathLike):
         inp.path = os.fspath(scenario)
     elif isinstance(scenario, str):
-        looks_like_file = "\n" not in scenario and (scenario.endswith((".yaml", ".yml")) or os.path.isfile(scenario))
+        # YAML text of a scenario is a mapping, so it has a colon; a one-line string without
+        # one is a path (a missing file is then said to be missing, not "not a mapping").
+        looks_like_file = "\n" not in scenario and (scenario.endswith((".yaml", ".yml")) or ":" not in scenario
+                                                    or os.path.isfile(scenario))
         if looks_like_file:
             inp.path = scenario
         else:

@@ -100,6 +100,12 @@ def test_config_errors_carry_file_line_and_key_path(cli, tmp_path):
     assert e.value.kind == "unknown_key" and "max_num_seqs" in str(e.value)
 
 
+def test_a_missing_scenario_file_is_said_to_be_missing():
+    for name in ("scenarios/no-such.yaml", "scenarios/no-such"):
+        with pytest.raises(servesim.Error, match="no-such"):
+            servesim.run(name)
+
+
 def test_the_gil_is_released_while_simulating():
     # A run of about half a second in a thread (50,000 requests, every decode step
     # simulated); the main thread keeps stamping the clock. Were the GIL held, no
