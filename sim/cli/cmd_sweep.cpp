@@ -1,5 +1,6 @@
 // `servesim sweep SCENARIO.yaml --vary KEY=V1,V2 [--vary KEY=START:STOP:STEP]... [-j N]
-//  [--out FILE.csv|FILE.json] [--csv] [--json] [--set K=V]...`
+//  [--out FILE.csv|FILE.json] [--csv] [--json] [--set K=V]... [--shard K/N --out SHARD_FILE]`
+// and `servesim merge OUT.csv|OUT.json SHARD_FILE...` (docs/cluster.md).
 // Also registers `plan` and `whatif` (cmd_plan.cpp, cmd_whatif.cpp).
 #include <fmt/format.h>
 
