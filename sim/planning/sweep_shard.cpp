@@ -39,7 +39,8 @@ struct ShardFile {
 ShardFile read_shard_file(const std::string& name, const std::string& text) {
   ShardFile f;
   f.name = name;
-  const std::string not_shard = fmt::format("{}: not a servesim sweep shard file (written by `sweep --shard K/N --out FILE`)", name);
+  const std::string not_shard =
+      fmt::format("{}: not a servesim sweep shard file (written by `sweep --shard K/N --out FILE`)", name);
   if (!text.empty() && text.back() != '\n')
     throw Error(fmt::format("{}: the last line has no newline: the file was cut short; run its shard again", name));
   std::istringstream in(text);
@@ -129,12 +130,17 @@ MergedSweep merge_sweep_shards(const std::vector<std::pair<std::string, std::str
       throw Error(fmt::format("shard {}/{} given twice: {} and {}", s.shard.index, s.shard.count, it->second->name,
                               s.name));
   }
-  std::vector<std::string> missing;
-  for (std::size_t k = 0; k < first.shard.count; ++k)
-    if (!by_index.count(k)) missing.push_back(std::to_string(k));
-  if (!missing.empty())
-    throw Error(fmt::format("merge: shard{} {} of {} missing ({} given)", missing.size() > 1 ? "s" : "",
-                            join(missing, ", "), first.shard.count, shards.size()));
+  if (by_index.size() != first.shard.count) {
+    // Names the first few missing shards; stops looking there, so a header claiming a
+    // huge N (a damaged file) costs nothing.
+    std::vector<std::string> missing;
+    for (std::size_t k = 0; k < first.shard.count && missing.size() < 10; ++k)
+      if (!by_index.count(k)) missing.push_back(std::to_string(k));
+    const std::size_t count = first.shard.count - by_index.size();
+    const std::string more = count > missing.size() ? fmt::format(" and {} more", count - missing.size()) : "";
+    throw Error(fmt::format("merge: shard{} {}{} of {} missing ({} given)", count > 1 ? "s" : "", join(missing, ", "),
+                            more, first.shard.count, shards.size()));
+  }
   MergedSweep out;
   for (const auto& a : first.header.at("axes"))
     out.axes.push_back({a.at("key").get<std::string>(), a.at("values").get<std::vector<std::string>>()});

@@ -89,4 +89,11 @@ TEST_CASE("a merge refuses shard sets that are not one whole sweep") {
   CHECK_THROWS_WITH(merge_sweep_shards({{"a", s0}, {"b", header_only}}),
                     Contains("b: point 1 is missing"));
   CHECK_THROWS_WITH(merge_sweep_shards({}), Contains("give the shard files"));
+  // A damaged header claiming 10^15 shards: refused at once, naming the first missing ones.
+  std::string huge = s0.substr(0, s0.find('\n') + 1);  // the header alone: no point in the wrong shard
+  huge.replace(huge.find("\"shard\":[0,2]"), 13, "\"shard\":[0,1000000000000000]");
+  // 10^15 - 1 missing; the first 10 named: 999999999999999 - 10 = 999999999999989 more.
+  CHECK_THROWS_WITH(merge_sweep_shards({{"a", huge}}),
+                    Contains("shards 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and 999999999999989 more of "
+                             "1000000000000000 missing"));
 }
