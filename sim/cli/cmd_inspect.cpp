@@ -108,7 +108,7 @@ void register_inspect(CLI::App& app) {
   cmd->add_option("scenario", a.scenario, "scenario YAML (optional: flags alone work too)");
   cmd->add_option("--set", a.sets, "override a scenario key, e.g. --set model.kv_cache=fp8");
   cmd->add_option("--gpu", a.gpu, "GPU catalog name or YAML path");
-  cmd->add_option("--model", a.model, "model catalog name, model YAML or config.json path");
+  cmd->add_option("--model", a.model, "model catalog name, model YAML, config.json path or Hugging Face model folder");
   cmd->add_option("--weights", a.weights, "weight precision (fp16, bf16, fp8, int8, int4, fp4)");
   cmd->add_option("--activations", a.activations, "compute precision");
   cmd->add_option("--kv-cache", a.kv_cache, "KV cache precision (fp16, bf16, fp8, int8)");

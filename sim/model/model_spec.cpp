@@ -2,6 +2,12 @@
 
 namespace servesim {
 
+double ModelSpec::weight_element_bytes(DType weights) const {
+  const double element = dtype_bytes(weights);
+  if (!weight_groups.enabled() || weights != native_dtype) return element;
+  return element + weight_groups.scale_bytes / weight_groups.size;
+}
+
 std::int64_t ModelSpec::q_dim() const { return static_cast<std::int64_t>(heads) * head_dim; }
 std::int64_t ModelSpec::kv_dim() const { return static_cast<std::int64_t>(kv_heads) * head_dim; }
 
