@@ -1,5 +1,6 @@
 // Hugging Face config.json import. Field names follow transformers' configuration
-// classes (LlamaConfig, MixtralConfig, Qwen2Config, Qwen3Config, DeepseekV3Config).
+// classes (LlamaConfig, MistralConfig, MixtralConfig, Qwen2Config, Qwen3Config,
+// Qwen3MoeConfig, DeepseekV2Config, DeepseekV3Config, NemotronConfig).
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -25,7 +26,7 @@ const std::set<std::string>& supported_architectures() {
   static const std::set<std::string> s = {
       "LlamaForCausalLM",   "MistralForCausalLM",   "MixtralForCausalLM", "Qwen2ForCausalLM",
       "Qwen3ForCausalLM",   "Qwen2MoeForCausalLM",  "Qwen3MoeForCausalLM", "DeepseekV3ForCausalLM",
-      "DeepseekV2ForCausalLM", "YiForCausalLM",     "GraniteForCausalLM"};
+      "DeepseekV2ForCausalLM", "YiForCausalLM",     "GraniteForCausalLM", "NemotronForCausalLM"};
   return s;
 }
 
@@ -198,10 +199,31 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     m.moe.expert_ffn = f.integer("moe_intermediate_size");
     m.moe.shared_expert_ffn = m.moe.expert_ffn;
     m.moe.dense_layers = static_cast<int>(f.integer("first_k_dense_replace", 0));
+    m.mtp_layers = static_cast<int>(f.integer("num_nextn_predict_layers", 0));
+    if (m.mtp_layers < 0)
+      throw Error(fmt::format("{}: num_nextn_predict_layers must be >= 0, got {}", path, m.mtp_layers));
+    if (f.integer("moe_layer_freq", 1) != 1)
+      throw Error(fmt::format("{}: moe_layer_freq {} (MoE on every n-th layer) is not modelled; servesim reads "
+                              "DeepSeek layers as first_k_dense_replace dense layers then MoE on every layer",
+                              path, f.integer("moe_layer_freq", 1)));
   } else if (f.has("num_experts") && f.integer("num_experts") > 0) {  // Qwen MoE
     m.moe.num_experts = static_cast<int>(f.integer("num_experts"));
     m.moe.experts_per_token = static_cast<int>(f.integer("num_experts_per_tok"));
     m.moe.expert_ffn = f.integer("moe_intermediate_size");
+    // Qwen2/3-MoE: layer i is MoE unless listed in mlp_only_layers, and only when (i + 1)
+    // is a multiple of decoder_sparse_step (transformers' Qwen3MoeDecoderLayer). The dense
+    // ones are counted as servesim's leading dense layers (the same weights and per-token
+    // work; only their place in a pipeline stage split may differ).
+    const std::int64_t step = f.integer("decoder_sparse_step", 1);
+    if (step < 1) throw Error(fmt::format("{}: decoder_sparse_step must be >= 1, got {}", path, step));
+    std::set<std::int64_t> mlp_only;
+    if (j.contains("mlp_only_layers") && j["mlp_only_layers"].is_array())
+      for (const json& x : j["mlp_only_layers"])
+        if (x.is_number_integer()) mlp_only.insert(x.get<std::int64_t>());
+    int dense = 0;
+    for (int i = 0; i < m.layers; ++i)
+      if (mlp_only.count(i) || (i + 1) % step != 0) ++dense;
+    m.moe.dense_layers = dense;
     const std::int64_t shared = f.integer("shared_expert_intermediate_size", 0);
     if (shared > 0) {
       m.moe.shared_experts = 1;

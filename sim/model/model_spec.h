@@ -62,6 +62,10 @@ struct ModelSpec {
   WeightGroups weight_groups;  // of native_dtype weights (quantized checkpoints)
   MoeSpec moe;
   MlaSpec mla;
+  // Multi-token-prediction modules the checkpoint ships beside the model (DeepSeek-V3's
+  // num_nextn_predict_layers): counted in checkpoint_params(), not run or loaded (serving
+  // engines load them only to draft speculative tokens).
+  int mtp_layers = 0;
 
   // --- derived (pure functions of the fields above) ---
   // Bytes one weight of precision `weights` occupies: its element size, plus its share of
@@ -77,6 +81,8 @@ struct ModelSpec {
   std::int64_t norm_params() const;
   std::int64_t total_params() const;
   std::int64_t active_params() const;  // touched per token (== total for dense)
+  std::int64_t mtp_params() const;     // the MTP modules' weights (0 without)
+  std::int64_t checkpoint_params() const { return total_params() + mtp_params(); }
   int moe_layers() const;
   // KV cache bytes per token over all layers (MLA: compressed latent + rope key).
   double kv_bytes_per_token(DType kv) const;
