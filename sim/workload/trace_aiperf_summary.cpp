@@ -140,9 +140,13 @@ Summary load_summary_fields(const std::string& path) {
     m.model_id = (*model)[0].get<std::string>();
 
   // Measured latencies: TTFT, TPOT (both tools' inter_token_latency is (E2E - TTFT) / (OSL - 1)), E2E.
-  for (const auto& [metric, name] : {std::pair<const char*, const char*>{"ttft", "time_to_first_token"},
-                                     {"tpot", "inter_token_latency"},
-                                     {"e2e", "request_latency"}}) {
+  for (const auto& entry : {std::pair<const char*, const char*>{"ttft", "time_to_first_token"},
+                             {"tpot", "inter_token_latency"},
+                             {"e2e", "request_latency"}}) {
+    // (plain variables, not a structured binding: the lambda below captures them, which
+    // clang before 16 refuses for bindings)
+    const char* metric = entry.first;
+    const char* name = entry.second;
     const json* obj = field(doc, {name});
     if (!obj) continue;
     const std::string unit = obj->contains("unit") && obj->at("unit").is_string() ? obj->at("unit").get<std::string>()
