@@ -95,12 +95,6 @@ std::string cdf_data(std::vector<double> v) {
   return out;
 }
 
-// The served model a GuideLLM report or AIPerf export names ("" when none).
-std::string exported_model_id(TraceFormat format, const std::string& path) {
-  if (format == TraceFormat::guidellm) return trace_detail::load_guidellm_report(path).model_id;
-  return "";
-}
-
 }  // namespace
 
 Scenario trace_scenario(ConfigNode doc, const std::string& source, const std::string& trace_path,
@@ -248,6 +242,7 @@ TraceValidation validate_trace(const Scenario& sc, const ValidationTargets& targ
   std::vector<double> measured_itl;
   json bench;
   std::optional<MeasuredAggregate> aggregate;
+  std::string model_id;  // the served model a GuideLLM report or a summary names
   switch (v.format) {
     case TraceFormat::csv:
       v.measured = read_measured_csv(t.path);
@@ -262,10 +257,13 @@ TraceValidation validate_trace(const Scenario& sc, const ValidationTargets& targ
           v.warnings.push_back(fmt::format("{}: {}", t.path, *w));
       }
       break;
-    case TraceFormat::guidellm:
-      v.measured = read_measured_guidellm(t.path);
+    case TraceFormat::guidellm: {
+      const trace_detail::ExportedRun run = trace_detail::load_guidellm_report(t.path);  // read once here
+      v.measured = trace_detail::measured_requests(run);
+      model_id = run.model_id;
       v.replay_note = "send times as recorded, every benchmark of the report in turn";
       break;
+    }
     case TraceFormat::aiperf:
       v.measured = read_measured_aiperf(t.path, &measured_itl);
       v.replay_note = "send times as recorded";
@@ -296,8 +294,8 @@ TraceValidation validate_trace(const Scenario& sc, const ValidationTargets& targ
                               "report, or an AIPerf / genai-perf export",
                               t.path, trace_format_name(v.format)));
   }
-  if (const std::string model_id = aggregate ? aggregate->model_id : exported_model_id(v.format, t.path);
-      !model_id.empty()) {
+  if (aggregate) model_id = aggregate->model_id;
+  if (!model_id.empty()) {
     if (auto w = model_id_mismatch(model_id, sc.model)) v.warnings.push_back(fmt::format("{}: {}", t.path, *w));
   }
   bool any = aggregate.has_value();
