@@ -78,6 +78,13 @@ void run_inspect(const InspectArgs& a) {
   fmt::print("model: {:.2f}B parameters ({:.2f}B active per token), KV {} per token ({})\n", m.total_params() / 1e9,
              m.active_params() / 1e9, format_bytes(m.kv_bytes_per_token(setup.resolved.kv_cache)),
              dtype_name(setup.resolved.kv_cache));
+  // Imported checkpoints only (catalog models have neither), so catalog output is unchanged.
+  if (m.mtp_layers > 0)
+    fmt::print("checkpoint: {:.2f}B parameters with {} multi-token-prediction module(s) of {:.2f}B (not loaded)\n",
+               m.checkpoint_params() / 1e9, m.mtp_layers, m.mtp_params() / 1e9);
+  if (!m.weight_groups.scheme.empty())
+    fmt::print("quantization: {} ({:.3f} bytes per stored weight)\n", m.weight_groups.scheme,
+               m.weight_element_bytes(m.native_dtype));
   fmt::print("\nmemory per GPU ({} total, gpu_memory_utilization {}):\n", format_bytes(plan.capacity),
              setup.engine.gpu_memory_utilization);
   fmt::print("  weights            {:>10}\n  activations        {:>10}\n  runtime overhead   {:>10}\n"
@@ -97,7 +104,7 @@ void register_inspect(CLI::App& app) {
   cmd->add_option("scenario", a.scenario, "scenario YAML (optional: flags alone work too)");
   cmd->add_option("--set", a.sets, "override a scenario key, e.g. --set model.kv_cache=fp8");
   cmd->add_option("--gpu", a.gpu, "GPU catalog name or YAML path");
-  cmd->add_option("--model", a.model, "model catalog name, model YAML or config.json path");
+  cmd->add_option("--model", a.model, "model catalog name, model YAML, config.json path or Hugging Face model folder");
   cmd->add_option("--weights", a.weights, "weight precision (fp16, bf16, fp8, int8, int4, fp4)");
   cmd->add_option("--activations", a.activations, "compute precision");
   cmd->add_option("--kv-cache", a.kv_cache, "KV cache precision (fp16, bf16, fp8, int8)");

@@ -27,7 +27,7 @@ void list_gpus() {
   }
 }
 void list_models() {
-  fmt::print("Models (models/*.yaml; or pass a config.json path):\n");
+  fmt::print("Models (models/*.yaml; or pass a config.json path or a Hugging Face model folder):\n");
   fmt::print("  {:<18} {:>9} {:>9} {:>7} {:>12} {:>10}\n", "name", "params", "active", "layers", "KV/token", "context");
   for (const auto& n : model_catalog_names()) {
     const ModelSpec m = load_model(n);

@@ -1,4 +1,4 @@
-// `servesim validate SCENARIO.yaml [--trace FILE] [--format auto|csv|vllm_bench] [--set K=V]... [--json]
+// `servesim validate SCENARIO.yaml [--trace FILE] [--format auto|csv|vllm_bench|guidellm|aiperf|aiperf_summary] [--set K=V]... [--json]
 //  [--out DIR] [--no-plots]`: replays a trace with measured per-request latencies through the
 // scenario's hardware, model and engine and reports the error of each metric.
 #include <fmt/format.h>
@@ -88,7 +88,8 @@ void run(const Args& a) {
   fmt::print("trace: {} ({}, {} requests{})\n", shown(v.trace_path), trace_format_name(v.format), v.requests,
              v.format == TraceFormat::vllm_bench
                  ? fmt::format("; send times regenerated from request_rate, seed {}", sc.workload.seed)
-                 : "");
+             : v.replay_note.empty() ? ""
+                                     : "; " + v.replay_note);
   if (v.no_token_requests > 0)
     fmt::print("{} requests streamed no token (output_lens 0, ttft 0): replayed with 1 output token, not compared\n",
                v.no_token_requests);
@@ -107,13 +108,22 @@ void run(const Args& a) {
                  i == 0 ? std::to_string(c.measured.count) : "", stat[i], mv[i], pv[i], err, std::fabs(err));
     }
   }
-  fmt::print("\nper-request Pearson correlation (requests matched by index):");
-  for (const auto& c : v.metrics) {
-    if (c.name == "itl") continue;
-    fmt::print(" {} {} (n={})", metric_label(c.name), c.pearson ? fmt::format("{:.3f}", *c.pearson) : "n/a", c.paired);
+  if (v.aggregate_only) {
+    fmt::print("\nper-request Pearson correlation: none (an aggregate-only export: measured statistics from the file, "
+               "predicted over the regenerated requests)\n");
+  } else {
+    fmt::print("\nper-request Pearson correlation (requests matched by index):");
+    for (const auto& c : v.metrics) {
+      if (c.name == "itl") continue;
+      fmt::print(" {} {} (n={})", metric_label(c.name), c.pearson ? fmt::format("{:.3f}", *c.pearson) : "n/a", c.paired);
+    }
+    fmt::print("\n");
   }
-  fmt::print("\n");
-  if (v.measured_output_tps > 0)
+  if (v.measured_output_tps > 0 && v.measured_duration_s <= 0)  // a summary with the rate but not the duration
+    fmt::print("output throughput: measured {:.1f} tok/s, predicted {:.1f} tok/s ({} tokens in {:.1f} s): {:+.1f}%\n",
+               v.measured_output_tps, v.predicted_output_tps, v.predicted_output_tokens, v.predicted_duration_s,
+               percent_error(v.predicted_output_tps, v.measured_output_tps));
+  else if (v.measured_output_tps > 0)
     fmt::print("output throughput: measured {:.1f} tok/s ({} tokens in {:.1f} s), predicted {:.1f} tok/s ({} tokens in "
                "{:.1f} s): {:+.1f}%\n",
                v.measured_output_tps, v.measured_output_tokens, v.measured_duration_s, v.predicted_output_tps,
@@ -151,7 +161,7 @@ nlohmann::json trace_validation_json(const Scenario& sc, const TraceValidation& 
                        {"pearson", c.pearson ? nlohmann::json(*c.pearson) : nlohmann::json(nullptr)},
                        {"paired", c.paired}};
   }
-  return {{"scenario", sc.source},
+  nlohmann::json out = {{"scenario", sc.source},
           {"gpu", sc.gpu.name},
           {"model", sc.model.name},
           {"tp", sc.parallelism.tp},
@@ -177,23 +187,31 @@ nlohmann::json trace_validation_json(const Scenario& sc, const TraceValidation& 
             {"predicted_duration_s", v.predicted_duration_s}}},
           {"within_targets", v.within_targets},
           {"verdict", v.verdict}};
+  // Only for the formats that have them, so the csv and vllm_bench files stay as they were.
+  if (!v.replay_note.empty()) out["replay"] = v.replay_note;
+  if (v.aggregate_only) out["aggregate_only"] = true;
+  return out;
 }
 
 void register_validate(CLI::App& app) {
   static Args a;
   auto* cmd = app.add_subcommand(
       "validate",
-      "Replay a trace with measured per-request latencies (generic CSV or vllm bench serve JSON) and report the "
-      "error of each metric. Summaries of multi-stage serving runs (no per-request data) are replayed by "
+      "Replay a trace with measured per-request latencies (generic CSV, vllm bench serve JSON, GuideLLM report, "
+      "AIPerf profile_export.jsonl; or an AIPerf / genai-perf aggregate summary) and report the error of each "
+      "metric. Summaries of multi-stage serving runs (no per-request data) are replayed by "
       "`validate-experiments`; static-batch and offline-throughput tables by `validate-static`.");
   cmd->add_option("scenario", a.scenario, "scenario YAML (its hardware, model, parallelism and engine are used; "
                                           "the workload is replaced by the trace)")
       ->required();
   cmd->add_option("--trace", a.trace,
                   "trace with measured latencies: CSV arrival_s,input_tokens,output_tokens[,hash_ids]"
-                  "[,ttft_ms,tpot_ms,e2e_ms], or a vllm bench serve --save-result JSON (input_lens, output_lens, "
-                  "ttfts, itls); default: the scenario's workload.trace");
-  cmd->add_option("--format", a.format, "trace format: auto, csv or vllm_bench");
+                  "[,ttft_ms,tpot_ms,e2e_ms], a vllm bench serve --save-result JSON (input_lens, output_lens, "
+                  "ttfts, itls), a GuideLLM report (JSON/YAML), an AIPerf profile_export.jsonl, or an AIPerf "
+                  "profile_export_aiperf.json / genai-perf profile_export_genai_perf.json summary; default: the "
+                  "scenario's workload.trace");
+  cmd->add_option("--format", a.format,
+                  "trace format: auto, csv, vllm_bench, guidellm, aiperf or aiperf_summary (default auto: detected)");
   cmd->add_option("--set", a.sets, "override a scenario key, e.g. --set engine.max_num_seqs=512");
   cmd->add_flag("--json", a.json, "print the comparison as JSON");
   cmd->add_option("--out", a.out,

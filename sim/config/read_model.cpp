@@ -227,14 +227,15 @@ ModelSpec parse_model(ConfigMap& doc) {
 }
 
 ModelSpec load_model(const std::string& name_or_path) {
-  if (ends_with(name_or_path, ".json")) return import_hf_config(name_or_path);
+  // A config.json, or a Hugging Face model folder (its config.json and hf_quant_config.json).
+  if (ends_with(name_or_path, ".json") || is_directory(name_or_path)) return import_hf_config(name_or_path);
   std::string path = name_or_path;
   if (!looks_like_path(name_or_path)) {
     path = catalog_dir("models") + "/" + name_or_path + ".yaml";
     if (!file_exists(path)) {
       const auto names = model_catalog_names();
       throw Error(fmt::format(
-          "unknown model '{}'{} (known models: {}; or give a path to a model YAML or a config.json)",
+          "unknown model '{}'{} (known models: {}; or give a path to a model YAML, a config.json or a Hugging Face model folder)",
           name_or_path, did_you_mean(name_or_path, names), join(names)));
     }
   } else if (!file_exists(path)) {

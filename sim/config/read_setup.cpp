@@ -44,7 +44,7 @@ std::vector<std::string_view> dtype_choices() {
 const Key kModelName{
     .name = "name",
     .type = KeyType::text,
-    .doc = "the model: a catalog name (`servesim list models`), a model YAML or a Hugging Face config.json path",
+    .doc = "the model: a catalog name (`servesim list models`), a model YAML, a Hugging Face config.json path or a model folder (its config.json and hf_quant_config.json: quantized weights sized as stored, group scales included)",
     .spec = "Setup::model",
     .unit = "model name or path",
     .required = true,

@@ -7,10 +7,17 @@
 #include <map>
 #include <set>
 
+#include "config/yaml_json.h"
 #include "util/error.h"
+#include "workload/trace_export.h"
 
 namespace servesim {
 namespace {
+
+// GuideLLM reports saved as YAML are traces, read in sim/workload, which cannot call up
+// into this layer: lend it the YAML reader before main(). This file is linked into every
+// program that reads a scenario, so the reader is there whenever a trace can be named.
+[[maybe_unused]] const bool kYamlTraceReaderSet = (trace_detail::set_yaml_document_reader(&load_yaml_as_json), true);
 
 // A document expands its aliases when converted: a few lines of nested `*a`
 // references can stand for billions of values. Real catalogs and scenarios hold a

@@ -11,7 +11,7 @@ namespace servesim {
 
 double weight_bytes_per_gpu(const ModelSpec& m, const ResolvedPrecision& p, const Parallelism& par) {
   const ShardShape s = shard_shape(par, m);
-  const double wb = dtype_bytes(p.weights);
+  const double wb = m.weight_element_bytes(p.weights);  // with group scales of a quantized checkpoint
   const double stage_layers = s.layers;
   const double moe_layers = s.moe_layers;
   const double dense_layers = stage_layers - moe_layers;

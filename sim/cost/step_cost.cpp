@@ -46,7 +46,7 @@ CostModel::CostModel(GpuSpec gpu, ModelSpec model, ResolvedPrecision precision, 
   peak_compute_ = gpu_.peak(precision_.compute);
   peak_attention_ = gpu_.supports(DType::bf16) ? gpu_.peak(DType::bf16) : gpu_.peak(DType::fp16);
   act_bytes_ = dtype_bytes(precision_.activation_storage);
-  w_bytes_ = dtype_bytes(precision_.weights);
+  w_bytes_ = model_.weight_element_bytes(precision_.weights);  // with group scales of a quantized checkpoint
   kv_bytes_ = dtype_bytes(precision_.kv_cache);
   attention_s_per_flop_ = 1.0 / (peak_attention_ * gpu_.efficiency.attention_compute);
   attention_s_per_byte_ = 1.0 / (gpu_.memory_bandwidth * gpu_.efficiency.attention_memory);

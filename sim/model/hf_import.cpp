@@ -1,5 +1,6 @@
 // Hugging Face config.json import. Field names follow transformers' configuration
-// classes (LlamaConfig, MixtralConfig, Qwen2Config, Qwen3Config, DeepseekV3Config).
+// classes (LlamaConfig, MistralConfig, MixtralConfig, Qwen2Config, Qwen3Config,
+// Qwen3MoeConfig, DeepseekV2Config, DeepseekV3Config, NemotronConfig).
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -8,6 +9,7 @@
 #include <optional>
 #include <set>
 
+#include "model/hf_quantization.h"
 #include "model/model_catalog.h"
 #include "util/error.h"
 #include "util/json_file.h"
@@ -24,7 +26,7 @@ const std::set<std::string>& supported_architectures() {
   static const std::set<std::string> s = {
       "LlamaForCausalLM",   "MistralForCausalLM",   "MixtralForCausalLM", "Qwen2ForCausalLM",
       "Qwen3ForCausalLM",   "Qwen2MoeForCausalLM",  "Qwen3MoeForCausalLM", "DeepseekV3ForCausalLM",
-      "DeepseekV2ForCausalLM", "YiForCausalLM",     "GraniteForCausalLM"};
+      "DeepseekV2ForCausalLM", "YiForCausalLM",     "GraniteForCausalLM", "NemotronForCausalLM"};
   return s;
 }
 
@@ -64,69 +66,11 @@ class JsonFields {
 };
 
 std::string model_name_from_path(const std::string& path) {
-  // ".../llama-3.1-8b-instruct/config.json" -> "llama-3.1-8b-instruct"
-  const auto parts = split(path, '/');
+  // ".../llama-3.1-8b-instruct/config.json" -> "llama-3.1-8b-instruct"; a folder -> its name
+  auto parts = split(path, '/');
+  while (parts.size() > 1 && (parts.back().empty() || parts.back() == ".")) parts.pop_back();
   if (parts.size() >= 2 && parts.back() == "config.json") return parts[parts.size() - 2];
   return parts.back();
-}
-
-// The weight precision a quantized checkpoint stores, from its `quantization_config`
-// (transformers' quantizers write it; vLLM reads it to pick its kernels). nullopt when
-// there is none; an Error for a scheme servesim cannot place, rather than sizing the
-// checkpoint as 16-bit. Layers a scheme leaves out (its `ignore` list: lm_head,
-// routers) are few and are priced at the same precision.
-std::optional<DType> quantized_weight_dtype(const json& j, const std::string& path) {
-  if (!j.contains("quantization_config") || j["quantization_config"].is_null()) return std::nullopt;
-  const json& q = j["quantization_config"];
-  const std::string where = path + ": quantization_config";
-  if (!q.is_object()) throw Error(fmt::format("{}: expected an object, got {}", where, excerpt(q.dump())));
-  const std::string method =
-      q.contains("quant_method") && q["quant_method"].is_string() ? to_lower(q["quant_method"].get<std::string>()) : "";
-  auto int_field = [&](const json& o, const char* key) -> std::int64_t {
-    if (!o.contains(key) || !o[key].is_number_integer()) return 0;
-    return o[key].get<std::int64_t>();
-  };
-  auto from_bits = [&](std::int64_t bits, bool is_float) -> DType {
-    if (bits == 8) return is_float ? DType::fp8 : DType::int8;
-    if (bits == 4) return is_float ? DType::fp4 : DType::int4;
-    if (bits == 16) return DType::bf16;
-    throw Error(fmt::format("{}: {}-bit {} weights (quant_method '{}') are not modelled; servesim prices "
-                            "16, 8 and 4-bit weights. Set model.weights in the scenario and describe the "
-                            "model in a models/*.yaml file",
-                            where, bits, is_float ? "float" : "integer", method));
-  };
-  if (method == "fp8" || method == "fbgemm_fp8") return DType::fp8;
-  if (method == "awq" || method == "gptq" || method == "awq_marlin" || method == "gptq_marlin" ||
-      method == "marlin") {
-    std::int64_t bits = int_field(q, "bits");
-    if (bits == 0) bits = int_field(q, "w_bit");  // AutoAWQ's name
-    if (bits == 0) throw Error(fmt::format("{}: quant_method '{}' without an integer 'bits'", where, method));
-    return from_bits(bits, false);
-  }
-  if (method == "bitsandbytes") {
-    if (q.value("load_in_4bit", false)) return DType::int4;
-    if (q.value("load_in_8bit", false)) return DType::int8;
-    throw Error(fmt::format("{}: bitsandbytes without load_in_4bit or load_in_8bit", where));
-  }
-  if (method == "compressed-tensors") {
-    // {"config_groups": {"group_0": {"weights": {"num_bits": 8, "type": "float"}, ...}}}
-    if (q.contains("config_groups") && q["config_groups"].is_object()) {
-      for (const auto& [name, group] : q["config_groups"].items()) {
-        if (!group.is_object() || !group.contains("weights") || !group["weights"].is_object()) continue;
-        const json& w = group["weights"];
-        const std::int64_t bits = int_field(w, "num_bits");
-        const bool is_float = w.contains("type") && w["type"].is_string() && w["type"].get<std::string>() == "float";
-        if (bits > 0) return from_bits(bits, is_float);
-      }
-    }
-    throw Error(fmt::format("{}: compressed-tensors without config_groups.*.weights.num_bits: the weight "
-                            "precision is unknown",
-                            where));
-  }
-  throw Error(fmt::format("{}: quant_method '{}' is not understood, so the weight precision is unknown (known: "
-                          "fp8, fbgemm_fp8, awq, gptq, bitsandbytes, compressed-tensors). Describe the model in a "
-                          "models/*.yaml file with its native_dtype",
-                          where, method.empty() ? "(missing)" : method));
 }
 
 }  // namespace
@@ -135,14 +79,34 @@ namespace {
 ModelSpec import_parsed_config(const json& j, const std::string& path);
 }  // namespace
 
-ModelSpec import_hf_config(const std::string& path) {
-  if (!file_exists(path) && !is_directory(path))
+ModelSpec import_hf_config(const std::string& given) {
+  // A model folder as downloaded (huggingface-cli download, git clone): its config.json.
+  const std::string path = is_directory(given) ? (std::filesystem::path(given) / "config.json").string() : given;
+  if (!file_exists(path)) {
+    if (is_directory(given))
+      throw Error(fmt::format("{}: a folder without a config.json: not a Hugging Face model folder", given));
     throw Error(fmt::format("{}: cannot open config.json", path));
-  const json j = read_json_file(path);  // a directory, bad syntax, 1e999: Errors naming the file
+  }
+  const json j = read_json_file(path);  // bad syntax, 1e999: Errors naming the file
   // The field readers check types before get<>(); this is the net for any they miss
   // (a nlohmann exception is not a servesim::Error).
   try {
-    return import_parsed_config(j, path);
+    ModelSpec m = import_parsed_config(j, path);
+    // ModelOpt checkpoints describe their quantization in hf_quant_config.json beside
+    // config.json (older ones only there); config.json's own quantization_config wins.
+    const std::string modelopt = (std::filesystem::path(path).parent_path() / "hf_quant_config.json").string();
+    if (file_exists(modelopt) && !(j.contains("quantization_config") && !j["quantization_config"].is_null())) {
+      const json q = read_json_file(modelopt);
+      try {
+        const CheckpointQuantization c = quantization_from_modelopt(q, modelopt);
+        m.native_dtype = c.weights;
+        m.weight_groups = c.groups;
+      } catch (const json::exception& e) {
+        throw Error(json_field_error(modelopt, "unexpected value", e));
+      }
+    }
+    m.name = model_name_from_path(given);
+    return m;
   } catch (const json::exception& e) {
     throw Error(json_field_error(path, "unexpected value", e));
   }
@@ -196,7 +160,10 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
   // A quantized checkpoint stores its weights at the quantized precision, whatever
   // torch_dtype (the dtype of the unquantized parts) says: that is the default the
   // scenario's model.weights falls back to (an explicit model.weights still wins).
-  if (const auto q = quantized_weight_dtype(j, path)) m.native_dtype = *q;
+  if (const auto q = quantization_from_config(j, path)) {
+    m.native_dtype = q->weights;
+    m.weight_groups = q->groups;
+  }
 
   // Sliding-window attention keeps only the last W tokens of K/V per layer; servesim's
   // KV and attention cost are full-context. Up to W tokens the two are the same, beyond
@@ -232,10 +199,31 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     m.moe.expert_ffn = f.integer("moe_intermediate_size");
     m.moe.shared_expert_ffn = m.moe.expert_ffn;
     m.moe.dense_layers = static_cast<int>(f.integer("first_k_dense_replace", 0));
+    m.mtp_layers = static_cast<int>(f.integer("num_nextn_predict_layers", 0));
+    if (m.mtp_layers < 0)
+      throw Error(fmt::format("{}: num_nextn_predict_layers must be >= 0, got {}", path, m.mtp_layers));
+    if (f.integer("moe_layer_freq", 1) != 1)
+      throw Error(fmt::format("{}: moe_layer_freq {} (MoE on every n-th layer) is not modelled; servesim reads "
+                              "DeepSeek layers as first_k_dense_replace dense layers then MoE on every layer",
+                              path, f.integer("moe_layer_freq", 1)));
   } else if (f.has("num_experts") && f.integer("num_experts") > 0) {  // Qwen MoE
     m.moe.num_experts = static_cast<int>(f.integer("num_experts"));
     m.moe.experts_per_token = static_cast<int>(f.integer("num_experts_per_tok"));
     m.moe.expert_ffn = f.integer("moe_intermediate_size");
+    // Qwen2/3-MoE: layer i is MoE unless listed in mlp_only_layers, and only when (i + 1)
+    // is a multiple of decoder_sparse_step (transformers' Qwen3MoeDecoderLayer). The dense
+    // ones are counted as servesim's leading dense layers (the same weights and per-token
+    // work; only their place in a pipeline stage split may differ).
+    const std::int64_t step = f.integer("decoder_sparse_step", 1);
+    if (step < 1) throw Error(fmt::format("{}: decoder_sparse_step must be >= 1, got {}", path, step));
+    std::set<std::int64_t> mlp_only;
+    if (j.contains("mlp_only_layers") && j["mlp_only_layers"].is_array())
+      for (const json& x : j["mlp_only_layers"])
+        if (x.is_number_integer()) mlp_only.insert(x.get<std::int64_t>());
+    int dense = 0;
+    for (int i = 0; i < m.layers; ++i)
+      if (mlp_only.count(i) || (i + 1) % step != 0) ++dense;
+    m.moe.dense_layers = dense;
     const std::int64_t shared = f.integer("shared_expert_intermediate_size", 0);
     if (shared > 0) {
       m.moe.shared_experts = 1;

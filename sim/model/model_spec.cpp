@@ -2,6 +2,12 @@
 
 namespace servesim {
 
+double ModelSpec::weight_element_bytes(DType weights) const {
+  const double element = dtype_bytes(weights);
+  if (!weight_groups.enabled() || weights != native_dtype) return element;
+  return element + weight_groups.scale_bytes / weight_groups.size;
+}
+
 std::int64_t ModelSpec::q_dim() const { return static_cast<std::int64_t>(heads) * head_dim; }
 std::int64_t ModelSpec::kv_dim() const { return static_cast<std::int64_t>(kv_heads) * head_dim; }
 
@@ -59,6 +65,18 @@ std::int64_t ModelSpec::total_params() const {
   return static_cast<std::int64_t>(layers) * attention_params_per_layer() +
          dense * dense_mlp_params_per_layer() + moe_layers() * moe_params_per_layer() +
          embedding_params() + norm_params();
+}
+
+std::int64_t ModelSpec::mtp_params() const {
+  // One DeepSeek-V3 MTP module (its paper, section 2.2; the checkpoint's layer 61): a
+  // decoder layer like the last (MoE), the projection of [h; embedding] (2h x h), the
+  // enorm, hnorm and head norm beside the layer's two, and the embedding and output head
+  // the checkpoint stores again in the module (shared with the main model when served).
+  if (mtp_layers <= 0) return 0;
+  const std::int64_t block = attention_params_per_layer() +
+                             (moe.enabled() ? moe_params_per_layer() : dense_mlp_params_per_layer());
+  const std::int64_t module = block + 2 * hidden * hidden + 5 * hidden + 2 * vocab * hidden;
+  return static_cast<std::int64_t>(mtp_layers) * module;
 }
 
 std::int64_t ModelSpec::active_params() const {

@@ -30,6 +30,17 @@ struct MlaSpec {
   bool enabled() const { return kv_lora_rank > 0; }
 };
 
+// Group-wise quantization of an imported checkpoint: every `size` consecutive weights
+// share `scale_bytes` of scale (and zero-point) data stored beside them, which weight
+// reads and memory pay for. size 0: per-channel or per-tensor scales, a few bytes per
+// thousands of weights, not counted. Catalog models (models/*.yaml) have none.
+struct WeightGroups {
+  std::string scheme;        // e.g. "awq 4-bit, groups of 128 (fp16 scale + 4-bit zero)"; "" = not quantized
+  int size = 0;
+  double scale_bytes = 0;
+  bool enabled() const { return size > 0; }
+};
+
 struct ModelSpec {
   std::string name;          // catalog name, e.g. "llama-3.1-8b"
   std::string hf_id;         // "meta-llama/Llama-3.1-8B"
@@ -48,10 +59,18 @@ struct ModelSpec {
   bool tied_embeddings = false;
   std::int64_t max_context = 0;
   DType native_dtype = DType::bf16;
+  WeightGroups weight_groups;  // of native_dtype weights (quantized checkpoints)
   MoeSpec moe;
   MlaSpec mla;
+  // Multi-token-prediction modules the checkpoint ships beside the model (DeepSeek-V3's
+  // num_nextn_predict_layers): counted in checkpoint_params(), not run or loaded (serving
+  // engines load them only to draft speculative tokens).
+  int mtp_layers = 0;
 
   // --- derived (pure functions of the fields above) ---
+  // Bytes one weight of precision `weights` occupies: its element size, plus its share of
+  // the group scales when `weights` is the checkpoint's own quantized precision.
+  double weight_element_bytes(DType weights) const;
   std::int64_t q_dim() const;        // query width: heads * head_dim (MLA: heads * (nope+rope))
   std::int64_t kv_dim() const;       // K (or V) width: kv_heads * head_dim
   std::int64_t attention_params_per_layer() const;
@@ -62,6 +81,8 @@ struct ModelSpec {
   std::int64_t norm_params() const;
   std::int64_t total_params() const;
   std::int64_t active_params() const;  // touched per token (== total for dense)
+  std::int64_t mtp_params() const;     // the MTP modules' weights (0 without)
+  std::int64_t checkpoint_params() const { return total_params() + mtp_params(); }
   int moe_layers() const;
   // KV cache bytes per token over all layers (MLA: compressed latent + rope key).
   double kv_bytes_per_token(DType kv) const;

@@ -19,6 +19,7 @@
 #include "util/json_file.h"
 #include "util/paths.h"
 #include "util/text.h"
+#include "workload/trace_export.h"
 #include "workload/trace_reader.h"
 #include "config/scenario_reader.h"
 
@@ -134,7 +135,9 @@ void check_context_limit(const Scenario& sc) {
     }
   }
   if (over == 0) return;
-  const bool bench = reader->format() == TraceFormat::vllm_bench;
+  // Formats without lines name a request by its index in send order.
+  const bool bench = reader->format() != TraceFormat::csv && reader->format() != TraceFormat::azure &&
+                     reader->format() != TraceFormat::mooncake;
   const std::string advice =
       limit < sc.model.max_context
           ? fmt::format("raise engine.max_model_len (the model allows {}) with --set engine.max_model_len=N, or drop "
@@ -238,6 +241,8 @@ TraceValidation validate_trace(const Scenario& sc, const ValidationTargets& targ
   v.format = resolved_format(t);
   std::vector<double> measured_itl;
   json bench;
+  std::optional<MeasuredAggregate> aggregate;
+  std::string model_id;  // the served model a GuideLLM report or a summary names
   switch (v.format) {
     case TraceFormat::csv:
       v.measured = read_measured_csv(t.path);
@@ -252,12 +257,48 @@ TraceValidation validate_trace(const Scenario& sc, const ValidationTargets& targ
           v.warnings.push_back(fmt::format("{}: {}", t.path, *w));
       }
       break;
+    case TraceFormat::guidellm: {
+      const trace_detail::ExportedRun run = trace_detail::load_guidellm_report(t.path);  // read once here
+      v.measured = trace_detail::measured_requests(run);
+      model_id = run.model_id;
+      v.replay_note = "send times as recorded, every benchmark of the report in turn";
+      break;
+    }
+    case TraceFormat::aiperf:
+      v.measured = read_measured_aiperf(t.path, &measured_itl);
+      v.replay_note = "send times as recorded";
+      break;
+    case TraceFormat::aiperf_summary: {
+      aggregate = read_measured_aiperf_summary(t.path, sc.workload.seed);
+      v.aggregate_only = true;
+      v.replay_note = fmt::format("{} aggregates only: {} requests regenerated from the length distributions, {}",
+                                  aggregate->tool, aggregate->requests, aggregate->arrivals);
+      // The regenerated requests, so that predicted_vs_measured.csv lists them (nothing measured per request).
+      TraceReaderOptions ro;
+      ro.seed = sc.workload.seed;
+      auto reader = open_trace_reader(t.path, TraceFormat::aiperf_summary, ro);
+      std::int64_t k = 0;
+      while (auto r = reader->read()) {
+        MeasuredRequest m;
+        m.index = k++;
+        m.arrival_s = static_cast<double>(r->time_ns) * 1e-9;
+        m.input_tokens = r->input_tokens;
+        m.output_tokens = r->output_tokens;
+        v.measured.push_back(m);
+      }
+      break;
+    }
     default:
       throw Error(fmt::format("{}: the {} trace format has no measured latencies; validate needs the generic CSV "
-                              "with ttft_ms/tpot_ms/e2e_ms columns or a vllm bench serve result JSON",
+                              "with ttft_ms/tpot_ms/e2e_ms columns, a vllm bench serve result JSON, a GuideLLM "
+                              "report, or an AIPerf / genai-perf export",
                               t.path, trace_format_name(v.format)));
   }
-  bool any = false;
+  if (aggregate) model_id = aggregate->model_id;
+  if (!model_id.empty()) {
+    if (auto w = model_id_mismatch(model_id, sc.model)) v.warnings.push_back(fmt::format("{}: {}", t.path, *w));
+  }
+  bool any = aggregate.has_value();
   for (const auto& m : v.measured) any = any || m.ttft_ms || m.tpot_ms || m.e2e_ms;
   if (!any)
     throw Error(fmt::format("{}: no measured latencies to compare (add ttft_ms, tpot_ms and/or e2e_ms columns with "
@@ -281,6 +322,19 @@ TraceValidation validate_trace(const Scenario& sc, const ValidationTargets& targ
   for (const std::string metric : {"ttft", "tpot", "itl", "e2e"}) {
     MetricComparison c;
     c.name = metric;
+    if (aggregate) {  // the file's statistics against the simulation's over every completed request
+      const auto it = std::find_if(aggregate->metrics.begin(), aggregate->metrics.end(),
+                                   [&](const auto& e) { return e.first == metric; });
+      if (it == aggregate->metrics.end()) continue;
+      std::vector<double> pp;
+      for (const PredictedRequest& p : v.predicted)
+        if (const auto x = predicted_value(p, metric)) pp.push_back(*x);
+      const MeasuredStats& ms = it->second;
+      c.measured = Distribution{ms.count, ms.mean, ms.p50, ms.p90, ms.p95, ms.p99, ms.min, ms.max};
+      c.predicted = summarize_values(pp);
+      v.metrics.push_back(c);
+      continue;
+    }
     if (metric == "itl") {
       if (measured_itl.empty()) continue;
       c.measured = summarize_values(measured_itl);
@@ -320,6 +374,11 @@ TraceValidation validate_trace(const Scenario& sc, const ValidationTargets& targ
       v.measured_duration_s = bench.at("duration").get<double>();
       if (v.measured_duration_s > 0) v.measured_output_tps = static_cast<double>(v.measured_output_tokens) / v.measured_duration_s;
     }
+  } else if (aggregate) {
+    v.measured_duration_s = aggregate->duration_s;
+    v.measured_output_tps = aggregate->output_tps;
+    v.measured_output_tokens =
+        aggregate->output_tps > 0 && aggregate->duration_s > 0 ? std::llround(aggregate->output_tps * aggregate->duration_s) : 0;
   } else {
     bool all = !v.measured.empty();
     double first = 0, last = 0;

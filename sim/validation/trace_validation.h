@@ -1,7 +1,8 @@
 #pragma once
 // `servesim validate`: replays a trace that comes with measured per-request
-// latencies (the generic CSV with ttft_ms/tpot_ms/e2e_ms columns, or a
-// `vllm bench serve --save-result` JSON) through a scenario's hardware, model
+// latencies (the generic CSV with ttft_ms/tpot_ms/e2e_ms columns, a
+// `vllm bench serve --save-result` JSON, a GuideLLM report, AIPerf records; or an
+// aggregate-only AIPerf / genai-perf summary, compared as distributions) through a scenario's hardware, model
 // and engine, and compares the predicted latencies with the measured ones:
 // per metric the mean and percentiles with signed and absolute % error, the
 // per-request Pearson correlation (requests match by index: request k is the
@@ -75,6 +76,11 @@ struct TraceValidation {
   // vllm_bench requests that streamed no token (output_lens 0, ttfts 0): replayed with one
   // output token, but left out of the measured distributions (their 0 is no measurement).
   std::int64_t no_token_requests = 0;
+  // How the replay sends the requests, in words ("" for csv: as recorded; vllm_bench says it itself).
+  std::string replay_note;
+  // An aggregate-only export (aiperf_summary): the measured side is the file's statistics,
+  // the requests are regenerated, there is no per-request pairing or correlation.
+  bool aggregate_only = false;
   std::int64_t measured_output_tokens = 0, predicted_output_tokens = 0;
   double measured_duration_s = 0, predicted_duration_s = 0;  // 0 when unknown
   double measured_output_tps = 0, predicted_output_tps = 0;  // 0 when unknown

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace servesim {
@@ -31,5 +32,40 @@ std::vector<MeasuredRequest> read_measured_csv(const std::string& path);
 // vLLM's benchmark records a request whose server sent no text; no_token is set). arrival_s is the regenerated arrival (see
 // open_vllm_bench_trace, same seed); output_tokens as replayed (>= 1).
 std::vector<MeasuredRequest> read_measured_vllm_bench(const std::string& path, std::uint64_t seed = 1);
+
+// Requests of a GuideLLM benchmark report (JSON or YAML), every benchmark's successful,
+// errored and incomplete requests in send order (see trace_guidellm.cpp): ttft_ms from
+// time_to_first_token_ms, tpot_ms from inter_token_latency_ms, e2e_ms from
+// request_latency (s); only successful requests carry measurements. arrival_s is the
+// send time relative to the first request's.
+std::vector<MeasuredRequest> read_measured_guidellm(const std::string& path);
+
+// Records of an AIPerf profile_export.jsonl in send order (see trace_aiperf.cpp):
+// ttft_ms from time_to_first_token, tpot_ms from inter_token_latency, e2e_ms from
+// request_latency; failed or cancelled records carry none. When `itl_gaps` is given,
+// every per-token gap (inter_chunk_latency of requests that streamed one token per
+// chunk) is appended to it.
+std::vector<MeasuredRequest> read_measured_aiperf(const std::string& path, std::vector<double>* itl_gaps = nullptr);
+
+// A latency distribution as a tool summarised it (ms): avg, percentiles, extremes.
+struct MeasuredStats {
+  std::int64_t count = 0;
+  double mean = 0, p50 = 0, p90 = 0, p95 = 0, p99 = 0, min = 0, max = 0;
+};
+
+// What an aggregate-only AIPerf / genai-perf export measured (see trace_aiperf_summary.cpp).
+struct MeasuredAggregate {
+  std::string tool;                  // "AIPerf" or "genai-perf"
+  std::int64_t requests = 0;         // request_count
+  std::optional<double> concurrency, request_rate;  // as the run was configured, when recorded
+  double request_throughput = 0;     // measured req/s (0: not in the file)
+  double output_tps = 0;             // measured output tokens/s (0: not in the file)
+  double duration_s = 0;             // benchmark_duration (0: not in the file)
+  std::string model_id;              // the served model's name, "" when not recorded
+  // ("ttft" | "tpot" | "e2e", distribution in ms): avg, p50, p90, p95, p99 (min, max).
+  std::vector<std::pair<std::string, MeasuredStats>> metrics;
+  std::string arrivals;              // how the replay sends the regenerated requests, in words
+};
+MeasuredAggregate read_measured_aiperf_summary(const std::string& path, std::uint64_t seed = 1);
 
 }  // namespace servesim

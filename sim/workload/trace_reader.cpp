@@ -18,6 +18,9 @@ std::unique_ptr<TraceReader> open_trace_reader(const std::string& path, TraceFor
     case TraceFormat::azure: return open_azure_trace(path);
     case TraceFormat::mooncake: return open_mooncake_trace(path, options.hash_block_tokens.value_or(512));
     case TraceFormat::vllm_bench: return open_vllm_bench_trace(path, options.seed);
+    case TraceFormat::guidellm: return open_guidellm_trace(path);
+    case TraceFormat::aiperf: return open_aiperf_trace(path);
+    case TraceFormat::aiperf_summary: return open_aiperf_summary_trace(path, options.seed);
     case TraceFormat::automatic: break;
   }
   throw Error("internal: unhandled trace format");
@@ -25,7 +28,10 @@ std::unique_ptr<TraceReader> open_trace_reader(const std::string& path, TraceFor
 
 std::int64_t count_trace_records(const std::string& path, TraceFormat format) {
   if (format == TraceFormat::automatic) format = detect_trace_format(path);
-  if (format == TraceFormat::vllm_bench) return -1;
+  // Whole documents, and JSONL records that are read whole to be sorted: the readers know their size.
+  if (format == TraceFormat::vllm_bench || format == TraceFormat::guidellm || format == TraceFormat::aiperf ||
+      format == TraceFormat::aiperf_summary)
+    return -1;
   trace_detail::LineReader in(path);
   std::string line;
   std::int64_t n = 0;

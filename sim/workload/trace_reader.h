@@ -21,7 +21,8 @@ struct TraceRecord {
   // trailing partial block are dropped); empty when the trace has none.
   std::vector<std::uint64_t> block_hashes;
   std::int32_t hash_block_tokens = 0;
-  std::int64_t line = 0;         // 1-based line of the record (vllm_bench: request index + 1)
+  std::int64_t line = 0;         // 1-based line of the record (vllm_bench, guidellm, aiperf, aiperf_summary:
+                                 // request index + 1 in send order)
 };
 
 struct TraceReaderOptions {
@@ -62,6 +63,11 @@ std::unique_ptr<TraceReader> open_csv_trace(const std::string& path, std::int32_
 std::unique_ptr<TraceReader> open_azure_trace(const std::string& path);
 std::unique_ptr<TraceReader> open_mooncake_trace(const std::string& path, std::int32_t hash_block_tokens);
 std::unique_ptr<TraceReader> open_vllm_bench_trace(const std::string& path, std::uint64_t seed);
+std::unique_ptr<TraceReader> open_guidellm_trace(const std::string& path);
+std::unique_ptr<TraceReader> open_aiperf_trace(const std::string& path);
+// Regenerates the requests of an aggregate-only export (lengths shuffled and Poisson
+// arrivals drawn with `seed`; see trace_aiperf_summary.cpp).
+std::unique_ptr<TraceReader> open_aiperf_summary_trace(const std::string& path, std::uint64_t seed);
 
 // Parses an Azure trace TIMESTAMP ("2023-11-16 18:15:46.6805900": date, time,
 // up to 9 fractional digits; a 'T' separator and a "Z" or "+hh:mm" suffix are

@@ -147,14 +147,16 @@ TEST_CASE("robust: a directory given as an input file is named as one", "[robust
   CHECK_THROWS_WITH(read_text_file(dir), is_dir);
   CHECK_THROWS_WITH(read_json_file(dir), is_dir);
   CHECK_THROWS_WITH(load_vllm_experiments(dir), is_dir);
-  // A directory whose name ends in .json (routed to the config.json importer).
+  // A model may be a Hugging Face model folder, so a directory there is read as one, and one
+  // without a config.json is named as not being a model folder (also when its name ends in .json).
+  const auto not_a_model_folder = Contains("a folder without a config.json: not a Hugging Face model folder");
   const auto json_dir = std::filesystem::temp_directory_path() / "servesim-robust-dir.json";
   std::filesystem::create_directories(json_dir);
-  CHECK_THROWS_WITH(import_hf_config(json_dir.string()), is_dir);
-  CHECK_THROWS_WITH(load_model(json_dir.string()), is_dir);
+  CHECK_THROWS_WITH(import_hf_config(json_dir.string()), not_a_model_folder);
+  CHECK_THROWS_WITH(load_model(json_dir.string()), not_a_model_folder);
   std::filesystem::remove_all(json_dir);
   CHECK_THROWS_WITH(read_all(dir, TraceFormat::csv), is_dir);
-  CHECK_THROWS_WITH(load_model(dir + "/"), is_dir);
+  CHECK_THROWS_WITH(load_model(dir + "/"), not_a_model_folder);
   CHECK_THROWS_WITH(load_gpu(dir + "/"), is_dir);
 }
 
