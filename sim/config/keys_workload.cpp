@@ -85,6 +85,12 @@ const Key multi_turn{.name = "multi_turn",
                      .doc = "requests come in sessions whose later turns repeat the earlier turns as their prefix",
                      .spec = "WorkloadSpec::multi_turn",
                      .default_note = "none: single-turn requests"};
+const Key patience{.name = "patience",
+                   .type = KeyType::section,
+                   .doc = "users who give up: a request without its first token this long after it was sent is "
+                          "abandoned (dropped from the queue, or its prefill aborted and its KV freed)",
+                   .spec = "WorkloadSpec::patience",
+                   .default_note = "none: users wait for ever"};
 const Key trace{.name = "trace",
                 .type = KeyType::text,
                 .doc = "a trace file to replay instead of synthetic requests (relative: beside the scenario "
@@ -159,6 +165,12 @@ const Key think_time{.name = "think_time",
                      .default_note = "required unless the arrival is closed_loop (then absent)",
                      .min = 0,
                      .max = kMaxDurationSeconds};
+const Key conversation_metrics{.name = "conversation_metrics",
+                               .type = KeyType::boolean,
+                               .doc = "also report per-conversation metrics: total wait (sum of the turns' TTFTs), "
+                                      "duration, turns served, and conversations completed, abandoned or cut",
+                               .spec = "MultiTurnSpec::conversation_metrics",
+                               .default_bool = false};
 
 }  // namespace multi_turn_keys
 
@@ -168,19 +180,21 @@ std::vector<const KeySection*> workload_key_sections() {
       .path = "workload",
       .doc = "the requests: synthetic (arrival, input_tokens, output_tokens) or a trace to replay",
       .keys = {&seed, &requests, &duration, &hash_block_tokens, &arrival, &input_tokens, &output_tokens,
-               &shared_prefix, &multi_turn, &trace, &format, &time_scale}};
+               &shared_prefix, &multi_turn, &trace, &format, &time_scale, &patience}};
   static const KeySection prefix{.path = "workload.shared_prefix",
                                  .doc = "a system prompt shared by the requests of a group",
                                  .keys = {&shared_prefix_keys::groups, &shared_prefix_keys::tokens,
                                           &shared_prefix_keys::prompts_per_group, &shared_prefix_keys::assign}};
   static const KeySection turns{.path = "workload.multi_turn",
                                 .doc = "sessions of several turns, each turn's prompt holding the earlier turns",
-                                .keys = {&multi_turn_keys::turns, &multi_turn_keys::think_time}};
+                                .keys = {&multi_turn_keys::turns, &multi_turn_keys::think_time,
+                                         &multi_turn_keys::conversation_metrics}};
   std::vector<const KeySection*> out = {&workload};
   for (const KeySection* s : arrival_key_sections()) out.push_back(s);
   for (const KeySection* s : length_key_sections()) out.push_back(s);
   out.push_back(&prefix);
   out.push_back(&turns);
+  for (const KeySection* s : patience_key_sections()) out.push_back(s);
   return out;
 }
 

@@ -39,6 +39,7 @@ MultiTurnSpec read_multi_turn(ConfigMap& mt, const WorkloadSpec& w) {
   using namespace multi_turn_keys;
   MultiTurnSpec t;
   t.turns = read_integer(mt, turns);
+  t.conversation_metrics = read_boolean(mt, conversation_metrics);
   const bool closed = w.arrival.kind == ArrivalKind::closed_loop;
   if (closed && has_key(mt, think_time))
     throw Error(fmt::format("{}: with a closed_loop arrival the time between turns is arrival.think_time "
@@ -73,6 +74,11 @@ WorkloadSpec parse_workload(ConfigMap& m) {
   if (has_key(m, duration)) w.duration_s = read_quantity(m, duration);
   if (has_key(m, hash_block_tokens))
     w.hash_block_tokens = static_cast<std::int32_t>(read_integer(m, hash_block_tokens));
+
+  if (has_key(m, patience)) {
+    ConfigMap p = m.map(std::string(patience.name));
+    w.patience = parse_patience(p);
+  }
 
   if (has_key(m, trace)) {
     w.trace = parse_trace(m);

@@ -15,6 +15,7 @@ namespace workload_keys {
 extern const Key seed, requests, duration, hash_block_tokens;
 extern const Key arrival, input_tokens, output_tokens, shared_prefix, multi_turn;  // synthetic only
 extern const Key trace, format, time_scale;                                        // trace replay only
+extern const Key patience;                                                         // both
 }  // namespace workload_keys
 
 // `workload.arrival`: `process` selects the keys read beside it.
@@ -37,7 +38,7 @@ extern const Key groups, tokens, prompts_per_group, assign;
 }  // namespace shared_prefix_keys
 
 namespace multi_turn_keys {
-extern const Key turns, think_time;
+extern const Key turns, think_time, conversation_metrics;
 }  // namespace multi_turn_keys
 
 // "file:line:col: workload.arrival.rate": where errors about key `k` of `m` point.
@@ -46,5 +47,6 @@ inline std::string where(const ConfigMap& m, const Key& k) { return m.where(std:
 // The sections of each part, gathered by workload_key_sections().
 std::vector<const KeySection*> arrival_key_sections();
 std::vector<const KeySection*> length_key_sections();
+std::vector<const KeySection*> patience_key_sections();  // config/read_patience.cpp
 
 }  // namespace servesim
