@@ -81,7 +81,7 @@ void BatchState::abandon_due(Nanos now, bool running_too, std::vector<Request>& 
   while (!deadlines_.empty() && deadlines_.top().at <= now) {
     const Deadline d = deadlines_.top();
     deadlines_.pop();
-    abandon(d, running_too, gone);
+    if (answered_.erase(d.id) == 0) abandon(d, running_too, gone);
   }
 }
 

@@ -33,6 +33,7 @@
 #include <deque>
 #include <functional>
 #include <queue>
+#include <unordered_set>
 #include <vector>
 
 #include "engine/decode_aggregate.h"
@@ -107,8 +108,13 @@ class BatchState {
   // flight: its chunk may be in that step); otherwise it is kept for the next
   // call with running_too, which the engine makes before planning a step.
   void abandon_due(Nanos now, bool running_too, std::vector<Request>& gone);
-  // The earliest deadline not yet handled; kNever when none (or without patience).
-  Nanos next_deadline() const { return deadlines_.empty() ? kNever : deadlines_.top().at; }
+  // The earliest deadline of a request that has had no first token; kNever when
+  // none (or without patience). Drops the deadlines of requests answered in time
+  // on the way, so a served request never wakes the engine.
+  Nanos next_deadline() {
+    while (!deadlines_.empty() && answered_.erase(deadlines_.top().id) > 0) deadlines_.pop();
+    return deadlines_.empty() ? kNever : deadlines_.top().at;
+  }
 
   // Host-link seconds the moves since begin_step() charged to the step being planned.
   void begin_step() {
@@ -234,6 +240,7 @@ class BatchState {
   std::priority_queue<std::int64_t, std::vector<std::int64_t>, std::greater<std::int64_t>> gone_;
   std::vector<Deadline> overdue_;
   std::vector<Request> late_;  // abandoned by complete_chunks, handed out by the next abandon_due
+  std::unordered_set<std::int64_t> answered_;  // first token in time, deadline still in deadlines_
   bool fresh_by_id_ = true;  // ids increase along fresh_ (arrival order); else gone ones are erased at once
   // Running requests in admission order (an intrusive list through Seq::prev/next).
   int run_head_ = -1, run_tail_ = -1;
@@ -372,6 +379,7 @@ inline void BatchState::complete_chunks(Nanos now, std::vector<Request>& done) {
     ++s.generated;
     if (s.rec.first_token < 0) {
       s.rec.first_token = now;
+      if (patience_) answered_.insert(s.req.id);  // its deadline no longer matters
     } else if (observer_) {
       observer_->on_itl(to_seconds(now - s.last_token), 1);  // first token after a recompute or swap-in
     }

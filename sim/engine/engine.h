@@ -66,7 +66,7 @@ class Engine {
   // leaves (reported failed, reason abandoned) and is appended to `gone`; the
   // simulation calls it at next_deadline() and before each start_step.
   virtual void abandon_due(Nanos /*now*/, std::vector<Request>& /*gone*/) {}
-  virtual Nanos next_deadline() const { return kNever; }
+  virtual Nanos next_deadline() { return kNever; }
   virtual double kv_load() const = 0;            // used / total KV blocks
   virtual std::int64_t kv_blocks_total() const = 0;
 };

@@ -103,9 +103,9 @@ class PipelineEngine : public Engine {
   void abandon_due(Nanos now, std::vector<Request>& gone) override {
     for (auto& e : ves_) e->abandon_due(now, gone);
   }
-  Nanos next_deadline() const override {
+  Nanos next_deadline() override {
     Nanos t = kNever;
-    for (const auto& e : ves_) t = std::min(t, e->next_deadline());
+    for (auto& e : ves_) t = std::min(t, e->next_deadline());
     return t;
   }
   double kv_load() const override {
