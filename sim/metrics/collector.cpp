@@ -96,7 +96,10 @@ void Collector::on_request_done(const RequestRecord& r) {
     ++failed_;
     // Slot 0 counts failures an engine reported without a reason (shown as "unspecified").
     ++failures_[static_cast<std::size_t>(r.failure)];
-    if (r.failure == FailureReason::abandoned) abandoned_wait_.add(res.e2e_ms);
+    if (r.failure == FailureReason::abandoned) {
+      abandoned_wait_.add(res.e2e_ms);
+      if (r.first_scheduled >= 0) ++abandoned_after_start_;
+    }
   } else {
     // The run's duration ends at the last completion: a failure is decided at
     // once (at, or for the overload guard even before, its arrival) and serves nothing.
@@ -171,6 +174,7 @@ RunSummary Collector::summarize() {
   s.itl_ms = itl_.summarize();
   s.patience = patience_;
   if (patience_) s.abandoned_wait_ms = abandoned_wait_.summarize();
+  s.abandoned_after_start = abandoned_after_start_;
   if (conversations_) s.conversations = conversations_->summarize();
 
   s.slo_met = true;

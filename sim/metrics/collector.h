@@ -94,6 +94,7 @@ class Collector : public RunObserver {
   SampleSet itl_{kExactCap, true};
   bool patience_ = false;
   SampleSet abandoned_wait_{kExactCap, false};  // ms each abandoned request's user waited
+  std::int64_t abandoned_after_start_ = 0;      // abandoned after being scheduled
   std::unique_ptr<ConversationTracker> conversations_;
   SloSpec slo_;
   // Per-request limits (ITL is per token, judged on its distribution only):

@@ -82,6 +82,7 @@ struct RunSummary {
   // requests are failures (failures[abandoned]); this is how long they waited.
   bool patience = false;
   Distribution abandoned_wait_ms;
+  std::int64_t abandoned_after_start = 0;  // of them, scheduled before giving up: their prefill work was wasted
   ConversationSummary conversations;  // multi_turn.conversation_metrics
   // Carbon (energy.grid_intensity): grams of CO2 for the run's energy; 0 when unset.
   double grid_g_per_kwh = 0;

@@ -147,6 +147,7 @@ nlohmann::json summary_json(const RunSummary& s) {
     const std::int64_t n = s.failures[static_cast<std::size_t>(FailureReason::abandoned)];
     const std::int64_t offered = s.completed + s.failed;
     j["abandoned"] = {{"count", n},
+                      {"after_prefill_started", s.abandoned_after_start},
                       {"share_of_offered", offered > 0 ? static_cast<double>(n) / static_cast<double>(offered) : 0.0},
                       {"waited_ms", distribution_json(s.abandoned_wait_ms)}};
   }
@@ -182,7 +183,10 @@ std::string summary_table(const RunSummary& s) {
     const std::int64_t offered = s.completed + s.failed;
     out += fmt::format("abandoned  {} user{} gave up before the first token ({:.1f}% of offered requests){}\n", n,
                        n == 1 ? "" : "s", offered > 0 ? 100.0 * static_cast<double>(n) / static_cast<double>(offered) : 0.0,
-                       n > 0 ? "; the `gave up` row is how long they waited" : "");
+                       n > 0 ? fmt::format(", {} of them after their prefill had started (that work was wasted); the "
+                                           "`gave up` row is how long they waited",
+                                           s.abandoned_after_start)
+                             : "");
   }
   out += fmt::format("duration   {:.1f} s simulated on {} GPU(s)\n", s.duration_s, s.gpus);
   out += fmt::format("throughput {:.2f} req/s, {:.0f} output tok/s ({:.0f}/GPU), {:.0f} total tok/s\n",

@@ -81,6 +81,7 @@ TEST_CASE("fixed patience P: exactly the requests whose first token would come a
   CHECK(s.failed == 4);
   CHECK(s.failures[static_cast<std::size_t>(FailureReason::abandoned)] == 4);
   CHECK(s.completed == 3);
+  CHECK(s.abandoned_after_start == 1);  // request 2, aborted mid-prefill; 3-5 left from the queue
   REQUIRE(s.abandoned_wait_ms.count == 4);
   CHECK(s.abandoned_wait_ms.mean == Approx(p_s * 1e3));
   CHECK(s.abandoned_wait_ms.p99 == Approx(p_s * 1e3));
