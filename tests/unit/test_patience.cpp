@@ -312,3 +312,39 @@ TEST_CASE("patience and grid intensity keys: values, units and refusals", "[conf
              }),
              Catch::Contains("energy.grid_intensity"));
 }
+
+TEST_CASE("patience on pipelined replicas and closed-loop conversations: every wait within the patience range",
+          "[sim][patience]") {
+  const std::string patience = "patience: {dist: uniform, min: \"3 s\", max: \"5 s\"}";
+  // Open loop, two pipeline stages, offered well beyond what the replica serves.
+  const Scenario pp = scenario_from("{kind: vllm, max_num_seqs: 64}",
+                                    "{requests: 3000, arrival: {process: poisson, rate: 60}, input_tokens: {dist: "
+                                    "fixed, value: 1024}, output_tokens: {dist: fixed, value: 256}, " +
+                                        patience + "}",
+                                    "llama-3.1-8b", "{tp: 1, pp: 2}");
+  // Closed loop: 400 users in conversations of three turns.
+  const Scenario cl = scenario_from("{kind: vllm, max_num_seqs: 64}",
+                                    "{requests: 3000, arrival: {process: closed_loop, users: 400, think_time: \"1 s\"}, "
+                                    "input_tokens: {dist: fixed, value: 1024}, output_tokens: {dist: fixed, value: 256}, "
+                                    "multi_turn: {turns: 3, conversation_metrics: true}, " +
+                                        patience + "}");
+  for (const Scenario* sc : {&pp, &cl}) {
+    const RunWithCsv run = run_with_csv(*sc, nullptr);
+    const RunSummary& s = run.result.summary;
+    const std::int64_t abandoned = s.failures[static_cast<std::size_t>(FailureReason::abandoned)];
+    CHECK(abandoned > 0);
+    CHECK(s.failed == abandoned);
+    CHECK(s.completed + s.failed == s.load.offered);
+    // A user waits its own patience, drawn from [3, 5] s, never more or less.
+    CHECK(s.abandoned_wait_ms.min >= 3000.0);
+    CHECK(s.abandoned_wait_ms.max <= 5000.0);
+    for (const RequestResult& r : run.results)
+      if (!r.failed) CHECK(r.ttft_ms <= 5000.0);  // nobody is served after giving up
+    if (sc == &cl) {
+      // Closed loop: a user has one request out, so each abandonment ends a distinct conversation.
+      CHECK(s.conversations.abandoned == abandoned);
+      CHECK(s.conversations.conversations ==
+            s.conversations.completed + s.conversations.abandoned + s.conversations.cut);
+    }
+  }
+}
