@@ -126,8 +126,10 @@ void BatchState::abandon(const Deadline& d, bool running_too, std::vector<Reques
 void BatchState::abandon_slot(int slot, Nanos at, std::vector<Request>& gone) {
   Seq& s = seq(slot);
   if (s.phase == Phase::prefill) {
-    // vLLM aborts a request whose client disconnected and frees its blocks at the
-    // next scheduler step (the engine core's abort_requests).
+    // vLLM aborts a request whose client disconnected: the API server's abort
+    // reaches the v1 scheduler between steps (Scheduler.finish_requests with
+    // RequestStatus.FINISHED_ABORTED, vllm/v1/core/sched/scheduler.py: "the API
+    // server can abort a request when the client disconnects"), which frees its blocks.
     kv_.release(s.blocks);
     prefilling_.erase(std::find(prefilling_.begin(), prefilling_.end(), slot));
     running_erase(slot);
