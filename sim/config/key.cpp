@@ -20,6 +20,7 @@ std::string_view dimension_name(Dimension d) {
     case Dimension::power: return "power";
     case Dimension::price_per_hour: return "price per hour";
     case Dimension::fraction: return "fraction";
+    case Dimension::carbon_intensity: return "carbon intensity";
   }
   return "quantity";
 }

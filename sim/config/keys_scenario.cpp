@@ -11,6 +11,7 @@ std::vector<const KeySection*> scenario_key_sections() {
                                      &engine_key_section(),       &speculative_key_section(),
                                      &slo_key_section()};
   for (const KeySection* s : slo_metric_key_sections()) out.push_back(s);
+  out.push_back(&energy_key_section());
   out.push_back(&plan_key_section());
   out.push_back(&plan_candidates_key_section());
   return out;

@@ -91,6 +91,12 @@ const Key sampling{.name = "sampling",
                           "engine/sequence_group.h states the model",
                    .spec = "WorkloadSpec::sampling",
                    .default_note = "none: one sequence per request"};
+const Key patience{.name = "patience",
+                   .type = KeyType::section,
+                   .doc = "users who give up: a request without its first token this long after it was sent is "
+                          "abandoned (dropped from the queue, or its prefill aborted and its KV freed)",
+                   .spec = "WorkloadSpec::patience",
+                   .default_note = "none: users wait for ever"};
 const Key trace{.name = "trace",
                 .type = KeyType::text,
                 .doc = "a trace file to replay instead of synthetic requests (relative: beside the scenario "
@@ -193,6 +199,12 @@ const Key think_time{.name = "think_time",
                      .default_note = "required unless the arrival is closed_loop (then absent)",
                      .min = 0,
                      .max = kMaxDurationSeconds};
+const Key conversation_metrics{.name = "conversation_metrics",
+                               .type = KeyType::boolean,
+                               .doc = "also report per-conversation metrics: total wait (sum of the turns' TTFTs), "
+                                      "duration, turns served, and conversations completed, abandoned or cut",
+                               .spec = "MultiTurnSpec::conversation_metrics",
+                               .default_bool = false};
 
 }  // namespace multi_turn_keys
 
@@ -202,14 +214,15 @@ std::vector<const KeySection*> workload_key_sections() {
       .path = "workload",
       .doc = "the requests: synthetic (arrival, input_tokens, output_tokens) or a trace to replay",
       .keys = {&seed, &requests, &duration, &hash_block_tokens, &arrival, &input_tokens, &output_tokens,
-               &shared_prefix, &multi_turn, &sampling, &trace, &format, &time_scale}};
+               &shared_prefix, &multi_turn, &sampling, &trace, &format, &time_scale, &patience}};
   static const KeySection prefix{.path = "workload.shared_prefix",
                                  .doc = "a system prompt shared by the requests of a group",
                                  .keys = {&shared_prefix_keys::groups, &shared_prefix_keys::tokens,
                                           &shared_prefix_keys::prompts_per_group, &shared_prefix_keys::assign}};
   static const KeySection turns{.path = "workload.multi_turn",
                                 .doc = "sessions of several turns, each turn's prompt holding the earlier turns",
-                                .keys = {&multi_turn_keys::turns, &multi_turn_keys::think_time}};
+                                .keys = {&multi_turn_keys::turns, &multi_turn_keys::think_time,
+                                         &multi_turn_keys::conversation_metrics}};
   static const KeySection sample{.path = "workload.sampling",
                                  .doc = "parallel sampling or beam search: the sequences each request decodes",
                                  .keys = {&sampling_keys::n, &sampling_keys::beam_width}};
@@ -219,6 +232,7 @@ std::vector<const KeySection*> workload_key_sections() {
   out.push_back(&prefix);
   out.push_back(&turns);
   out.push_back(&sample);
+  for (const KeySection* s : patience_key_sections()) out.push_back(s);
   return out;
 }
 

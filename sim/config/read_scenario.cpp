@@ -67,6 +67,13 @@ const Key kSlo{
     .spec = "Scenario::slo",
 };
 
+const Key kEnergy{
+    .name = energy_key_section().path,
+    .type = KeyType::section,
+    .doc = "the electricity the GPUs draw (grid carbon intensity)",
+    .spec = "Scenario::grid_g_per_kwh",
+};
+
 const Key kPlan{
     .name = plan_key_section().path,
     .type = KeyType::section,
@@ -77,7 +84,8 @@ const Key kPlan{
 
 const std::vector<const Key*>& top_keys() {
   static const std::vector<const Key*> keys = {&schema_version_key(), &kName,   &kDescription, &kHardware, &kModel,
-                                               &kParallelism,         &kEngine, &kWorkload,    &kSlo,      &kPlan};
+                                               &kParallelism,         &kEngine, &kWorkload,    &kSlo,      &kEnergy,
+                                               &kPlan};
   return keys;
 }
 
@@ -130,6 +138,8 @@ Scenario parse_scenario(const ConfigNode& doc, const std::string& source, bool r
   }
   ConfigMap slo = section_map(root, slo_key_section());
   sc.slo = read_slo(slo);
+  ConfigMap energy = section_map(root, energy_key_section());
+  sc.grid_g_per_kwh = read_energy(energy);
   // `plan` removes its section before this; any other command checks it, so a
   // misspelt plan key is caught whichever command reads the file first.
   ConfigMap plan = section_map(root, plan_key_section());

@@ -39,6 +39,7 @@ MultiTurnSpec read_multi_turn(ConfigMap& mt, const WorkloadSpec& w) {
   using namespace multi_turn_keys;
   MultiTurnSpec t;
   t.turns = read_integer(mt, turns);
+  t.conversation_metrics = read_boolean(mt, conversation_metrics);
   const bool closed = w.arrival.kind == ArrivalKind::closed_loop;
   if (closed && has_key(mt, think_time))
     throw Error(fmt::format("{}: with a closed_loop arrival the time between turns is arrival.think_time "
@@ -108,6 +109,11 @@ WorkloadSpec parse_workload(ConfigMap& m) {
   if (has_key(m, sampling)) {
     ConfigMap sm = m.map(std::string(sampling.name));
     w.sampling = read_sampling(sm);
+  }
+
+  if (has_key(m, patience)) {
+    ConfigMap p = m.map(std::string(patience.name));
+    w.patience = parse_patience(p);
   }
 
   if (has_key(m, trace)) {

@@ -28,6 +28,8 @@ void resolve_speculative(ConfigMap& eng, Setup& s);
 void read_parallelism(ConfigMap& par, Setup& s);
 // The `slo:` mapping (finished).
 SloSpec read_slo(ConfigMap& m);
+// The `energy:` mapping (finished): the grid's carbon intensity, gCO2/kWh (0: unset).
+double read_energy(ConfigMap& m);
 // The `plan:` mapping (finished): `servesim plan` uses it (config/plan_reader.h);
 // every other reader of a scenario checks it and leaves it.
 PlanSection read_plan(ConfigMap& m);
@@ -42,6 +44,7 @@ const KeySection& parallelism_key_section();
 const KeySection& engine_key_section();
 const KeySection& speculative_key_section();  // engine.speculative
 const KeySection& slo_key_section();
+const KeySection& energy_key_section();  // config/read_energy.cpp
 std::vector<const KeySection*> slo_metric_key_sections();  // slo.ttft_ms, ...
 const KeySection& plan_key_section();
 const KeySection& plan_candidates_key_section();

@@ -16,6 +16,7 @@ extern const Key seed, requests, duration, hash_block_tokens;
 extern const Key sampling;  // synthetic and trace replay
 extern const Key arrival, input_tokens, output_tokens, shared_prefix, multi_turn;  // synthetic only
 extern const Key trace, format, time_scale;                                        // trace replay only
+extern const Key patience;                                                         // both
 }  // namespace workload_keys
 
 // `workload.arrival`: `process` selects the keys read beside it.
@@ -42,7 +43,7 @@ extern const Key n, beam_width;
 }  // namespace sampling_keys
 
 namespace multi_turn_keys {
-extern const Key turns, think_time;
+extern const Key turns, think_time, conversation_metrics;
 }  // namespace multi_turn_keys
 
 // "file:line:col: workload.arrival.rate": where errors about key `k` of `m` point.
@@ -51,5 +52,6 @@ inline std::string where(const ConfigMap& m, const Key& k) { return m.where(std:
 // The sections of each part, gathered by workload_key_sections().
 std::vector<const KeySection*> arrival_key_sections();
 std::vector<const KeySection*> length_key_sections();
+std::vector<const KeySection*> patience_key_sections();  // config/read_patience.cpp
 
 }  // namespace servesim

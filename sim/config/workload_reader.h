@@ -36,4 +36,8 @@ ArrivalSpec parse_arrival(ConfigMap& m);
 // (config/read_lengths.cpp)
 LengthSpec parse_length_distribution(ConfigMap& m);
 
+// Reads `patience:` (workload/patience.h). Throws at the offending key for an
+// unknown `dist`, a time out of range or min > max. (config/read_patience.cpp)
+PatienceSpec parse_patience(ConfigMap& m);
+
 }  // namespace servesim

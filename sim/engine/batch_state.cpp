@@ -17,7 +17,8 @@ BatchState::BatchState(const EngineContext& ctx, const StepPricer& pricer)
       frontend_ns_(to_nanos(ctx.config.frontend_latency)),
       kv_(ctx),
       dec_(kv_.block()),
-      group_(kv_.block(), ctx.sampling) {
+      group_(kv_.block(), ctx.sampling),
+      patience_(ctx.patience) {
   // A group larger than max_num_seqs could never start (the config layer refuses it first).
   if (group_.sequences() > ctx.config.max_num_seqs)
     throw Error(fmt::format("workload.sampling: {} sequences per request exceed engine.max_num_seqs = {}",
@@ -58,9 +59,105 @@ bool BatchState::enqueue(Request&& r, Nanos now) {
     if (observer_) observer_->on_request_done(failed_record(r, replica_, why, now));
     return false;
   }
+  if (patience_) {
+    deadlines_.push(Deadline{patience_->deadline(r), r.id});
+    if (!fresh_.empty() && r.id <= fresh_.back().id) fresh_by_id_ = false;
+  }
   fresh_bytes_ += queued_request_bytes(r);
   fresh_.push_back(std::move(r));
   return true;
+}
+
+void BatchState::drop_gone_front() {
+  while (!gone_.empty() && !fresh_.empty() && fresh_.front().id == gone_.top()) {
+    fresh_bytes_ -= queued_request_bytes(fresh_.front());
+    fresh_.pop_front();
+    gone_.pop();
+  }
+}
+
+void BatchState::abandon_completed_prompt(int slot) {
+  prefilling_.push_back(slot);  // abandon_slot takes it out of the list again
+  abandon_slot(slot, patience_->deadline(seq(slot).req), late_);
+}
+
+void BatchState::abandon_due(Nanos now, bool running_too, std::vector<Request>& gone) {
+  for (Request& r : late_) gone.push_back(std::move(r));
+  late_.clear();
+  if (running_too && !overdue_.empty()) {
+    std::vector<Deadline> due;
+    due.swap(overdue_);
+    for (const Deadline& d : due) abandon(d, true, gone);
+  }
+  while (!deadlines_.empty() && deadlines_.top().at <= now) {
+    const Deadline d = deadlines_.top();
+    deadlines_.pop();
+    if (answered_.erase(d.id) == 0) abandon(d, running_too, gone);
+  }
+}
+
+void BatchState::abandon(const Deadline& d, bool running_too, std::vector<Request>& gone) {
+  // Never scheduled: still in fresh_. Ids increase along it, so those below the
+  // front's have left it (admitted, or gone already).
+  if (!fresh_.empty() && (!fresh_by_id_ || d.id >= fresh_.front().id)) {
+    auto it = fresh_by_id_ ? std::lower_bound(fresh_.begin(), fresh_.end(), d.id,
+                                              [](const Request& r, std::int64_t id) { return r.id < id; })
+                           : std::find_if(fresh_.begin(), fresh_.end(), [&](const Request& r) { return r.id == d.id; });
+    if (it != fresh_.end() && it->id == d.id) {
+      RequestRecord rec = failed_record(*it, replica_, FailureReason::abandoned, d.at);
+      if (observer_) observer_->on_request_done(rec);
+      gone.push_back(*it);
+      if (fresh_by_id_) {
+        gone_.push(d.id);  // skipped when it reaches the front: nothing in the queue moves
+        drop_gone_front();
+      } else {
+        fresh_bytes_ -= queued_request_bytes(*it);
+        fresh_.erase(it);
+      }
+      return;
+    }
+  }
+  // In a slot: waiting (the head admission is trying, or preempted) or prefilling.
+  // Both lists are short next to the queue; a request that has had its first
+  // token (decoding, finished, or preempted after it) stays.
+  for (int slot : waiting_) {
+    if (seq(slot).req.id != d.id) continue;
+    if (seq(slot).rec.first_token < 0) abandon_slot(slot, d.at, gone);
+    return;
+  }
+  for (int slot : prefilling_) {
+    if (seq(slot).req.id != d.id) continue;
+    if (seq(slot).rec.first_token >= 0) return;
+    if (running_too) abandon_slot(slot, d.at, gone);
+    else overdue_.push_back(d);  // its chunk may be in the step in flight
+    return;
+  }
+}
+
+void BatchState::abandon_slot(int slot, Nanos at, std::vector<Request>& gone) {
+  Seq& s = seq(slot);
+  if (s.phase == Phase::prefill) {
+    // vLLM aborts a request whose client disconnected: the API server's abort
+    // reaches the v1 scheduler between steps (Scheduler.finish_requests with
+    // RequestStatus.FINISHED_ABORTED, vllm/v1/core/sched/scheduler.py: "the API
+    // server can abort a request when the client disconnects"), which frees its blocks.
+    kv_.release(s.blocks);
+    prefilling_.erase(std::find(prefilling_.begin(), prefilling_.end(), slot));
+    running_erase(slot);
+  } else {
+    waiting_.erase(std::find(waiting_.begin(), waiting_.end(), slot));
+    if (s.swapped_blocks > 0) kv_.swap_in(s.swapped_blocks);  // frees its swap space in the CPU tier
+  }
+  release_cached(s);
+  reserved_blocks_ -= s.reserved;
+  s.reserved = s.blocks = s.chunk = s.swapped_blocks = 0;
+  s.rec.failed = true;
+  s.rec.failure = FailureReason::abandoned;
+  s.rec.finish = at;
+  if (observer_) observer_->on_request_done(s.rec);
+  gone.push_back(std::move(s.req));
+  s.phase = Phase::free;
+  free_slots_.push_back(slot);
 }
 
 void BatchState::materialize_front() {
@@ -74,6 +171,7 @@ void BatchState::materialize_front() {
   fresh_bytes_ -= queued_request_bytes(fresh_.front());
   s.req = std::move(fresh_.front());
   fresh_.pop_front();
+  drop_gone_front();
   s.rec = arrival_record(s.req, replica_);
   s.rec.sequences = group_.sequences();
   s.target = s.req.input_tokens;
@@ -86,8 +184,12 @@ void BatchState::materialize_front() {
 void BatchState::abort_queued(Nanos now, FailureReason why, const std::function<void(const Request&)>& aborted) {
   while (!fresh_.empty()) {  // popping as it goes frees the queue's memory as it goes
     const Request& r = fresh_.front();
-    if (observer_) observer_->on_request_done(failed_record(r, replica_, why, now));
-    aborted(r);
+    if (!gone_.empty() && gone_.top() == r.id) {
+      gone_.pop();  // gave up before: reported then
+    } else {
+      if (observer_) observer_->on_request_done(failed_record(r, replica_, why, now));
+      aborted(r);
+    }
     fresh_.pop_front();
   }
   std::deque<Request>().swap(fresh_);

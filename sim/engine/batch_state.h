@@ -18,6 +18,15 @@
 // slot (~300 bytes) only when admission reaches it, so each waiting request costs
 // queued_request_bytes (64 bytes without prefix hashes).
 //
+// Users who give up (workload.patience, ctx.patience): each enqueued request's
+// deadline (arrival + patience) goes into a min-heap (16 bytes while it is
+// pending); abandon_due() pops the due ones. One still never scheduled is marked
+// gone (its id in gone_, 8 bytes) and skipped when it reaches the front of
+// fresh_, so nothing in the queue is scanned or moved; one in a slot (waiting
+// after a preemption, or prefilling) is found in those short lists and its KV and
+// swap space freed. A request counts as having given up only while it has had no
+// first token. With patience unset none of this runs.
+//
 // Speed: every move is O(1) (or O(prefilling) for a preempted prefill) and none
 // allocates once the slot table and queues have grown to the run's peak.
 //
@@ -30,6 +39,7 @@
 #include <deque>
 #include <functional>
 #include <queue>
+#include <unordered_set>
 #include <vector>
 
 #include "engine/decode_aggregate.h"
@@ -80,6 +90,8 @@ class BatchState {
   Seq& seq(int slot) { return slots_[static_cast<std::size_t>(slot)]; }
   const Seq& seq(int slot) const { return slots_[static_cast<std::size_t>(slot)]; }
 
+  // fresh_ never starts with a request that gave up (drop_gone_front), so it is
+  // empty exactly when no never-scheduled request waits.
   bool has_work() const { return !waiting_.empty() || !fresh_.empty() || running_count_ > 0; }
   std::int64_t running() const { return running_count_; }
   // Sequences per request (workload.sampling: n or beam_width; 1 without), and the
@@ -89,11 +101,15 @@ class BatchState {
   std::int64_t running_seqs() const { return running_count_ * group_.sequences(); }
   // Whether one more request's sequences fit beside the running ones in max_num_seqs.
   bool seqs_fit(std::int64_t max_num_seqs) const { return running_seqs() + request_seqs() <= max_num_seqs; }
-  std::int64_t queue_length() const { return static_cast<std::int64_t>(waiting_.size() + fresh_.size()); }
+  std::int64_t queue_length() const { return static_cast<std::int64_t>(waiting_.size()) + queued(); }
   bool queue_empty() const { return waiting_.empty() && fresh_.empty(); }
   std::int64_t outstanding() const { return queue_length() + running_count_; }
-  std::int64_t queued() const { return static_cast<std::int64_t>(fresh_.size()); }
-  std::int64_t queued_bytes() const { return fresh_bytes_; }
+  std::int64_t queued() const { return static_cast<std::int64_t>(fresh_.size() - gone_.size()); }
+  // The requests' bytes, and with patience their deadline entries and gone marks.
+  std::int64_t queued_bytes() const {
+    return fresh_bytes_ + static_cast<std::int64_t>(deadlines_.size() * sizeof(Deadline) +
+                                                    gone_.size() * sizeof(std::int64_t));
+  }
   // Running requests still in prefill, in admission order.
   const std::vector<int>& prefilling() const { return prefilling_; }
   // The most recently admitted running request; -1 when none runs.
@@ -102,6 +118,22 @@ class BatchState {
   // Arrivals. False (and the failure reported) when the request can never be served.
   bool enqueue(Request&& r, Nanos now);
   void abort_queued(Nanos now, FailureReason why, const std::function<void(const Request&)>& aborted);
+
+  // Users who give up (workload.patience). Every request whose deadline is at or
+  // before `now` and that has had no first token is abandoned: reported failed
+  // (reason abandoned, finish = its deadline: the user waited its patience) and
+  // appended to `gone`. A waiting one leaves the queue; a running prefill is
+  // aborted and its KV blocks freed, but only when `running_too` (no step in
+  // flight: its chunk may be in that step); otherwise it is kept for the next
+  // call with running_too, which the engine makes before planning a step.
+  void abandon_due(Nanos now, bool running_too, std::vector<Request>& gone);
+  // The earliest deadline of a request that has had no first token; kNever when
+  // none (or without patience). Drops the deadlines of requests answered in time
+  // on the way, so a served request never wakes the engine.
+  Nanos next_deadline() {
+    while (!deadlines_.empty() && answered_.erase(deadlines_.top().id) > 0) deadlines_.pop();
+    return deadlines_.empty() ? kNever : deadlines_.top().at;
+  }
 
   // Host-link seconds the moves since begin_step() charged to the step being planned.
   void begin_step() {
@@ -174,7 +206,22 @@ class BatchState {
     bool operator>(const Finish& o) const { return step != o.step ? step > o.step : id > o.id; }
   };
 
+  struct Deadline {
+    Nanos at;
+    std::int64_t id;
+    bool operator>(const Deadline& o) const { return at != o.at ? at > o.at : id > o.id; }
+  };
+
   int new_slot();
+  // Abandons request d.id if it is still waiting or prefilling without a first
+  // token (see abandon_due); a prefill is kept in overdue_ unless running_too.
+  void abandon(const Deadline& d, bool running_too, std::vector<Request>& gone);
+  void abandon_slot(int slot, Nanos at, std::vector<Request>& gone);
+  // complete_chunks: a prompt computed after its user's deadline (no longer in
+  // prefilling_); reported by the next abandon_due.
+  void abandon_completed_prompt(int slot);
+  // Pops the requests at the front of fresh_ that gave up.
+  void drop_gone_front();
   // Moves the oldest never-scheduled request (fresh_.front()) into a slot at the back of waiting_.
   void materialize_front();
   void join_decode(int slot, Nanos now);
@@ -204,6 +251,17 @@ class BatchState {
   std::deque<int> waiting_;
   std::deque<Request> fresh_;
   std::int64_t fresh_bytes_ = 0;  // queued_request_bytes over fresh_
+  // Patience (null: nobody gives up). Deadlines of requests not yet past them;
+  // ids of never-scheduled requests that gave up but are still in fresh_ (ids
+  // increase along fresh_, so the smallest is the first to reach its front);
+  // prefills that were due while their step was in flight.
+  const Patience* patience_ = nullptr;
+  std::priority_queue<Deadline, std::vector<Deadline>, std::greater<Deadline>> deadlines_;
+  std::priority_queue<std::int64_t, std::vector<std::int64_t>, std::greater<std::int64_t>> gone_;
+  std::vector<Deadline> overdue_;
+  std::vector<Request> late_;  // abandoned by complete_chunks, handed out by the next abandon_due
+  std::unordered_set<std::int64_t> answered_;  // first token in time, deadline still in deadlines_
+  bool fresh_by_id_ = true;  // ids increase along fresh_ (arrival order); else gone ones are erased at once
   // Running requests in admission order (an intrusive list through Seq::prev/next).
   int run_head_ = -1, run_tail_ = -1;
   std::int64_t running_count_ = 0;
@@ -324,6 +382,11 @@ inline void BatchState::complete_chunks(Nanos now, std::vector<Request>& done) {
       prefilling_.push_back(slot);
       continue;
     }
+    if (patience_ && s.rec.first_token < 0 && patience_->deadline(s.req) < now) {
+      // Its user left while this step ran: the first token comes too late.
+      abandon_completed_prompt(slot);
+      continue;
+    }
     if (!s.hashes.empty()) {
       // The prompt's full blocks become cached for later requests.
       const std::int64_t full =
@@ -336,6 +399,7 @@ inline void BatchState::complete_chunks(Nanos now, std::vector<Request>& done) {
     ++s.generated;
     if (s.rec.first_token < 0) {
       s.rec.first_token = now;
+      if (patience_) answered_.insert(s.req.id);  // its deadline no longer matters
     } else if (observer_) {
       // First token after a recompute or swap-in (of each of a group's sequences).
       observer_->on_itl(to_seconds(now - s.last_token), group_.sequences());

@@ -14,6 +14,7 @@
 #include "cost/step_cost.h"
 #include "metrics/run_observer.h"
 #include "engine/engine_config.h"
+#include "workload/patience.h"
 #include "workload/request.h"
 #include "workload/sampling.h"
 
@@ -61,6 +62,12 @@ class Engine {
   // millions, and a copy of it is what the guard is there to avoid); running and
   // preempted ones continue.
   virtual void abort_queued(Nanos now, FailureReason why, const std::function<void(const Request&)>& aborted) = 0;
+  // Users who give up (workload.patience; engines without it never abandon).
+  // abandon_due: every request whose user gave up by `now` without a first token
+  // leaves (reported failed, reason abandoned) and is appended to `gone`; the
+  // simulation calls it at next_deadline() and before each start_step.
+  virtual void abandon_due(Nanos /*now*/, std::vector<Request>& /*gone*/) {}
+  virtual Nanos next_deadline() { return kNever; }
   virtual double kv_load() const = 0;            // used / total KV blocks
   virtual std::int64_t kv_blocks_total() const = 0;
 };
@@ -73,6 +80,7 @@ struct EngineContext {
   std::int64_t kv_blocks = 0;  // per replica, after any override
   int replica = 0;
   RunObserver* observer = nullptr;
+  const Patience* patience = nullptr;  // workload.patience: users who give up; null: none do
   // Fuse runs of identical decode steps and price decode-only steps from the
   // memoised cost cache (step_cost_cache.h); off: every step priced by the model.
   bool fast_forward = true;

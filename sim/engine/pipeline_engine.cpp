@@ -100,6 +100,14 @@ class PipelineEngine : public Engine {
   void abort_queued(Nanos now, FailureReason why, const std::function<void(const Request&)>& aborted) override {
     for (auto& e : ves_) e->abort_queued(now, why, aborted);
   }
+  void abandon_due(Nanos now, std::vector<Request>& gone) override {
+    for (auto& e : ves_) e->abandon_due(now, gone);
+  }
+  Nanos next_deadline() override {
+    Nanos t = kNever;
+    for (auto& e : ves_) t = std::min(t, e->next_deadline());
+    return t;
+  }
   double kv_load() const override {
     std::int64_t used = 0, total = 0;
     for (const auto& e : ves_) {

@@ -63,6 +63,9 @@ class VllmEngine : public Engine {
   void abort_queued(Nanos now, FailureReason why, const std::function<void(const Request&)>& aborted) override {
     state_.abort_queued(now, why, aborted);
   }
+  // A running prefill is aborted only between steps (its chunk may be in the one in flight).
+  void abandon_due(Nanos now, std::vector<Request>& gone) override { state_.abandon_due(now, !in_step_, gone); }
+  Nanos next_deadline() override { return state_.next_deadline(); }
   double kv_load() const override {
     const KvBlocks& kv = state_.kv();
     return kv.total() > 0 ? static_cast<double>(kv.used()) / kv.total() : 0.0;

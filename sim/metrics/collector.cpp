@@ -46,7 +46,7 @@ Collector::Collector(double peak_flops_per_gpu, double peak_bandwidth_per_gpu, i
 }
 
 void Collector::set_exact_cap(std::size_t cap) {
-  for (SampleSet* s : {&ttft_, &tpot_, &e2e_, &queue_, &itl_}) s->set_cap(cap);
+  for (SampleSet* s : {&ttft_, &tpot_, &e2e_, &queue_, &itl_, &abandoned_wait_}) s->set_cap(cap);
 }
 
 void Collector::set_request_stream(std::ostream* out) {
@@ -96,6 +96,10 @@ void Collector::on_request_done(const RequestRecord& r) {
     ++failed_;
     // Slot 0 counts failures an engine reported without a reason (shown as "unspecified").
     ++failures_[static_cast<std::size_t>(r.failure)];
+    if (r.failure == FailureReason::abandoned) {
+      abandoned_wait_.add(res.e2e_ms);
+      if (r.first_scheduled >= 0) ++abandoned_after_start_;
+    }
   } else {
     // The run's duration ends at the last completion: a failure is decided at
     // once (at, or for the overload guard even before, its arrival) and serves nothing.
@@ -120,6 +124,7 @@ void Collector::on_request_done(const RequestRecord& r) {
         res.ttft_ms <= slo_ttft_ && res.e2e_ms <= slo_e2e_ && (!res.has_tpot() || res.tpot_ms <= slo_tpot_);
     slo_good_ += ok ? 1 : 0;
   }
+  if (conversations_) conversations_->on_turn(r);
   if (requests_out_) write_requests_csv_row(*requests_out_, res);
   if (results_) results_->push_back(res);
 }
@@ -170,6 +175,10 @@ RunSummary Collector::summarize() {
   s.queue_ms = queue_.summarize();
   s.tpot_ms = tpot_.summarize();
   s.itl_ms = itl_.summarize();
+  s.patience = patience_;
+  if (patience_) s.abandoned_wait_ms = abandoned_wait_.summarize();
+  s.abandoned_after_start = abandoned_after_start_;
+  if (conversations_) s.conversations = conversations_->summarize();
 
   s.slo_met = true;
   for (const auto& t : slo.targets) {

@@ -73,6 +73,12 @@ class Collector : public RunObserver {
   }
   void set_request_stream(std::ostream* out);  // writes the CSV header now
   void set_request_results(RequestResults* out) { results_ = out; }  // appended to as requests finish
+  // Users who give up (workload.patience): the summary reports abandonments and their waits.
+  void report_patience() { patience_ = true; }
+  // Per-conversation metrics of a multi-turn workload (conversations.h).
+  void track_conversations(std::int64_t turns, bool closed_loop) {
+    conversations_ = std::make_unique<ConversationTracker>(turns, closed_loop);
+  }
   void keep_timeline(std::size_t max_rows) { timeline_limit_ = max_rows; }
   // Samples kept exactly per metric before switching to the histogram (tests).
   void set_exact_cap(std::size_t cap);
@@ -86,6 +92,10 @@ class Collector : public RunObserver {
   int gpus_per_replica_, replicas_;
   SampleSet ttft_{kExactCap, false}, tpot_{kExactCap, false}, e2e_{kExactCap, false}, queue_{kExactCap, false};
   SampleSet itl_{kExactCap, true};
+  bool patience_ = false;
+  SampleSet abandoned_wait_{kExactCap, false};  // ms each abandoned request's user waited
+  std::int64_t abandoned_after_start_ = 0;      // abandoned after being scheduled
+  std::unique_ptr<ConversationTracker> conversations_;
   SloSpec slo_;
   // Per-request limits (ITL is per token, judged on its distribution only):
   // TTFT, TPOT (requests with more than one output token) and E2E, in ms; +inf if none.

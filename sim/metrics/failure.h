@@ -13,8 +13,9 @@ enum class FailureReason : std::uint8_t {
   too_long_for_max_model_len,  // prompt + output tokens above engine.max_model_len (or the model's context)
   exceeds_kv_capacity,         // its KV cache alone needs more blocks than the replica has
   overload_guard,              // rejected or cut when the waiting queue hit simulation.max_queue_memory
+  abandoned,                   // the user gave up before the first token (workload.patience)
 };
-inline constexpr int kFailureReasonCount = 4;
+inline constexpr int kFailureReasonCount = 5;
 
 inline constexpr std::string_view failure_name(FailureReason r) {
   switch (r) {
@@ -22,6 +23,7 @@ inline constexpr std::string_view failure_name(FailureReason r) {
     case FailureReason::too_long_for_max_model_len: return "too_long_for_max_model_len";
     case FailureReason::exceeds_kv_capacity: return "exceeds_kv_capacity";
     case FailureReason::overload_guard: return "overload_guard";
+    case FailureReason::abandoned: return "abandoned";
   }
   return "unknown";
 }

@@ -19,7 +19,8 @@ struct RequestResult {
   std::int64_t input_tokens = 0;
   std::int64_t output_tokens = 0;
   std::int64_t cached_tokens = 0;
-  // Latencies in ms from the arrival; 0 for a failed request (requests.csv leaves them empty).
+  // Latencies in ms from the arrival; 0 for a failed request (requests.csv leaves them empty),
+  // except e2e_ms of an abandoned one: how long its user waited before giving up.
   double queue_ms = 0, ttft_ms = 0, tpot_ms = 0, e2e_ms = 0;
   int preemptions = 0;
   bool failed = false;
@@ -43,6 +44,7 @@ inline RequestResult request_result(const RequestRecord& r) {
   out.preemptions = r.preemptions;
   out.failed = r.failed;
   out.failure = r.failure;
+  if (r.failure == FailureReason::abandoned) out.e2e_ms = to_seconds(r.finish - r.arrival) * 1e3;
   if (r.failed) return out;  // nothing was served: no latency
   out.ttft_ms = to_seconds(r.first_token - r.arrival) * 1e3;
   out.e2e_ms = to_seconds(r.finish - r.arrival) * 1e3;

@@ -12,7 +12,11 @@ void write_requests_csv_header(std::ostream& out) {
 }
 
 void write_requests_csv_row(std::ostream& out, const RequestResult& r) {
-  if (r.failed) {
+  if (r.failure == FailureReason::abandoned) {
+    // The user gave up: only the time waited until then (e2e_ms) is known.
+    out << fmt::format("{},{},{:.6f},{},{},{},,,,{:.3f},{},1,{}\n", r.id, r.replica, r.arrival_s, r.input_tokens,
+                       r.output_tokens, r.cached_tokens, r.e2e_ms, r.preemptions, failure_name(r.failure));
+  } else if (r.failed) {
     // A failed request has no latencies: empty fields, not 0.000 that reads as measured.
     out << fmt::format("{},{},{:.6f},{},{},{},,,,,{},1,{}\n", r.id, r.replica, r.arrival_s, r.input_tokens,
                        r.output_tokens, r.cached_tokens, r.preemptions, failure_name(r.failure));
@@ -36,11 +40,11 @@ double printed(double x, int decimals) {
 
 RequestResult at_csv_precision(RequestResult r) {
   r.arrival_s = printed(r.arrival_s, 6);
+  r.e2e_ms = printed(r.e2e_ms, 3);  // also an abandoned request's wait
   if (r.failed) return r;  // no latencies
   r.queue_ms = printed(r.queue_ms, 3);
   r.ttft_ms = printed(r.ttft_ms, 3);
   r.tpot_ms = printed(r.tpot_ms, 3);
-  r.e2e_ms = printed(r.e2e_ms, 3);
   return r;
 }
 

@@ -13,6 +13,7 @@ namespace servesim {
 struct RequestRecord {
   std::int64_t id = 0;
   int replica = 0;
+  std::int32_t session = -1;       // Request::session: the multi-turn conversation or closed-loop user
   Nanos arrival = 0;
   Nanos first_scheduled = -1;
   Nanos first_token = -1;
@@ -52,6 +53,7 @@ inline RequestRecord arrival_record(const Request& r, int replica) {
   rec.id = r.id;
   rec.replica = replica;
   rec.arrival = r.arrival;
+  rec.session = r.session;
   rec.input_tokens = r.input_tokens;
   rec.output_tokens = r.output_tokens;
   return rec;

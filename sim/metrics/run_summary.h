@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "metrics/conversations.h"
 #include "metrics/failure.h"
 #include "metrics/stats.h"
 
@@ -80,6 +81,15 @@ struct RunSummary {
   std::int64_t offload_tokens = 0;
   std::int64_t swapped_preemptions = 0;
   LoadReport load;
+  // Users who give up (workload.patience): reported when it is set. Abandoned
+  // requests are failures (failures[abandoned]); this is how long they waited.
+  bool patience = false;
+  Distribution abandoned_wait_ms;
+  std::int64_t abandoned_after_start = 0;  // of them, scheduled before giving up: their prefill work was wasted
+  ConversationSummary conversations;  // multi_turn.conversation_metrics
+  // Carbon (energy.grid_intensity): grams of CO2 for the run's energy; 0 when unset.
+  double grid_g_per_kwh = 0;
+  double carbon_g = 0, carbon_g_per_output_token = 0, carbon_g_per_request = 0;
 };
 
 }  // namespace servesim

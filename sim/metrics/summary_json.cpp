@@ -23,7 +23,12 @@ std::string reason_label(int i) {
 
 nlohmann::json failures_json(const FailureCounts& f) {
   nlohmann::json j = nlohmann::json::object();
-  for (int i = 1; i < kFailureReasonCount; ++i) j[reason_label(i)] = f[static_cast<std::size_t>(i)];
+  for (int i = 1; i < kFailureReasonCount; ++i) {
+    // Abandonment exists only with workload.patience: listed when it happened, so
+    // other runs' JSON is unchanged (the `abandoned` object has it always then).
+    if (static_cast<FailureReason>(i) == FailureReason::abandoned && f[static_cast<std::size_t>(i)] == 0) continue;
+    j[reason_label(i)] = f[static_cast<std::size_t>(i)];
+  }
   if (f[0] > 0) j[reason_label(0)] = f[0];
   return j;
 }
@@ -139,6 +144,31 @@ nlohmann::json summary_json(const RunSummary& s) {
                  {"busy_power_w_per_gpu", s.busy_power_w_per_gpu},
                  {"joules_per_output_token", s.joules_per_output_token},
                  {"joules_per_request", s.joules_per_request}};
+  // The following appear only when their feature is set, so other runs' JSON is unchanged.
+  if (s.patience) {
+    const std::int64_t n = s.failures[static_cast<std::size_t>(FailureReason::abandoned)];
+    const std::int64_t offered = s.completed + s.failed;
+    j["abandoned"] = {{"count", n},
+                      {"after_prefill_started", s.abandoned_after_start},
+                      {"share_of_offered", offered > 0 ? static_cast<double>(n) / static_cast<double>(offered) : 0.0},
+                      {"waited_ms", distribution_json(s.abandoned_wait_ms)}};
+  }
+  if (s.conversations.reported) {
+    const ConversationSummary& c = s.conversations;
+    j["conversations"] = {{"count", c.conversations},
+                          {"completed", c.completed},
+                          {"abandoned", c.abandoned},
+                          {"cut", c.cut},
+                          {"turns_not_sent", c.turns_not_sent},
+                          {"wait_ms", distribution_json(c.wait_ms)},
+                          {"duration_s", distribution_json(c.duration_s)},
+                          {"turns_served", distribution_json(c.turns_served)}};
+  }
+  if (s.grid_g_per_kwh > 0)
+    j["carbon"] = {{"grid_g_per_kwh", s.grid_g_per_kwh},
+                   {"co2_g", s.carbon_g},
+                   {"co2_g_per_output_token", s.carbon_g_per_output_token},
+                   {"co2_g_per_request", s.carbon_g_per_request}};
   j["gpu_time_share"] = {{"compute", s.bound_share[0]},
                          {"memory", s.bound_share[1]},
                          {"communication", s.bound_share[2]},
@@ -150,6 +180,16 @@ std::string summary_table(const RunSummary& s) {
   std::string out;
   out += fmt::format("requests   {} completed, {} failed{}, {} preempted ({} preemptions)\n", s.completed, s.failed,
                      s.failed > 0 ? " (" + failures_text(s.failures) + ")" : "", s.preempted_requests, s.preemptions);
+  if (s.patience) {
+    const std::int64_t n = s.failures[static_cast<std::size_t>(FailureReason::abandoned)];
+    const std::int64_t offered = s.completed + s.failed;
+    out += fmt::format("abandoned  {} user{} gave up before the first token ({:.1f}% of offered requests){}\n", n,
+                       n == 1 ? "" : "s", offered > 0 ? 100.0 * static_cast<double>(n) / static_cast<double>(offered) : 0.0,
+                       n > 0 ? fmt::format(", {} of them after their prefill had started (that work was wasted); the "
+                                           "`gave up` row is how long they waited",
+                                           s.abandoned_after_start)
+                             : "");
+  }
   out += fmt::format("duration   {:.1f} s simulated on {} GPU(s)\n", s.duration_s, s.gpus);
   out += fmt::format("throughput {:.2f} req/s, {:.0f} output tok/s{} ({:.0f}/GPU), {:.0f} total tok/s\n",
                      s.requests_per_s, s.output_tokens_per_s,
@@ -170,6 +210,7 @@ std::string summary_table(const RunSummary& s) {
   row("ITL", s.itl_ms);
   row("E2E", s.e2e_ms);
   row("queue", s.queue_ms);
+  if (s.patience) row("gave up", s.abandoned_wait_ms);
   if (!s.slo.empty()) {
     out += "\nSLO\n";
     for (const auto& r : s.slo)
@@ -179,6 +220,25 @@ std::string summary_table(const RunSummary& s) {
     out += fmt::format("  attainment {:.1f}% of requests, goodput {:.2f} req/s: {}{}\n", 100 * s.slo_attainment,
                        s.goodput_rps, s.slo_met ? "SLOs met" : "SLOs MISSED",
                        s.failed > 0 ? fmt::format(" ({} of {} requests failed)", s.failed, s.completed + s.failed) : "");
+  }
+  if (s.conversations.reported) {
+    const ConversationSummary& c = s.conversations;
+    out += fmt::format("\nconversations {} ({} completed, {} abandoned, {} cut by the run's end or a failure)", c.conversations,
+                       c.completed, c.abandoned, c.cut);
+    out += c.turns_not_sent > 0 ? fmt::format("; {} later turns never sent (their user gave up)\n", c.turns_not_sent)
+                                : std::string("\n");
+    out += fmt::format("{:<10} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "per conv.", "mean", "p50", "p90", "p95", "p99");
+    auto conv_row = [&](const char* name, const Distribution& d, double scale) {
+      if (d.count == 0) {
+        out += fmt::format("{:<10} {:>10} {:>10} {:>10} {:>10} {:>10}\n", name, "-", "-", "-", "-", "-");
+        return;
+      }
+      out += fmt::format("{:<10} {:>10.2f} {:>10.2f} {:>10.2f} {:>10.2f} {:>10.2f}\n", name, d.mean * scale,
+                         d.p50 * scale, d.p90 * scale, d.p95 * scale, d.p99 * scale);
+    };
+    conv_row("wait s", c.wait_ms, 1e-3);
+    conv_row("length s", c.duration_s, 1.0);
+    conv_row("turns", c.turns_served, 1.0);
   }
   out += fmt::format("\nbatch {:.1f} mean / {} max, queue {:.1f} mean / {} max, KV cache {:.0f}% mean / {:.0f}% max\n",
                      s.batch_size_mean, s.batch_size_max, s.queue_length_mean, s.queue_length_max,
@@ -192,6 +252,9 @@ std::string summary_table(const RunSummary& s) {
                        "{:.3g} J/request, {:.4g} kWh in all\n",
                        s.power_w_per_gpu, s.busy_power_w_per_gpu, s.joules_per_output_token, s.joules_per_request,
                        s.energy_j / 3.6e6);
+  if (s.grid_g_per_kwh > 0)
+    out += fmt::format("carbon     {:.4g} gCO2 at {:g} gCO2/kWh: {:.3g} mg/output token, {:.3g} g/request\n", s.carbon_g,
+                       s.grid_g_per_kwh, s.carbon_g_per_output_token * 1e3, s.carbon_g_per_request);
   if (s.cached_tokens > 0) out += fmt::format("prefix cache hit rate {:.1f}% of prompt tokens\n", 100 * s.prefix_hit_rate);
   if (s.offload_tokens > 0 || s.swapped_preemptions > 0)
     out += fmt::format("CPU offload: {:.1f}% of prompt tokens reloaded from host memory, {} preemptions swapped\n",

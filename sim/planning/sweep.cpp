@@ -348,9 +348,13 @@ nlohmann::ordered_json point_json(const PointResult& p, const std::vector<SweepA
   for (std::size_t a = 0; a < axes.size() && a < p.values.size(); ++a) vary[axes[a].key] = scalar_json(p.values[a]);
   j["vary"] = vary;
   // A point where some request could not be served is infeasible too (its
-  // summary stays, so the row shows how many failed and why).
+  // summary stays, so the row shows how many failed and why). Users who gave up
+  // (workload.patience) are a result of the load, not a request that cannot be
+  // served: the reason names them, the status stays ok.
   const std::int64_t failed = p.ok && p.result ? p.result->summary.failed : 0;
-  j["status"] = p.ok && failed == 0 ? "ok" : "infeasible";
+  const std::int64_t abandoned =
+      p.ok && p.result ? p.result->summary.failures[static_cast<std::size_t>(FailureReason::abandoned)] : 0;
+  j["status"] = p.ok && failed == abandoned ? "ok" : "infeasible";
   j["reason"] = failed > 0 ? fmt::format("{} of {} requests failed ({})", failed,
                                          failed + p.result->summary.completed, failures_text(p.result->summary.failures))
                            : p.reason;

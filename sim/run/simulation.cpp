@@ -18,13 +18,16 @@
 namespace servesim {
 namespace {
 
-enum EventKind : int { kStepEnd = 0, kArrival = 1, kKick = 2 };
+enum EventKind : int { kStepEnd = 0, kArrival = 1, kKick = 2, kDeadline = 3 };
 // At equal times a step's end is handled before an arrival, so the freed capacity
 // is visible to the request that arrives at that instant. A kick (a pipelined
 // replica's first stage frees) only marks the replica for the end of the instant.
+// A deadline (workload.patience: the earliest user of a replica to give up) comes
+// last: a first token at the very instant of the deadline still counts as in time.
 constexpr int kStepEndPriority = 0;
 constexpr int kArrivalPriority = 1;
 constexpr int kKickPriority = 2;
+constexpr int kDeadlinePriority = 3;
 
 // The shortest length a synthetic length distribution can draw.
 std::int64_t min_length(const LengthSpec& l) {
@@ -119,7 +122,19 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   collector.set_request_stream(options.requests_csv);
   collector.set_request_results(options.request_results);
   collector.keep_timeline(options.timeline_rows);
+  if (sc.workload.patience) collector.report_patience();
+  if (sc.workload.multi_turn && sc.workload.multi_turn->conversation_metrics)
+    collector.track_conversations(sc.workload.multi_turn->turns, sc.workload.arrival.kind == ArrivalKind::closed_loop);
 
+  // Users who give up (workload.patience): the static engine has no abort path.
+  std::optional<Patience> patience;
+  if (sc.workload.patience) {
+    if (sc.engine.kind != "vllm")
+      throw Error(fmt::format("workload.patience is modelled by the vllm engine only (engine.kind: {} has no way "
+                              "to drop a waiting request); remove workload.patience or use engine.kind: vllm",
+                              sc.engine.kind));
+    patience.emplace(*sc.workload.patience, sc.workload.seed);
+  }
   std::vector<std::unique_ptr<Engine>> replicas;
   for (int r = 0; r < sc.parallelism.replicas; ++r) {
     EngineContext ctx;
@@ -130,6 +145,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
     ctx.kv_blocks = blocks;
     ctx.replica = r;
     ctx.observer = &collector;
+    ctx.patience = patience ? &*patience : nullptr;
     ctx.fast_forward = options.fast_forward;
     ctx.sampling = sc.workload.sampling;
     replicas.push_back(make_engine(ctx));
@@ -146,14 +162,13 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
     if (offered++ == 0) first_arrival = r.arrival;
     last_arrival = std::max(last_arrival, r.arrival);
   };
+  // A request is offered when its arrival event comes (a source may withdraw one
+  // it handed out before: a later turn of a conversation whose user gave up).
   auto pull = [&] {
     if (pending) return;
     pending = source.next();
     // The request reaches the engine core after the front-end (HTTP, tokenization).
-    if (pending) {
-      count_offered(*pending);
-      queue.push(pending->arrival + frontend, kArrivalPriority, kArrival, pending->id);
-    }
+    if (pending) queue.push(pending->arrival + frontend, kArrivalPriority, kArrival, pending->id);
   };
   // The overload guard (engine.max_queue_memory): once the never-scheduled
   // requests of all replicas hold more than the limit, they and every later
@@ -188,11 +203,32 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
     }
   };
   auto horizon = [&] { return queue.empty() ? std::numeric_limits<Nanos>::max() : queue.top().time; };
+  // Patience: one deadline event queued per replica at most, at its earliest
+  // pending deadline; the users who gave up are told to the source (closed loop:
+  // the user comes back after its think time; multi-turn: the conversation ends).
+  std::vector<Nanos> deadline_at(replicas.size(), kNever);
+  std::vector<Request> gone;
+  auto abandon_due = [&](int r, Nanos now) {
+    gone.clear();
+    replicas[static_cast<std::size_t>(r)]->abandon_due(now, gone);
+    for (const Request& g : gone) source.on_abandon(g, now);
+    if (!gone.empty()) pull();
+  };
+  auto arm_deadline = [&](int r, Nanos now) {
+    const Nanos due = replicas[static_cast<std::size_t>(r)]->next_deadline();
+    if (due == kNever) return;
+    const Nanos at = std::max(due, now);
+    Nanos& queued_at = deadline_at[static_cast<std::size_t>(r)];
+    if (queued_at != kNever && queued_at >= now && queued_at <= at) return;  // an event already comes by then
+    queued_at = at;
+    queue.push(at, kDeadlinePriority, kDeadline, r);
+  };
   // Pipelined replicas (pp > 1) may start a step while others are in flight: a
   // kick event wakes them when their first stage frees (at most one queued each).
   std::vector<Nanos> kick_at(replicas.size(), kNever);
   auto kick = [&](int r, Nanos now) {
     Engine& e = *replicas[static_cast<std::size_t>(r)];
+    if (patience) abandon_due(r, now);  // before planning: due prefills are aborted now
     if (e.can_start(now)) queue.push(e.start_step(now, horizon()), kStepEndPriority, kStepEnd, r);
     const Nanos again = e.next_start();
     Nanos& at = kick_at[static_cast<std::size_t>(r)];
@@ -200,6 +236,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
       at = again;
       queue.push(again, kKickPriority, kKick, r);
     }
+    if (patience) arm_deadline(r, now);
   };
 
   pull();
@@ -218,7 +255,9 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
     if (ev.kind == kArrival) {
       Request req = std::move(*pending);
       pending.reset();
-      if (guard.guard_tripped) {
+      if (source.withdrawn(req)) {
+        pull();  // never sent: not offered
+      } else if (count_offered(req); guard.guard_tripped) {
         reject(req, now);
         source.on_complete(req, now);
         pull();
@@ -229,6 +268,11 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
         pull();
         to_kick[static_cast<std::size_t>(r)] = 1;
       }
+    } else if (ev.kind == kDeadline) {
+      const int r = static_cast<int>(ev.data);
+      if (deadline_at[static_cast<std::size_t>(r)] == now) deadline_at[static_cast<std::size_t>(r)] = kNever;
+      abandon_due(r, now);
+      to_kick[static_cast<std::size_t>(r)] = 1;  // re-arms the next deadline (and may start a step)
     } else if (ev.kind == kKick) {
       const int r = static_cast<int>(ev.data);
       if (kick_at[static_cast<std::size_t>(r)] == now) kick_at[static_cast<std::size_t>(r)] = kNever;
@@ -255,6 +299,15 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   }
   if (pending) throw Error("internal: a request was left without its arrival");
   result.summary = collector.summarize();
+  result.summary.conversations.turns_not_sent = source.turns_not_sent();
+  if (sc.grid_g_per_kwh > 0) {
+    // grams = kWh drawn x gCO2/kWh (3.6e6 J per kWh).
+    RunSummary& s = result.summary;
+    s.grid_g_per_kwh = sc.grid_g_per_kwh;
+    s.carbon_g = s.energy_j / 3.6e6 * sc.grid_g_per_kwh;
+    if (s.output_tokens > 0) s.carbon_g_per_output_token = s.carbon_g / static_cast<double>(s.output_tokens);
+    if (s.completed > 0) s.carbon_g_per_request = s.carbon_g / static_cast<double>(s.completed);
+  }
   if (options.check_workload) refuse_all_failed(result.summary, sc);
   const LoadReport measured = load;  // the collector's queue-growth test
   load = guard;

@@ -16,6 +16,7 @@ struct Scenario : Setup {
   WorkloadSpec workload;
   bool has_workload = false;
   SloSpec slo;
+  double grid_g_per_kwh = 0;  // energy.grid_intensity: gCO2 per kWh drawn; 0 = unset (no carbon figures)
 };
 
 }  // namespace servesim

@@ -52,6 +52,10 @@ const std::map<std::string, UnitInfo, std::less<>>& unit_table() {
     t["$/h"] = {Dimension::price_per_hour, 1.0};
     t["USD/hour"] = {Dimension::price_per_hour, 1.0};
     t["%"] = {Dimension::fraction, 0.01};
+    t["gCO2/kWh"] = {Dimension::carbon_intensity, 1.0};
+    t["gCO2e/kWh"] = {Dimension::carbon_intensity, 1.0};
+    t["kgCO2/MWh"] = {Dimension::carbon_intensity, 1.0};
+    t["kgCO2e/MWh"] = {Dimension::carbon_intensity, 1.0};
     return t;
   }();
   return table;
@@ -68,6 +72,7 @@ std::string_view dimension_example(Dimension dim) {
     case Dimension::power: return "a power like '700 W'";
     case Dimension::price_per_hour: return "a price like '2.99 USD/h'";
     case Dimension::fraction: return "a fraction like 0.85 or '85%'";
+    case Dimension::carbon_intensity: return "a grid carbon intensity like '400 gCO2/kWh'";
   }
   return "a quantity";
 }

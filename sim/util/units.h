@@ -8,7 +8,8 @@
 
 namespace servesim {
 
-enum class Dimension { bytes, bandwidth, flop_rate, time, power, price_per_hour, fraction };
+// carbon_intensity: grams of CO2 (equivalent) per kWh of electricity, "400 gCO2/kWh".
+enum class Dimension { bytes, bandwidth, flop_rate, time, power, price_per_hour, fraction, carbon_intensity };
 
 // Parses e.g. "3.35 TB/s", "80 GB", "141 GiB", "400 Gb/s", "989 TFLOP/s",
 // "700 W", "5 us", "2.99 USD/h", "85%". Throws servesim::Error naming the

@@ -20,6 +20,19 @@ class RequestSource {
   // Reports a completion (closed loop schedules that user's next request at
   // completion_time + think time). Open-loop sources ignore it.
   virtual void on_complete(const Request& r, Nanos completion_time) {}
+  // Reports that r's user gave up before its first token (workload.patience).
+  // By default as a completion (closed loop: the user comes back after its think
+  // time); a multi-turn source also ends the conversation: its later turns are
+  // never sent.
+  virtual void on_abandon(const Request& r, Nanos time) { on_complete(r, time); }
+  // True for a request next() handed out that will not be sent after all: a
+  // later turn of a conversation whose user gave up after it was generated. The
+  // simulation asks once, at the request's arrival; it is then not offered (and
+  // counted in turns_not_sent).
+  virtual bool withdrawn(const Request& /*r*/) { return false; }
+  // Turns never sent because an earlier turn of their conversation was abandoned
+  // (withdrawn ones included).
+  virtual std::int64_t turns_not_sent() const { return 0; }
   // No more requests will ever come (whatever completions are still reported).
   virtual bool exhausted() const = 0;
   // Total requests the source will produce, or -1 if not known in advance.

@@ -112,6 +112,18 @@ std::optional<Request> SyntheticSource::next_open_multi_turn() {
   Nanos t = 0;
   Session s;
   bool fresh = false;
+  // Turns of conversations whose user gave up are dropped (never sent).
+  while (!turns_.empty() && !ended_.empty() && ended_.count(static_cast<std::int32_t>(turns_.top().session.uid))) {
+    const PendingTurn dropped = turns_.top();
+    turns_.pop();
+    // Each turn issued pushes the next one, so this drop accounts for every later turn.
+    std::int64_t left = 0;
+    for (std::int64_t k = dropped.session.turn; k < mt.turns && within_duration(dropped.time + (k - dropped.session.turn) * gap); ++k)
+      ++left;
+    turns_not_sent_ += left;
+    ended_.erase(static_cast<std::int32_t>(dropped.session.uid));
+  }
+  if (turns_.empty() && !lookahead_) return std::nullopt;
   // A later turn of a session in progress goes first at equal times.
   if (!turns_.empty() && (!lookahead_ || turns_.top().time <= *lookahead_)) {
     t = turns_.top().time;
@@ -144,6 +156,24 @@ std::optional<Request> SyntheticSource::next() {
   Session& s = user_session_[static_cast<std::size_t>(user)];
   if (s.turn == 0 || s.turn >= spec_.multi_turn->turns) s = Session{sessions_started_++, -1, 0, 0};
   return make_turn(t, s, user);
+}
+
+void SyntheticSource::on_abandon(const Request& r, Nanos time) {
+  if (spec_.multi_turn) {
+    if (open_) {
+      ended_.insert(r.session);  // its pending turn (if any) is dropped when it comes up
+      return;
+    }
+    // Closed loop: the user's next request starts a new conversation.
+    user_session_[static_cast<std::size_t>(r.session)].turn = spec_.multi_turn->turns;
+  }
+  on_complete(r, time);
+}
+
+bool SyntheticSource::withdrawn(const Request& r) {
+  if (!open_ || !spec_.multi_turn || ended_.empty() || ended_.count(r.session) == 0) return false;
+  ++turns_not_sent_;
+  return true;
 }
 
 void SyntheticSource::on_complete(const Request& r, Nanos completion_time) {

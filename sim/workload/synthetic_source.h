@@ -31,11 +31,18 @@
 // number. Closed loop: Request::session is the user, who runs sessions back to
 // back. spec.requests counts turns.
 //
+// Users who give up (workload.patience): an abandoned turn ends its
+// conversation. Open loop: its turns not yet sent are dropped (turns_not_sent;
+// one already handed out is withdrawn at its arrival); turns already sent stay.
+// Closed loop: the user's next request, after its think time, starts a new
+// conversation.
+//
 // Memory: O(1) for open loop, O(users) for closed loop, plus O(sessions in
 // progress) with multi_turn and O(groups * prompts_per_group) with it set.
 #include <cstdint>
 #include <optional>
 #include <queue>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -52,6 +59,9 @@ class SyntheticSource final : public RequestSource {
 
   std::optional<Request> next() override;
   void on_complete(const Request& r, Nanos completion_time) override;
+  void on_abandon(const Request& r, Nanos time) override;
+  bool withdrawn(const Request& r) override;
+  std::int64_t turns_not_sent() const override { return turns_not_sent_; }
   bool exhausted() const override;
   std::int64_t expected_total() const override;
 
@@ -109,6 +119,10 @@ class SyntheticSource final : public RequestSource {
   std::priority_queue<PendingTurn, std::vector<PendingTurn>, std::greater<>> turns_;
   std::vector<Session> user_session_;
   std::uint64_t sessions_started_ = 0;
+  // Open-loop multi_turn with patience: conversations whose user gave up (their
+  // pending turns are dropped, not sent), and how many turns were dropped.
+  std::unordered_set<std::int32_t> ended_;
+  std::int64_t turns_not_sent_ = 0;
 };
 
 }  // namespace servesim

@@ -14,6 +14,7 @@
 //     shared_prefix: {groups: 10, tokens: 100}       # optional, see SharedPrefixSpec
 //     multi_turn: {turns: 4, think_time: "5 s"}      # optional, see MultiTurnSpec
 //     sampling: {n: 4}          # optional: parallel samples (n) or beams (beam_width) per request
+//     patience: {dist: uniform, min: "3 s", max: "5 s"} # optional: users who give up (patience.h)
 //
 // Trace replay (arrival, input_tokens, output_tokens, shared_prefix and
 // multi_turn must then be absent; requests and duration cut the trace short):
@@ -30,6 +31,7 @@
 
 #include "workload/arrival_process.h"
 #include "workload/length_distribution.h"
+#include "workload/patience.h"
 #include "workload/request_source.h"
 #include "workload/sampling.h"
 #include "workload/trace_format.h"
@@ -71,6 +73,7 @@ struct SharedPrefixSpec {
 struct MultiTurnSpec {
   std::int64_t turns = 1;                    // >= 1
   double think_time_s = 0.0;                 // open loop: seconds between a session's turns
+  bool conversation_metrics = false;         // report per-conversation metrics (metrics/conversations.h)
 };
 
 struct WorkloadSpec {
@@ -87,6 +90,7 @@ struct WorkloadSpec {
   std::optional<SharedPrefixSpec> shared_prefix;
   std::optional<MultiTurnSpec> multi_turn;
   SamplingSpec sampling;               // sequences per request (synthetic and trace requests alike)
+  std::optional<PatienceSpec> patience;  // users who give up (patience.h); synthetic and trace alike
 };
 
 // Default block size of synthetic prefix hashes and generic CSV hash_ids.

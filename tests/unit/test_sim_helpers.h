@@ -110,9 +110,12 @@ inline std::vector<CsvRow> parse_requests_csv(const std::string& text) {
     r.preemptions = std::stoll(f[10]);
     r.failed = f[11] == "1";
     r.failure = f[12];
-    // A failed request's latency fields are empty (never a 0.000 that reads as measured).
-    const bool blank = f[6].empty() && f[7].empty() && f[8].empty() && f[9].empty();
+    // A failed request's latency fields are empty (never a 0.000 that reads as measured),
+    // except an abandoned one's e2e_ms: how long its user waited before giving up.
+    const bool abandoned = r.failure == "abandoned";
+    const bool blank = f[6].empty() && f[7].empty() && f[8].empty() && (abandoned || f[9].empty());
     if (r.failed != blank) throw std::runtime_error("requests.csv: latencies must be empty exactly when failed: '" + line + "'");
+    if (abandoned) r.e2e_ms = std::stod(f[9]);
     if (!r.failed) {
       r.queue_ms = std::stod(f[6]);
       r.ttft_ms = std::stod(f[7]);

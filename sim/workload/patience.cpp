@@ -1,0 +1,69 @@
+#include "workload/patience.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <numbers>
+
+#include "core/rng.h"
+#include "util/units.h"
+
+namespace servesim {
+
+namespace {
+constexpr std::array<PatienceDistributionInfo, 4> kDistributions{{
+    {"fixed", PatienceKind::fixed, "every user waits `value` for the first token"},
+    {"uniform", PatienceKind::uniform, "patience uniform on [min, max]"},
+    {"exponential", PatienceKind::exponential, "exponential patience of the given mean (memoryless users)"},
+    {"lognormal", PatienceKind::lognormal, "lognormal patience of the given mean and standard deviation"},
+}};
+}  // namespace
+
+std::span<const PatienceDistributionInfo> patience_distributions() { return kDistributions; }
+
+std::string_view patience_name(PatienceKind kind) {
+  for (const auto& d : kDistributions)
+    if (d.kind == kind) return d.name;
+  return "unknown";
+}
+
+Patience::Patience(const PatienceSpec& spec, std::uint64_t seed) : spec_(spec) {
+  std::uint64_t s = seed;
+  key_ = splitmix64(s) ^ fnv1a64("patience");
+}
+
+double Patience::uniform01(std::int64_t id, std::uint64_t k) const {
+  // SplitMix64 is a bijection of its state: distinct (id, k) give distinct,
+  // well-mixed outputs. (k + 0.5) / 2^53 as RandomStream::uniform01: never 0 or 1.
+  std::uint64_t state = key_ ^ (static_cast<std::uint64_t>(id) * 0xD1B54A32D192ED03ULL + k);
+  const std::uint64_t bits = splitmix64(state) >> 11;
+  return (static_cast<double>(bits) + 0.5) * 0x1.0p-53;
+}
+
+double Patience::seconds(std::int64_t id) const {
+  // Unbounded draws are capped at the longest duration servesim accepts (about
+  // 116 days), so arrival + patience stays an exact, overflow-free time.
+  return std::min(draw(id), kMaxDurationSeconds);
+}
+
+double Patience::draw(std::int64_t id) const {
+  switch (spec_.kind) {
+    case PatienceKind::fixed: return spec_.value_s;
+    case PatienceKind::uniform: return spec_.min_s + (spec_.max_s - spec_.min_s) * uniform01(id, 0);
+    case PatienceKind::exponential: return -spec_.mean_s * std::log(uniform01(id, 0));
+    case PatienceKind::lognormal: {
+      if (spec_.stddev_s <= 0) return spec_.mean_s;
+      // sigma^2 = ln(1 + s^2/m^2), mu = ln m - sigma^2/2 (the mean and stddev of the patience itself);
+      // one standard normal by Box-Muller from two of the request's uniforms.
+      const double ratio = spec_.stddev_s / spec_.mean_s;
+      const double sigma2 = std::log1p(ratio * ratio);
+      const double mu = std::log(spec_.mean_s) - sigma2 / 2;
+      const double z =
+          std::sqrt(-2 * std::log(uniform01(id, 0))) * std::cos(2 * std::numbers::pi * uniform01(id, 1));
+      return std::exp(mu + std::sqrt(sigma2) * z);
+    }
+  }
+  return spec_.value_s;
+}
+
+}  // namespace servesim
