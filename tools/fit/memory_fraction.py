@@ -11,6 +11,8 @@ reports the median |error| of the other half (held out). It then refits on all m
 which gives the value the GPU catalog carries (hardware/*.yaml `efficiency.gemm_memory`).
 
 Usage: python3 tools/fit/memory_fraction.py [DATA_DIR]   (default data/operator_timings)
+       python3 tools/fit/memory_fraction.py --check ROOT   (exit 1 unless hardware/*.yaml carry
+       these values, to 3 decimals: a ctest)
 Nothing here reads the serving runs (data/serving): they stay held out.
 """
 import csv
@@ -58,7 +60,33 @@ def median_abs_err(points, f, c, bw):
     return statistics.median(abs((b / (f * bw) + c) / t - 1.0) * 100 for b, t in points)
 
 
+# Catalog GPU files that carry each table's value (the carried ones say so in their comment).
+CATALOG = {"a100": ["a100-sxm4-80gb", "a100-sxm4-40gb"], "h100": ["h100-sxm", "h200-sxm", "gh200"], "a40": ["l40s"]}
+
+
+def catalog_value(root, gpu):
+    import re
+    with open(os.path.join(root, "hardware", gpu + ".yaml")) as f:
+        m = re.search(r"^efficiency:\n(?:  .*\n)*?  gemm_memory: ([0-9.]+)", f.read(), re.M)
+    return float(m.group(1)) if m else None
+
+
+def check(root):
+    bad = 0
+    for table, gpus in CATALOG.items():
+        files = sorted(glob.glob(os.path.join(root, "data", "operator_timings", table, "*.csv")))
+        f, _ = fit([p for fp in files for p in rows(fp)], DATASHEET_BW[table])
+        for gpu in gpus:
+            v = catalog_value(root, gpu)
+            ok = v is not None and abs(v - round(f, 3)) < 5e-4
+            bad += not ok
+            print(f"{gpu}: catalog gemm_memory {v}, {table} tables give {f:.3f}: {'ok' if ok else 'MISMATCH'}")
+    return 1 if bad else 0
+
+
 def main():
+    if len(sys.argv) > 2 and sys.argv[1] == "--check":
+        sys.exit(check(sys.argv[2]))
     data = sys.argv[1] if len(sys.argv) > 1 else "data/operator_timings"
     print(f"{'gpu':5} {'fit models':>10} {'f (fit half)':>12} {'c us':>6} {'held-out |err| %':>17}"
           f" {'f (all)':>8} {'c us':>6} {'n rows':>7}")
