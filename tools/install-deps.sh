@@ -15,6 +15,12 @@ packages=(
   nlohmann-json3-dev # JSON in and out (config.json, summaries, vllm bench results)
   gnuplot-nox       # plots (PNG/SVG) from tools/ scripts
   python3           # tools/ helper scripts (standard library only)
+  pybind11-dev      # the servesim Python module (python/; -DSERVESIM_PYTHON=OFF builds without it)
+  python3-dev       # Python headers the module compiles against
+  python3-numpy     # per-request results and timelines cross to Python as NumPy columns
+  python3-pytest    # the Python module's tests (ctest runs them)
+  python3-pandas    # Python tests and docs: results as DataFrames
+  python3-distributed # servesim.dask: sweeps on a Dask cluster (its ctest skips without it)
 )
 
 missing=()

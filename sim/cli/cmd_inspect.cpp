@@ -6,11 +6,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "cli/report_json.h"
 #include "cli/scenario_args.h"
 #include "cost/memory_plan.h"
 #include "config/edits.h"
-#include "config/scenario_reader.h"
+#include "report/inspect_report.h"
 #include "util/units.h"
 
 namespace servesim::cli {
@@ -64,24 +63,14 @@ void run_inspect(const InspectArgs& a) {
   apply_edits(doc, flag_edits(a));
   apply_edits(doc, parse_edits(a.sets));
   // The same top-level keys as `run` accepts; the workload and SLOs are not read.
-  const Setup setup = parse_setup_only(doc, a.scenario.empty() ? "--flags" : a.scenario);
-  const CostModel cost = make_cost_model(setup);
-  const MemoryPlan plan = plan_setup_memory(setup, cost);
-
-  std::vector<SeqWork> prefill(static_cast<std::size_t>(a.prefill_batch), SeqWork{a.prefill_len, 0, true});
-  std::vector<SeqWork> decode(static_cast<std::size_t>(a.decode_batch), SeqWork{1, a.decode_context, true});
-  const StepCost pc = cost.breakdown(summarize(prefill));
-  const StepCost dc = cost.breakdown(summarize(decode));
-
+  const InspectBatches batches{a.prefill_batch, a.prefill_len, a.decode_batch, a.decode_context};
+  const InspectReport report = inspect_setup(doc, a.scenario.empty() ? "--flags" : a.scenario, batches);
   if (a.json) {
-    nlohmann::json j;
-    j["setup"] = setup_json(setup, cost);
-    j["memory"] = memory_json(plan);
-    j["prefill"] = step_json(pc, {{"batch", a.prefill_batch}, {"prompt_tokens", a.prefill_len}});
-    j["decode"] = step_json(dc, {{"batch", a.decode_batch}, {"context_tokens", a.decode_context}});
-    std::cout << j.dump(2) << "\n";
+    std::cout << inspect_json(report, batches).dump(2) << "\n";
     return;
   }
+  const Setup& setup = report.setup;
+  const MemoryPlan& plan = report.memory;
   const auto& m = setup.model;
   const auto& p = setup.parallelism;
   fmt::print("{} on {} x{} (tp={}, pp={}, ep={}), {}\n", m.name, setup.gpu.display_name, p.gpus_per_replica(), p.tp, p.pp,
@@ -96,8 +85,8 @@ void run_inspect(const InspectArgs& a) {
              format_bytes(plan.weights), format_bytes(plan.activations), format_bytes(plan.runtime_overhead),
              format_bytes(plan.kv_bytes), format_bytes(plan.kv_bytes_per_token), setup.engine.block_size);
   fmt::print("  {}\n", plan.verdict);
-  print_ops(fmt::format("prefill batch {} x {} tokens", a.prefill_batch, a.prefill_len), pc);
-  print_ops(fmt::format("decode batch {} at context {}", a.decode_batch, a.decode_context), dc);
+  print_ops(fmt::format("prefill batch {} x {} tokens", a.prefill_batch, a.prefill_len), report.prefill);
+  print_ops(fmt::format("decode batch {} at context {}", a.decode_batch, a.decode_context), report.decode);
 }
 
 }  // namespace

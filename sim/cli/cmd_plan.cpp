@@ -8,8 +8,8 @@
 #include <thread>
 
 #include "config/edits.h"
+#include "config/plan_document.h"
 #include "config/plan_reader.h"
-#include "config/yaml_text.h"
 #include "cli/cli_checks.h"
 #include "cli/commands.h"
 #include "cli/scenario_args.h"
@@ -36,17 +36,6 @@ struct PlanArgs {
   std::string out_dir;
 };
 
-// The file's second YAML document (after ---), where the plan section may live.
-ConfigNode second_document(const std::string& path) {
-  try {
-    auto docs = load_yaml_documents(path);
-    if (docs.size() > 1) return std::move(docs[1]);
-  } catch (const Error&) {
-    // load_document already reported syntax errors in the first document.
-  }
-  return ConfigNode();
-}
-
 void run(const PlanArgs& a) {
   ConfigNode doc = load_document(a.scenario, a.sets);
   planning::PlanOptions o;
@@ -67,7 +56,7 @@ void run(const PlanArgs& a) {
   o.max_replicas = a.max_replicas;
   o.trial_requests = a.trial_requests;
   o.tolerance = a.tolerance;
-  read_plan_section(doc, second_document(a.scenario), a.scenario, o);
+  read_plan_section(doc, plan_document(a.scenario), a.scenario, o);
   o.threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (!a.out_dir.empty()) check_output_dir(a.out_dir, "--out");  // before the searches, not after
   planning::ProgressBar bar("candidates", planning::stderr_is_terminal());

@@ -8,7 +8,7 @@
 #include "cli/commands.h"
 #include "run/simulation.h"
 #include "metrics/summary_json.h"
-#include "scenario/config_json.h"
+#include "report/run_report.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/interrupt.h"
@@ -57,10 +57,8 @@ void run(const RunArgs& a) {
                                                       a.out_dir));
   }
   if (opt.progress) std::cerr << "\r\033[K";
-  nlohmann::json j = summary_json(r.summary);
-  j["config"] = resolved_config_json(sc, r.kv_blocks_per_replica, r.summary);  // self-describing output
-  // How far to trust the latencies: 80% intervals from the closest measured runs.
-  j["bands"] = bands::run_bands_json(sc, r.summary, j);
+  // Summary, resolved config and the uncertainty bands.
+  nlohmann::json j = run_report_json(sc, r);
   if (!a.out_dir.empty()) {
     write_file_atomically(a.out_dir + "/summary.json", j.dump(2) + "\n");
     write_file_atomically(a.out_dir + "/timeline.csv", timeline_csv(r.timeline));
@@ -81,6 +79,9 @@ void run(const RunArgs& a) {
     fmt::print("speculative decoding: {}{}, k = {}, {:.2f} tokens per sequence per step expected\n", sp.method,
                sp.draft_model.empty() ? "" : " (" + sp.draft_model + ")", sp.num_speculative_tokens,
                sp.expected_tokens());
+  if (const SamplingSpec& s = sc.workload.sampling; !s.single())
+    fmt::print("{}: {} sequences per request (one prefill; KV blocks shared copy-on-write)\n",
+               s.beam() ? "beam search" : "parallel sampling", s.sequences());
   fmt::print("KV cache: {} blocks x {} tokens per replica\n\n", r.kv_blocks_per_replica, sc.engine.block_size);
   fmt::print("{}", summary_table(r.summary));
   fmt::print("{}", bands::summary_bands_text(j["bands"]));

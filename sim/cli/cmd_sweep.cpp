@@ -1,5 +1,6 @@
 // `servesim sweep SCENARIO.yaml --vary KEY=V1,V2 [--vary KEY=START:STOP:STEP]... [-j N]
-//  [--out FILE.csv|FILE.json] [--csv] [--json] [--set K=V]...`
+//  [--out FILE.csv|FILE.json] [--csv] [--json] [--set K=V]... [--shard K/N --out SHARD_FILE]`
+// and `servesim merge OUT.csv|OUT.json SHARD_FILE...` (docs/cluster.md).
 // Also registers `plan` and `whatif` (cmd_plan.cpp, cmd_whatif.cpp).
 #include <fmt/format.h>
 
@@ -12,6 +13,8 @@
 #include "planning/progress.h"
 #include "planning/sweep.h"
 #include "planning/sweep_checkpoint.h"
+#include "planning/sweep_shard.h"
+#include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/interrupt.h"
 #include "util/paths.h"
@@ -26,6 +29,7 @@ namespace {
 
 struct SweepArgs : VariedRunArgs {
   bool csv = false, json = false;
+  std::string shard;  // "K/N": simulate only shard K of N and write its shard file to --out
 };
 
 // A summary number of a point's JSON row (null, e.g. no completed request: NaN).
@@ -77,7 +81,45 @@ std::string summary_line_table(const std::vector<planning::PointRecord>& points,
   return out;
 }
 
+// `sweep --shard K/N --out FILE`: this shard's points only, into a shard file that
+// `servesim merge` joins with the others (planning/sweep_shard.h).
+void run_shard(const SweepArgs& a) {
+  const planning::Shard shard = planning::parse_shard(a.shard);
+  if (a.out.empty()) throw Error("--shard: give --out FILE for the shard file (`servesim merge` joins them)");
+  if (a.csv || a.json || ends_with(a.out, ".csv") || ends_with(a.out, ".json"))
+    throw Error(fmt::format("--shard writes a shard file (JSON lines, e.g. --out shard-{}.jsonl), not the sweep's CSV "
+                            "or JSON: `servesim merge OUT.csv SHARD...` makes those",
+                            shard.index));
+  VariedRunArgs plain = a;
+  plain.out.clear();  // a shard file, not the .csv/.json varied_axes checks for
+  const auto axes = varied_axes(plain);
+  check_output_file(a.out, "--out");  // before any simulation
+  const ConfigNode doc = load_document(a.scenario, a.sets);
+  planning::SweepOptions opt;
+  opt.threads = varied_threads(a);
+  planning::ProgressBar bar("points", planning::stderr_is_terminal());
+  opt.progress = [&bar](std::size_t done, std::size_t total) { bar.update(done, total); };
+  const std::string fingerprint =
+      planning::sweep_fingerprint(a.scenario.empty() ? "" : read_text_file(a.scenario), a.sets, axes);
+  std::string text;
+  try {
+    text = planning::run_sweep_shard(doc, a.scenario, axes, opt, shard, fingerprint);
+  } catch (const Interrupted&) {
+    bar.finish();
+    throw Interrupted(fmt::format("interrupted: shard {}/{} stopped; nothing written to {}", shard.index,
+                                  shard.count, a.out));
+  }
+  bar.finish();
+  write_out_file(a.out, text);
+  std::size_t total = 1;
+  for (const auto& ax : axes) total *= ax.values.size();
+  const std::size_t mine = total / shard.count + (shard.index < total % shard.count ? 1 : 0);
+  fmt::print("shard {}/{}: {} of {} points over {}\nwrote {}\n", shard.index, shard.count, mine, total, a.scenario,
+             a.out);
+}
+
 void run(const SweepArgs& a) {
+  if (!a.shard.empty()) return run_shard(a);
   const auto axes = varied_axes(a);  // --out checked here, before any simulation
   const ConfigNode doc = load_document(a.scenario, a.sets);
   planning::SweepOptions opt;
@@ -126,13 +168,38 @@ void register_sweep(CLI::App& app) {
   cmd->add_option("--out", a.out, "write every point's full summary to FILE.csv or FILE.json");
   cmd->add_flag("--csv", a.csv, "print the CSV to stdout instead of the table");
   cmd->add_flag("--json", a.json, "print JSON to stdout instead of the table");
+  cmd->add_option("--shard", a.shard,
+                  "K/N: simulate only the points i with i mod N = K (K from 0) and write them to --out as a "
+                  "shard file for `servesim merge`");
   cmd->callback([] { run(a); });
+}
+
+// `servesim merge OUT.csv|OUT.json SHARD...`: the shard files of `sweep --shard K/N`
+// joined into exactly the file the unsharded `sweep --out OUT` writes.
+void register_merge(CLI::App& app) {
+  static std::string out;
+  static std::vector<std::string> shards;
+  auto* cmd = app.add_subcommand("merge", "Join the shard files of `sweep --shard K/N` into the sweep's CSV or JSON");
+  cmd->add_option("out", out, "FILE.csv or FILE.json (byte-identical to `sweep --out` of the whole sweep)")
+      ->required();
+  cmd->add_option("shards", shards, "the shard files, one per K = 0..N-1, in any order")->required();
+  cmd->callback([] {
+    if (!ends_with(out, ".csv") && !ends_with(out, ".json"))
+      throw Error(fmt::format("merge {}: name a .csv or .json file", out));
+    check_output_file(out, "merge");
+    std::vector<std::pair<std::string, std::string>> files;
+    for (const auto& s : shards) files.emplace_back(s, read_text_file(s));
+    const planning::MergedSweep merged = planning::merge_sweep_shards(files);
+    write_out_file(out, planning::sweep_output_text(merged, ends_with(out, ".json")));
+    fmt::print("merged {} shard files, {} points\nwrote {}\n", files.size(), merged.records.size(), out);
+  });
 }
 
 void register_planning(CLI::App& app) {
   register_sweep(app);
   register_plan(app);
   register_whatif(app);
+  register_merge(app);
 }
 
 }  // namespace servesim::cli

@@ -85,6 +85,12 @@ const Key multi_turn{.name = "multi_turn",
                      .doc = "requests come in sessions whose later turns repeat the earlier turns as their prefix",
                      .spec = "WorkloadSpec::multi_turn",
                      .default_note = "none: single-turn requests"};
+const Key sampling{.name = "sampling",
+                   .type = KeyType::section,
+                   .doc = "sequences each request decodes: parallel samples (n) or beam search (beam_width); "
+                          "engine/sequence_group.h states the model",
+                   .spec = "WorkloadSpec::sampling",
+                   .default_note = "none: one sequence per request"};
 const Key trace{.name = "trace",
                 .type = KeyType::text,
                 .doc = "a trace file to replay instead of synthetic requests (relative: beside the scenario "
@@ -142,6 +148,34 @@ const Key assign{.name = "assign",
 
 }  // namespace shared_prefix_keys
 
+namespace sampling_keys {
+
+// Both bounded by what one step may run: all of a request's sequences decode at
+// once, so they must also fit engine.max_num_seqs (checked with the engine).
+const Key n{.name = "n",
+            .type = KeyType::integer,
+            .doc = "parallel samples per request (the n of vLLM's and OpenAI's completion APIs): one prefill, then n "
+                   "sequences sharing the prompt's KV blocks",
+            .spec = "SamplingSpec::n",
+            .unit = "sequences",
+            .default_number = 1,
+            .min = 1,
+            .max = 1024,
+            .why = "4x vLLM's default max_num_seqs (256); a request's samples must also fit engine.max_num_seqs"};
+const Key beam_width{.name = "beam_width",
+                     .type = KeyType::integer,
+                     .doc = "beams per request (beam search, as vLLM V0's use_beam_search with best_of = the width): "
+                            "one prefill, then this many beams decoding in lockstep",
+                     .spec = "SamplingSpec::beam_width",
+                     .unit = "sequences",
+                     .default_number = 1,
+                     .min = 1,
+                     .max = 1024,
+                     .why = "4x vLLM's default max_num_seqs (256); a request's beams must also fit "
+                            "engine.max_num_seqs"};
+
+}  // namespace sampling_keys
+
 namespace multi_turn_keys {
 
 const Key turns{.name = "turns",
@@ -168,7 +202,7 @@ std::vector<const KeySection*> workload_key_sections() {
       .path = "workload",
       .doc = "the requests: synthetic (arrival, input_tokens, output_tokens) or a trace to replay",
       .keys = {&seed, &requests, &duration, &hash_block_tokens, &arrival, &input_tokens, &output_tokens,
-               &shared_prefix, &multi_turn, &trace, &format, &time_scale}};
+               &shared_prefix, &multi_turn, &sampling, &trace, &format, &time_scale}};
   static const KeySection prefix{.path = "workload.shared_prefix",
                                  .doc = "a system prompt shared by the requests of a group",
                                  .keys = {&shared_prefix_keys::groups, &shared_prefix_keys::tokens,
@@ -176,11 +210,15 @@ std::vector<const KeySection*> workload_key_sections() {
   static const KeySection turns{.path = "workload.multi_turn",
                                 .doc = "sessions of several turns, each turn's prompt holding the earlier turns",
                                 .keys = {&multi_turn_keys::turns, &multi_turn_keys::think_time}};
+  static const KeySection sample{.path = "workload.sampling",
+                                 .doc = "parallel sampling or beam search: the sequences each request decodes",
+                                 .keys = {&sampling_keys::n, &sampling_keys::beam_width}};
   std::vector<const KeySection*> out = {&workload};
   for (const KeySection* s : arrival_key_sections()) out.push_back(s);
   for (const KeySection* s : length_key_sections()) out.push_back(s);
   out.push_back(&prefix);
   out.push_back(&turns);
+  out.push_back(&sample);
   return out;
 }
 

@@ -123,6 +123,7 @@ Scenario parse_scenario(const ConfigNode& doc, const std::string& source, bool r
   if (root.has(workload)) {
     ConfigMap w = root.map(workload);
     sc.workload = parse_workload(w);
+    check_sampling_engine(w, sc.workload.sampling, sc.engine);
     sc.has_workload = true;
   } else if (require_workload) {
     throw Error(fmt::format("{}: missing required key 'workload'", root.where()));

@@ -63,7 +63,39 @@ MultiTurnSpec read_multi_turn(ConfigMap& mt, const WorkloadSpec& w) {
   return t;
 }
 
+// workload.sampling: parallel samples or beams, not both (vLLM V0 returns the n
+// best of best_of beams, which costs what the beams cost: set beam_width alone).
+SamplingSpec read_sampling(ConfigMap& sm) {
+  using namespace sampling_keys;
+  SamplingSpec s;
+  s.n = read_integer(sm, n);
+  s.beam_width = read_integer(sm, beam_width);
+  sm.finish();
+  if (s.n > 1 && s.beam_width > 1)
+    throw Error(fmt::format("{}: set n (parallel sampling) or beam_width (beam search), not both: returning the n "
+                            "best of {} beams costs what the beams cost, so give beam_width alone",
+                            sm.where(), s.beam_width));
+  return s;
+}
+
 }  // namespace
+
+void check_sampling_engine(ConfigMap& m, const SamplingSpec& s, const EngineConfig& e) {
+  if (s.single()) return;
+  const std::string at = where(m, workload_keys::sampling);
+  const char* what = s.beam() ? "beam search" : "parallel sampling";
+  if (e.kind != "vllm")
+    throw Error(fmt::format("{}: {} is modelled by the vllm engine (paged KV blocks shared copy-on-write), not "
+                            "engine.kind {}",
+                            at, what, e.kind));
+  if (e.speculative.enabled())
+    throw Error(fmt::format("{}: {} with speculative decoding (engine.speculative) is not modelled; leave one out",
+                            at, what));
+  if (s.sequences() > e.max_num_seqs)
+    throw Error(fmt::format("{}: {} sequences per request cannot run beside each other within engine.max_num_seqs = "
+                            "{} (a request's sequences decode in the same step); raise max_num_seqs",
+                            at, s.sequences(), e.max_num_seqs));
+}
 
 WorkloadSpec parse_workload(ConfigMap& m) {
   using namespace workload_keys;
@@ -73,6 +105,10 @@ WorkloadSpec parse_workload(ConfigMap& m) {
   if (has_key(m, duration)) w.duration_s = read_quantity(m, duration);
   if (has_key(m, hash_block_tokens))
     w.hash_block_tokens = static_cast<std::int32_t>(read_integer(m, hash_block_tokens));
+  if (has_key(m, sampling)) {
+    ConfigMap sm = m.map(std::string(sampling.name));
+    w.sampling = read_sampling(sm);
+  }
 
   if (has_key(m, trace)) {
     w.trace = parse_trace(m);

@@ -13,6 +13,7 @@ namespace servesim {
 // `workload:` itself (synthetic requests and trace replay share it).
 namespace workload_keys {
 extern const Key seed, requests, duration, hash_block_tokens;
+extern const Key sampling;  // synthetic and trace replay
 extern const Key arrival, input_tokens, output_tokens, shared_prefix, multi_turn;  // synthetic only
 extern const Key trace, format, time_scale;                                        // trace replay only
 }  // namespace workload_keys
@@ -35,6 +36,10 @@ extern const Key clip_min, clip_max;    // every other dist: optional clip bound
 namespace shared_prefix_keys {
 extern const Key groups, tokens, prompts_per_group, assign;
 }  // namespace shared_prefix_keys
+
+namespace sampling_keys {
+extern const Key n, beam_width;
+}  // namespace sampling_keys
 
 namespace multi_turn_keys {
 extern const Key turns, think_time;

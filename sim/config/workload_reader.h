@@ -4,6 +4,7 @@
 // through its declaration (config/workload_keys.h); every mapping is finish()ed,
 // so an unknown key is an error with its location and a did-you-mean.
 #include "config/config_map.h"
+#include "engine/engine_config.h"
 #include "workload/workload_spec.h"
 
 namespace servesim {
@@ -14,6 +15,11 @@ namespace servesim {
 // without requests), when a trace is combined with synthetic keys, and when the
 // trace file does not exist. (config/read_workload.cpp)
 WorkloadSpec parse_workload(ConfigMap& m);
+
+// workload.sampling against the engine (`m`: the workload mapping): parallel
+// sampling and beam search need the vllm engine, no speculative decoding, and at
+// most engine.max_num_seqs sequences per request. (config/read_workload.cpp)
+void check_sampling_engine(ConfigMap& m, const SamplingSpec& s, const EngineConfig& e);
 
 // The trace keys of `workload:` (trace, format, time_scale) when `trace` is set;
 // refuses the synthetic keys beside it. (config/read_trace.cpp)

@@ -1,6 +1,10 @@
 #include "engine/batch_state.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+
+#include "util/error.h"
 
 namespace servesim {
 
@@ -12,7 +16,13 @@ BatchState::BatchState(const EngineContext& ctx, const StepPricer& pricer)
       prefix_caching_(ctx.config.prefix_caching),
       frontend_ns_(to_nanos(ctx.config.frontend_latency)),
       kv_(ctx),
-      dec_(kv_.block()) {}
+      dec_(kv_.block()),
+      group_(kv_.block(), ctx.sampling) {
+  // A group larger than max_num_seqs could never start (the config layer refuses it first).
+  if (group_.sequences() > ctx.config.max_num_seqs)
+    throw Error(fmt::format("workload.sampling: {} sequences per request exceed engine.max_num_seqs = {}",
+                            group_.sequences(), ctx.config.max_num_seqs));
+}
 
 void BatchState::running_erase(int slot) {
   Seq& s = seq(slot);
@@ -37,8 +47,9 @@ int BatchState::new_slot() {
 FailureReason BatchState::admissible(const Request& r) const {
   const std::int64_t total = r.input_tokens + r.output_tokens;
   if (total > max_model_len_) return FailureReason::too_long_for_max_model_len;
-  // The last sampled token is never written back, so the KV peaks at total - 1 tokens.
-  if (kv_.blocks_for(total - 1) > kv_.total()) return FailureReason::exceeds_kv_capacity;
+  // The last sampled token is never written back, so the KV peaks at total - 1 tokens
+  // (a sequence group's: every sequence's, sequence_group.h).
+  if (group_.peak(r.input_tokens, r.output_tokens) > kv_.total()) return FailureReason::exceeds_kv_capacity;
   return FailureReason::none;
 }
 
@@ -64,6 +75,7 @@ void BatchState::materialize_front() {
   s.req = std::move(fresh_.front());
   fresh_.pop_front();
   s.rec = arrival_record(s.req, replica_);
+  s.rec.sequences = group_.sequences();
   s.target = s.req.input_tokens;
   if (prefix_caching_ && !s.req.block_hashes.empty())
     s.hashes = engine_block_hashes(s.req.block_hashes, s.req.hash_block_tokens, s.req.input_tokens, kv_.block_size());
@@ -86,9 +98,15 @@ void BatchState::join_decode(int slot, Nanos now) {
   Seq& s = seq(slot);
   s.phase = Phase::decode;
   s.join_step = dec_.step();
+  // A group forks here: it holds one copy of its distinct tokens' blocks and owes
+  // the rest of its sequences' blocks (the copies on write) at its first decode step.
+  const std::int64_t physical = kv_.blocks_for(s.computed);
+  s.computed -= s.extra;  // each sequence's length (a recompute prefilled every suffix)
+  s.extra = 0;
   s.len_join = s.computed;
   s.gen_join = s.generated;
-  s.key = dec_.join(s.len_join).key;
+  s.owed = group_.held(s.req.input_tokens, s.len_join) - physical;
+  s.key = dec_.join(s.len_join, group_.sequences(), group_.weight(), s.owed).key;
   s.last_token = now;
   ++s.version;
   finishes_.push(Finish{dec_.step() + (s.req.output_tokens - s.generated), s.req.id, slot, s.version});
@@ -100,8 +118,10 @@ void BatchState::leave_decode(int slot) {
   const std::int64_t len = s.len_join + (g - s.join_step);
   s.generated = s.gen_join + (g - s.join_step);
   s.computed = len;
-  kv_.release(kv_.blocks_for(len) - s.cached_blocks);
-  dec_.leave(DecodeAggregate::Member{s.len_join - s.join_step, s.key});
+  // A group that has not decoded since it joined has not taken its owed blocks yet.
+  const std::int64_t owed = g == s.join_step ? s.owed : 0;
+  kv_.release(group_.held(s.req.input_tokens, len) - owed - s.cached_blocks);
+  dec_.leave(DecodeAggregate::Member{s.len_join - s.join_step, s.key}, group_.sequences(), group_.weight(), owed);
   ++s.version;  // its completion-heap entry is now stale
 }
 
@@ -121,8 +141,14 @@ void BatchState::preempt(int slot, Nanos now) {
   s.chunk = 0;
   running_erase(slot);
   s.target = s.req.input_tokens + s.generated;
+  // A sequence group recomputes its distinct tokens (sequence_group.h), never
+  // swaps: the swap-in path restores one sequence.
+  if (s.generated > 0) {
+    s.extra = group_.distinct_tokens(s.req.input_tokens, s.target) - s.target;
+    s.target += s.extra;
+  }
   const std::int64_t kv_blocks = kv_.blocks_for(s.computed);
-  if (s.computed > 0 && kv_.swap_out(kv_blocks)) {
+  if (s.computed > 0 && group_.single() && kv_.swap_out(kv_blocks)) {
     // Swap: the KV (s.computed tokens) moves to host memory during this step.
     s.swapped_blocks = kv_blocks;
     transfer_s_ += pricer_.host_seconds(s.computed);

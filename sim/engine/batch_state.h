@@ -20,6 +20,12 @@
 //
 // Speed: every move is O(1) (or O(prefilling) for a preempted prefill) and none
 // allocates once the slot table and queues have grown to the run's peak.
+//
+// Parallel sampling and beam search (workload.sampling, sequence_group.h): a
+// request is then a group of m sequences. It prefills once as one sequence and
+// decodes as m in the decode aggregate; its blocks are the group's
+// (SequenceGroupBlocks), and it is admitted, counted against max_num_seqs (m
+// each), preempted and finished as a unit.
 #include <algorithm>
 #include <deque>
 #include <functional>
@@ -29,6 +35,7 @@
 #include "engine/decode_aggregate.h"
 #include "engine/engine.h"
 #include "engine/kv_blocks.h"
+#include "engine/sequence_group.h"
 #include "engine/step_pricing.h"
 
 namespace servesim {
@@ -54,6 +61,11 @@ class BatchState {
     std::uint32_t version = 0;   // invalidates stale completion-heap entries
     std::int64_t swapped_blocks = 0;  // KV held in the CPU tier's swap space (preempted by swap)
     std::int64_t reserved = 0;   // peak KV blocks reserved at admission (no-evict policy; else 0)
+    // Sequence groups (sequence_group.h): a recompute prefills the group's distinct
+    // tokens, `extra` more than one sequence's; the blocks the group still owed at
+    // its last join (taken by its first decode step after it).
+    std::int64_t extra = 0;
+    std::int64_t owed = 0;
     Nanos last_token = 0;
     int prev = -1, next = -1;    // neighbours in the running list (admission order)
   };
@@ -70,6 +82,13 @@ class BatchState {
 
   bool has_work() const { return !waiting_.empty() || !fresh_.empty() || running_count_ > 0; }
   std::int64_t running() const { return running_count_; }
+  // Sequences per request (workload.sampling: n or beam_width; 1 without), and the
+  // sequences of the running requests: what max_num_seqs counts (vLLM V0 counts a
+  // group's sequences against it).
+  std::int64_t request_seqs() const { return group_.sequences(); }
+  std::int64_t running_seqs() const { return running_count_ * group_.sequences(); }
+  // Whether one more request's sequences fit beside the running ones in max_num_seqs.
+  bool seqs_fit(std::int64_t max_num_seqs) const { return running_seqs() + request_seqs() <= max_num_seqs; }
   std::int64_t queue_length() const { return static_cast<std::int64_t>(waiting_.size() + fresh_.size()); }
   bool queue_empty() const { return waiting_.empty() && fresh_.empty(); }
   std::int64_t outstanding() const { return queue_length() + running_count_; }
@@ -98,7 +117,7 @@ class BatchState {
   // finishes or is preempted).
   std::int64_t peak_blocks(int slot) const {
     const Seq& s = seq(slot);
-    return kv_.blocks_for(s.req.input_tokens + s.req.output_tokens - 1);
+    return group_.peak(s.req.input_tokens, s.req.output_tokens);
   }
   std::int64_t reserved_blocks() const { return reserved_blocks_; }
   void reserve(int slot, std::int64_t blocks) {
@@ -175,6 +194,7 @@ class BatchState {
 
   KvBlocks kv_;
   DecodeAggregate dec_;
+  SequenceGroupBlocks group_;  // the blocks of a request's sequences (workload.sampling)
   double transfer_s_ = 0;
   bool decoders_paused_ = false;
   std::int64_t reserved_blocks_ = 0;  // sum of running requests' Seq::reserved
@@ -317,13 +337,15 @@ inline void BatchState::complete_chunks(Nanos now, std::vector<Request>& done) {
     if (s.rec.first_token < 0) {
       s.rec.first_token = now;
     } else if (observer_) {
-      observer_->on_itl(to_seconds(now - s.last_token), 1);  // first token after a recompute or swap-in
+      // First token after a recompute or swap-in (of each of a group's sequences).
+      observer_->on_itl(to_seconds(now - s.last_token), group_.sequences());
     }
     if (s.generated >= s.req.output_tokens) {
       finish_request(slot, now, done, false);
       continue;
     }
-    // The decode aggregate accounts for its blocks from now on (the same number).
+    // The decode aggregate accounts for its blocks from now on (the same number;
+    // a group's blocks are counted in join_decode).
     kv_.release(s.blocks - (kv_.blocks_for(s.computed) - s.cached_blocks));
     s.blocks = 0;
     join_decode(slot, now);

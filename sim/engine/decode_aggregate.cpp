@@ -9,7 +9,9 @@ std::int64_t DecodeAggregate::max_steps(std::int64_t from_step, std::int64_t lim
   // (1 if none): need(k) = (k / bs) * n + partial[k % bs], with partial[r] the blocks
   // of the first r steps of a cycle, so whole cycles are counted at once.
   const std::int64_t bs = block_.size;
-  const std::int64_t n = n_;
+  const std::int64_t n = weight_;  // blocks per whole cycle
+  const std::int64_t owed = from_step == G_ + 1 ? fork_ : 0;  // taken at the first step
+  free_blocks -= owed;
   if (free_blocks < 0) return 1;
   // Common case, plenty of free blocks: whole cycles past `limit` fit.
   if (n == 0 || free_blocks / n >= limit / bs + 1) return std::max<std::int64_t>(1, limit);
@@ -18,7 +20,7 @@ std::int64_t DecodeAggregate::max_steps(std::int64_t from_step, std::int64_t lim
     std::int64_t lo = 1, hi = limit;  // unusual block size: binary search
     while (lo < hi) {
       const std::int64_t mid = lo + (hi - lo + 1) / 2;
-      if (blocks_needed(from_step, mid) <= free_blocks) lo = mid;
+      if (blocks_needed(from_step, mid) <= free_blocks + owed) lo = mid;
       else hi = mid - 1;
     }
     return lo;

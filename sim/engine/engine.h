@@ -15,6 +15,7 @@
 #include "metrics/run_observer.h"
 #include "engine/engine_config.h"
 #include "workload/request.h"
+#include "workload/sampling.h"
 
 namespace servesim {
 
@@ -79,6 +80,8 @@ struct EngineContext {
   // fuses steps, reports inter-token gaps from step ends (other engines' steps
   // interleave with its own) and step records span its first-stage occupancy.
   bool virtual_engine = false;
+  // Sequences per request (workload.sampling: parallel samples or beams; engine/sequence_group.h).
+  SamplingSpec sampling;
 };
 
 std::unique_ptr<Engine> make_engine(const EngineContext& ctx);

@@ -14,8 +14,9 @@
 // Which sequence holds what is the batch state's business (batch_state.h); when
 // to allocate, and whom to preempt when blocks run out, is the scheduling
 // policy's (scheduling_policy.h). Copy-on-write forks (parallel sampling, beam
-// search) belong here: a fork shares its parent's full blocks the way prefix-cache
-// users share a prompt's, and takes private blocks only for its own suffix.
+// search) are counted the same way: a sequence group's blocks are a number the
+// batch state takes and gives back here, by the arithmetic of sequence_group.h
+// (shared prompt blocks once, each sequence's suffix privately).
 #include <cstdint>
 #include <vector>
 

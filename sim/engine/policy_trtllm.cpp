@@ -82,7 +82,7 @@ class NoEvictPolicy final : public SchedulingPolicy {
     // requests' peaks. Whatever stops it lasts through a run of decode steps (the
     // reservations change only when a request finishes, which ends the run).
     bool settled = !preempted;
-    while (!preempted && budget > 0 && !st.queue_empty() && st.running() < max_num_seqs_) {
+    while (!preempted && budget > 0 && !st.queue_empty() && st.seqs_fit(max_num_seqs_)) {
       const int slot = st.eligible_head(cutoff);
       if (slot < 0) {
         settled = false;
@@ -103,7 +103,7 @@ class NoEvictPolicy final : public SchedulingPolicy {
       st.reserve(slot, peak);
       budget -= chunk;
     }
-    return st.queue_empty() || st.running() >= max_num_seqs_ || settled;
+    return st.queue_empty() || !st.seqs_fit(max_num_seqs_) || settled;
   }
 
  private:

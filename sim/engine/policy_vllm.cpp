@@ -66,7 +66,7 @@ class VllmPolicy final : public SchedulingPolicy {
     // enough free KV blocks: free blocks only shrink while decoders grow), so such
     // a run may be fused.
     bool settled = !preempted;
-    while (!preempted && budget > 0 && !st.queue_empty() && st.running() < max_num_seqs_) {
+    while (!preempted && budget > 0 && !st.queue_empty() && st.seqs_fit(max_num_seqs_)) {
       const int slot = st.eligible_head(cutoff);
       if (slot < 0) {
         settled = false;
@@ -84,7 +84,7 @@ class VllmPolicy final : public SchedulingPolicy {
       st.admit_head(slot, hit, chunk, blocks, now);
       budget -= chunk;
     }
-    return st.queue_empty() || st.running() >= max_num_seqs_ || settled;
+    return st.queue_empty() || !st.seqs_fit(max_num_seqs_) || settled;
   }
 
  private:

@@ -43,7 +43,7 @@ class VllmV0Policy final : public SchedulingPolicy {
     std::int64_t budget = max_num_batched_tokens_;
     std::int64_t admitted = 0;
     bool settled = true;  // admission stopped for a reason that lasts through a decode run
-    while (!st.queue_empty() && st.running() < max_num_seqs_) {
+    while (!st.queue_empty() && st.seqs_fit(max_num_seqs_)) {
       const int slot = st.eligible_head(cutoff);
       if (slot < 0) {
         settled = false;
@@ -76,7 +76,7 @@ class VllmV0Policy final : public SchedulingPolicy {
     }
     // What stopped admission (an empty queue, max_num_seqs, too few free blocks:
     // they only shrink while decoders grow) lasts until the next completion or arrival.
-    return st.queue_empty() || st.running() >= max_num_seqs_ || settled;
+    return st.queue_empty() || !st.seqs_fit(max_num_seqs_) || settled;
   }
 
  private:

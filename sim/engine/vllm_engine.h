@@ -24,6 +24,12 @@
 // the expected accepted tokens (deterministic fractional accounting); such steps
 // are not fast-forwarded.
 //
+// Parallel sampling and beam search (workload.sampling, sequence_group.h): a
+// request of m sequences prefills once and then decodes as m members of the
+// decode aggregate, so decode steps (fused ones included) price and count m
+// sequences; its copy-on-write blocks are the aggregate's owed blocks at its
+// first decode step.
+//
 // CPU offload (engine.cpu_offload, cpu_tier.h): prefix blocks evicted from the GPU
 // cache move to a CPU LRU tier. At admission, after the GPU prefix hit, the
 // following blocks found in the CPU tier are reloaded instead of recomputed: they

@@ -102,7 +102,9 @@ void Collector::on_request_done(const RequestRecord& r) {
     last_finish_ = std::max(last_finish_, r.finish);
     ++completed_;
     input_tokens_ += r.input_tokens;
-    output_tokens_ += r.output_tokens;
+    // Every sequence of a parallel-sampling or beam-search request generates its output.
+    output_tokens_ += r.output_tokens * r.sequences;
+    sequences_max_ = std::max(sequences_max_, r.sequences);
     cached_tokens_ += r.cached_tokens;
     offload_tokens_ += r.offload_tokens;
     preemptions_ += r.preemptions;
@@ -144,6 +146,7 @@ RunSummary Collector::summarize() {
   s.duration_s = first_arrival_ >= 0 ? to_seconds(last_finish_ - first_arrival_) : 0.0;
   s.input_tokens = input_tokens_;
   s.output_tokens = output_tokens_;
+  s.sequences_max = sequences_max_;
   s.cached_tokens = cached_tokens_;
   if (s.duration_s > 0) {
     s.requests_per_s = static_cast<double>(completed_) / s.duration_s;

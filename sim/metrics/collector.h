@@ -96,6 +96,7 @@ class Collector : public RunObserver {
   FailureCounts failures_{};
   std::int64_t completed_ = 0, failed_ = 0, preemptions_ = 0, preempted_requests_ = 0;
   std::int64_t input_tokens_ = 0, output_tokens_ = 0, cached_tokens_ = 0;
+  std::int64_t sequences_max_ = 1;
   Nanos first_arrival_ = -1, last_finish_ = 0;
   // Step aggregates.
   double busy_s_ = 0, gpu_s_ = 0, flops_ = 0, bytes_ = 0;

@@ -18,7 +18,8 @@ struct RequestRecord {
   Nanos first_token = -1;
   Nanos finish = -1;
   std::int64_t input_tokens = 0;
-  std::int64_t output_tokens = 0;
+  std::int64_t output_tokens = 0;  // per sequence (each of a request's samples or beams generates them)
+  std::int64_t sequences = 1;      // parallel samples or beams decoded (workload.sampling)
   std::int64_t cached_tokens = 0;  // prompt tokens served from the prefix cache
   std::int64_t offload_tokens = 0;  // prompt tokens reloaded from the CPU offload tier (not in cached_tokens)
   int preemptions = 0;

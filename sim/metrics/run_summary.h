@@ -42,7 +42,10 @@ struct RunSummary {
   double duration_s = 0;  // first arrival to last completion
   double requests_per_s = 0, input_tokens_per_s = 0, output_tokens_per_s = 0, total_tokens_per_s = 0;
   int gpus = 1;
-  std::int64_t input_tokens = 0, output_tokens = 0, cached_tokens = 0;
+  std::int64_t input_tokens = 0, output_tokens = 0, cached_tokens = 0;  // output: every sample's / beam's
+  // The most sequences a completed request decoded (workload.sampling: n or
+  // beam_width); above 1 the summary says its output tokens count all of them.
+  std::int64_t sequences_max = 1;
   // Per request (completed only), milliseconds.
   Distribution ttft_ms, tpot_ms, itl_ms, e2e_ms, queue_ms;
   // SLOs.

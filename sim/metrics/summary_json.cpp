@@ -106,6 +106,8 @@ nlohmann::json summary_json(const RunSummary& s) {
                      {"total_tokens_per_s_per_gpu", s.total_tokens_per_s / s.gpus}};
   j["tokens"] = {{"input", s.input_tokens}, {"output", s.output_tokens}, {"cached", s.cached_tokens},
                  {"prefix_hit_rate", s.prefix_hit_rate}};
+  // Only with parallel sampling or beam search, so other runs' JSON is unchanged.
+  if (s.sequences_max > 1) j["tokens"]["sequences_per_request_max"] = s.sequences_max;
   if (s.offload_tokens > 0 || s.swapped_preemptions > 0) {
     // Only with a CPU offload tier in use, so other runs' JSON is unchanged.
     j["offload"] = {{"reloaded_tokens", s.offload_tokens},
@@ -149,8 +151,10 @@ std::string summary_table(const RunSummary& s) {
   out += fmt::format("requests   {} completed, {} failed{}, {} preempted ({} preemptions)\n", s.completed, s.failed,
                      s.failed > 0 ? " (" + failures_text(s.failures) + ")" : "", s.preempted_requests, s.preemptions);
   out += fmt::format("duration   {:.1f} s simulated on {} GPU(s)\n", s.duration_s, s.gpus);
-  out += fmt::format("throughput {:.2f} req/s, {:.0f} output tok/s ({:.0f}/GPU), {:.0f} total tok/s\n",
-                     s.requests_per_s, s.output_tokens_per_s, s.output_tokens_per_s / s.gpus, s.total_tokens_per_s);
+  out += fmt::format("throughput {:.2f} req/s, {:.0f} output tok/s{} ({:.0f}/GPU), {:.0f} total tok/s\n",
+                     s.requests_per_s, s.output_tokens_per_s,
+                     s.sequences_max > 1 ? fmt::format(" (all samples/beams: {} per request)", s.sequences_max) : "",
+                     s.output_tokens_per_s / s.gpus, s.total_tokens_per_s);
   out += load_text(s);
   out += fmt::format("\n{:<10} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "ms", "mean", "p50", "p90", "p95", "p99");
   auto row = [&](const char* name, const Distribution& d) {

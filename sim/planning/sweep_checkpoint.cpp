@@ -25,12 +25,6 @@ nlohmann::ordered_json header_json(const std::string& fingerprint, std::size_t p
   return {{"servesim_sweep_checkpoint", kCheckpointVersion}, {"fingerprint", fingerprint}, {"points", points}};
 }
 
-nlohmann::ordered_json record_json(const PointRecord& r) {
-  nlohmann::ordered_json cells = nlohmann::ordered_json::array();
-  for (const auto& [key, text] : r.csv_cells) cells.push_back({key, text});
-  return {{"point", r.index}, {"values", r.values}, {"json", r.json}, {"csv", cells}};
-}
-
 // The finished points of a matching .partial; empty when there is none, or when it
 // belongs to another sweep (it is then started anew). A last line cut short by a
 // kill is dropped: that point is simulated again.
@@ -48,11 +42,7 @@ std::map<std::size_t, PointRecord> read_partial(const std::string& path, const s
     const auto j = nlohmann::ordered_json::parse(line, nullptr, false);
     if (j.is_discarded() || !j.is_object()) break;
     try {
-      PointRecord r;
-      r.index = j.at("point").get<std::size_t>();
-      r.values = j.at("values").get<std::vector<std::string>>();
-      r.json = j.at("json");
-      for (const auto& c : j.at("csv")) r.csv_cells.emplace_back(c.at(0).get<std::string>(), c.at(1).get<std::string>());
+      PointRecord r = record_from_json(j);
       if (r.index < points) out[r.index] = std::move(r);
     } catch (const nlohmann::json::exception&) {
       break;  // not what this version writes: keep what was read so far
@@ -96,6 +86,21 @@ class PartialWriter {
 };
 
 }  // namespace
+
+nlohmann::ordered_json record_json(const PointRecord& r) {
+  nlohmann::ordered_json cells = nlohmann::ordered_json::array();
+  for (const auto& [key, text] : r.csv_cells) cells.push_back({key, text});
+  return {{"point", r.index}, {"values", r.values}, {"json", r.json}, {"csv", cells}};
+}
+
+PointRecord record_from_json(const nlohmann::ordered_json& j) {
+  PointRecord r;
+  r.index = j.at("point").get<std::size_t>();
+  r.values = j.at("values").get<std::vector<std::string>>();
+  r.json = j.at("json");
+  for (const auto& c : j.at("csv")) r.csv_cells.emplace_back(c.at(0).get<std::string>(), c.at(1).get<std::string>());
+  return r;
+}
 
 std::string sweep_fingerprint(const std::string& scenario_text, const std::vector<std::string>& sets,
                               const std::vector<SweepAxis>& axes) {

@@ -9,6 +9,7 @@
 #include "config/config_node.h"
 
 #include <cstddef>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,12 @@ struct CheckpointedSweep {
 // The fingerprint of a sweep's definition (scenario text, overrides, axes).
 std::string sweep_fingerprint(const std::string& scenario_text, const std::vector<std::string>& sets,
                               const std::vector<SweepAxis>& axes);
+
+// One finished point as the one-line JSON object a checkpoint (and a shard file,
+// planning/sweep_shard.h) stores, and back; record_from_json throws
+// nlohmann::json::exception on an object of another shape.
+nlohmann::ordered_json record_json(const PointRecord& r);
+PointRecord record_from_json(const nlohmann::ordered_json& j);
 
 // "<out>.partial".
 std::string partial_path(const std::string& out);

@@ -8,6 +8,7 @@
 #include "core/event_queue.h"
 #include "engine/engine.h"
 #include "engine/router.h"
+#include "engine/sequence_group.h"
 #include "metrics/failure.h"
 #include "scenario/setup.h"
 #include "util/error.h"
@@ -58,15 +59,18 @@ void refuse_unservable_workload(const Scenario& sc, std::int64_t kv_blocks) {
         in, out, total, sc.engine.max_model_len,
         sc.engine.max_model_len < sc.model.max_context ? fmt::format(" (the model allows {})", sc.model.max_context)
                                                         : std::string(" (the model's whole context)")));
-  // The engine's admission rule (BatchState::admissible, engine/batch_state.cpp): the KV peaks at total - 1 tokens.
+  // The engine's admission rule (BatchState::admissible, engine/batch_state.cpp): the KV peaks at total - 1
+  // tokens, of every sequence when a request decodes several (engine/sequence_group.h).
   const std::int64_t bs = sc.engine.block_size;
-  const std::int64_t blocks = (total - 1 + bs - 1) / bs;
+  const std::int64_t blocks = SequenceGroupBlocks(BlockSize(static_cast<int>(bs)), w.sampling).peak(in, out);
   if (kv_blocks >= 0 && blocks > kv_blocks)
     throw Error(fmt::format(
-        "every request fails (exceeds_kv_capacity): the shortest request the workload can draw ({} tokens) needs "
+        "every request fails (exceeds_kv_capacity): the shortest request the workload can draw ({} tokens{}) needs "
         "{} KV blocks of {} tokens, and a replica has {}; give the KV cache more memory (more GPUs, a smaller "
         "precision, gpu_memory_utilization) or shorten the requests",
-        total, blocks, bs, kv_blocks));
+        total,
+        w.sampling.single() ? std::string() : fmt::format(", {} sequences each (workload.sampling)", w.sampling.sequences()),
+        blocks, bs, kv_blocks));
 }
 
 namespace {
@@ -127,6 +131,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
     ctx.replica = r;
     ctx.observer = &collector;
     ctx.fast_forward = options.fast_forward;
+    ctx.sampling = sc.workload.sampling;
     replicas.push_back(make_engine(ctx));
   }
   Router router(sc.router);

@@ -89,6 +89,9 @@ nlohmann::json resolved_config_json(const Scenario& sc, std::int64_t kv_blocks, 
     w["input_tokens"] = describe_length(ws.input_tokens);
     w["output_tokens"] = describe_length(ws.output_tokens);
   }
+  // Parallel sampling or beam search, only when set, so other runs' JSON is unchanged.
+  if (ws.sampling.beam()) w["sampling"] = {{"beam_width", ws.sampling.beam_width}};
+  else if (!ws.sampling.single()) w["sampling"] = {{"n", ws.sampling.n}};
   w["seed"] = ws.seed;
   w["requests"] = ws.requests >= 0 ? nlohmann::json(ws.requests) : nlohmann::json(nullptr);
   w["offered"] = summary.load.offered;

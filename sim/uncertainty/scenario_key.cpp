@@ -20,6 +20,13 @@ BandKey scenario_band_key(const Setup& setup, const RunSummary& summary) {
 nlohmann::json run_bands_json(const Setup& setup, const RunSummary& summary, const nlohmann::json& summary_json) {
   std::string why;
   const BandTable* table = shipped_table(&why);
+  // The measured runs decode one sequence per request: their errors say nothing
+  // about parallel sampling or beam search (workload.sampling).
+  if (table && summary.sequences_max > 1) {
+    table = nullptr;
+    why = "no measured serving run with parallel sampling or beam search (the data decodes one sequence per "
+          "request): no band";
+  }
   return summary_bands_json(table, why, scenario_band_key(setup, summary), summary_json);
 }
 

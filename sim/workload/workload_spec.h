@@ -13,6 +13,7 @@
 //     hash_block_tokens: 16     # optional: tokens per prefix-hash block (default 16)
 //     shared_prefix: {groups: 10, tokens: 100}       # optional, see SharedPrefixSpec
 //     multi_turn: {turns: 4, think_time: "5 s"}      # optional, see MultiTurnSpec
+//     sampling: {n: 4}          # optional: parallel samples (n) or beams (beam_width) per request
 //
 // Trace replay (arrival, input_tokens, output_tokens, shared_prefix and
 // multi_turn must then be absent; requests and duration cut the trace short):
@@ -30,6 +31,7 @@
 #include "workload/arrival_process.h"
 #include "workload/length_distribution.h"
 #include "workload/request_source.h"
+#include "workload/sampling.h"
 #include "workload/trace_format.h"
 
 namespace servesim {
@@ -84,6 +86,7 @@ struct WorkloadSpec {
   std::optional<TraceSpec> trace;
   std::optional<SharedPrefixSpec> shared_prefix;
   std::optional<MultiTurnSpec> multi_turn;
+  SamplingSpec sampling;               // sequences per request (synthetic and trace requests alike)
 };
 
 // Default block size of synthetic prefix hashes and generic CSV hash_ids.

@@ -1,6 +1,6 @@
-#include "cli/report_json.h"
+#include "report/report_json.h"
 
-namespace servesim::cli {
+namespace servesim {
 
 nlohmann::json setup_json(const Setup& s, const CostModel& cost) {
   nlohmann::json j;
@@ -57,4 +57,4 @@ nlohmann::json step_json(const StepCost& c, nlohmann::json batch) {
   return j;
 }
 
-}  // namespace servesim::cli
+}  // namespace servesim

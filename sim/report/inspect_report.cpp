@@ -1,0 +1,31 @@
+#include "report/inspect_report.h"
+
+#include <vector>
+
+#include "config/scenario_reader.h"
+#include "cost/batch.h"
+#include "report/report_json.h"
+
+namespace servesim {
+
+InspectReport inspect_setup(const ConfigNode& doc, const std::string& source, const InspectBatches& b) {
+  Setup setup = parse_setup_only(doc, source);
+  CostModel cost = make_cost_model(setup);
+  const MemoryPlan memory = plan_setup_memory(setup, cost);
+  const std::vector<SeqWork> prefill(static_cast<std::size_t>(b.prefill_batch), SeqWork{b.prefill_len, 0, true});
+  const std::vector<SeqWork> decode(static_cast<std::size_t>(b.decode_batch), SeqWork{1, b.decode_context, true});
+  StepCost pc = cost.breakdown(summarize(prefill));
+  StepCost dc = cost.breakdown(summarize(decode));
+  return InspectReport{std::move(setup), std::move(cost), memory, std::move(pc), std::move(dc)};
+}
+
+nlohmann::json inspect_json(const InspectReport& r, const InspectBatches& b) {
+  nlohmann::json j;
+  j["setup"] = setup_json(r.setup, r.cost);
+  j["memory"] = memory_json(r.memory);
+  j["prefill"] = step_json(r.prefill, {{"batch", b.prefill_batch}, {"prompt_tokens", b.prefill_len}});
+  j["decode"] = step_json(r.decode, {{"batch", b.decode_batch}, {"context_tokens", b.decode_context}});
+  return j;
+}
+
+}  // namespace servesim
