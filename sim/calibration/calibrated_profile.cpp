@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include "config/yaml_text.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "hardware/efficiency.h"
@@ -85,9 +86,50 @@ std::string base_display_name(const std::string& base_yaml, const std::string& b
 void check_uncalibrated_base(const std::string& base_yaml, const std::string& base_file) {
   const ConfigNode base = parse_yaml_text(base_yaml, base_file);
   if (!base.is_map() || !base.find("name")) throw Error(fmt::format("{}: no top-level name", base_file));
-  for (const char* key : {"efficiency", "calibration"})
-    if (base.find(key)) throw Error(fmt::format("{}: already has a top-level '{}' key; calibrate an uncalibrated profile",
-                                           base_file, key));
+  if (base.find("calibration"))
+    throw Error(fmt::format("{}: already has a top-level 'calibration' key; calibrate an uncalibrated profile",
+                            base_file));
+}
+
+std::vector<BaseEfficiencyKnob> base_efficiency_knobs(const std::string& base_yaml, const std::string& base_file) {
+  const ConfigNode base = parse_yaml_text(base_yaml, base_file);
+  std::vector<BaseEfficiencyKnob> out;
+  const ConfigNode* eff = base.is_map() ? base.find("efficiency") : nullptr;
+  if (!eff || !eff->is_map()) return out;
+  for (const auto& entry : eff->entries()) {
+    const std::string v = entry.value.text();
+    out.push_back({entry.key.text(), v.find(' ') == std::string::npos ? v : quoted(v)});
+  }
+  return out;
+}
+
+std::string without_efficiency_block(const std::string& base_yaml) {
+  std::vector<std::string> lines = split(base_yaml, '\n');
+  std::vector<std::string> kept;
+  bool inside = false;
+  for (const auto& line : lines) {
+    if (is_top_level_key(line, "efficiency")) {
+      inside = true;
+      while (!kept.empty() && kept.back().rfind("#", 0) == 0) kept.pop_back();  // its comment
+      continue;
+    }
+    if (inside && (line.empty() || line[0] == ' ' || line[0] == '\t' || line[0] == '#')) continue;
+    inside = false;
+    kept.push_back(line);
+  }
+  return join(kept, "\n");
+}
+
+std::string base_efficiency_lines(const std::string& base_yaml, const std::string& base_file,
+                                  const std::vector<std::string>& fitted) {
+  std::string out;
+  for (const auto& k : base_efficiency_knobs(base_yaml, base_file)) {
+    if (std::find(fitted.begin(), fitted.end(), k.field) != fitted.end()) continue;
+    std::string head = fmt::format("  {}: {}", k.field, k.value);
+    if (head.size() < 35) head.resize(35, ' ');
+    out += head + "# from the base profile (catalog value, not fitted here)\n";
+  }
+  return out;
 }
 
 std::string renamed_gpu_profile(const std::string& base_yaml, const std::string& base_file, const std::string& name,
@@ -96,7 +138,7 @@ std::string renamed_gpu_profile(const std::string& base_yaml, const std::string&
   std::ostringstream out;
   for (const auto& h : header) out << (h.empty() ? "#" : "# " + h) << "\n";
   bool renamed = false;
-  for (const auto& raw : split(base_yaml, '\n')) {
+  for (const auto& raw : split(without_efficiency_block(base_yaml), '\n')) {
     std::string line = raw;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (is_top_level_key(line, "name")) {
@@ -130,6 +172,7 @@ std::string calibrated_gpu_yaml(const CalibratedProfileInput& in) {
   out << "efficiency:                        # fitted; see calibration: below. Other knobs keep their defaults.\n";
   for (const auto& field : fitted_efficiency_fields())
     out << fmt::format("  {}: {}\n", field, efficiency_value(f.efficiency, field));
+  out << base_efficiency_lines(in.base_yaml, in.base_file, fitted_efficiency_fields());
   out << "\n";
   out << "calibration:                       # provenance only; the GPU loader skips this mapping\n";
   out << fmt::format("  source: {}\n", quoted(in.source));

@@ -12,9 +12,10 @@ namespace servesim {
 
 // The base GPU YAML under a new name: `header` as comment lines ("# " prepended), then
 // the base text verbatim except its top-level `name:` and `display_name:` lines,
-// trailing blank lines dropped, ending in one newline. Throws servesim::Error when
-// the base is not a YAML mapping with a name, or already has top-level `efficiency:`
-// or `calibration:` keys (calibrate an uncalibrated profile: the loader would see two).
+// trailing blank lines dropped, ending in one newline; the base's own `efficiency:`
+// mapping is left out (the writer lists its knobs, base_efficiency_lines). Throws
+// servesim::Error when the base is not a YAML mapping with a name, or already has a
+// top-level `calibration:` key (calibrate an uncalibrated profile).
 std::string renamed_gpu_profile(const std::string& base_yaml, const std::string& base_file, const std::string& name,
                                 const std::string& display_name, const std::vector<std::string>& header);
 // Replaces the value of one nested scalar of a YAML text (path {"interconnect",
@@ -22,12 +23,26 @@ std::string renamed_gpu_profile(const std::string& base_yaml, const std::string&
 // comment after `note`. Throws servesim::Error naming the path when there is no such line.
 std::string replace_yaml_scalar(const std::string& yaml, const std::string& file, const std::vector<std::string>& path,
                                 const std::string& value, const std::string& note);
-// Throws servesim::Error unless the base is a YAML mapping with a name and without
-// top-level `efficiency:` or `calibration:` keys (what renamed_gpu_profile needs), so
+// Throws servesim::Error unless the base is a YAML mapping with a name and without a
+// top-level `calibration:` key (what renamed_gpu_profile needs), so
 // a command can refuse a calibrated base before it spends time fitting.
 void check_uncalibrated_base(const std::string& base_yaml, const std::string& base_file);
 // The base's display_name (its name when it has none).
 std::string base_display_name(const std::string& base_yaml, const std::string& base_file);
+
+// A catalog GPU may carry its own `efficiency:` knobs (measured physics, e.g. a
+// kernel-table gemm_memory). A calibrated profile keeps them unless its fit replaces
+// them: the base text loses its `efficiency:` mapping (and the comment lines directly
+// above it), and the writer lists the base's knobs next to the fitted ones.
+struct BaseEfficiencyKnob {
+  std::string field;  // "gemm_memory"
+  std::string value;  // as written in YAML: 0.906 or "3 us"
+};
+std::vector<BaseEfficiencyKnob> base_efficiency_knobs(const std::string& base_yaml, const std::string& base_file);
+std::string without_efficiency_block(const std::string& base_yaml);
+// The `  field: value  # from the base profile` lines of the base knobs not in `fitted`.
+std::string base_efficiency_lines(const std::string& base_yaml, const std::string& base_file,
+                                  const std::vector<std::string>& fitted);
 
 struct CalibratedProfileInput {
   std::string base_yaml;     // text of the GPU YAML that was calibrated

@@ -68,16 +68,18 @@ std::string render_profile(const StaticCalibrationOptions& o, const StaticCalibr
   std::ostringstream out;
   out << renamed_gpu_profile(base_yaml, c.base_file, name, display + " (static-batch-calibrated)", header) << "\n";
 
-  bool any_efficiency = false;
-  for (const auto& p : c.params) any_efficiency |= is_efficiency_parameter(p);
-  if (any_efficiency) {
+  std::vector<std::string> fitted_fields;
+  for (const auto& p : c.params)
+    if (is_efficiency_parameter(p)) fitted_fields.push_back(p.key.substr(std::string("hardware.efficiency.").size()));
+  const std::string kept = base_efficiency_lines(base_yaml, c.base_file, fitted_fields);
+  if (!fitted_fields.empty() || !kept.empty()) {
     out << "efficiency:                        # fitted; see calibration: below. Other knobs keep their defaults.\n";
     for (std::size_t i = 0; i < c.params.size(); ++i) {
       if (!is_efficiency_parameter(c.params[i])) continue;
       const std::string field = c.params[i].key.substr(std::string("hardware.efficiency.").size());
       out << fmt::format("  {}: {}\n", field, parameter_yaml_value(c.params[i], c.fit.values[i]));
     }
-    out << "\n";
+    out << kept << "\n";
   }
   out << "calibration:                       # provenance only; the GPU loader skips this mapping\n";
   out << "  source: \"published static-batch measurements; each file's rows name their source (see PROVENANCE.md "

@@ -9,7 +9,9 @@
 #include <iostream>
 #include <sstream>
 
+#include "calibration/calibrated_profile.h"
 #include "calibration/serving_fit.h"
+#include "config/catalog_reader.h"
 #include "cli/cli_checks.h"
 #include "cli/calibrate_commands.h"
 #include "cli/commands.h"
@@ -107,7 +109,31 @@ void run(const Args& a) {
   }
   if (!other.empty()) {
     // The fitted fractions carried to GPUs they were not fitted on: the roofline's claim.
-    other_err = replays("other-GPU runs replayed", other, overrides);
+    // Each GPU keeps its own catalog physics (hardware/<gpu>.yaml, e.g. its kernel-table
+    // gemm_memory); what carries is the fit's change of it, fitted / the fit GPU's
+    // catalog value, times the other GPU's catalog value. Durations and engine settings
+    // describe the framework, not the GPU, and carry as they are.
+    std::vector<std::string> other_gpus;
+    for (const auto& e : other)
+      if (std::find(other_gpus.begin(), other_gpus.end(), e.gpu) == other_gpus.end()) other_gpus.push_back(e.gpu);
+    const GpuSpec fit_spec = load_gpu(fit_gpus.front());
+    for (const auto& g : other_gpus) {
+      const GpuSpec spec = load_gpu(g);
+      std::vector<double> carried = printed;
+      for (std::size_t i = 0; i < params.size(); ++i) {
+        if (!is_efficiency_parameter(params[i])) continue;
+        const EfficiencyKnob* k = find_efficiency_knob(params[i].name);
+        if (!k || k->kind != KnobKind::fraction) continue;
+        const double ratio = spec.efficiency.*(k->member) / (fit_spec.efficiency.*(k->member));
+        carried[i] = std::min(1.0, printed[i] * ratio);
+      }
+      std::vector<ConfigEdit> edits = opt.fixed_edits;
+      for (auto& e : parameter_edits(params, carried)) edits.push_back(std::move(e));
+      std::vector<Experiment> runs;
+      for (const auto& e : other)
+        if (e.gpu == g) runs.push_back(e);
+      for (auto& r : replays("other-GPU runs replayed", runs, edits)) other_err.push_back(std::move(r));
+    }
     print_errors("other GPUs, fitted fractions", other_err);
     std::vector<std::string> gpus;  // each other GPU apart, in first-seen order
     for (const auto& e : other_err)
@@ -124,7 +150,8 @@ void run(const Args& a) {
 
   if (!a.out.empty()) {
     const std::string base_path = catalog_dir("hardware") + "/" + a.gpu + ".yaml";
-    std::string yaml = read_text_file(base_path);
+    const std::string base_yaml = read_text_file(base_path);
+    std::string yaml = without_efficiency_block(base_yaml);
     const std::string name = a.name.empty() ? a.gpu + "-calibrated" : a.name;
     const auto pos = yaml.find("\nname: ");
     if (pos == std::string::npos) throw Error(fmt::format("{}: no top-level name:", base_path));
@@ -133,13 +160,16 @@ void run(const Args& a) {
     std::string out = fmt::format("# Calibrated profile written by `servesim calibrate serving` from hardware/{}.yaml.\n", a.gpu);
     out += yaml;
     out += "\nefficiency:                      # fitted to measured vLLM serving runs (see calibration below)\n";
+    std::vector<std::string> fitted_fields;
     for (std::size_t i = 0; i < params.size(); ++i) {
       const std::string& key = params[i].key;
       if (key.rfind("hardware.efficiency.", 0) != 0) continue;
       const std::string field = key.substr(std::string("hardware.efficiency.").size());
+      fitted_fields.push_back(field);
       out += params[i].unit.empty() ? fmt::format("  {}: {:.4g}\n", field, fit.values[i])
                                     : fmt::format("  {}: \"{:.4g} {}\"\n", field, fit.values[i], params[i].unit);
     }
+    out += base_efficiency_lines(base_yaml, base_path, fitted_fields);
     const ErrorSummary tr = summarize_errors(train_err), te = summarize_errors(test_err);
     out += "calibration:\n";
     const std::string root = data_root() + "/";

@@ -49,8 +49,9 @@ struct EngineConfig {
   // (config/read_setup.cpp), as NCCL calls outside CUDA graphs pay the host's launch.
   double collective_latency = 0;
   // Client-visible latency outside the engine core per request (HTTP, tokenization,
-  // detokenization and streaming in the API server): added to TTFT and E2E.
-  double frontend_latency = 0.0;
+  // detokenization and streaming in the API server): added to TTFT and E2E. The
+  // default is vllm-v1's (engine/framework_preset.cpp, where its fit is described).
+  double frontend_latency = 8.4e-3;
   // vLLM's async scheduling plans step N+1 while step N runs, so a request that
   // arrives during step N is first seen when step N+1 is planned and first runs in
   // step N+2: one step of extra queueing whenever the engine is busy. On by default:

@@ -29,6 +29,9 @@ struct FrameworkPreset {
   // captured in a CUDA graph): the host's launch and synchronisation of each NCCL call
   // sit on the critical path. Replaces the link's own latency when larger; 0 = the link's.
   double collective_latency = 0;
+  // Client-visible latency outside the engine core per request (HTTP, tokenization,
+  // hand-off to the engine process, detokenization, streaming): added to TTFT and E2E.
+  double frontend_latency = 0;
   bool async_scheduling = false;  // plans step N+1 while step N runs
   bool prefix_caching = false;    // the framework's default for its prefix cache
   std::string_view source;        // where the numbers come from (citations, fits and their held-out error)

@@ -58,6 +58,7 @@ TEST_CASE("engine.framework sets the CPU-side defaults; keys written in engine: 
     CHECK(defaults.per_seq_cpu_overhead == v1.per_seq_cpu_overhead);
     CHECK(defaults.async_scheduling == v1.async_scheduling);
     CHECK(defaults.prefix_caching == v1.prefix_caching);
+    CHECK(defaults.frontend_latency == v1.frontend_latency);
   }
   SECTION("each preset's values arrive in the engine settings") {
     for (const FrameworkPreset& p : framework_presets()) {
@@ -67,6 +68,7 @@ TEST_CASE("engine.framework sets the CPU-side defaults; keys written in engine: 
       CHECK(sc.engine.step_cpu_overhead == p.step_cpu_overhead);
       CHECK(sc.engine.per_seq_cpu_overhead == p.per_seq_cpu_overhead);
       CHECK(sc.engine.kernel_launch_overhead == p.kernel_launch_overhead);
+      CHECK(sc.engine.frontend_latency == p.frontend_latency);
       CHECK(sc.engine.async_scheduling == p.async_scheduling);
       CHECK(sc.engine.prefix_caching == p.prefix_caching);
       // The floor is the launches of one step: kernels x per-kernel CPU time.

@@ -32,7 +32,8 @@ const char* kSetup =
     "hardware: {gpu: h100-sxm}\n"
     "model: {name: llama-3.1-8b}\n"
     "parallelism: {tp: 1}\n"
-    "engine: {kind: vllm, max_num_seqs: 64, max_num_batched_tokens: 4096}\n";
+    // The closed forms below are the engine core's alone: no client-side front-end latency.
+    "engine: {kind: vllm, max_num_seqs: 64, max_num_batched_tokens: 4096, frontend_latency: \"0 s\"}\n";
 
 // TTFT, TPOT and E2E (ms) of one request alone on the engine: one prefill step
 // (input <= max_num_batched_tokens), then out-1 decode steps with growing context.
@@ -89,7 +90,10 @@ TEST_CASE("validate: a closed-form CSV at concurrency 1 is reproduced", "[valida
     CHECK(std::fabs(percent_error(c.predicted.mean, c.measured.mean)) < 0.1);
     CHECK(std::fabs(percent_error(c.predicted.p99, c.measured.p99)) < 0.1);
     REQUIRE(c.pearson.has_value());
-    CHECK(*c.pearson == Approx(1.0).margin(1e-6));
+    // The predicted side is rounded to 1 us (requests.csv); the five TPOTs here span
+    // only ~0.1 ms (6.94-7.05 ms on H100), so rounding alone moves r by up to about
+    // (0.5 us / 40 us spread)^2 ~ 1.6e-4: the margin the resolution allows.
+    CHECK(*c.pearson == Approx(1.0).margin(m == "tpot" ? 2e-4 : 1e-6));
   }
   // Per request, matched by index.
   for (std::size_t i = 0; i < lengths.size(); ++i) {
