@@ -102,7 +102,7 @@ std::string timeline_charts(const CsvTable& tl) {
     kv.y.push_back(tot > 0 ? 100.0 * tl.number(r, *used).value_or(NAN) / tot : NAN);
   }
   out += fmt::format("<p class=\"note\">{} engine steps{}.</p>\n", tl.rows.size(),
-                     stride > 1 ? fmt::format(", every {}th drawn", stride) : std::string());
+                     stride > 1 ? fmt::format(", one in {} drawn (peaks between drawn steps can be missed)", stride) : std::string());
   out += "<div class=\"charts\">\n";
   out += render_svg_chart({"timeline-batch", "Batch size and waiting queue", "time (s)", "requests", {b, q}});
   out += render_svg_chart({"timeline-kv", "KV cache use", "time (s)", "% of blocks", {kv}});
