@@ -2,6 +2,8 @@
 // bottleneck timeline from timeline.csv, and the resolved configuration.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "report/csv_table.h"
@@ -53,26 +55,25 @@ std::string summary_tables(const json& s) {
   return out;
 }
 
-std::string latency_cdfs(const CsvTable& req) {
+std::string latency_cdfs(const std::string& requests_csv) {
   std::string out = "<h2>Latency CDFs</h2>\n<div class=\"charts\">\n";
+  auto cols = read_csv_columns(requests_csv, {"failed", "ttft_ms", "tpot_ms", "e2e_ms"});
+  const std::vector<double>& failed = cols[0];
+  // A failed request's latency is not a served latency: kept out of the CDFs, counted below.
   size_t failed_rows = 0;
-  const auto failed = req.column("failed");
-  for (const auto& [col, label] : {std::pair{"ttft_ms", "TTFT"}, {"tpot_ms", "TPOT"}, {"e2e_ms", "E2E"}}) {
-    const auto c = req.column(col);
-    if (!c) throw Error(fmt::format("{}: no column {}", req.path, col));
+  for (double f : failed)
+    if (f != 0 && !std::isnan(f)) ++failed_rows;
+  const char* labels[] = {"TTFT", "TPOT", "E2E"};
+  const char* names[] = {"ttft_ms", "tpot_ms", "e2e_ms"};
+  for (size_t k = 0; k < 3; ++k) {
     std::vector<double> values;
-    values.reserve(req.rows.size());
-    for (size_t r = 0; r < req.rows.size(); ++r) {
-      // A failed request's latency is not a served latency: kept out of the CDF, counted below.
-      if (failed && req.number(r, *failed).value_or(0) != 0) {
-        if (col == std::string("ttft_ms")) ++failed_rows;
-        continue;
-      }
-      if (auto v = req.number(r, *c)) values.push_back(*v);
-    }
-    Chart chart{fmt::format("cdf-{}", col), fmt::format("{} CDF ({} requests)", label, values.size()),
-                fmt::format("{} (ms)", label), "fraction of requests", {}};
-    chart.series.push_back(cdf_series(label, std::move(values)));
+    values.reserve(failed.size());
+    for (size_t r = 0; r < failed.size(); ++r)
+      if ((failed[r] == 0 || std::isnan(failed[r])) && !std::isnan(cols[k + 1][r])) values.push_back(cols[k + 1][r]);
+    std::vector<double>().swap(cols[k + 1]);  // the column's memory back before the next
+    Chart chart{fmt::format("cdf-{}", names[k]), fmt::format("{} CDF ({} requests)", labels[k], values.size()),
+                fmt::format("{} (ms)", labels[k]), "fraction of requests", {}};
+    chart.series.push_back(cdf_series(labels[k], std::move(values)));
     out += render_svg_chart(chart);
   }
   out += "</div>\n";
@@ -82,27 +83,25 @@ std::string latency_cdfs(const CsvTable& req) {
   return out;
 }
 
-std::string timeline_charts(const CsvTable& tl) {
+std::string timeline_charts(const std::string& timeline_csv) {
   std::string out = "<h2>Bottleneck timeline</h2>\n";
-  const auto t = tl.column("time_s"), batch = tl.column("batch_size"), queue = tl.column("queue_length"),
-             used = tl.column("kv_blocks_used"), total = tl.column("kv_blocks_total");
-  if (!t || !batch || !queue || !used || !total)
-    throw Error(fmt::format("{}: expected columns time_s, batch_size, queue_length, kv_blocks_used, kv_blocks_total",
-                            tl.path));
-  const size_t stride = std::max<size_t>(1, (tl.rows.size() + kTimelinePoints - 1) / kTimelinePoints);
+  const auto cols =
+      read_csv_columns(timeline_csv, {"time_s", "batch_size", "queue_length", "kv_blocks_used", "kv_blocks_total"});
+  const auto& t = cols[0];
+  const size_t rows = t.size();
+  const size_t stride = std::max<size_t>(1, (rows + kTimelinePoints - 1) / kTimelinePoints);
   Series b{"batch size", {}, {}}, q{"queue length", {}, {}}, kv{"KV cache used %", {}, {}};
-  for (size_t r = 0; r < tl.rows.size(); r += stride) {
-    const double x = tl.number(r, *t).value_or(NAN);
-    b.x.push_back(x);
-    b.y.push_back(tl.number(r, *batch).value_or(NAN));
-    q.x.push_back(x);
-    q.y.push_back(tl.number(r, *queue).value_or(NAN));
-    const double tot = tl.number(r, *total).value_or(NAN);
-    kv.x.push_back(x);
-    kv.y.push_back(tot > 0 ? 100.0 * tl.number(r, *used).value_or(NAN) / tot : NAN);
+  for (size_t r = 0; r < rows; r += stride) {
+    b.x.push_back(t[r]);
+    b.y.push_back(cols[1][r]);
+    q.x.push_back(t[r]);
+    q.y.push_back(cols[2][r]);
+    kv.x.push_back(t[r]);
+    kv.y.push_back(cols[4][r] > 0 ? 100.0 * cols[3][r] / cols[4][r] : NAN);
   }
-  out += fmt::format("<p class=\"note\">{} engine steps{}.</p>\n", tl.rows.size(),
-                     stride > 1 ? fmt::format(", one in {} drawn (peaks between drawn steps can be missed)", stride) : std::string());
+  out += fmt::format("<p class=\"note\">{} engine steps{}.</p>\n", rows,
+                     stride > 1 ? fmt::format(", one in {} drawn (peaks between drawn steps can be missed)", stride)
+                                : std::string());
   out += "<div class=\"charts\">\n";
   out += render_svg_chart({"timeline-batch", "Batch size and waiting queue", "time (s)", "requests", {b, q}});
   out += render_svg_chart({"timeline-kv", "KV cache use", "time (s)", "% of blocks", {kv}});
@@ -116,8 +115,8 @@ std::string run_section(const std::string& run_dir) {
   const fs::path dir(run_dir);
   const json summary = read_json_file((dir / "summary.json").string());
   std::string out = summary_tables(summary);
-  out += latency_cdfs(read_csv_table((dir / "requests.csv").string()));
-  out += timeline_charts(read_csv_table((dir / "timeline.csv").string()));
+  out += latency_cdfs((dir / "requests.csv").string());
+  out += timeline_charts((dir / "timeline.csv").string());
   out += "<h2>Configuration</h2>\n";
   out += html_pre(summary.contains("config") ? summary["config"].dump(2, ' ', false, json::error_handler_t::replace) : std::string("(no config in summary.json)"));
   return out;

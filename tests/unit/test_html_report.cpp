@@ -3,6 +3,7 @@
 // the page's determinism and escaping of names from the input.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -127,4 +128,15 @@ TEST_CASE("a run folder missing requests.csv is an error naming the file") {
   const auto dir = fresh_dir("run-missing");
   write(dir / "summary.json", "{}");
   CHECK_THROWS_WITH(render_html_report({InputKind::Run, dir.string()}), Catch::Contains("requests.csv"));
+}
+
+TEST_CASE("read_csv_columns keeps only the named columns, blanks as NaN") {
+  const auto dir = fresh_dir("columns");
+  write(dir / "r.csv", "id,ttft_ms,failed,failure\n0,12.5,0,\n1,,1,\"too, long\"\n");
+  const auto cols = read_csv_columns((dir / "r.csv").string(), {"failed", "ttft_ms"});
+  REQUIRE(cols.size() == 2);
+  CHECK(cols[0] == std::vector<double>{0, 1});
+  CHECK(cols[1][0] == 12.5);
+  CHECK(std::isnan(cols[1][1]));
+  CHECK_THROWS_WITH(read_csv_columns((dir / "r.csv").string(), {"e2e_ms"}), Catch::Contains("no column e2e_ms"));
 }
