@@ -21,6 +21,8 @@ packages=(
   python3-pytest    # the Python module's tests (ctest runs them)
   python3-pandas    # Python tests and docs: results as DataFrames
   python3-distributed # servesim.dask: sweeps on a Dask cluster (its ctest skips without it)
+  chromium          # headless browser: the ctest that renders `servesim report` pages (skips without it)
+  fonts-dejavu-core # a font for the report's text in that browser (no recommends are installed)
 )
 
 missing=()

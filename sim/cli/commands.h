@@ -13,5 +13,6 @@ void register_validate(CLI::App& app);  // validate, validate-static, validate-r
 void register_calibrate(CLI::App& app);
 void register_planning(CLI::App& app);  // sweep, plan, whatif
 void register_describe(CLI::App& app);  // every configuration key (docs/config-reference.md)
+void register_report(CLI::App& app);    // HTML page of a run, sweep or plan (cmd_report.cpp)
 
 }  // namespace servesim::cli

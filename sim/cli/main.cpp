@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   servesim::cli::register_calibrate(app);
   servesim::cli::register_planning(app);
   servesim::cli::register_describe(app);
+  servesim::cli::register_report(app);
   servesim::install_interrupt_handler();
   int code = servesim::kExitOk;
   try {
