@@ -284,7 +284,39 @@ def energy(p):
     p.commands([cmd])
 
 
-SECTIONS = [model_size, context_length, gpus, quantization, concurrency, frameworks, speculative, energy]
+def beams(p):
+    p.w("## 9. Beam search: how much slower?")
+    p.w()
+    p.w("> 解码策略如Beam Search虽然能提升生成质量，但会显著增加耗时 — *beam search makes it much slower.*")
+    p.w()
+    rows, cmd = p.sweep("beams", "scenarios/beam-search.yaml", [], ["workload.sampling.beam_width=1,2,4,8"])
+    p.table(["beam width", "TPOT p50 (ms)", "TTFT p99 (ms)", "served / offered req/s", "overloaded"],
+            [[r["workload.sampling.beam_width"], f(r["tpot_ms.p50"], 2), f(r["ttft_ms.p99"]),
+              "%s / %s" % (f(r["load.served_rps"], 2), f(r["load.offered_rps"], 2)), r["load.overloaded"]] for r in rows])
+    p.w("Each beam is a sequence in the batch: b beams decode like a batch of b at the shared context (the")
+    p.w("prompt's KV is shared, each beam holds its own last block). The cost per request grows with b once")
+    p.w("the batch leaves the memory-bound regime, and the GPU serves fewer users at the same latency.")
+    p.w()
+    p.commands([cmd])
+
+
+def patience(p):
+    p.w("## 10. Users who leave after 3-5 seconds")
+    p.w()
+    p.w("> 一旦推理耗时超过3秒，用户流失率将显著上升 — *beyond 3 s, users start to leave.*")
+    p.w()
+    on, cmd_on = p.sweep("patience-on", "scenarios/patience.yaml", [], ["workload.arrival.rate=3,5"])
+    off, cmd_off = p.sweep("patience-off", "scenarios/patience.yaml", ["workload.patience=null"], ["workload.arrival.rate=3,5"])
+    p.table(["conversations started per s (3 turns each)", "patience", "TTFT p99 (ms)", "goodput (req/s)", "abandoned"],
+            [[r["workload.arrival.rate"], label, f(r["ttft_ms.p99"]), f(r["slo.goodput_rps"], 2), r["requests.failed"]]
+             for label, rows in (("3-5 s", on), ("waits for ever", off)) for r in rows])
+    p.w("Users who give up free the GPU for the others: the served requests' TTFT stays near the users'")
+    p.w("patience instead of growing with the backlog, and goodput counts the ones who left as misses.")
+    p.w()
+    p.commands([cmd_on, cmd_off])
+
+
+SECTIONS = [model_size, context_length, gpus, quantization, concurrency, frameworks, speculative, energy, beams, patience]
 
 
 def main():
