@@ -57,13 +57,8 @@ class NoEvictPolicy final : public SchedulingPolicy {
     // 1. Decoders: their blocks are within their reservations, so they fit.
     // (A guard, never taken: preempting would break the policy's promise, and
     // test_policies.cpp checks that no run preempts.)
+    bool preempted = preempt_until_decoders_fit(st, now);
     std::int64_t need = dec.next_step_blocks();
-    bool preempted = false;
-    while (need > kv.free() && dec.count() > 0) {
-      st.preempt(st.newest_running(), now);
-      preempted = true;
-      need = dec.next_step_blocks();
-    }
     // The decoders' tokens: one each, k+1 each when speculating (as policy_vllm.cpp).
     std::int64_t budget = max_num_batched_tokens_ - dec.batch_tokens();
 

@@ -29,15 +29,9 @@ class VllmPolicy final : public SchedulingPolicy {
   bool plan(BatchState& st, Nanos now, Nanos cutoff) override {
     KvBlocks& kv = st.kv();
     const DecodeAggregate& dec = st.decoders();
-    bool preempted = false;
-
     // 1. Decoders each take one token; make room for their new blocks.
+    bool preempted = preempt_until_decoders_fit(st, now);
     std::int64_t need = dec.next_step_blocks();
-    while (need > kv.free() && dec.count() > 0) {
-      st.preempt(st.newest_running(), now);
-      preempted = true;
-      need = dec.next_step_blocks();
-    }
     std::int64_t budget = max_num_batched_tokens_ - dec.batch_tokens();
 
     // 2. Running prefills continue in admission order.

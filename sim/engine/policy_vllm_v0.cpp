@@ -68,12 +68,7 @@ class VllmV0Policy final : public SchedulingPolicy {
 
     // 2. No prompt starts: a decode step of every running request, making room
     // for their new blocks by preempting the newest.
-    std::int64_t need = dec.next_step_blocks();
-    while (need > kv.free() && dec.count() > 0) {
-      st.preempt(st.newest_running(), now);
-      settled = false;
-      need = dec.next_step_blocks();
-    }
+    if (preempt_until_decoders_fit(st, now)) settled = false;
     // What stopped admission (an empty queue, max_num_seqs, too few free blocks:
     // they only shrink while decoders grow) lasts until the next completion or arrival.
     return st.queue_empty() || !st.seqs_fit(max_num_seqs_) || settled;

@@ -1,10 +1,22 @@
 #include "engine/scheduling_policy.h"
 
+#include "engine/batch_state.h"
+
 namespace servesim {
 
 std::unique_ptr<SchedulingPolicy> make_vllm_policy(const EngineConfig& cfg);               // policy_vllm.cpp
 std::unique_ptr<SchedulingPolicy> make_vllm_v0_policy(const EngineConfig& cfg);            // policy_vllm_v0.cpp
 std::unique_ptr<SchedulingPolicy> make_trtllm_no_evict_policy(const EngineConfig& cfg);   // policy_trtllm.cpp
+
+bool preempt_until_decoders_fit(BatchState& st, Nanos now) {
+  const DecodeAggregate& dec = st.decoders();
+  bool preempted = false;
+  while (dec.next_step_blocks() > st.kv().free() && dec.count() > 0) {
+    st.preempt(st.newest_running(), now);
+    preempted = true;
+  }
+  return preempted;
+}
 
 const std::vector<std::string_view>& scheduler_names() {
   static const std::vector<std::string_view> names = {"vllm_v1", "vllm_v0_prefill_first", "trtllm_no_evict",

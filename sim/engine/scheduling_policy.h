@@ -43,6 +43,12 @@ class SchedulingPolicy {
   virtual bool plan(BatchState& st, Nanos now, Nanos cutoff) = 0;
 };
 
+// Preempts the most recently admitted running request until the decoders'
+// next-step blocks fit the free KV blocks (or none decodes); returns whether it
+// preempted anyone. Every policy's first move: continuous batching runs every
+// decoder each step, so their blocks come before any prefill's.
+bool preempt_until_decoders_fit(BatchState& st, Nanos now);
+
 // engine.scheduler's values, the default (vllm_v1) first.
 const std::vector<std::string_view>& scheduler_names();
 // The policy named by cfg.scheduler (vllm_v1 for an unknown name: the config layer
