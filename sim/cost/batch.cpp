@@ -18,7 +18,7 @@ void BatchSummary::add(const SeqWork& s, int sign) {
     prefill_full_pairs += sign * (n * (c + n));
     prefill_kv_tokens += sign * (c + n);
   }
-  if (local.enabled()) {
+  if (local.kind != LocalAttention::Kind::none) {  // none: the full-attention path, nothing more to sum
     if (s.new_tokens == 1) {
       decode_local_kv_tokens += sign * static_cast<double>(local.keys(s.context_tokens + 1));
     } else if (s.new_tokens > 1) {
