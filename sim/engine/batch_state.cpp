@@ -17,7 +17,7 @@ BatchState::BatchState(const EngineContext& ctx, const StepPricer& pricer)
       frontend_ns_(to_nanos(ctx.config.frontend_latency)),
       kv_(ctx),
       dec_(kv_.block()),
-      local_(ctx.cost->model().local, kv_.block()),
+      local_(ctx.cost ? ctx.cost->model().local : LocalAttention{}, kv_.block()),
       group_(kv_.block(), ctx.sampling),
       patience_(ctx.patience) {
   if (local_.enabled()) check_local_supported(ctx);

@@ -19,8 +19,8 @@ BlockSize::BlockSize(int s) : size(s) {
 
 BlockSize hybrid_block_size(const EngineContext& ctx) {
   BlockSize b(ctx.config.block_size);
+  if (!ctx.cost || !ctx.config.free_window_kv || !ctx.cost->model().local.enabled()) return b;
   const LocalAttention& local = ctx.cost->model().local;
-  if (!ctx.config.free_window_kv || !local.enabled()) return b;
   b.local_layers = local.layers;
   b.global_layers = ctx.cost->model().layers - local.layers;
   // A local layer reads at most `span` keys; vLLM frees the blocks wholly before them,
