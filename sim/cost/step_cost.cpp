@@ -380,16 +380,23 @@ CostPart CostModel::attention_ops(const BatchSummary& b, std::vector<OpCost>* op
 
 CostPart CostModel::attention_part(const BatchSummary& b) const {
   // attention_ops + emit + finish_op for OpKind::attention, term by term in the same
-  // order (so the totals match breakdown() bit for bit), without an OpCost.
+  // order (so the totals match breakdown() bit for bit), without an OpCost. The
+  // full-attention path is the hot one: local attention's terms are added only in
+  // attention_sum<true>.
+  return has_local_ ? attention_sum<true>(b) : attention_sum<false>(b);
+}
+
+template <bool Local>
+CostPart CostModel::attention_sum(const BatchSummary& b) const {
   CostPart part;
-  if (has_local_) check_local(b);
+  if constexpr (Local) check_local(b);
   const double overhead = attention_kernels_ * gpu_.efficiency.kernel_overhead;
   auto add = [&](const AttentionRates& r, const AttentionRates& lr, double pairs, double queries, double kv_tokens,
                  double score_entries, double local_pairs, double local_kv_tokens) {
     double flops = r.flops_per_pair * pairs;
     double act = r.act_bytes_per_query * queries + r.naive_bytes_per_entry * score_entries;
     double kv = r.kv_bytes_per_token * kv_tokens;
-    if (has_local_) {
+    if constexpr (Local) {
       flops += lr.flops_per_pair * local_pairs;
       act += lr.act_bytes_per_query * queries + lr.naive_bytes_per_entry * score_entries;
       kv += lr.kv_bytes_per_token * local_kv_tokens;

@@ -141,6 +141,8 @@ class CostModel {
   bool has_local_ = false;
   AttentionRates local_prefill_rates_, local_decode_rates_;
   void check_local(const BatchSummary& b) const;
+  template <bool Local>
+  CostPart attention_sum(const BatchSummary& b) const;
   double attention_kernels_ = 0;  // launches per attention op, all layers
   double attention_s_per_flop_ = 0, attention_s_per_byte_ = 0;
 };

@@ -11,7 +11,8 @@ VllmEngine::VllmEngine(const EngineContext& ctx)
       pricer_(*ctx.cost, ctx.config.cpu_overheads(), ctx.memory.kv_bytes_per_token, ctx.fast_forward),
       state_(ctx, pricer_),
       policy_(make_scheduling_policy(ctx.config)),
-      fuse_(ctx.fast_forward && !ctx.virtual_engine) {
+      fuse_(ctx.fast_forward && !ctx.virtual_engine),
+      local_(ctx.cost->model().local.enabled()) {
   if (ctx.draft_cost && ctx.config.speculative.enabled()) {
     spec_ = true;
     spec_k_ = ctx.config.speculative.num_speculative_tokens;
@@ -38,7 +39,7 @@ std::int64_t VllmEngine::fast_forward_steps(Nanos now, Nanos horizon, double fir
   // Local attention: the run ends before a decoder fills its window, starts a new
   // chunk or reaches its block cap (past which its sums change slope).
   const LocalDecoders& local = state_.local_decoders();
-  if (local.enabled()) k_max = std::min(k_max, local.steps_left(g + 1));
+  if (local_) k_max = std::min(k_max, local.steps_left(g + 1));
   // KV: blocks allocated over the run must fit in the free blocks.
   k_max = dec.max_steps(g + 1, k_max, state_.kv().free());
   std::int64_t lo = 1, hi = k_max;
@@ -51,7 +52,7 @@ std::int64_t VllmEngine::fast_forward_steps(Nanos now, Nanos horizon, double fir
   // the sum over k steps is k times the mean of the first and last (trapezoid).
   // One evaluation at the far end gives the slope: step j costs f1 + slope*(j-1).
   const double last_step_time =
-      local.enabled() ? pricer_.decode_seconds(dec.count(), dec.kv_tokens(g + k_max), local.kv_tokens(g + k_max, dec.count()))
+      local_ ? pricer_.decode_seconds(dec.count(), dec.kv_tokens(g + k_max), local.kv_tokens(g + k_max, dec.count()))
                       : pricer_.decode_seconds(dec.count(), dec.kv_tokens(g + k_max));
   const double slope = (last_step_time - first_step_time) / static_cast<double>(k_max - 1);
   auto span = [&](std::int64_t k) {
@@ -117,11 +118,12 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
   const std::int64_t n_decode = paused ? 0 : dec.count();
 
   // 2. The batch: every decoder's next token, then the prefill chunks.
-  BatchSummary b = ctx_.cost->batch();
+  BatchSummary b;
+  if (local_) b.local = ctx_.cost->model().local;
   if (!spec_) {
     b.seqs = b.new_tokens = b.sampled = b.decode_seqs = n_decode;
     b.decode_kv_tokens = paused ? 0.0 : static_cast<double>(dec.kv_tokens(dec.step() + 1));
-    if (n_decode > 0 && state_.local_decoders().enabled())
+    if (local_ && n_decode > 0)
       b.decode_local_kv_tokens = static_cast<double>(state_.local_decoders().kv_tokens(dec.step() + 1, n_decode));
   } else if (n_decode > 0) {
     StepPricer::add_verify(b, n_decode, static_cast<double>(dec.kv_tokens(dec.step())), spec_k_ + 1);
