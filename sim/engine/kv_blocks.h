@@ -81,9 +81,12 @@ class KvBlocks {
   };
   PrefixHit acquire_prefix(const std::vector<std::uint64_t>& hashes, std::int64_t limit) {
     PrefixHit h;
-    h.gpu = cache_.match(hashes, limit);
+    // Pinning as it matches is the same as matching first: the CPU tier's lookup
+    // after the GPU run reads neither references nor the LRU order.
+    const PrefixCache::Pinned p = cache_.match_acquire(hashes, limit);
+    h.gpu = p.matched;
     if (cpu_.enabled()) h.cpu = cpu_.match(hashes, h.gpu, limit);
-    used_ += cache_.acquire(hashes, h.gpu);
+    used_ += p.revived;
     return h;
   }
   // Drops the caller's share of its first n cached blocks.

@@ -6,19 +6,68 @@
 
 namespace servesim {
 
+std::int32_t PrefixCache::new_node(std::uint64_t hash) {
+  std::int32_t i;
+  if (!free_nodes_.empty()) {
+    i = free_nodes_.back();
+    free_nodes_.pop_back();
+  } else {
+    i = static_cast<std::int32_t>(nodes_.size());
+    nodes_.emplace_back();
+  }
+  nodes_[static_cast<std::size_t>(i)] = Node{hash, 0, -1, -1};
+  index_.insert(hash, i);
+  return i;
+}
+
+void PrefixCache::lru_unlink(Node& n) {
+  if (n.prev >= 0) nodes_[static_cast<std::size_t>(n.prev)].next = n.next;
+  else lru_head_ = n.next;
+  if (n.next >= 0) nodes_[static_cast<std::size_t>(n.next)].prev = n.prev;
+  else lru_tail_ = n.prev;
+  n.prev = n.next = -1;
+  --lru_size_;
+}
+
+void PrefixCache::lru_push_back(std::int32_t i) {
+  Node& n = nodes_[static_cast<std::size_t>(i)];
+  n.prev = lru_tail_;
+  n.next = -1;
+  if (lru_tail_ >= 0) nodes_[static_cast<std::size_t>(lru_tail_)].next = i;
+  else lru_head_ = i;
+  lru_tail_ = i;
+  ++lru_size_;
+}
+
 std::int64_t PrefixCache::match(const std::vector<std::uint64_t>& hashes, std::int64_t limit) const {
   const std::int64_t n = std::min<std::int64_t>(limit, static_cast<std::int64_t>(hashes.size()));
   std::int64_t i = 0;
-  while (i < n && entries_.count(hashes[static_cast<std::size_t>(i)])) ++i;
+  while (i < n && index_.find(hashes[static_cast<std::size_t>(i)]) >= 0) ++i;
   return i;
+}
+
+PrefixCache::Pinned PrefixCache::match_acquire(const std::vector<std::uint64_t>& hashes, std::int64_t limit) {
+  Pinned p;
+  const std::int64_t n = std::min<std::int64_t>(limit, static_cast<std::int64_t>(hashes.size()));
+  for (; p.matched < n; ++p.matched) {
+    const std::int32_t i = index_.find(hashes[static_cast<std::size_t>(p.matched)]);
+    if (i < 0) break;
+    Node& e = nodes_[static_cast<std::size_t>(i)];
+    if (e.refs++ == 0) {
+      lru_unlink(e);
+      ++pinned_;
+      ++p.revived;
+    }
+  }
+  return p;
 }
 
 std::int64_t PrefixCache::acquire(const std::vector<std::uint64_t>& hashes, std::int64_t n) {
   std::int64_t revived = 0;
   for (std::int64_t i = 0; i < n; ++i) {
-    Entry& e = entries_.at(hashes[static_cast<std::size_t>(i)]);
+    Node& e = node_of(hashes[static_cast<std::size_t>(i)]);
     if (e.refs++ == 0) {
-      lru_.erase(e.lru);
+      lru_unlink(e);
       ++pinned_;
       ++revived;
     }
@@ -29,14 +78,17 @@ std::int64_t PrefixCache::acquire(const std::vector<std::uint64_t>& hashes, std:
 PrefixCache::Registered PrefixCache::add(const std::vector<std::uint64_t>& hashes, std::int64_t first, std::int64_t n) {
   Registered r;
   for (std::int64_t i = first; i < n; ++i) {
-    auto [it, inserted] = entries_.try_emplace(hashes[static_cast<std::size_t>(i)]);
-    Entry& e = it->second;
-    if (inserted) {
-      e.refs = 1;
+    const std::uint64_t h = hashes[static_cast<std::size_t>(i)];
+    const std::int32_t at = index_.find(h);
+    if (at < 0) {
+      nodes_[static_cast<std::size_t>(new_node(h))].refs = 1;
       ++pinned_;
       ++r.fresh;
-    } else if (e.refs++ == 0) {
-      lru_.erase(e.lru);
+      continue;
+    }
+    Node& e = nodes_[static_cast<std::size_t>(at)];
+    if (e.refs++ == 0) {
+      lru_unlink(e);
       ++pinned_;
       ++r.revived;
     } else {
@@ -49,9 +101,10 @@ PrefixCache::Registered PrefixCache::add(const std::vector<std::uint64_t>& hashe
 std::int64_t PrefixCache::release(const std::vector<std::uint64_t>& hashes, std::int64_t n) {
   std::int64_t freed = 0;
   for (std::int64_t i = n - 1; i >= 0; --i) {
-    Entry& e = entries_.at(hashes[static_cast<std::size_t>(i)]);
+    const std::int32_t at = index_.find(hashes[static_cast<std::size_t>(i)]);
+    Node& e = nodes_[static_cast<std::size_t>(at)];
     if (--e.refs == 0) {
-      e.lru = lru_.insert(lru_.end(), hashes[static_cast<std::size_t>(i)]);
+      lru_push_back(at);
       --pinned_;
       ++freed;
     }
@@ -60,10 +113,13 @@ std::int64_t PrefixCache::release(const std::vector<std::uint64_t>& hashes, std:
 }
 
 void PrefixCache::evict(std::int64_t max_evictable) {
-  while (static_cast<std::int64_t>(lru_.size()) > std::max<std::int64_t>(0, max_evictable)) {
-    if (spill_) spill_->put(lru_.front());
-    entries_.erase(lru_.front());
-    lru_.pop_front();
+  while (lru_size_ > std::max<std::int64_t>(0, max_evictable)) {
+    const std::int32_t i = lru_head_;
+    Node& e = nodes_[static_cast<std::size_t>(i)];
+    if (spill_) spill_->put(e.hash);
+    index_.erase(e.hash);
+    lru_unlink(e);
+    free_nodes_.push_back(i);
     ++evictions_;
   }
 }

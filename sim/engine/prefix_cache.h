@@ -9,10 +9,15 @@
 // running requests plus the cached blocks with users (pinned()). Evictable cached
 // blocks count as free for allocation; shrink_to() evicts them when the truly free
 // blocks run out.
+//
+// Storage is flat (block_hash_index.h): each cached block is a node in one array,
+// found through an open-addressing index, with its reference count in place and,
+// while evictable, links to its LRU neighbours by node number. Nothing is
+// allocated per block; freed nodes are reused.
 #include <cstdint>
-#include <list>
-#include <unordered_map>
 #include <vector>
+
+#include "engine/block_hash_index.h"
 
 namespace servesim {
 
@@ -22,6 +27,12 @@ class PrefixCache {
  public:
   // Number of leading `hashes` cached now (at most `limit`).
   std::int64_t match(const std::vector<std::uint64_t>& hashes, std::int64_t limit) const;
+  // match() and acquire() of what it found in one pass over the hashes.
+  struct Pinned {
+    std::int64_t matched = 0;  // leading hashes cached (now referenced by the caller)
+    std::int64_t revived = 0;  // of those, how many were evictable (became pinned)
+  };
+  Pinned match_acquire(const std::vector<std::uint64_t>& hashes, std::int64_t limit);
   // Takes a reference on each of the first n hashes (all must be cached). Returns how
   // many became pinned (were evictable), i.e. how much "used" grows.
   std::int64_t acquire(const std::vector<std::uint64_t>& hashes, std::int64_t n);
@@ -40,21 +51,30 @@ class PrefixCache {
   // Evicts least-recently-released blocks until at most `max_evictable` remain;
   // with a spill tier set, evicted blocks move there (CPU offload).
   void shrink_to(std::int64_t max_evictable) {
-    if (static_cast<std::int64_t>(lru_.size()) > max_evictable) evict(max_evictable);
+    if (lru_size_ > max_evictable) evict(max_evictable);
   }
   void set_spill(CpuKvTier* tier) { spill_ = tier; }
 
   std::int64_t pinned() const { return pinned_; }
-  std::int64_t evictable() const { return static_cast<std::int64_t>(lru_.size()); }
+  std::int64_t evictable() const { return lru_size_; }
   std::int64_t evictions() const { return evictions_; }
 
  private:
-  struct Entry {
+  struct Node {
+    std::uint64_t hash = 0;
     std::int64_t refs = 0;
-    std::list<std::uint64_t>::iterator lru;  // valid when refs == 0
+    std::int32_t prev = -1, next = -1;  // LRU neighbours while refs == 0
   };
-  std::unordered_map<std::uint64_t, Entry> entries_;
-  std::list<std::uint64_t> lru_;  // evictable, oldest first
+  Node& node_of(std::uint64_t hash) { return nodes_[static_cast<std::size_t>(index_.find(hash))]; }
+  std::int32_t new_node(std::uint64_t hash);
+  void lru_unlink(Node& n);
+  void lru_push_back(std::int32_t i);
+
+  BlockHashIndex index_;           // hash -> node
+  std::vector<Node> nodes_;        // every cached block (and free nodes)
+  std::vector<std::int32_t> free_nodes_;
+  std::int32_t lru_head_ = -1, lru_tail_ = -1;  // evictable, oldest first
+  std::int64_t lru_size_ = 0;
   std::int64_t pinned_ = 0;
   std::int64_t evictions_ = 0;
   CpuKvTier* spill_ = nullptr;
