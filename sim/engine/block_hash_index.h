@@ -50,6 +50,11 @@ class BlockHashIndex {
     --size_;
   }
   std::size_t size() const { return size_; }
+  // Starts loading the slot where `hash` would be found: the prefix cache walks
+  // a prompt's hashes in order, so it asks for a few blocks ahead while it works
+  // on the current one (the table is larger than the caches; each probe would
+  // otherwise wait for memory in turn).
+  void prefetch(std::uint64_t hash) const { __builtin_prefetch(&slots_[home(hash)]); }
 
  private:
   struct Slot {

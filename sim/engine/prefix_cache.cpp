@@ -6,6 +6,11 @@
 
 namespace servesim {
 
+namespace {
+// How many blocks ahead the loops below prefetch index slots.
+constexpr std::int64_t kAhead = 8;
+}  // namespace
+
 std::int32_t PrefixCache::new_node(std::uint64_t hash) {
   std::int32_t i;
   if (!free_nodes_.empty()) {
@@ -49,7 +54,9 @@ std::int64_t PrefixCache::match(const std::vector<std::uint64_t>& hashes, std::i
 PrefixCache::Pinned PrefixCache::match_acquire(const std::vector<std::uint64_t>& hashes, std::int64_t limit) {
   Pinned p;
   const std::int64_t n = std::min<std::int64_t>(limit, static_cast<std::int64_t>(hashes.size()));
+  for (std::int64_t j = 0; j < std::min(n, kAhead); ++j) index_.prefetch(hashes[static_cast<std::size_t>(j)]);
   for (; p.matched < n; ++p.matched) {
+    if (p.matched + kAhead < n) index_.prefetch(hashes[static_cast<std::size_t>(p.matched + kAhead)]);
     const std::int32_t i = index_.find(hashes[static_cast<std::size_t>(p.matched)]);
     if (i < 0) break;
     Node& e = nodes_[static_cast<std::size_t>(i)];
@@ -77,7 +84,9 @@ std::int64_t PrefixCache::acquire(const std::vector<std::uint64_t>& hashes, std:
 
 PrefixCache::Registered PrefixCache::add(const std::vector<std::uint64_t>& hashes, std::int64_t first, std::int64_t n) {
   Registered r;
+  for (std::int64_t j = first; j < std::min(n, first + kAhead); ++j) index_.prefetch(hashes[static_cast<std::size_t>(j)]);
   for (std::int64_t i = first; i < n; ++i) {
+    if (i + kAhead < n) index_.prefetch(hashes[static_cast<std::size_t>(i + kAhead)]);
     const std::uint64_t h = hashes[static_cast<std::size_t>(i)];
     const std::int32_t at = index_.find(h);
     if (at < 0) {
@@ -100,7 +109,10 @@ PrefixCache::Registered PrefixCache::add(const std::vector<std::uint64_t>& hashe
 
 std::int64_t PrefixCache::release(const std::vector<std::uint64_t>& hashes, std::int64_t n) {
   std::int64_t freed = 0;
+  for (std::int64_t j = n - 1; j >= std::max<std::int64_t>(0, n - kAhead); --j)
+    index_.prefetch(hashes[static_cast<std::size_t>(j)]);
   for (std::int64_t i = n - 1; i >= 0; --i) {
+    if (i - kAhead >= 0) index_.prefetch(hashes[static_cast<std::size_t>(i - kAhead)]);
     const std::int32_t at = index_.find(hashes[static_cast<std::size_t>(i)]);
     Node& e = nodes_[static_cast<std::size_t>(at)];
     if (--e.refs == 0) {
@@ -116,6 +128,12 @@ void PrefixCache::evict(std::int64_t max_evictable) {
   while (lru_size_ > std::max<std::int64_t>(0, max_evictable)) {
     const std::int32_t i = lru_head_;
     Node& e = nodes_[static_cast<std::size_t>(i)];
+    if (e.next >= 0) {  // the next victim: its node, and its index slot once the node is in
+      const Node& next = nodes_[static_cast<std::size_t>(e.next)];
+      __builtin_prefetch(&next);
+      if (next.next >= 0) __builtin_prefetch(&nodes_[static_cast<std::size_t>(next.next)]);
+      index_.prefetch(next.hash);
+    }
     if (spill_) spill_->put(e.hash);
     index_.erase(e.hash);
     lru_unlink(e);
