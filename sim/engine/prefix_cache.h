@@ -32,7 +32,8 @@ class PrefixCache {
     std::int64_t matched = 0;  // leading hashes cached (now referenced by the caller)
     std::int64_t revived = 0;  // of those, how many were evictable (became pinned)
   };
-  Pinned match_acquire(const std::vector<std::uint64_t>& hashes, std::int64_t limit);
+  // The handle of each matched block is appended to `nodes` (see release_nodes).
+  Pinned match_acquire(const std::vector<std::uint64_t>& hashes, std::int64_t limit, std::vector<std::int32_t>* nodes);
   // Takes a reference on each of the first n hashes (all must be cached). Returns how
   // many became pinned (were evictable), i.e. how much "used" grows.
   std::int64_t acquire(const std::vector<std::uint64_t>& hashes, std::int64_t n);
@@ -44,10 +45,16 @@ class PrefixCache {
     std::int64_t duplicate = 0;  // already pinned by others: the private copy is freed
     std::int64_t revived = 0;    // already cached but evictable: now pinned, private freed
   };
-  Registered add(const std::vector<std::uint64_t>& hashes, std::int64_t first, std::int64_t n);
+  // With `nodes`, each block's handle is appended to it.
+  Registered add(const std::vector<std::uint64_t>& hashes, std::int64_t first, std::int64_t n,
+                 std::vector<std::int32_t>* nodes = nullptr);
   // Drops one reference on each of the first n hashes, last block first (so a
   // prefix's tail is evicted before its head). Returns how many became evictable.
   std::int64_t release(const std::vector<std::uint64_t>& hashes, std::int64_t n);
+  // release() by the handles match_acquire and add gave out: a block's handle
+  // stays valid while the caller holds its reference (only unreferenced blocks
+  // are evicted), so no hash lookup is needed.
+  std::int64_t release_nodes(const std::vector<std::int32_t>& nodes, std::int64_t n);
   // Evicts least-recently-released blocks until at most `max_evictable` remain;
   // with a spill tier set, evicted blocks move there (CPU offload).
   void shrink_to(std::int64_t max_evictable) {
@@ -88,5 +95,28 @@ class PrefixCache {
 // and the prompt are hashed.
 std::vector<std::uint64_t> engine_block_hashes(const std::vector<std::uint64_t>& ids, std::int64_t id_block_tokens,
                                                std::int64_t prompt_tokens, std::int64_t block_size);
+// The same, written into `out` (cleared first; its capacity is reused).
+void engine_block_hashes(const std::vector<std::uint64_t>& ids, std::int64_t id_block_tokens, std::int64_t prompt_tokens,
+                         std::int64_t block_size, std::vector<std::uint64_t>& out);
+
+// engine_block_hashes with shared prefixes hashed once: engine block b's hash
+// depends only on the ids its tokens and those before it fall in, so a request
+// whose ids start like a remembered request's takes that request's hashes for
+// the blocks inside the common run and chains on from there. It remembers one
+// request per slot of a small table indexed by the first id (the system prompt
+// or conversation a request starts with); bounded memory, the same results.
+class BlockHashChains {
+ public:
+  void hashes(const std::vector<std::uint64_t>& ids, std::int64_t id_block_tokens, std::int64_t prompt_tokens,
+              std::int64_t block_size, std::vector<std::uint64_t>& out);
+
+ private:
+  static constexpr std::size_t kSlots = 64;
+  struct Chain {
+    std::int64_t id_block_tokens = 0, block_size = 0;
+    std::vector<std::uint64_t> ids, hashes;
+  };
+  std::vector<Chain> chains_ = std::vector<Chain>(kSlots);
+};
 
 }  // namespace servesim

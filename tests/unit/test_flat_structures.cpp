@@ -65,7 +65,9 @@ TEST_CASE("the flat prefix cache evicts least recently released blocks, tail fir
   PrefixCache cache;
   const std::vector<std::uint64_t> A{1, 2, 3}, B{1, 4, 5};
   CHECK(cache.add(A, 0, 3).fresh == 3);
-  const PrefixCache::Pinned p = cache.match_acquire(B, 3);
+  std::vector<std::int32_t> nodes;
+  const PrefixCache::Pinned p = cache.match_acquire(B, 3, &nodes);
+  CHECK(nodes.size() == 1);
   CHECK(p.matched == 1);  // a only
   CHECK(p.revived == 0);  // a was pinned by A
   const PrefixCache::Registered r = cache.add(B, 1, 3);
@@ -85,4 +87,29 @@ TEST_CASE("the flat prefix cache evicts least recently released blocks, tail fir
   cache.shrink_to(0);
   CHECK(cache.evictions() == 4);
   CHECK(cache.match(A, 1) == 1);
+}
+
+TEST_CASE("BlockHashChains gives engine_block_hashes' hashes, shared prefixes or not", "[engine][prefix]") {
+  // Prompts drawn from 3 shared starts of 0-40 ids, then private ids, at id
+  // blocks of 16 and 32 tokens and engine blocks of 16 and 48 (blocks that span
+  // id blocks, and id blocks that span engine blocks): the memo must never
+  // change a hash, whatever it remembered before.
+  RandomStream rng(5, "chains");
+  std::vector<std::vector<std::uint64_t>> starts(3);
+  for (auto& s : starts)
+    for (std::int64_t i = 0, n = rng.uniform_int(0, 40); i < n; ++i) s.push_back(rng.next_u64());
+  for (std::int64_t idb : {16, 32}) {
+    for (std::int64_t bs : {16, 48}) {
+      BlockHashChains chains;
+      std::vector<std::uint64_t> got;
+      for (int r = 0; r < 300; ++r) {
+        std::vector<std::uint64_t> ids = starts[static_cast<std::size_t>(rng.uniform_int(0, 2))];
+        ids.resize(static_cast<std::size_t>(rng.uniform_int(0, static_cast<std::int64_t>(ids.size()))));  // a shorter start
+        for (std::int64_t i = 0, n = rng.uniform_int(0, 20); i < n; ++i) ids.push_back(rng.next_u64());
+        const std::int64_t prompt = rng.uniform_int(0, static_cast<std::int64_t>(ids.size()) * idb + 40);
+        chains.hashes(ids, idb, prompt, bs, got);
+        REQUIRE(got == engine_block_hashes(ids, idb, prompt, bs));
+      }
+    }
+  }
 }
