@@ -186,7 +186,10 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   // router asks every replica per arrival.
   std::vector<std::int64_t> seen_queued(replicas.size(), 0), seen_bytes(replicas.size(), 0);
   std::int64_t queued_sum = 0, bytes_sum = 0;
-  auto observe = [&](int r) {
+  // One replica: the guard reads it directly (no bookkeeping per event on the plain path).
+  const bool single = replicas.size() == 1;
+  auto observe = [&](int r) __attribute__((always_inline)) {
+    if (single) return;
     const Engine& e = *replicas[static_cast<std::size_t>(r)];
     const std::int64_t q = e.queued(), b = e.queued_bytes();
     queued_sum += q - seen_queued[static_cast<std::size_t>(r)];
@@ -196,7 +199,8 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
     router.observe(replicas, r);
   };
   auto check_guard = [&](Nanos now) {
-    const std::int64_t queued = queued_sum, bytes = bytes_sum;
+    const std::int64_t queued = single ? replicas[0]->queued() : queued_sum;
+    const std::int64_t bytes = single ? replicas[0]->queued_bytes() : bytes_sum;
     if (queued > guard.queued_peak) {
       guard.queued_peak = queued;
       guard.queued_peak_bytes = static_cast<double>(bytes);
@@ -240,7 +244,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   // Pipelined replicas (pp > 1) may start a step while others are in flight: a
   // kick event wakes them when their first stage frees (at most one queued each).
   std::vector<Nanos> kick_at(replicas.size(), kNever);
-  auto kick = [&](int r, Nanos now) {
+  auto kick = [&](int r, Nanos now) __attribute__((always_inline)) {
     Engine& e = *replicas[static_cast<std::size_t>(r)];
     if (patience) abandon_due(r, now);  // before planning: due prefills are aborted now
     if (e.can_start(now)) queue.push(e.start_step(now, horizon()), kStepEndPriority, kStepEnd, r);
@@ -261,8 +265,8 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   // Marked replicas, and their indices in marking order (kicked in index order).
   std::vector<char> to_kick(replicas.size(), 0);
   std::vector<int> kick_list;
-  auto mark = [&](int r) {
-    if (!to_kick[static_cast<std::size_t>(r)]) kick_list.push_back(r);
+  auto mark = [&](int r) __attribute__((always_inline)) {
+    if (!single && !to_kick[static_cast<std::size_t>(r)]) kick_list.push_back(r);
     to_kick[static_cast<std::size_t>(r)] = 1;
   };
   const std::int64_t expected = source.expected_total();
@@ -309,7 +313,10 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
       if (!done.empty()) pull();  // closed loop: a completion may release the next request
       mark(r);
     }
-    if ((queue.empty() || queue.top().time > now) && !kick_list.empty()) {
+    if (single && to_kick[0] && (queue.empty() || queue.top().time > now)) {
+      to_kick[0] = 0;
+      kick(0, now);
+    } else if (!kick_list.empty() && (queue.empty() || queue.top().time > now)) {
       // Only the marked replicas, in index order as a scan over all would take them.
       if (kick_list.size() > 1) std::sort(kick_list.begin(), kick_list.end());
       for (const int r : kick_list) {
