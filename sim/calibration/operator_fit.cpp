@@ -74,7 +74,7 @@ ModelSpec resolve_model(const std::string& name, const std::string& model_dir) {
 
 StepCost row_breakdown(const CostModel& cm, std::int64_t tokens) {
   const SeqWork s{tokens, 0, false};
-  return cm.breakdown(summarize(std::span<const SeqWork>(&s, 1)));
+  return cm.breakdown(summarize(std::span<const SeqWork>(&s, 1), cm.model().local));
 }
 
 const OpCost& find_op(const StepCost& sc, const std::string& name, const std::string& where) {

@@ -120,6 +120,17 @@ const Key kPrefixCaching{
     .default_bool = kDefaults.prefix_caching,
     .default_note = "the framework's (vllm-v1: false)",
 };
+const Key kFreeWindowKv{
+    .name = "free_window_kv",
+    .type = KeyType::boolean,
+    .doc = "for a model with local attention (sliding window, chunked attention): the KV blocks a local layer no "
+           "longer reads are freed, so its KV per request stops growing at the span plus one block while the global "
+           "layers' grows with the context (vLLM V1's hybrid KV cache manager, v0.10+). false: every layer keeps the "
+           "whole context's KV. No effect on full-attention models (docs/configuration.md, \"Local attention\")",
+    .spec = "EngineConfig::free_window_kv",
+    .default_bool = kDefaults.free_window_kv,
+    .default_note = "the framework's (vllm-v1: true; the others: false)",
+};
 const Key kChunkedPrefill{
     .name = "chunked_prefill",
     .type = KeyType::boolean,
@@ -391,7 +402,7 @@ const KeySection& engine_key_section() {
   static const KeySection s{
       .path = "engine",
       .doc = "the serving engine's settings (vLLM's engine arguments where they exist)",
-      .keys = {&kKind, &kFramework, &kScheduler, &kMaxNumSeqs, &kMaxBatchedTokens, &kBlockSize, &kGpuMemoryUtilization, &kPrefixCaching,
+      .keys = {&kKind, &kFramework, &kScheduler, &kMaxNumSeqs, &kMaxBatchedTokens, &kBlockSize, &kGpuMemoryUtilization, &kPrefixCaching, &kFreeWindowKv,
                &kChunkedPrefill, &kMaxModelLen, &kNumGpuBlocksOverride, &kRuntimeOverhead, &kStepCpuOverhead,
                &kPerSeqCpuOverhead, &kKernelLaunchOverhead, &kCollectiveLatency, &kFrontendLatency, &kAsyncScheduling, &kCpuOffload, &kMaxQueueMemory,
                &kAttentionKernel, &kSpeculative},
@@ -428,6 +439,7 @@ EngineConfig read_engine(ConfigMap& e) {
   c.gpu_memory_utilization = e.quantity(std::string(kGpuMemoryUtilization.name), kGpuMemoryUtilization.dimension,
                                         kGpuMemoryUtilization.default_number);
   c.prefix_caching = preset_bool(kPrefixCaching, preset.prefix_caching);
+  c.free_window_kv = preset_bool(kFreeWindowKv, preset.free_window_kv);
   c.chunked_prefill = read_boolean(e, kChunkedPrefill);
   // 0 (the default) means "the model's context length", resolved in resolve_max_model_len.
   c.max_model_len = read_integer(e, kMaxModelLen);

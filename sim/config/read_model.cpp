@@ -90,12 +90,23 @@ const Key kQkNorm{.name = "qk_norm", .type = KeyType::boolean,
                          "unaffected",
                   .spec = "(not modelled)"};
 const Key kSlidingWindow{.name = "sliding_window", .type = KeyType::integer,
-                         .doc = "attention window in tokens (null: none). NOT modelled (KV cache and attention are "
-                                "full-context), so only a window of at least max_context, where both are the same, "
-                                "is accepted; a smaller one is an error (set max_context to the window instead), as "
-                                "for an imported config.json",
-                         .spec = "(not modelled)", .unit = "tokens", .default_note = "none", .min = 1,
+                         .doc = "sliding-window attention: a local layer's query sees only the last this many "
+                                "tokens (Mistral 7B v0.1, Gemma 2/3). Attention FLOPs and KV reads of the local "
+                                "layers use min(context, window); with engine.free_window_kv their KV blocks stop "
+                                "growing past the window (docs/configuration.md, \"Local attention\"). A window of "
+                                "at least max_context never binds and changes nothing. null: none",
+                         .spec = "LocalAttention::span", .unit = "tokens", .default_note = "none", .min = 1,
                          .max = kMaxContext};
+const Key kAttentionChunk{.name = "attention_chunk", .type = KeyType::integer,
+                          .doc = "chunked local attention (Llama 4's attention_chunk_size): the sequence is cut into "
+                                 "chunks of this many tokens and a local layer's query sees its own chunk up to "
+                                 "itself. Not with sliding_window. null: none",
+                          .spec = "LocalAttention::span", .unit = "tokens", .default_note = "none", .min = 1,
+                          .max = kMaxContext};
+const Key kLocalLayers = dim("local_layers",
+                             "layers that use sliding_window or attention_chunk; the others attend to the whole "
+                             "context (Gemma 2: half; Gemma 3: 5 of every 6; Llama 4: 3 of every 4)",
+                             "LocalAttention::layers", kMaxLayers, false, 1, "all layers");
 
 // --- (model file).mlp ---
 const Key kFfn = dim("intermediate_size", "dense MLP width (required unless every layer is MoE)", "ModelSpec::ffn",
@@ -115,6 +126,10 @@ const Key kSharedFfn = dim("shared_expert_intermediate_size", "width of one shar
                            "MoeSpec::shared_expert_ffn", kMaxWidth, false, 0, "0: expert_intermediate_size");
 const Key kDenseLayers = dim("dense_layers", "leading layers with a dense MLP instead of MoE",
                              "MoeSpec::dense_layers", kMaxLayers, false, 0);
+const Key kLayerStep = dim("layer_step",
+                           "MoE on every layer_step-th layer after the dense ones, dense MLP (mlp.intermediate_size) "
+                           "on the others (Llama 4 Maverick's interleave_moe_layer_step: 2)",
+                           "MoeSpec::layer_step", kMaxLayers, false, 1, "1: every layer");
 
 // --- (model file).mla ---
 const Key kQLora = dim("q_lora_rank", "query compression rank (0: queries not compressed)", "MlaSpec::q_lora_rank",
@@ -137,13 +152,14 @@ int read_int_dim(ConfigMap& m, const Key& k, std::int64_t fallback = 0) {
   return static_cast<int>(read_dim(m, k, fallback));
 }
 
-// The attention section; a sliding window, if any, is returned with its location
-// for parse_model to check against max_context (read later, in file order).
-struct Window {
-  std::int64_t tokens = 0;
+// The attention section; a local span (window or chunk), if any, is returned with
+// its location for parse_model to check against max_context and the layer count
+// (read later, in file order).
+struct LocalSpan {
+  LocalAttention local;
   std::string where;
 };
-std::optional<Window> read_attention(ConfigMap& attn, ModelSpec& m) {
+std::optional<LocalSpan> read_attention(ConfigMap& attn, ModelSpec& m) {
   m.heads = read_int_dim(attn, kHeads);
   m.kv_heads = read_int_dim(attn, kKvHeads, m.heads);
   m.head_dim = read_int_dim(attn, kHeadDim, m.heads > 0 ? m.hidden / m.heads : 0);
@@ -152,24 +168,33 @@ std::optional<Window> read_attention(ConfigMap& attn, ModelSpec& m) {
     warn(fmt::format("{}: true is read but not modelled: step times leave out the per-head RMSNorm of q and k (two "
                      "small elementwise kernels per layer, well under 1% of a step's memory traffic)",
                      attn.where("qk_norm")));
-  std::optional<Window> window;
-  if (attn.get(std::string(kSlidingWindow.name)))  // null: no window
-    window = Window{read_integer(attn, kSlidingWindow), attn.where("sliding_window")};
+  std::optional<LocalSpan> span;
+  const bool window = attn.get(std::string(kSlidingWindow.name)) != nullptr;  // null: no window
+  const bool chunk = attn.get(std::string(kAttentionChunk.name)) != nullptr;
+  if (window && chunk)
+    throw Error(fmt::format("{}: give sliding_window or attention_chunk, not both (a local layer has one kind of "
+                            "span)", attn.where("attention_chunk")));
+  if (window || chunk) {
+    const Key& k = window ? kSlidingWindow : kAttentionChunk;
+    span = LocalSpan{};
+    span->local.kind = window ? LocalAttention::Kind::sliding : LocalAttention::Kind::chunked;
+    span->local.span = read_integer(attn, k);
+    span->local.layers = read_int_dim(attn, kLocalLayers, m.layers);
+    span->where = attn.where(std::string(k.name));
+  } else if (attn.get(std::string(kLocalLayers.name))) {
+    throw Error(fmt::format("{}: local_layers without sliding_window or attention_chunk (which span would they use?)",
+                            attn.where("local_layers")));
+  }
   attn.finish();
-  return window;
+  return span;
 }
 
-// Sliding-window attention keeps only the last W tokens of K/V per layer; servesim's
-// KV and attention cost are full-context. Up to W tokens the two are the same, beyond
-// it they are not, so a window that binds is refused rather than mis-sized (as
-// model/hf_import.cpp does for a config.json).
-void check_window(const std::optional<Window>& w, const ModelSpec& m) {
-  if (!w || w->tokens >= m.max_context) return;
-  throw Error(fmt::format(
-      "{}: sliding_window {} is smaller than max_context {}: servesim does not model sliding-window attention (its "
-      "KV cache and attention would be sized for the full context, too large past {} tokens). To simulate requests "
-      "of up to {} tokens, where both are the same, set max_context: {}",
-      w->where, w->tokens, m.max_context, w->tokens, w->tokens, w->tokens));
+// A window of at least max_context never binds (every query sees its whole
+// context): the model is read as full attention, bit for bit the same numbers. A
+// chunk always binds past its length, so it is kept whenever it is below max_context.
+void apply_local(const std::optional<LocalSpan>& s, ModelSpec& m) {
+  if (!s || s->local.span >= m.max_context) return;
+  m.local = s->local;
 }
 
 void read_moe(ConfigMap& moe, MoeSpec& s) {
@@ -179,6 +204,7 @@ void read_moe(ConfigMap& moe, MoeSpec& s) {
   s.expert_ffn = read_dim(moe, kExpertFfn);
   s.shared_expert_ffn = read_dim(moe, kSharedFfn);
   s.dense_layers = read_int_dim(moe, kDenseLayers);
+  s.layer_step = read_int_dim(moe, kLayerStep, 1);
   moe.finish();
 }
 
@@ -203,7 +229,7 @@ ModelSpec parse_model(ConfigMap& doc) {
   m.layers = read_int_dim(doc, kLayers);
   m.hidden = read_dim(doc, kHidden);
   ConfigMap attn = doc.map("attention");
-  const std::optional<Window> window = read_attention(attn, m);
+  const std::optional<LocalSpan> local = read_attention(attn, m);
   ConfigMap mlp = doc.map("mlp");
   m.ffn = read_dim(mlp, kFfn);
   m.gated_mlp = read_boolean(mlp, kGated);
@@ -211,7 +237,7 @@ ModelSpec parse_model(ConfigMap& doc) {
   m.vocab = read_dim(doc, kVocab);
   m.tied_embeddings = read_boolean(doc, kTied);
   m.max_context = read_integer(doc, kMaxContextKey);
-  check_window(window, m);
+  apply_local(local, m);
   m.native_dtype = parse_dtype(read_text(doc, kNativeDtype), doc.where("native_dtype"));
   if (has_key(doc, kMoe)) {
     ConfigMap moe = doc.map("moe");
@@ -255,10 +281,12 @@ std::vector<const KeySection*> model_file_key_sections() {
                               {&schema_version_key(), &kName, &kHfId, &kArchitecture, &kLayers, &kHidden, &kAttention, &kMlp, &kVocab,
                                &kTied, &kMaxContextKey, &kNativeDtype, &kMoe, &kMla}};
   static const KeySection attention{"(model file).attention", "attention shapes", {}, {},
-                                    {&kHeads, &kKvHeads, &kHeadDim, &kQkvBias, &kQkNorm, &kSlidingWindow}};
+                                    {&kHeads, &kKvHeads, &kHeadDim, &kQkvBias, &kQkNorm, &kSlidingWindow,
+                                     &kAttentionChunk, &kLocalLayers}};
   static const KeySection mlp{"(model file).mlp", "dense MLP", {}, {}, {&kFfn, &kGated}};
   static const KeySection moe{"(model file).moe", "mixture of experts", {}, {},
-                              {&kExperts, &kTopK, &kSharedExperts, &kExpertFfn, &kSharedFfn, &kDenseLayers}};
+                              {&kExperts, &kTopK, &kSharedExperts, &kExpertFfn, &kSharedFfn, &kDenseLayers,
+                               &kLayerStep}};
   static const KeySection mla{"(model file).mla", "multi-head latent attention", {}, {},
                               {&kQLora, &kKvLora, &kNope, &kRope, &kVHead}};
   return {&top, &attention, &mlp, &moe, &mla};

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <span>
 
+#include "model/model_spec.h"
+
 namespace servesim {
 
 struct SeqWork {
@@ -30,12 +32,19 @@ struct BatchSummary {
   // Decode part (new_tokens == 1): each reads its whole context once.
   std::int64_t decode_seqs = 0;
   double decode_kv_tokens = 0.0;      // sum ctx+1
+  // Local attention layers (model.local; CostModel::batch() sets it, none: these stay
+  // 0): the same sums over the keys a local layer's queries see.
+  LocalAttention local;
+  double prefill_local_pairs = 0.0;      // sum of keys(p) over the chunk's positions p
+  double prefill_local_kv_tokens = 0.0;  // sum of keys read from the first query's span start
+  double decode_local_kv_tokens = 0.0;   // sum keys(ctx+1)
 
   void add(const SeqWork& s, int sign = +1);
   void remove(const SeqWork& s) { add(s, -1); }
   bool empty() const { return seqs == 0; }
 };
 
-BatchSummary summarize(std::span<const SeqWork> seqs);
+// `local`: the model's local attention (CostModel::model().local), none by default.
+BatchSummary summarize(std::span<const SeqWork> seqs, const LocalAttention& local = {});
 
 }  // namespace servesim

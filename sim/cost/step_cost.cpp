@@ -1,11 +1,14 @@
 #include "cost/step_cost.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <string_view>
 
 #include "cost/collectives.h"
 #include "cost/kv_size.h"
+#include "util/error.h"
 
 namespace servesim {
 
@@ -55,7 +58,10 @@ CostModel::CostModel(GpuSpec gpu, ModelSpec model, ResolvedPrecision precision, 
   // d_v. Decode: MLA absorbs the up-projection, so scores run over the latent
   // (kv_lora + rope) and values over kv_lora.
   const ModelSpec& m = model_;
-  const double L = m.layers;
+  // With local attention the rates below are the global layers' and a second set the
+  // local layers' (the same shapes over fewer layers each).
+  has_local_ = m.local.enabled();
+  double L = has_local_ ? m.layers - m.local.layers : m.layers;
   const double heads = shard_.heads;
   const bool mla = m.mla.enabled();
   const double kv_elems = gpu_kv_elements_per_token_layer(m, shard_);
@@ -73,7 +79,12 @@ CostModel::CostModel(GpuSpec gpu, ModelSpec model, ResolvedPrecision precision, 
   prefill_rates_ = rates(m.head_dim, d_v);
   decode_rates_ = mla ? rates(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim, m.mla.kv_lora_rank)
                       : rates(m.head_dim, m.head_dim);
-  attention_kernels_ = (attention_ == AttentionKernel::naive ? 4.0 : 1.0) * L;
+  if (has_local_) {  // validate_model refuses local attention with MLA
+    L = m.local.layers;
+    local_prefill_rates_ = rates(m.head_dim, d_v);
+    local_decode_rates_ = rates(m.head_dim, m.head_dim);
+  }
+  attention_kernels_ = (attention_ == AttentionKernel::naive ? 4.0 : 1.0) * m.layers;
 }
 
 void CostModel::finish_op(OpCost& op) const {
@@ -336,8 +347,12 @@ CostPart CostModel::sample_ops(double sampled, std::vector<OpCost>* ops) const {
 // its whole KV once. attention_part is the same sums without building the ops.
 CostPart CostModel::attention_ops(const BatchSummary& b, std::vector<OpCost>* ops) const {
   CostPart part;
-  auto attention = [&](const char* name, const AttentionRates& r, double pairs, double queries, double kv_tokens,
-                       double score_entries) {
+  if (has_local_) check_local(b);
+  // One op per phase: the global layers' work, plus the local layers' over the keys
+  // they see (their share of queries and score entries: the same per layer).
+  auto attention = [&](const char* name, const AttentionRates& r, const AttentionRates& lr, double pairs,
+                       double queries, double kv_tokens, double score_entries, double local_pairs,
+                       double local_kv_tokens) {
     OpCost op;
     op.name = name;
     op.kind = OpKind::attention;
@@ -345,26 +360,47 @@ CostPart CostModel::attention_ops(const BatchSummary& b, std::vector<OpCost>* op
     op.flops = r.flops_per_pair * pairs;
     op.activation_bytes = r.act_bytes_per_query * queries + r.naive_bytes_per_entry * score_entries;
     op.kv_bytes = r.kv_bytes_per_token * kv_tokens;
+    if (has_local_) {
+      op.flops += lr.flops_per_pair * local_pairs;
+      op.activation_bytes += lr.act_bytes_per_query * queries + lr.naive_bytes_per_entry * score_entries;
+      op.kv_bytes += lr.kv_bytes_per_token * local_kv_tokens;
+    }
     emit(op, true, part, ops);
   };
   if (b.prefill_seqs > 0)
-    attention("attention_prefill", prefill_rates_, b.prefill_pairs, static_cast<double>(b.prefill_tokens),
-              b.prefill_kv_tokens, b.prefill_full_pairs);
+    attention("attention_prefill", prefill_rates_, local_prefill_rates_, b.prefill_pairs,
+              static_cast<double>(b.prefill_tokens), b.prefill_kv_tokens, b.prefill_full_pairs, b.prefill_local_pairs,
+              b.prefill_local_kv_tokens);
   if (b.decode_seqs > 0)
-    attention("attention_decode", decode_rates_, b.decode_kv_tokens, static_cast<double>(b.decode_seqs),
-              b.decode_kv_tokens, b.decode_kv_tokens);
+    attention("attention_decode", decode_rates_, local_decode_rates_, b.decode_kv_tokens,
+              static_cast<double>(b.decode_seqs), b.decode_kv_tokens, b.decode_kv_tokens, b.decode_local_kv_tokens,
+              b.decode_local_kv_tokens);
   return part;
 }
 
 CostPart CostModel::attention_part(const BatchSummary& b) const {
   // attention_ops + emit + finish_op for OpKind::attention, term by term in the same
-  // order (so the totals match breakdown() bit for bit), without an OpCost.
+  // order (so the totals match breakdown() bit for bit), without an OpCost. The
+  // full-attention path is the hot one: local attention's terms are added only in
+  // attention_sum<true>.
+  return has_local_ ? attention_sum<true>(b) : attention_sum<false>(b);
+}
+
+template <bool Local>
+CostPart CostModel::attention_sum(const BatchSummary& b) const {
   CostPart part;
+  if constexpr (Local) check_local(b);
   const double overhead = attention_kernels_ * gpu_.efficiency.kernel_overhead;
-  auto add = [&](const AttentionRates& r, double pairs, double queries, double kv_tokens, double score_entries) {
-    const double flops = r.flops_per_pair * pairs;
-    const double act = r.act_bytes_per_query * queries + r.naive_bytes_per_entry * score_entries;
-    const double kv = r.kv_bytes_per_token * kv_tokens;
+  auto add = [&](const AttentionRates& r, const AttentionRates& lr, double pairs, double queries, double kv_tokens,
+                 double score_entries, double local_pairs, double local_kv_tokens) {
+    double flops = r.flops_per_pair * pairs;
+    double act = r.act_bytes_per_query * queries + r.naive_bytes_per_entry * score_entries;
+    double kv = r.kv_bytes_per_token * kv_tokens;
+    if constexpr (Local) {
+      flops += lr.flops_per_pair * local_pairs;
+      act += lr.act_bytes_per_query * queries + lr.naive_bytes_per_entry * score_entries;
+      kv += lr.kv_bytes_per_token * local_kv_tokens;
+    }
     const double bytes = 0.0 + act + kv;  // OpCost::bytes(): weight (0) + activation + KV
     const double compute = flops * attention_s_per_flop_;
     const double memory = bytes * attention_s_per_byte_;
@@ -377,11 +413,21 @@ CostPart CostModel::attention_part(const BatchSummary& b) const {
     part.time_by_bound[static_cast<int>(Bound::overhead)] += over;
   };
   if (b.prefill_seqs > 0)
-    add(prefill_rates_, b.prefill_pairs, static_cast<double>(b.prefill_tokens), b.prefill_kv_tokens,
-        b.prefill_full_pairs);
+    add(prefill_rates_, local_prefill_rates_, b.prefill_pairs, static_cast<double>(b.prefill_tokens),
+        b.prefill_kv_tokens, b.prefill_full_pairs, b.prefill_local_pairs, b.prefill_local_kv_tokens);
   if (b.decode_seqs > 0)
-    add(decode_rates_, b.decode_kv_tokens, static_cast<double>(b.decode_seqs), b.decode_kv_tokens, b.decode_kv_tokens);
+    add(decode_rates_, local_decode_rates_, b.decode_kv_tokens, static_cast<double>(b.decode_seqs),
+        b.decode_kv_tokens, b.decode_kv_tokens, b.decode_local_kv_tokens, b.decode_local_kv_tokens);
   return part;
+}
+
+void CostModel::check_local(const BatchSummary& b) const {
+  // A batch summed without the local span would price the local layers at zero work.
+  const LocalAttention& l = model_.local;
+  if ((b.prefill_seqs > 0 || b.decode_seqs > 0) && (b.local.kind != l.kind || b.local.span != l.span))
+    throw Error(fmt::format("internal: a batch for model '{}' ({}) was summed without its local attention "
+                            "(build it with CostModel::batch())",
+                            model_.name, l.describe()));
 }
 
 }  // namespace servesim

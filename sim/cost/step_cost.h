@@ -74,6 +74,13 @@ class CostModel {
   CostModel(GpuSpec gpu, ModelSpec model, ResolvedPrecision precision, Parallelism par,
             AttentionKernel attention = AttentionKernel::flash);
 
+  // An empty batch for this model: its local attention set, so that add() keeps the
+  // local layers' sums (a local-attention model refuses a batch built without it).
+  BatchSummary batch() const {
+    BatchSummary b;
+    b.local = model_.local;
+    return b;
+  }
   // Fast path for the event loop: the same number as breakdown(b).time.
   double step_time(const BatchSummary& b) const;
   // A step's ops fall into three groups, each a function of few numbers of the
@@ -129,6 +136,13 @@ class CostModel {
     double flops_per_pair = 0, act_bytes_per_query = 0, kv_bytes_per_token = 0, naive_bytes_per_entry = 0;
   };
   AttentionRates prefill_rates_, decode_rates_;
+  // Local attention (model.local): the global rates above cover the global layers,
+  // these the local ones (none: has_local_ false, the rates above cover all layers).
+  bool has_local_ = false;
+  AttentionRates local_prefill_rates_, local_decode_rates_;
+  void check_local(const BatchSummary& b) const;
+  template <bool Local>
+  CostPart attention_sum(const BatchSummary& b) const;
   double attention_kernels_ = 0;  // launches per attention op, all layers
   double attention_s_per_flop_ = 0, attention_s_per_byte_ = 0;
 };

@@ -17,12 +17,30 @@ BatchState::BatchState(const EngineContext& ctx, const StepPricer& pricer)
       frontend_ns_(to_nanos(ctx.config.frontend_latency)),
       kv_(ctx),
       dec_(kv_.block()),
+      local_(ctx.cost ? ctx.cost->model().local : LocalAttention{}, kv_.block()),
       group_(kv_.block(), ctx.sampling),
       patience_(ctx.patience) {
+  if (local_.enabled()) check_local_supported(ctx);
   // A group larger than max_num_seqs could never start (the config layer refuses it first).
   if (group_.sequences() > ctx.config.max_num_seqs)
     throw Error(fmt::format("workload.sampling: {} sequences per request exceed engine.max_num_seqs = {}",
                             group_.sequences(), ctx.config.max_num_seqs));
+}
+
+void BatchState::check_local_supported(const EngineContext& ctx) {
+  const ModelSpec& m = ctx.cost->model();
+  auto refuse = [&](const std::string& what, const std::string& instead) {
+    throw Error(fmt::format("model '{}' has local attention ({}): {} is not modelled with it yet; {}", m.name,
+                            m.local.describe(), what, instead));
+  };
+  const bool hybrid = ctx.config.free_window_kv;
+  const std::string no_hybrid = "set engine.free_window_kv: false (every layer keeps the whole context's KV)";
+  if (ctx.config.speculative.enabled())
+    refuse("speculative decoding (verification over local spans)", "run without engine.speculative");
+  if (ctx.sampling.sequences() > 1) refuse("parallel sampling or beam search (workload.sampling)", "use n: 1");
+  if (hybrid && ctx.config.prefix_caching) refuse("prefix caching with freed window blocks", no_hybrid);
+  if (hybrid && ctx.config.cpu_offload_bytes > 0) refuse("CPU offload with freed window blocks", no_hybrid);
+  if (hybrid && ctx.cost->parallelism().pp > 1) refuse("pipeline parallelism with freed window blocks", no_hybrid);
 }
 
 void BatchState::running_erase(int slot) {
@@ -219,7 +237,10 @@ void BatchState::join_decode(int slot, Nanos now) {
   s.len_join = s.computed;
   s.gen_join = s.generated;
   s.owed = group_.held(s.req.input_tokens, s.len_join) - physical;
-  s.key = dec_.join(s.len_join, group_.sequences(), group_.weight(), s.owed).key;
+  const std::int64_t offset = s.len_join - s.join_step;
+  const std::int64_t weight = local_.enabled() ? local_.weight(offset, s.join_step + 1) : group_.weight();
+  s.key = dec_.join(s.len_join, group_.sequences(), weight, s.owed).key;
+  if (local_.enabled()) local_.join(offset, s.join_step);
   s.last_token = now;
   ++s.version;
   finishes_.push(Finish{dec_.step() + (s.req.output_tokens - s.generated), s.req.id, slot, s.version});
@@ -234,7 +255,10 @@ void BatchState::leave_decode(int slot) {
   // A group that has not decoded since it joined has not taken its owed blocks yet.
   const std::int64_t owed = g == s.join_step ? s.owed : 0;
   kv_.release(group_.held(s.req.input_tokens, len) - owed - s.cached_blocks);
-  dec_.leave(DecodeAggregate::Member{s.len_join - s.join_step, s.key}, group_.sequences(), group_.weight(), owed);
+  const std::int64_t offset = s.len_join - s.join_step;
+  const std::int64_t weight = local_.enabled() ? local_.weight(offset, g + 1) : group_.weight();
+  dec_.leave(DecodeAggregate::Member{offset, s.key}, group_.sequences(), weight, owed);
+  if (local_.enabled()) local_.leave(offset, g);
   ++s.version;  // its completion-heap entry is now stale
 }
 

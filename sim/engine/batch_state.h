@@ -45,6 +45,7 @@
 #include "engine/decode_aggregate.h"
 #include "engine/engine.h"
 #include "engine/kv_blocks.h"
+#include "engine/local_decoders.h"
 #include "engine/sequence_group.h"
 #include "engine/step_pricing.h"
 
@@ -88,6 +89,13 @@ class BatchState {
   const KvBlocks& kv() const { return kv_; }
   DecodeAggregate& decoders() { return dec_; }
   const DecodeAggregate& decoders() const { return dec_; }
+  // Local attention's decoder sums (enabled() only for a local-attention model).
+  const LocalDecoders& local_decoders() const { return local_; }
+  // Runs `steps` decode steps (the aggregate, and the local sums with it).
+  void advance_decoders(std::int64_t steps) {
+    dec_.advance(steps);
+    if (local_.enabled()) local_.advance(dec_);
+  }
   Seq& seq(int slot) { return slots_[static_cast<std::size_t>(slot)]; }
   const Seq& seq(int slot) const { return slots_[static_cast<std::size_t>(slot)]; }
 
@@ -213,6 +221,8 @@ class BatchState {
     bool operator>(const Deadline& o) const { return at != o.at ? at > o.at : id > o.id; }
   };
 
+  // Local attention with what servesim does not model beside it yet: refused.
+  static void check_local_supported(const EngineContext& ctx);
   int new_slot();
   // Abandons request d.id if it is still waiting or prefilling without a first
   // token (see abandon_due); a prefill is kept in overdue_ unless running_too.
@@ -242,6 +252,7 @@ class BatchState {
 
   KvBlocks kv_;
   DecodeAggregate dec_;
+  LocalDecoders local_;
   SequenceGroupBlocks group_;  // the blocks of a request's sequences (workload.sampling)
   double transfer_s_ = 0;
   bool decoders_paused_ = false;
@@ -382,6 +393,14 @@ inline void BatchState::complete_chunks(Nanos now, std::vector<Request>& done) {
     s.computed += s.chunk;
     s.chunk = 0;
     if (s.computed < s.target) {
+      // Hybrid KV: the chunk's blocks past the local layers' cap are freed after it.
+      if (kv_.block().hybrid()) {
+        const std::int64_t excess = s.blocks - (kv_.blocks_for(s.computed) - s.cached_blocks);
+        if (excess > 0) {
+          kv_.release(excess);
+          s.blocks -= excess;
+        }
+      }
       prefilling_.push_back(slot);
       continue;
     }

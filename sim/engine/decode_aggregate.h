@@ -57,6 +57,12 @@ class DecodeAggregate {
     sum_offset_ -= seqs * m.offset;
     fork_ -= fork;
   }
+  // A member of offset `offset` takes `delta` more blocks per block boundary from
+  // now on (hybrid KV, local_decoders.h: its local layers reached their cap).
+  void reweigh(std::int64_t offset, std::int64_t delta) {
+    bucket_[static_cast<std::size_t>(block_.mod(offset))] += delta;
+    weight_ += delta;
+  }
   // Runs decode steps; the first one takes the owed fork blocks.
   void advance(std::int64_t steps) {
     G_ += steps;

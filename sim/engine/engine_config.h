@@ -27,6 +27,9 @@ struct EngineConfig {
   int block_size = MemoryConfig{}.block_size;
   double gpu_memory_utilization = MemoryConfig{}.gpu_memory_utilization;
   bool prefix_caching = false;
+  // Local-attention layers' KV blocks freed past their span (vLLM V1's hybrid KV
+  // cache manager); the framework's default (framework_preset.h).
+  bool free_window_kv = true;
   bool chunked_prefill = true;
   std::int64_t max_model_len = 0;          // 0 = the model's max_context
   std::int64_t num_gpu_blocks_override = 0;  // vLLM's override of the planner's block count

@@ -21,6 +21,10 @@ const std::vector<FrameworkPreset>& framework_presets() {
        .frontend_latency = 8.4e-3,
        .async_scheduling = true,
        .prefix_caching = false,
+       .free_window_kv = true,
+       .window_kv_source = "vLLM v0.10+ hybrid KV cache manager (vllm/v1/core/single_type_kv_cache_manager.py: "
+                           "SlidingWindowManager and ChunkedLocalAttentionManager free the blocks outside the "
+                           "window or current chunk); the preset is matched to v0.15.1",
        .source = "servesim's defaults, matched to the vLLM v0.15.1 runs of data/serving (docs/validation.md); "
                  "frontend latency 8.4 ms fitted on every other H100 run (held-out TTFT 6.3% on the other H100 "
                  "runs); "
@@ -35,6 +39,9 @@ const std::vector<FrameworkPreset>& framework_presets() {
        .kernel_launch_overhead = 0,
        .async_scheduling = false,
        .prefix_caching = false,
+       .window_kv_source = "vLLM V0's block manager allocates every layer's blocks for the whole sequence; for "
+                           "interleaved windows (Gemma 2) V0 warned that sliding window is not supported and capped "
+                           "max_model_len to the window (vllm/config.py, v0.5)",
        .source = "Vidur data/profiling cpu_overheads (vLLM V0 on A100): schedule + prepare inputs + process outputs",
        .scheduler = "vllm_v0_prefill_first",
        .policy_note = "chunked prefill (V0 enabled it by default only for contexts over 32k tokens; servesim's "
@@ -62,6 +69,7 @@ const std::vector<FrameworkPreset>& framework_presets() {
        .collective_latency = 33.3e-6,
        .async_scheduling = false,
        .prefix_caching = false,
+       .window_kv_source = "2023 vLLM: one block table for all layers, sized for the whole sequence",
        .source = "CUDA graphs came with vLLM PR #1926 (Dec 2023); collective_latency 33 us and step CPU 0 fitted "
                  "on Splitwise A100 (held-out decode step error 2.9%); kernel launch 35 us from vLLM PR #1440 (Llama-2-7B eager vs "
                  "CUDA graphs) and DeepSpeed PR #8352 (GPT-2 on H200), bounded above by Splitwise (<= 40 us); "
@@ -75,6 +83,8 @@ const std::vector<FrameworkPreset>& framework_presets() {
        .kernel_launch_overhead = 0,
        .async_scheduling = true,
        .prefix_caching = true,
+       .window_kv_source = "not modelled for SGLang (its separate SWA memory pool is not what servesim counts): "
+                           "full-context KV on every layer, an upper bound",
        .source = "SGLang v0.4 release blog (lmsys.org, 2024-12-04): the CPU scheduler overlaps the GPU step; "
                  "RadixAttention on by default",
        .policy_note = "the radix tree's cache-aware scheduling order (servesim serves first come, first served); "
@@ -87,6 +97,8 @@ const std::vector<FrameworkPreset>& framework_presets() {
        .kernel_launch_overhead = 0,
        .async_scheduling = false,
        .prefix_caching = false,
+       .window_kv_source = "not modelled for TensorRT-LLM (its cyclic KV cache for max_attention_window is not what "
+                           "servesim counts): full-context KV on every layer, an upper bound",
        // A fit of the two CPU terms on the TensorRT-LLM v0.5/v0.6.1 static rows (6 fitted, 5
        // held out) raised held-out error (9.5% -> 14.9%), so the assumption stays; with it the
        // 17 A100 rows are 10.6% median |error| (vllm-v1 defaults: 11.5%).
@@ -103,6 +115,7 @@ const std::vector<FrameworkPreset>& framework_presets() {
        .kernel_launch_overhead = 0,
        .async_scheduling = false,
        .prefix_caching = false,
+       .window_kv_source = "not modelled for LMDeploy: full-context KV on every layer, an upper bound",
        // A fit of the two CPU terms on the LMDeploy A100 rows (250 fitted, 244 held out) did
        // not improve held-out error (12.6% -> 13.5%), so the assumption stays: 12.0% median
        // |error| on the 494 rows (vllm-v1 defaults: 11.9%).

@@ -34,6 +34,12 @@ struct FrameworkPreset {
   double frontend_latency = 0;
   bool async_scheduling = false;  // plans step N+1 while step N runs
   bool prefix_caching = false;    // the framework's default for its prefix cache
+  // Whether its KV cache manager frees the blocks a local-attention layer (sliding
+  // window, chunked attention) no longer reads, so that those layers' KV stops
+  // growing past the span (engine.free_window_kv; false: every layer keeps the
+  // whole context's KV, an upper bound). window_kv_source cites why.
+  bool free_window_kv = false;
+  std::string_view window_kv_source;
   std::string_view source;        // where the numbers come from (citations, fits and their held-out error)
   // Its scheduling policy, an engine.scheduler value (engine/scheduling_policy.h):
   // vllm_v1, vllm_v0_prefill_first, trtllm_no_evict (trtllm_max_utilization is a choice, no preset's default).

@@ -17,7 +17,20 @@ BlockSize::BlockSize(int s) : size(s) {
   }
 }
 
-KvBlocks::KvBlocks(const EngineContext& ctx) : block_(ctx.config.block_size), total_(ctx.kv_blocks) {
+BlockSize hybrid_block_size(const EngineContext& ctx) {
+  BlockSize b(ctx.config.block_size);
+  if (!ctx.cost || !ctx.config.free_window_kv || !ctx.cost->model().local.enabled()) return b;
+  const LocalAttention& local = ctx.cost->model().local;
+  b.local_layers = local.layers;
+  b.global_layers = ctx.cost->model().layers - local.layers;
+  // A local layer reads at most `span` keys; vLLM frees the blocks wholly before them,
+  // so it holds the span's blocks plus the one it is filling.
+  b.local_cap = (local.span + b.size - 1) / b.size + 1;
+  return b;
+}
+
+KvBlocks::KvBlocks(const EngineContext& ctx)
+    : block_(hybrid_block_size(ctx)), total_(ctx.kv_blocks * block_.layers()) {
   if (ctx.config.cpu_offload_bytes > 0) {
     const CostModel& cost = *ctx.cost;
     // Host bytes per block on the whole replica: each GPU holds its shard of every block.

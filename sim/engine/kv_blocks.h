@@ -30,11 +30,30 @@ struct EngineContext;
 // Token <-> block arithmetic at one block size. Block sizes are powers of two in
 // practice (vLLM requires it for CUDA), so a shift and a mask replace division on
 // the hot path; other sizes take the general route.
+//
+// Hybrid KV (a local-attention model with engine.free_window_kv, local_decoders.h):
+// a block is then one layer's `size` tokens, and a request of t tokens holds
+// global_layers x ceil(t / size) + local_layers x min(ceil(t / size), local_cap).
 struct BlockSize {
   explicit BlockSize(int size);
   std::int64_t blocks_for(std::int64_t tokens) const {  // tokens >= 0
-    return mask >= 0 ? (tokens + mask) >> shift : (tokens + size - 1) / size;
+    const std::int64_t b = mask >= 0 ? (tokens + mask) >> shift : (tokens + size - 1) / size;
+    if (local_layers == 0) return b;
+    return global_layers * b + local_layers * (b < local_cap ? b : local_cap);
   }
+  // Blocks a prefill chunk of n tokens after c computed ones holds while it runs:
+  // blocks_for(c + n), except that with hybrid KV a local layer also holds the
+  // chunk's own blocks beyond its cap until the step ends (its queries read the
+  // span before each of them), at most ceil(n / size) + local_cap.
+  std::int64_t chunk_blocks(std::int64_t c, std::int64_t n) const {
+    if (local_layers == 0) return blocks_for(c + n);
+    const std::int64_t b = mask >= 0 ? (c + n + mask) >> shift : (c + n + size - 1) / size;
+    const std::int64_t during = (n + size - 1) / size + local_cap;
+    return global_layers * b + local_layers * (b < during ? b : during);
+  }
+  bool hybrid() const { return local_layers > 0; }
+  // Layer-blocks of one token-block of every layer (1 unless hybrid).
+  std::int64_t layers() const { return local_layers == 0 ? 1 : global_layers + local_layers; }
   // x mod size, in [0, size) (a mask is exact for negative x in two's complement).
   int mod(std::int64_t x) const {
     if (mask >= 0) return static_cast<int>(x & mask);
@@ -45,7 +64,13 @@ struct BlockSize {
   int size;
   std::int64_t mask = -1;  // size - 1 when size is a power of two
   int shift = 0;           // log2(size) then
+  // Hybrid KV only (0 otherwise): layers of each kind and the local layers' cap in blocks.
+  std::int64_t global_layers = 0, local_layers = 0, local_cap = 0;
 };
+
+// The block arithmetic of the engine `ctx` describes: hybrid (per-layer blocks) for a
+// local-attention model whose framework frees window blocks (engine.free_window_kv).
+BlockSize hybrid_block_size(const EngineContext& ctx);
 
 class KvBlocks {
  public:
@@ -60,6 +85,7 @@ class KvBlocks {
   const BlockSize& block() const { return block_; }
   int block_size() const { return block_.size; }
   std::int64_t blocks_for(std::int64_t tokens) const { return block_.blocks_for(tokens); }
+  std::int64_t chunk_blocks(std::int64_t c, std::int64_t n) const { return block_.chunk_blocks(c, n); }
   std::int64_t total() const { return total_; }
   std::int64_t used() const { return used_; }
   std::int64_t free() const { return total_ - used_; }

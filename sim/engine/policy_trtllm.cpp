@@ -67,7 +67,7 @@ class NoEvictPolicy final : public SchedulingPolicy {
       if (budget <= 0) break;
       const BatchState::Seq& s = st.seq(slot);
       const std::int64_t chunk = std::min(s.target - s.computed, budget);
-      const std::int64_t extra = kv.blocks_for(s.computed + chunk) - s.cached_blocks - s.blocks;
+      const std::int64_t extra = kv.chunk_blocks(s.computed, chunk) - s.cached_blocks - s.blocks;
       if (extra > kv.free() - need) break;  // guard, as above
       st.schedule_chunk(slot, chunk, extra);
       budget -= chunk;
@@ -89,7 +89,7 @@ class NoEvictPolicy final : public SchedulingPolicy {
       const BatchState::Seq& s = st.seq(slot);
       const std::int64_t remaining = s.target - s.computed;
       const std::int64_t chunk = std::min(remaining, budget);
-      const std::int64_t blocks = kv.blocks_for(s.computed + chunk) - s.cached_blocks;
+      const std::int64_t blocks = kv.chunk_blocks(s.computed, chunk) - s.cached_blocks;
       if ((!chunked_prefill_ && remaining > budget) || blocks > kv.free() - need) {
         st.undo_prefix(slot);
         break;

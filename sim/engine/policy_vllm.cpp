@@ -40,7 +40,7 @@ class VllmPolicy final : public SchedulingPolicy {
       const int slot = prefilling[i];
       const BatchState::Seq& s = st.seq(slot);
       const std::int64_t chunk = std::min(s.target - s.computed, budget);
-      const std::int64_t extra = kv.blocks_for(s.computed + chunk) - s.cached_blocks - s.blocks;
+      const std::int64_t extra = kv.chunk_blocks(s.computed, chunk) - s.cached_blocks - s.blocks;
       if (extra > kv.free() - need) {
         if (st.running() > 0) {
           st.preempt(st.newest_running(), now);
@@ -70,7 +70,7 @@ class VllmPolicy final : public SchedulingPolicy {
       const BatchState::Seq& s = st.seq(slot);
       const std::int64_t remaining = s.target - s.computed;
       const std::int64_t chunk = std::min(remaining, budget);
-      const std::int64_t blocks = kv.blocks_for(s.computed + chunk) - s.cached_blocks;
+      const std::int64_t blocks = kv.chunk_blocks(s.computed, chunk) - s.cached_blocks;
       if ((!chunked_prefill_ && remaining > budget) || blocks > kv.free() - need) {
         st.undo_prefix(slot);
         break;

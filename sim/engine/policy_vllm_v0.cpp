@@ -52,7 +52,7 @@ class VllmV0Policy final : public SchedulingPolicy {
       const KvBlocks::PrefixHit hit = st.reuse_prefix(slot);
       const BatchState::Seq& s = st.seq(slot);
       const std::int64_t remaining = s.target - s.computed;
-      const std::int64_t blocks = kv.blocks_for(s.target) - s.cached_blocks;
+      const std::int64_t blocks = kv.chunk_blocks(s.computed, s.target - s.computed) - s.cached_blocks;
       if ((admitted > 0 && remaining > budget) || blocks > kv.free()) {
         st.undo_prefix(slot);
         break;

@@ -50,7 +50,7 @@ class StaticEngine : public Engine {
 
   Nanos start_step(Nanos now, Nanos /*horizon*/) override {
     in_step_ = true;
-    BatchSummary b;
+    BatchSummary b = ctx_.cost->batch();
     std::int64_t prefill_tokens = 0;
     if (batch_.empty()) {
       // Form a batch: FCFS while slots and reserved KV allow.

@@ -26,11 +26,12 @@ StepTotals StepCostCache::totals(const BatchSummary& b) {
   return cost_.combine(t, s, cost_.attention_part(b));
 }
 
-StepTotals StepCostCache::decode(std::int64_t n, std::int64_t kv) {
+StepTotals StepCostCache::decode(std::int64_t n, std::int64_t kv, std::int64_t local_kv) {
   if (n <= 0) return StepTotals{};
-  BatchSummary b;
+  BatchSummary b = cost_.batch();
   b.seqs = b.new_tokens = b.sampled = b.decode_seqs = n;
   b.decode_kv_tokens = static_cast<double>(kv);
+  b.decode_local_kv_tokens = static_cast<double>(local_kv);
   return totals(b);
 }
 

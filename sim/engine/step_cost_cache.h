@@ -24,8 +24,9 @@ class StepCostCache {
 
   explicit StepCostCache(const CostModel& cost) : cost_(cost) {}
   // cost.totals() of the decode-only batch {seqs = new_tokens = sampled = decode_seqs = n,
-  // decode_kv_tokens = kv}, without the per-op list.
-  StepTotals decode(std::int64_t n, std::int64_t kv);
+  // decode_kv_tokens = kv, decode_local_kv_tokens = local_kv}, without the per-op list
+  // (local_kv: the keys the local attention layers see; unused without them).
+  StepTotals decode(std::int64_t n, std::int64_t kv, std::int64_t local_kv = 0);
   // cost.totals(b) for any batch, without the per-op list.
   StepTotals totals(const BatchSummary& b);
 

@@ -69,8 +69,9 @@ class StepPricer {
   }
   // Wall seconds of a decode-only step of n sequences that attend to kv tokens in
   // all (BatchSummary counts each sequence's context plus its new token).
-  double decode_seconds(std::int64_t n, std::int64_t kv) {
-    const StepTotals c = decode_totals(n, kv);
+  // local_kv: the keys the local attention layers see (model.local; unused without).
+  double decode_seconds(std::int64_t n, std::int64_t kv, std::int64_t local_kv = 0) {
+    const StepTotals c = decode_totals(n, kv, local_kv);
     return step_wall_seconds(c.time, cpu_, n);
   }
   // Seconds to move `tokens` of KV over the host link, for one request: each GPU
@@ -86,7 +87,7 @@ class StepPricer {
   const CostModel& cost() const { return cost_; }
 
  private:
-  StepTotals decode_totals(std::int64_t n, std::int64_t kv);
+  StepTotals decode_totals(std::int64_t n, std::int64_t kv, std::int64_t local_kv);
 
   const CostModel& cost_;
   const CostModel* drafter_ = nullptr;

@@ -11,7 +11,8 @@ VllmEngine::VllmEngine(const EngineContext& ctx)
       pricer_(*ctx.cost, ctx.config.cpu_overheads(), ctx.memory.kv_bytes_per_token, ctx.fast_forward),
       state_(ctx, pricer_),
       policy_(make_scheduling_policy(ctx.config)),
-      fuse_(ctx.fast_forward && !ctx.virtual_engine) {
+      fuse_(ctx.fast_forward && !ctx.virtual_engine),
+      local_(ctx.cost->model().local.enabled()) {
   if (ctx.draft_cost && ctx.config.speculative.enabled()) {
     spec_ = true;
     spec_k_ = ctx.config.speculative.num_speculative_tokens;
@@ -35,6 +36,10 @@ std::int64_t VllmEngine::fast_forward_steps(Nanos now, Nanos horizon, double fir
   // Upper bound: the first completion ends the run of identical steps.
   const std::int64_t finish = state_.next_finish_step();
   std::int64_t k_max = finish < 0 ? 1 : std::max<std::int64_t>(1, finish - g);
+  // Local attention: the run ends before a decoder fills its window, starts a new
+  // chunk or reaches its block cap (past which its sums change slope).
+  const LocalDecoders& local = state_.local_decoders();
+  if (local_) k_max = std::min(k_max, local.steps_left(g + 1));
   // KV: blocks allocated over the run must fit in the free blocks.
   k_max = dec.max_steps(g + 1, k_max, state_.kv().free());
   std::int64_t lo = 1, hi = k_max;
@@ -46,8 +51,10 @@ std::int64_t VllmEngine::fast_forward_steps(Nanos now, Nanos horizon, double fir
   // Step time is affine in the decoders' KV length within a roofline regime, so
   // the sum over k steps is k times the mean of the first and last (trapezoid).
   // One evaluation at the far end gives the slope: step j costs f1 + slope*(j-1).
-  const double slope =
-      (pricer_.decode_seconds(dec.count(), dec.kv_tokens(g + k_max)) - first_step_time) / static_cast<double>(k_max - 1);
+  const double last_step_time =
+      local_ ? pricer_.decode_seconds(dec.count(), dec.kv_tokens(g + k_max), local.kv_tokens(g + k_max, dec.count()))
+                      : pricer_.decode_seconds(dec.count(), dec.kv_tokens(g + k_max));
+  const double slope = (last_step_time - first_step_time) / static_cast<double>(k_max - 1);
   auto span = [&](std::int64_t k) {
     const double kk = static_cast<double>(k);
     return kk * first_step_time + slope * kk * (kk - 1.0) / 2.0;
@@ -112,9 +119,12 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
 
   // 2. The batch: every decoder's next token, then the prefill chunks.
   BatchSummary b;
+  if (local_) b.local = ctx_.cost->model().local;
   if (!spec_) {
     b.seqs = b.new_tokens = b.sampled = b.decode_seqs = n_decode;
     b.decode_kv_tokens = paused ? 0.0 : static_cast<double>(dec.kv_tokens(dec.step() + 1));
+    if (local_ && n_decode > 0)
+      b.decode_local_kv_tokens = static_cast<double>(state_.local_decoders().kv_tokens(dec.step() + 1, n_decode));
   } else if (n_decode > 0) {
     StepPricer::add_verify(b, n_decode, static_cast<double>(dec.kv_tokens(dec.step())), spec_k_ + 1);
   }
@@ -199,7 +209,7 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
 void VllmEngine::finish_step(Nanos now, std::vector<Request>& done) {
   assert(in_step_);
   in_step_ = false;
-  state_.decoders().advance(step_decode_steps_);
+  state_.advance_decoders(step_decode_steps_);
   if (ctx_.virtual_engine) {
     // Other virtual engines' steps interleave with this one's: a decoder's gap is
     // from this engine's previous step end (its previous token) to now.

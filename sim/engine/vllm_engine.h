@@ -96,6 +96,7 @@ class VllmEngine : public Engine {
   BatchState state_;
   std::unique_ptr<SchedulingPolicy> policy_;
   bool fuse_ = true;  // fast-forward runs of decode steps
+  bool local_ = false;  // the model has local attention (LocalDecoders in use)
   // Speculative decoding (speculative.h): k, the tokens a sequence emits per step
   // in expectation, and the speculating steps run so far (step s emits
   // floor(s E) - floor((s-1) E) tokens per decoder).

@@ -1,8 +1,11 @@
 // Hugging Face config.json import. Field names follow transformers' configuration
 // classes (LlamaConfig, MistralConfig, MixtralConfig, Qwen2Config, Qwen3Config,
-// Qwen3MoeConfig, DeepseekV2Config, DeepseekV3Config, NemotronConfig).
+// Qwen3MoeConfig, DeepseekV2Config, DeepseekV3Config, NemotronConfig, Gemma2Config,
+// Gemma3TextConfig, Llama4TextConfig). Multimodal wrappers (Gemma 3, Llama 4) are read
+// through their text_config: servesim serves the language model.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -26,7 +29,9 @@ const std::set<std::string>& supported_architectures() {
   static const std::set<std::string> s = {
       "LlamaForCausalLM",   "MistralForCausalLM",   "MixtralForCausalLM", "Qwen2ForCausalLM",
       "Qwen3ForCausalLM",   "Qwen2MoeForCausalLM",  "Qwen3MoeForCausalLM", "DeepseekV3ForCausalLM",
-      "DeepseekV2ForCausalLM", "YiForCausalLM",     "GraniteForCausalLM", "NemotronForCausalLM"};
+      "DeepseekV2ForCausalLM", "YiForCausalLM",     "GraniteForCausalLM", "NemotronForCausalLM",
+      "Gemma2ForCausalLM",  "Gemma3ForCausalLM",    "Gemma3ForConditionalGeneration",
+      "Llama4ForCausalLM",  "Llama4ForConditionalGeneration"};
   return s;
 }
 
@@ -113,6 +118,90 @@ ModelSpec import_hf_config(const std::string& given) {
 }
 
 namespace {
+// How many of the layers `layer_types` (transformers' per-layer list, newer configs)
+// marks `kind`; -1 when the config has no such list.
+int count_layer_types(const json& text, const std::string& kind) {
+  if (!text.contains("layer_types") || !text["layer_types"].is_array()) return -1;
+  int n = 0;
+  for (const json& t : text["layer_types"])
+    if (t.is_string() && t.get<std::string>() == kind) ++n;
+  return n;
+}
+
+// Local attention, as each family describes it (kept only where it binds below
+// max_position_embeddings, model_spec.h).
+void read_local_attention(const json& text, const JsonFields& f, const std::string& arch, ModelSpec& m) {
+  LocalAttention local;
+  if (arch.rfind("Llama4", 0) == 0) {
+    // Llama 4: chunked attention on the RoPE layers, global attention on the NoPE ones.
+    // no_rope_layers lists 1 (RoPE) or 0 (NoPE) per layer; empty, it follows
+    // no_rope_layer_interval (default 4): layer i is NoPE when (i + 1) % 4 == 0
+    // (transformers' Llama4TextConfig).
+    if (!f.has("attention_chunk_size")) return;
+    local.kind = LocalAttention::Kind::chunked;
+    local.span = f.integer("attention_chunk_size");
+    int rope = 0;
+    const bool listed = text.contains("no_rope_layers") && text["no_rope_layers"].is_array() &&
+                        !text["no_rope_layers"].empty();
+    if (listed) {
+      for (const json& x : text["no_rope_layers"])
+        if (x.is_number_integer() && x.get<int>() != 0) ++rope;
+    } else {
+      const std::int64_t every = f.integer("no_rope_layer_interval", 4);
+      for (int i = 0; i < m.layers; ++i)
+        if (every <= 0 || (i + 1) % every != 0) ++rope;
+    }
+    local.layers = rope;
+  } else {
+    // Qwen2/3 configs carry a window that is off unless use_sliding_window is true.
+    if (!f.has("sliding_window") || !f.boolean("use_sliding_window", true)) return;
+    local.kind = LocalAttention::Kind::sliding;
+    local.span = f.integer("sliding_window");
+    const int listed = count_layer_types(text, "sliding_attention");
+    if (listed >= 0) {
+      local.layers = listed;
+    } else if (arch == "Gemma2ForCausalLM") {
+      local.layers = (m.layers + 1) / 2;  // layers 0, 2, 4, ... (transformers' Gemma2 layer_types)
+    } else if (arch.rfind("Gemma3", 0) == 0) {
+      // Every sliding_window_pattern-th layer (1-based) is global, the others local.
+      const std::int64_t p = f.integer("sliding_window_pattern");
+      local.layers = p > 0 ? m.layers - static_cast<int>(m.layers / p) : m.layers;
+    } else if (arch.rfind("Qwen", 0) == 0) {
+      // Qwen2/3: layers from max_window_layers on use the window (transformers' Qwen2Attention).
+      local.layers = std::max(0, m.layers - static_cast<int>(f.integer("max_window_layers", 28)));
+    } else {
+      local.layers = m.layers;  // Mistral 7B v0.1: every layer
+    }
+  }
+  if (local.span <= 0 || local.layers <= 0 || local.span >= m.max_context) return;
+  m.local = local;
+}
+
+// Llama 4's MoE: num_local_experts routed experts of intermediate_size plus one shared
+// expert of the same size on every interleave_moe_layer_step-th layer (moe_layers, when
+// listed), dense MLPs of intermediate_size_mlp on the others.
+void read_llama4_moe(const json& text, const JsonFields& f, ModelSpec& m, const std::string& where) {
+  m.moe.num_experts = static_cast<int>(f.integer("num_local_experts"));
+  if (m.moe.num_experts < 1)
+    throw Error(fmt::format("{}: num_local_experts must be at least 1, got {}", where, m.moe.num_experts));
+  m.moe.experts_per_token = static_cast<int>(f.integer("num_experts_per_tok", 1));
+  m.moe.expert_ffn = f.integer("intermediate_size");
+  m.moe.shared_experts = 1;
+  m.moe.shared_expert_ffn = m.moe.expert_ffn;
+  m.ffn = f.integer("intermediate_size_mlp", m.moe.expert_ffn);
+  const std::int64_t step = f.integer("interleave_moe_layer_step", 1);
+  if (step < 1) throw Error(fmt::format("{}: interleave_moe_layer_step must be >= 1, got {}", where, step));
+  m.moe.layer_step = static_cast<int>(step);
+  if (text.contains("moe_layers") && text["moe_layers"].is_array() && !text["moe_layers"].empty()) {
+    // An explicit list: servesim needs the count only; it must be the step's pattern's.
+    const auto listed = static_cast<int>(text["moe_layers"].size());
+    if (listed != m.layers / m.moe.layer_step)
+      throw Error(fmt::format("{}: moe_layers lists {} MoE layers where interleave_moe_layer_step {} over {} layers "
+                              "gives {}; servesim models MoE on every step-th layer only",
+                              where, listed, step, m.layers, m.layers / m.moe.layer_step));
+  }
+}
+
 ModelSpec import_parsed_config(const json& j, const std::string& path) {
   if (!j.is_object()) throw Error(fmt::format("{}: expected a JSON object", path));
 
@@ -136,7 +225,25 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
                             path, arch, why, join(names)));
   }
 
-  JsonFields f(j, path);
+  // A multimodal wrapper's language model is its text_config (dtype and quantization
+  // stay the wrapper's). Gemma 3's published text_config leaves out what equals
+  // transformers' Gemma3TextConfig defaults (the 12B's gives no head_dim or
+  // vocab_size): those defaults fill the gaps.
+  const bool gemma3 = arch.rfind("Gemma3", 0) == 0;
+  const bool llama4 = arch.rfind("Llama4", 0) == 0;
+  const bool nested = j.contains("text_config") && j["text_config"].is_object();
+  json text = nested ? j["text_config"] : j;
+  if (gemma3) {
+    const json defaults = {{"head_dim", 256},         {"vocab_size", 262208},        {"max_position_embeddings", 131072},
+                           {"sliding_window", 4096},  {"sliding_window_pattern", 6}, {"tie_word_embeddings", true},
+                           {"hidden_activation", "gelu_pytorch_tanh"}};
+    for (auto it = defaults.begin(); it != defaults.end(); ++it)
+      if (!text.contains(it.key()) || text[it.key()].is_null()) text[it.key()] = it.value();
+  }
+  for (const char* k : {"torch_dtype", "dtype", "_name_or_path", "tie_word_embeddings"})
+    if (!text.contains(k) && j.contains(k)) text[k] = j[k];
+  const std::string where = nested ? path + " (text_config)" : path;
+  JsonFields f(text, where);
   ModelSpec m;
   m.source_file = path;
   m.architecture = arch;
@@ -149,11 +256,11 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
   m.head_dim = static_cast<int>(f.integer("head_dim", m.heads > 0 ? m.hidden / m.heads : 0));
   m.ffn = f.integer("intermediate_size", 0);
   m.vocab = f.integer("vocab_size");
-  m.tied_embeddings = f.boolean("tie_word_embeddings", false);
+  m.tied_embeddings = f.boolean("tie_word_embeddings", arch.rfind("Gemma", 0) == 0);  // Gemma configs default to tied
   m.max_context = f.integer("max_position_embeddings", 4096);
   // Qwen2 puts biases on q/k/v by design; Llama-family configs say so in attention_bias.
   m.qkv_bias = f.boolean("attention_bias", arch == "Qwen2ForCausalLM" || arch == "Qwen2MoeForCausalLM");
-  const std::string act = f.string("hidden_act", "silu");
+  const std::string act = f.string("hidden_act", f.string("hidden_activation", "silu"));
   m.gated_mlp = act == "silu" || act == "swiglu" || act == "gelu_pytorch_tanh" || act == "geglu";
   const std::string dtype = f.string("torch_dtype", f.string("dtype", "bfloat16"));
   m.native_dtype = parse_dtype(dtype, path + ": torch_dtype");
@@ -165,24 +272,12 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     m.weight_groups = q->groups;
   }
 
-  // Sliding-window attention keeps only the last W tokens of K/V per layer; servesim's
-  // KV and attention cost are full-context. Up to W tokens the two are the same, beyond
-  // it they are not, so a config whose window binds is refused rather than mis-sized.
-  // Qwen2/3 configs carry a window that is off unless use_sliding_window is true.
-  if (f.has("sliding_window") && f.boolean("use_sliding_window", true)) {
-    const std::int64_t window = f.integer("sliding_window");
-    if (window > 0 && window < m.max_context) {
-      throw Error(fmt::format(
-          "{}: sliding_window {} is smaller than max_position_embeddings {}: servesim does not model "
-          "sliding-window attention (its KV cache and attention would be sized for the full context, "
-          "too large past {} tokens). To simulate requests of up to {} tokens, where both are the same, "
-          "describe the model in a models/*.yaml file with max_context: {}",
-          path, window, m.max_context, window, window, window));
-    }
-  }
+  read_local_attention(text, f, arch, m);
 
   // MoE, as each family names it.
-  if (f.has("num_local_experts")) {  // Mixtral
+  if (llama4) {
+    read_llama4_moe(text, f, m, where);
+  } else if (f.has("num_local_experts")) {  // Mixtral
     m.moe.num_experts = static_cast<int>(f.integer("num_local_experts"));
     // 0 experts would read as a dense model with Mixtral's expert-sized FFN: refuse it.
     if (m.moe.num_experts < 1)
@@ -234,7 +329,7 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
   // field missing) would be priced as a dense model with the expert-sized FFN.
   const bool moe_family = arch == "MixtralForCausalLM" || arch == "Qwen2MoeForCausalLM" ||
                           arch == "Qwen3MoeForCausalLM" || arch == "DeepseekV3ForCausalLM" ||
-                          arch == "DeepseekV2ForCausalLM";
+                          arch == "DeepseekV2ForCausalLM" || llama4;
   if (moe_family && !m.moe.enabled())
     throw Error(fmt::format("{}: {} is a mixture-of-experts architecture but the config gives no experts "
                             "(num_local_experts, num_experts or n_routed_experts missing or 0); servesim will not "

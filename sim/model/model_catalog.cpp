@@ -24,8 +24,15 @@ void validate_model(const ModelSpec& m, const std::string& where) {
       fail(fmt::format("experts_per_token {} must be in 1..{}", m.moe.experts_per_token, m.moe.num_experts));
     if (m.moe.expert_ffn <= 0) fail("moe.expert_intermediate_size must be positive");
     if (m.moe.dense_layers < 0 || m.moe.dense_layers > m.layers) fail("moe.dense_layers out of range");
+    if (m.moe.layer_step < 1) fail(fmt::format("moe.layer_step {} must be at least 1", m.moe.layer_step));
   }
-  if ((!m.moe.enabled() || m.moe.dense_layers > 0) && m.ffn <= 0) fail("mlp.intermediate_size must be positive");
+  if ((!m.moe.enabled() || m.moe_layers() < m.layers) && m.ffn <= 0) fail("mlp.intermediate_size must be positive");
+  if (m.local.kind != LocalAttention::Kind::none) {
+    if (m.local.span <= 0) fail("the local attention span (sliding_window or attention_chunk) must be positive");
+    if (m.local.layers < 1 || m.local.layers > m.layers)
+      fail(fmt::format("attention.local_layers {} must be in 1..{} (the model's layers)", m.local.layers, m.layers));
+    if (m.mla.enabled()) fail("local attention with multi-head latent attention is not modelled");
+  }
 }
 
 }  // namespace servesim

@@ -1,5 +1,7 @@
 #include "model/model_spec.h"
 
+#include <fmt/format.h>
+
 namespace servesim {
 
 double ModelSpec::weight_element_bytes(DType weights) const {
@@ -51,7 +53,30 @@ std::int64_t ModelSpec::moe_active_params_per_layer() const {
          moe.shared_experts * expert_params(hidden, shared_ffn, gated_mlp);
 }
 
-int ModelSpec::moe_layers() const { return moe.enabled() ? layers - moe.dense_layers : 0; }
+int ModelSpec::moe_layers() const {
+  if (!moe.enabled()) return 0;
+  const int rest = layers - moe.dense_layers;
+  // Interleaved: of the layers after the dense ones, every layer_step-th (1-based) is MoE.
+  return moe.layer_step > 1 ? rest / moe.layer_step : rest;
+}
+
+double LocalAttention::pairs_through(std::int64_t p) const {
+  const double s = static_cast<double>(span);
+  if (kind == Kind::chunked) {
+    // p / span whole chunks of span (span + 1) / 2 pairs, then the partial one.
+    const double whole = static_cast<double>(p / span), r = static_cast<double>(p % span);
+    return whole * s * (s + 1.0) / 2.0 + r * (r + 1.0) / 2.0;
+  }
+  const double q = static_cast<double>(p);
+  if (p <= span) return q * (q + 1.0) / 2.0;
+  return s * (s + 1.0) / 2.0 + (q - s) * s;  // past the window every query sees span keys
+}
+
+std::string LocalAttention::describe() const {
+  if (!enabled()) return "none";
+  return fmt::format("{} of {} tokens on {} layers", kind == Kind::chunked ? "chunked attention" : "sliding window",
+                     span, layers);
+}
 
 std::int64_t ModelSpec::embedding_params() const { return vocab * hidden * (tied_embeddings ? 1 : 2); }
 

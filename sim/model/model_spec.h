@@ -16,7 +16,37 @@ struct MoeSpec {
   std::int64_t expert_ffn = 0;     // intermediate size of one routed expert
   std::int64_t shared_expert_ffn = 0;  // intermediate size of one shared expert (0 = expert_ffn)
   int dense_layers = 0;            // leading layers with a dense MLP instead of MoE
+  // MoE on every layer_step-th of the remaining layers (Llama 4 Maverick's
+  // interleave_moe_layer_step 2: layers 1, 3, 5, ...); the others dense. 1 = all.
+  int layer_step = 1;
   bool enabled() const { return num_experts > 0; }
+};
+
+// Local attention: `layers` of the model's layers attend only to a recent span of
+// keys, the others to the whole context. Sliding window (Mistral 7B v0.1, Gemma 2/3):
+// a query at position p sees the last min(p, span) keys. Chunked (Llama 4): the
+// sequence is cut into chunks of `span` tokens and a query sees the keys of its own
+// chunk up to itself, ((p - 1) mod span) + 1 of them. Which layers are local matters
+// only through their number (a pipeline stage split treats them as spread evenly).
+struct LocalAttention {
+  enum class Kind { none, sliding, chunked };
+  Kind kind = Kind::none;
+  std::int64_t span = 0;  // window or chunk, tokens
+  int layers = 0;         // local layers (the others are global)
+  bool enabled() const { return kind != Kind::none && layers > 0 && span > 0; }
+  // Keys a query at 1-based position p attends to in a local layer.
+  std::int64_t keys(std::int64_t p) const {
+    return kind == Kind::chunked ? (p - 1) % span + 1 : (p < span ? p : span);
+  }
+  // keys(1) + ... + keys(p): the causal query-key pairs of the first p positions.
+  double pairs_through(std::int64_t p) const;
+  // Keys a prefill chunk of n queries after c cached tokens reads from the cache and
+  // itself (positions c+1 .. c+n): from the first one's window (or chunk) start on.
+  std::int64_t keys_read(std::int64_t c, std::int64_t n) const {
+    const std::int64_t first = kind == Kind::chunked ? c / span * span : (c + 1 > span ? c + 1 - span : 0);
+    return c + n - first;
+  }
+  std::string describe() const;  // "sliding window of 1024 tokens on 40 layers"
 };
 
 // Multi-head latent attention (DeepSeek-V2/V3): KV compressed to kv_lora_rank plus a
@@ -62,6 +92,7 @@ struct ModelSpec {
   WeightGroups weight_groups;  // of native_dtype weights (quantized checkpoints)
   MoeSpec moe;
   MlaSpec mla;
+  LocalAttention local;  // none unless a window or chunk binds below max_context
   // Multi-token-prediction modules the checkpoint ships beside the model (DeepSeek-V3's
   // num_nextn_predict_layers): counted in checkpoint_params(), not run or loaded (serving
   // engines load them only to draft speculative tokens).

@@ -58,7 +58,7 @@ std::string difference(const PointResult& p, const PointResult& base) {
 
 double decode_step_seconds(const Scenario& sc, std::int64_t batch, double context) {
   const CostModel cost = make_cost_model(sc);
-  BatchSummary b;
+  BatchSummary b = cost.batch();
   const auto ctx = static_cast<std::int64_t>(std::llround(std::max(context, 1.0)));
   for (std::int64_t i = 0; i < std::max<std::int64_t>(batch, 1); ++i) b.add(SeqWork{1, ctx, true});
   return cost.totals(b).time;

@@ -14,8 +14,8 @@ InspectReport inspect_setup(const ConfigNode& doc, const std::string& source, co
   const MemoryPlan memory = plan_setup_memory(setup, cost);
   const std::vector<SeqWork> prefill(static_cast<std::size_t>(b.prefill_batch), SeqWork{b.prefill_len, 0, true});
   const std::vector<SeqWork> decode(static_cast<std::size_t>(b.decode_batch), SeqWork{1, b.decode_context, true});
-  StepCost pc = cost.breakdown(summarize(prefill));
-  StepCost dc = cost.breakdown(summarize(decode));
+  StepCost pc = cost.breakdown(summarize(prefill, cost.model().local));
+  StepCost dc = cost.breakdown(summarize(decode, cost.model().local));
   return InspectReport{std::move(setup), std::move(cost), memory, std::move(pc), std::move(dc)};
 }
 

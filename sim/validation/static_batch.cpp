@@ -259,13 +259,13 @@ double StaticBatchPredictor::step(const BatchSummary& b) const {
 }
 
 double StaticBatchPredictor::prefill(std::int64_t batch, std::int64_t isl) const {
-  BatchSummary b;
+  BatchSummary b = cost_.batch();
   for (std::int64_t i = 0; i < batch; ++i) b.add(SeqWork{isl, 0, true});
   return step(b);
 }
 
 double StaticBatchPredictor::decode(std::int64_t batch, std::int64_t context) const {
-  BatchSummary b;
+  BatchSummary b = cost_.batch();
   for (std::int64_t i = 0; i < batch; ++i) b.add(SeqWork{1, context, true});
   return step(b);
 }

@@ -109,3 +109,74 @@ TEST_CASE("architectures: Nemotron (squared-ReLU MLP, not gated)", "[hf][arch]")
   CHECK(within(billions(m.embedding_params()), 9.4, 0.005));
   CHECK(within(billions(m.total_params() - m.embedding_params()), 331.6, 0.005));
 }
+
+TEST_CASE("architectures: Gemma 2/3 (sliding window) and Llama 4 (chunked attention, interleaved MoE)",
+          "[hf][arch][local]") {
+  SECTION("Gemma 2 9B: 9.24B (Gemma 2 report, table 1: 918M embedding + 8,324M non-embedding)") {
+    const ModelSpec m = arch("gemma-2-9b");
+    CHECK(m.local.kind == LocalAttention::Kind::sliding);
+    CHECK(m.local.span == 4096);
+    CHECK(m.local.layers == 21);  // transformers' Gemma2: layers 0, 2, ..., 40
+    CHECK(m.tied_embeddings);     // Gemma2Config default
+    CHECK(m.gated_mlp);           // hidden_activation gelu_pytorch_tanh: GeGLU
+    // Per layer: 3584 x (4096 + 2 x 2048) + 4096 x 3584 = 44.0M attention, 3 x 3584 x 14336
+    // = 154.1M MLP; 42 layers + 256000 x 3584 tied embedding = 9.241B.
+    CHECK(within(billions(m.total_params()), 9.24, 0.005));
+  }
+  SECTION("Gemma 3 12B: text_config with Gemma3TextConfig defaults; 1,012M + 10,759M (Gemma 3 report, table 1)") {
+    const ModelSpec m = arch("gemma-3-12b-it");
+    CHECK(m.architecture == "Gemma3ForConditionalGeneration");
+    CHECK(m.head_dim == 256);      // default (hidden 3840 / 16 heads would be 240)
+    CHECK(m.vocab == 262208);      // default
+    CHECK(m.max_context == 131072);
+    CHECK(m.local.span == 1024);
+    CHECK(m.local.layers == 40);   // sliding_window_pattern 6: 8 of 48 global
+    // The language model only: the report's embedding + non-embedding parameters (the
+    // 417M vision encoder is not served by servesim's model).
+    CHECK(within(billions(m.total_params()), 1.012 + 10.759, 0.005));
+  }
+  SECTION("Llama 4 Scout: 17B active, 109B total with the vision encoder (model card)") {
+    const ModelSpec m = arch("llama-4-scout-17b-16e-instruct");
+    CHECK(m.local.kind == LocalAttention::Kind::chunked);
+    CHECK(m.local.span == 8192);
+    CHECK(m.local.layers == 36);   // no_rope_layers empty: NoPE every 4th layer (12), chunked on the rest
+    CHECK(m.moe.num_experts == 16);
+    CHECK(m.moe.shared_experts == 1);
+    CHECK(m.moe_layers() == 48);   // interleave_moe_layer_step 1
+    // The published total counts the vision encoder too, from the config's vision_config:
+    // 34 layers of 4 x 1408^2 attention + 2 x 1408 x 5632 MLP (0.81B), and its adapter and
+    // projector (5632 x 4096 + 4096 x 4096 + 4096 x 5120: 0.06B).
+    const double vision = 34.0 * (4.0 * 1408 * 1408 + 2.0 * 1408 * 5632) + 5632.0 * 4096 + 4096.0 * 4096 + 4096.0 * 5120;
+    CHECK(within(billions(m.total_params()) + vision / 1e9, 109.0, 0.005));
+    CHECK(within(billions(m.active_params()), 17.0, 0.02));
+  }
+  SECTION("Llama 4 Maverick: MoE on every other layer, dense intermediate_size_mlp between; 400B total") {
+    const ModelSpec m = arch("llama-4-maverick-17b-128e-instruct");
+    CHECK(m.moe.layer_step == 2);
+    CHECK(m.moe_layers() == 24);   // layers 1, 3, ..., 47
+    CHECK(m.ffn == 16384);         // intermediate_size_mlp, the 24 dense layers
+    CHECK(m.moe.expert_ffn == 8192);
+    const double vision = 34.0 * (4.0 * 1408 * 1408 + 2.0 * 1408 * 5632) + 5632.0 * 4096 + 4096.0 * 4096 + 4096.0 * 5120;
+    CHECK(within(billions(m.total_params()) + vision / 1e9, 400.0, 0.005));
+    CHECK(within(billions(m.active_params()), 17.0, 0.02));
+  }
+  SECTION("Mistral 7B v0.1: a 4096-token window on every layer; 7.24B (Hugging Face page)") {
+    const ModelSpec m = arch("mistral-7b-v0.1");
+    CHECK(m.local.layers == 32);
+    CHECK(m.local.span == 4096);
+    CHECK(within(billions(m.total_params()), 7.24, 0.005));
+  }
+  SECTION("catalog YAMLs count the same as their config.json imports") {
+    CHECK(load_model("gemma-2-9b").total_params() == arch("gemma-2-9b").total_params());
+    CHECK(load_model("gemma-3-12b").total_params() == arch("gemma-3-12b-it").total_params());
+    CHECK(load_model("llama-4-scout-17b-16e").total_params() == arch("llama-4-scout-17b-16e-instruct").total_params());
+    CHECK(load_model("llama-4-maverick-17b-128e").total_params() ==
+          arch("llama-4-maverick-17b-128e-instruct").total_params());
+    CHECK(load_model("mistral-7b-v0.1").total_params() == arch("mistral-7b-v0.1").total_params());
+    CHECK(load_model("llama-4-maverick-17b-128e").local.layers == 36);
+    // Gemma 2 27B, Gemma 3 27B (no fixture): the reports' totals (27.2B; 1,416M + 25,600M).
+    CHECK(within(billions(load_model("gemma-2-27b").total_params()), 27.2, 0.005));
+    CHECK(within(billions(load_model("gemma-3-27b").total_params()), 1.416 + 25.600, 0.005));
+    CHECK(within(billions(load_model("mistral-small-24b").total_params()), 23.6, 0.005));
+  }
+}

@@ -147,12 +147,19 @@ TEST_CASE("calibration: a number edit gives the double the round-trip text gave"
   CHECK(round_significant(0.123456789, 6) == 0.123457);
 }
 
-TEST_CASE("model file: a sliding window that binds is refused, a wide one accepted", "[catalog][model]") {
-  CHECK(read_model("  sliding_window: 8192\n").max_context == 8192);
-  CHECK(read_model("  sliding_window: null\n").max_context == 8192);
-  CHECK_THAT(error_of([] { read_model("  sliding_window: 4096\n"); }),
-             Contains("tiny.yaml:7:3: attention.sliding_window: sliding_window 4096 is smaller than max_context 8192") &&
-                 Contains("set max_context: 4096"));
+TEST_CASE("model file: a sliding window that binds is modelled, a wide one changes nothing", "[catalog][model]") {
+  // A window of at least max_context (8192) never binds: full attention, no local layers.
+  CHECK_FALSE(read_model("  sliding_window: 8192\n").local.enabled());
+  CHECK_FALSE(read_model("  sliding_window: null\n").local.enabled());
+  const ModelSpec m = read_model("  sliding_window: 4096\n");
+  CHECK(m.local.kind == LocalAttention::Kind::sliding);
+  CHECK(m.local.span == 4096);
+  CHECK(m.local.layers == m.layers);  // local_layers defaults to every layer
+  CHECK(read_model("  sliding_window: 4096\n  local_layers: 1\n").local.layers == 1);
+  CHECK_THAT(error_of([] { read_model("  local_layers: 1\n"); }),
+             Contains("attention.local_layers: local_layers without sliding_window or attention_chunk"));
+  CHECK_THAT(error_of([] { read_model("  sliding_window: 4096\n  local_layers: 99\n"); }),
+             Contains("attention.local_layers 99 must be in 1.."));
 }
 
 TEST_CASE("model file: qk_norm true is read with a warning that it is not modelled", "[catalog][model]") {

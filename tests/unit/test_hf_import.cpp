@@ -109,14 +109,20 @@ TEST_CASE("hf import: load_model routes a .json path to the importer", "[hf]") {
   CHECK(m.kv_bytes_per_token(DType::bf16) == 131072.0);
 }
 
-TEST_CASE("hf import: Llama 4 Scout is reported as unsupported", "[hf][errors]") {
-  const std::string path = config_path("llama-4-scout-17b-16e-instruct-fp8-dynamic");
-  REQUIRE_THROWS_AS(import_hf_config(path), Error);
-  REQUIRE_THROWS_WITH(import_hf_config(path),
-                      Contains("llama-4-scout-17b-16e-instruct-fp8-dynamic/config.json") &&
-                          Contains("architecture 'Llama4ForConditionalGeneration' is not supported") &&
-                          Contains("multimodal") && Contains("Supported: ") &&
-                          Contains("LlamaForCausalLM") && Contains("models/*.yaml"));
+TEST_CASE("hf import: Llama 4 Scout's multimodal wrapper is read through its text_config", "[hf]") {
+  // The shipped FP8 re-upload: Llama4ForConditionalGeneration, text_config nested,
+  // quantization_config at the top level.
+  const ModelSpec m = import_hf_config(config_path("llama-4-scout-17b-16e-instruct-fp8-dynamic"));
+  CHECK(m.architecture == "Llama4ForConditionalGeneration");
+  CHECK(m.layers == 48);
+  CHECK(m.moe.num_experts == 16);
+  CHECK(m.moe.shared_experts == 1);
+  CHECK(m.local.kind == LocalAttention::Kind::chunked);
+  CHECK(m.local.span == 8192);
+  CHECK(m.local.layers == 36);  // no_rope_layers []: NoPE on every 4th layer
+  CHECK(m.native_dtype == DType::fp8);
+  // The same shapes as the catalog entry (bf16 there).
+  CHECK(m.total_params() == load_model("llama-4-scout-17b-16e").total_params());
 }
 
 TEST_CASE("hf import: malformed JSON names the file", "[hf][errors]") {
