@@ -189,11 +189,11 @@ std::shared_ptr<const DisaggregationSpec> read_disaggregation(ConfigMap& root) {
     if (!d.has(std::string(k->name)))
       throw ConfigError(ConfigErrorKind::missing, d.file(), 0, 0, d.key_path(std::string(k->name)),
                         fmt::format("{}: missing required key '{}'", d.where(), d.key_path(std::string(k->name))));
-  ConfigMap p = section_map(d, disaggregation_prefill_key_section());
+  ConfigMap p = d.map(std::string(kPrefill.name));
   spec->prefill = read_pool(root, p);
-  ConfigMap dm = section_map(d, disaggregation_decode_key_section());
+  ConfigMap dm = d.map(std::string(kDecode.name));
   spec->decode = read_pool(root, dm);
-  ConfigMap t = section_map(d, disaggregation_transfer_key_section());
+  ConfigMap t = d.map(std::string(kTransfer.name));
   spec->transfer.bandwidth = read_quantity(t, kBandwidth);
   spec->transfer.latency_s = read_quantity(t, kLatency);
   spec->transfer.layerwise = read_boolean(t, kLayerwise);

@@ -82,8 +82,12 @@ TEST_CASE("disaggregation at zero load: TTFT = prefill + transfer, E2E = TTFT + 
       REQUIRE(results.size() == 1);
       CHECK(results[0].ttft_ms == Approx(static_cast<double>(ttft) * kNsInMs).margin(kNsInMs));
       CHECK(results[0].e2e_ms == Approx(static_cast<double>(e2e) * kNsInMs).margin(kNsInMs));
-      // The first inter-token gap is the first decode step: the token came with the KV.
-      CHECK(r.summary.itl_ms.max >= r.summary.itl_ms.min);
+      // out - 1 gaps; the first (and shortest: the context only grows) is the first
+      // decode step, SeqWork{1, in}, which starts the instant the KV (and the first token) arrives.
+      CHECK(r.summary.itl_ms.count == out - 1);
+      const Nanos first_step =
+          step_nanos(make_cost_model(sc), sc.engine, batch_of(1, SeqWork{1, in, true}));
+      CHECK(r.summary.itl_ms.min == Approx(static_cast<double>(first_step) * kNsInMs).margin(kNsInMs));
       REQUIRE(r.summary.disaggregation);
       const DisaggregationReport& d = *r.summary.disaggregation;
       CHECK(d.transfers == 1);
@@ -201,15 +205,24 @@ TEST_CASE("decode-only engine: blocks granted by peak, every block returned", "[
   e.kv_arrived(1, 0);
   Nanos now = 0;
   std::vector<Request> done;
+  bool checked_partial = false;
   while (e.has_work()) {
     now = e.start_step(now, kNever);
     e.finish_step(now, done);
-    if (!done.empty() && granted.size() == 2) {
-      e.grant(granted);  // b (99 more tokens) finishes first and frees 50 blocks: still not 100 for c
+    if (done.size() == 1 && !checked_partial) {
+      // b (99 more tokens) finishes first and returns its 50 blocks: a's 50 are
+      // still reserved, so c's 100 do not fit yet.
+      checked_partial = true;
+      CHECK(done[0].id == 1);
+      CHECK(e.reserved_blocks() == 50);
+      e.grant(granted);
+      CHECK(granted.size() == 2);
     }
   }
+  CHECK(checked_partial);
   CHECK(done.size() == 2);
   CHECK(e.used_blocks() == 0);
+  CHECK(e.reserved_blocks() == 0);
   // With both done, c's 100 blocks fit.
   granted.clear();
   e.grant(granted);
