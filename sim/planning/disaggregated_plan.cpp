@@ -160,10 +160,10 @@ std::string disaggregated_plan_table(const DisaggregatedPlan& d, const PlanResul
   }
   if (c && c->operating) {
     const RunSummary& r = c->operating->summary;
-    out += fmt::format("  co-located {} x{}: {} GPUs, ${:.3f}/M output tokens, goodput {:.2f} req/s per replica, TTFT "
-                       "p99 {:.1f} ms, TPOT p99 {:.2f} ms (one replica at its share of the rate)\n",
-                       c->label, c->replicas, c->gpus, c->economics.usd_per_million_output_tokens, r.goodput_rps,
-                       r.ttft_ms.p99, r.tpot_ms.p99);
+    out += fmt::format("  co-located {} x{}: {} GPUs, ${:.3f}/M output tokens, goodput {:.2f} req/s ({} replicas x "
+                       "{:.2f}), TTFT p99 {:.1f} ms, TPOT p99 {:.2f} ms (one replica at its share of the rate)\n",
+                       c->label, c->replicas, c->gpus, c->economics.usd_per_million_output_tokens,
+                       r.goodput_rps * c->replicas, c->replicas, r.goodput_rps, r.ttft_ms.p99, r.tpot_ms.p99);
   } else {
     out += "  co-located: no configuration meets the SLOs at the target rate\n";
   }
@@ -208,6 +208,7 @@ nlohmann::ordered_json disaggregated_plan_json(const DisaggregatedPlan& d, const
                            {"replicas", c->replicas},
                            {"gpus", c->gpus},
                            {"usd_per_million_output_tokens", c->economics.usd_per_million_output_tokens},
+                           {"goodput_rps", c->operating->summary.goodput_rps * c->replicas},
                            {"goodput_rps_per_replica", c->operating->summary.goodput_rps}};
   else
     j["colocated_best"] = nullptr;
