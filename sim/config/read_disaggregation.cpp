@@ -77,7 +77,7 @@ const Key kBandwidth{
     .required = true,
     .min = 1,
     .max = 1e15,
-    .why = "a link moves at least a byte per second (above 1 PB/s no link exists)",
+    .why = "a link moves at least a byte per second, and none moves a petabyte",
 };
 const Key kLatency{
     .name = "latency",
