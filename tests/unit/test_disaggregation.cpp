@@ -274,3 +274,30 @@ TEST_CASE("disaggregation: bad input is refused with the key and the reason", "[
     }
   }
 }
+
+TEST_CASE("disaggregation: a prefill instance's transfers take its link one at a time", "[disagg][closed_form]") {
+  // Two prompts arrive together at the one prefill instance, are prefilled in one
+  // step (2 x 2000 tokens fit the 8192-token budget) and go to the two decode
+  // instances. The first transfer starts at the step's end; the second waits for
+  // the link to be free (the first's wire time w), then takes latency + w itself.
+  const Scenario sc = disagg_scenario(
+      "{prefill: {replicas: 1}, decode: {replicas: 2}, transfer: {bandwidth: \"50 GB/s\", latency: \"20 us\"}}");
+  const std::int64_t in = 2000, out = 5;
+  const double w = in * kLlama8bKvBytes / 50e9;  // 5.24288 ms
+  const Nanos step = step_nanos(make_cost_model(sc), sc.engine, batch_of(2, SeqWork{in, 0, true}));
+  VectorSource src({make_request(0.0, in, out), make_request(0.0, in, out)});
+  RequestResults results;
+  SimulationOptions opt;
+  opt.request_results = &results;
+  const SimulationResult r = simulate(sc, src, opt);
+  REQUIRE(results.size() == 2);
+  std::sort(results.begin(), results.end(), [](const RequestResult& a, const RequestResult& b) { return a.id < b.id; });
+  CHECK(results[0].ttft_ms == Approx(static_cast<double>(step + to_nanos(20e-6 + w)) * kNsInMs).margin(kNsInMs));
+  CHECK(results[1].ttft_ms ==
+        Approx(static_cast<double>(step + to_nanos(w) + to_nanos(20e-6 + w)) * kNsInMs).margin(2 * kNsInMs));
+  const DisaggregationReport& d = *r.summary.disaggregation;
+  CHECK(d.link_wait_ms.max == Approx(static_cast<double>(to_nanos(w)) * kNsInMs).margin(kNsInMs));
+  CHECK(d.link_wait_ms.min == 0.0);
+  // Each decoded alone on its own instance: the same decode steps.
+  CHECK(results[0].tpot_ms == Approx(results[1].tpot_ms).epsilon(1e-12));
+}
