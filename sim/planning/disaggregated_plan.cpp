@@ -198,9 +198,13 @@ nlohmann::ordered_json disaggregated_plan_json(const DisaggregatedPlan& d, const
     splits.push_back(x);
   }
   j["splits"] = splits;
-  j["best"] = d.best ? nlohmann::ordered_json(d.splits[*d.best].prefill) : nlohmann::ordered_json(nullptr);
-  if (d.best) j["best"] = {{"prefill", d.splits[*d.best].prefill}, {"decode", d.splits[*d.best].decode},
-                           {"gpus", d.splits[*d.best].gpus}};
+  if (d.best)
+    j["best"] = {{"prefill", d.splits[*d.best].prefill}, {"decode", d.splits[*d.best].decode},
+                 {"gpus", d.splits[*d.best].gpus},
+                 {"usd_per_million_output_tokens", d.splits[*d.best].economics.usd_per_million_output_tokens},
+                 {"goodput_rps", d.splits[*d.best].trial->summary.goodput_rps}};
+  else
+    j["best"] = nullptr;
   j["note"] = d.note;
   const Candidate* c = best_colocated(colocated);
   if (c && c->operating)
