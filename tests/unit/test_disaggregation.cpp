@@ -8,8 +8,10 @@
 
 #include <algorithm>
 
+#include "config/catalog_reader.h"
 #include "config/config_error.h"
 #include "engine/decode_only_engine.h"
+#include "planning/disaggregated_plan.h"
 #include "run/disaggregated_simulation.h"
 #include "scenario/disaggregation.h"
 #include "test_sim_helpers.h"
@@ -300,4 +302,35 @@ TEST_CASE("disaggregation: a prefill instance's transfers take its link one at a
   CHECK(d.link_wait_ms.min == 0.0);
   // Each decoded alone on its own instance: the same decode steps.
   CHECK(results[0].tpot_ms == Approx(results[1].tpot_ms).epsilon(1e-12));
+}
+
+TEST_CASE("plan: xPyD splits are searched by GPUs and the first sustainable count wins", "[disagg][plan]") {
+  // The shipped 1P2D scenario at 8 req/s with its TPOT p99 <= 12 ms SLO.
+  ConfigNode doc = load_yaml_file(std::string(SERVESIM_SOURCE_DIR) + "/scenarios/disaggregated-1p2d.yaml");
+  ConfigNode colocated = doc;
+  colocated.remove("disaggregation");
+  planning::PlanOptions o;
+  o.trial_requests = 300;
+  o.threads = 1;
+  const planning::PlanResult p = planning::plan(colocated, "disaggregated-1p2d.yaml", o);
+  const planning::DisaggregatedPlan d = planning::plan_disaggregated(doc, "disaggregated-1p2d.yaml", o, p);
+  REQUIRE(d.target_rate == 8.0);  // the workload's rate
+  REQUIRE_FALSE(d.splits.empty());
+  // The ceiling: twice the best co-located GPU count, at least 4.
+  const planning::Candidate* best_co = nullptr;
+  for (const auto& c : p.candidates)
+    if (c.rank == 1) best_co = &c;
+  REQUIRE(best_co);
+  CHECK(d.max_gpus == std::clamp(2 * best_co->gpus, 4, planning::kMaxSearchGpus));
+  for (std::size_t i = 1; i < d.splits.size(); ++i) CHECK(d.splits[i - 1].gpus <= d.splits[i].gpus);
+  REQUIRE(d.best);
+  const planning::Split& best = d.splits[*d.best];
+  CHECK(best.sustainable);
+  for (const planning::Split& s : d.splits) {
+    CHECK(s.gpus <= best.gpus);                      // the search stops at the first sustainable count
+    if (s.gpus < best.gpus) CHECK_FALSE(s.sustainable);
+    CHECK(s.gpus == s.prefill + s.decode);           // one GPU per instance here (tp = 1)
+  }
+  // Its cost: three H100s' price over the output tokens the target rate carries.
+  CHECK(best.economics.usd_per_hour == Approx(best.gpus * load_gpu("h100-sxm").price_per_hour));
 }
