@@ -45,12 +45,16 @@ const Candidate* best_colocated(const PlanResult& p) {
 
 DisaggregatedPlan plan_disaggregated(const ConfigNode& doc, const std::string& source, const PlanOptions& opt,
                                      const PlanResult& colocated) {
-  if (!colocated.target_rate)
-    throw Error("plan: sizing prefill and decode pools needs a target rate (--target-rate R, plan.target_rate or the "
-                "workload's arrival rate); a GPU budget alone is not enough");
-  DisaggregatedPlan out;
-  out.target_rate = *colocated.target_rate;
   const Scenario base = parse_scenario(doc, source);
+  DisaggregatedPlan out;
+  // The co-located plan's target, else (a GPU budget alone) the workload's own rate.
+  const ArrivalSpec& a = base.workload.arrival;
+  const bool has_rate = a.kind == ArrivalKind::poisson || a.kind == ArrivalKind::gamma || a.kind == ArrivalKind::constant;
+  if (colocated.target_rate) out.target_rate = *colocated.target_rate;
+  else if (has_rate) out.target_rate = a.rate;
+  else
+    throw Error("plan: sizing prefill and decode pools needs a target rate (--target-rate R or plan.target_rate: the "
+                "workload has no arrival rate); a GPU budget alone is not enough");
   if (!base.disaggregation) throw Error("internal: plan_disaggregated on a scenario without disaggregation");
   const DisaggregationSpec& spec = *base.disaggregation;
   out.prefill_pool = pool_label(spec.prefill);
@@ -147,7 +151,7 @@ std::string disaggregated_plan_table(const DisaggregatedPlan& d, const PlanResul
                        transfer, s.sustainable ? "ok" : s.failure, d.best && *d.best == i ? "  <- best" : "");
   }
   const Candidate* c = best_colocated(colocated);
-  out += "\nDisaggregated vs co-located at the target rate:\n";
+  out += "\nDisaggregated vs co-located:\n";
   if (d.best) {
     const Split& s = d.splits[*d.best];
     const RunSummary& r = s.trial->summary;
@@ -161,9 +165,12 @@ std::string disaggregated_plan_table(const DisaggregatedPlan& d, const PlanResul
   if (c && c->operating) {
     const RunSummary& r = c->operating->summary;
     out += fmt::format("  co-located {} x{}: {} GPUs, ${:.3f}/M output tokens, goodput {:.2f} req/s ({} replicas x "
-                       "{:.2f}), TTFT p99 {:.1f} ms, TPOT p99 {:.2f} ms (one replica at its share of the rate)\n",
+                       "{:.2f}), TTFT p99 {:.1f} ms, TPOT p99 {:.2f} ms ({})\n",
                        c->label, c->replicas, c->gpus, c->economics.usd_per_million_output_tokens,
-                       r.goodput_rps * c->replicas, c->replicas, r.goodput_rps, r.ttft_ms.p99, r.tpot_ms.p99);
+                       r.goodput_rps * c->replicas, c->replicas, r.goodput_rps, r.ttft_ms.p99, r.tpot_ms.p99,
+                       colocated.target_rate ? "one replica at its share of the rate"
+                                             : "the GPU budget's plan: every replica at its maximum rate, not at the "
+                                               "workload's rate");
   } else {
     out += "  co-located: no configuration meets the SLOs at the target rate\n";
   }

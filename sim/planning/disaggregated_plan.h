@@ -44,7 +44,8 @@ struct DisaggregatedPlan {
 
 // `doc` is the scenario with its disaggregation section; `colocated` the plan of
 // the same scenario without it (its best configuration sets the search ceiling
-// when no budget is given). Throws servesim::Error when there is no target rate.
+// when no budget is given). The target rate is the co-located plan's, else the
+// workload's; throws servesim::Error when there is neither.
 DisaggregatedPlan plan_disaggregated(const ConfigNode& doc, const std::string& source, const PlanOptions& options,
                                      const PlanResult& colocated);
 
