@@ -334,3 +334,24 @@ TEST_CASE("plan: xPyD splits are searched by GPUs and the first sustainable coun
   // Its cost: three H100s' price over the output tokens the target rate carries.
   CHECK(best.economics.usd_per_hour == Approx(best.gpus * load_gpu("h100-sxm").price_per_hour));
 }
+
+TEST_CASE("disaggregation: what it does not model is refused with the reason", "[disagg][bad_input]") {
+  const std::string workload =
+      "{requests: 4, arrival: {process: poisson, rate: 1}, input_tokens: {dist: fixed, value: 100}, "
+      "output_tokens: {dist: fixed, value: 10}}";
+  const auto refusal = [&](const std::string& engine, const std::string& extra_workload = "") -> std::string {
+    std::string w = workload;
+    if (!extra_workload.empty()) w = w.substr(0, w.size() - 1) + ", " + extra_workload + "}";
+    try {
+      (void)simulate(disagg_scenario(k1p1d, w, engine));
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  CHECK_THAT(refusal("{kind: vllm, max_num_seqs: 64}", "patience: {dist: uniform, min: \"3 s\", max: \"5 s\"}"),
+             Catch::Contains("workload.patience is not modelled with prefill/decode disaggregation"));
+  CHECK_THAT(refusal("{kind: static, max_num_seqs: 64}"), Catch::Contains("engine.kind: static"));
+  // And a well-formed one runs: the refusals are not blanket.
+  CHECK(refusal("{kind: vllm, max_num_seqs: 64}").empty());
+}
