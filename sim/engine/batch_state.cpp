@@ -166,7 +166,18 @@ void BatchState::materialize_front() {
   // The slot's version survives its reuse: a completion-heap entry its previous
   // occupant left behind (one that left decode early) must never match the new one.
   const std::uint32_t version = s.version;
-  s = Seq{};
+  if (prefix_caching_) {
+    // The hash and handle vectors keep their capacity across reuse (no allocation per request).
+    std::vector<std::uint64_t> hashes = std::move(s.hashes);
+    std::vector<std::int32_t> nodes = std::move(s.cached_nodes);
+    s = Seq{};
+    hashes.clear();
+    nodes.clear();
+    s.hashes = std::move(hashes);
+    s.cached_nodes = std::move(nodes);
+  } else {
+    s = Seq{};
+  }
   s.version = version + 1;
   fresh_bytes_ -= queued_request_bytes(fresh_.front());
   s.req = std::move(fresh_.front());
@@ -176,7 +187,7 @@ void BatchState::materialize_front() {
   s.rec.sequences = group_.sequences();
   s.target = s.req.input_tokens;
   if (prefix_caching_ && !s.req.block_hashes.empty())
-    s.hashes = engine_block_hashes(s.req.block_hashes, s.req.hash_block_tokens, s.req.input_tokens, kv_.block_size());
+    chains_.hashes(s.req.block_hashes, s.req.hash_block_tokens, s.req.input_tokens, kv_.block_size(), s.hashes);
   s.phase = Phase::waiting;
   waiting_.push_back(slot);
 }

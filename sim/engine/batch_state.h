@@ -64,6 +64,7 @@ class BatchState {
     std::int64_t blocks = 0;     // private KV blocks held in prefill phase
     std::int64_t cached_blocks = 0;  // leading blocks held through the prefix cache (shared)
     std::vector<std::uint64_t> hashes;  // full prompt blocks' hashes (prefix caching)
+    std::vector<std::int32_t> cached_nodes;  // the prefix cache's handles of the cached_blocks
     std::int64_t join_step = 0;  // decode phase: G when it joined
     std::int64_t len_join = 0;   // decode phase: KV tokens when it joined
     std::int64_t gen_join = 0;
@@ -245,6 +246,7 @@ class BatchState {
   double transfer_s_ = 0;
   bool decoders_paused_ = false;
   std::int64_t reserved_blocks_ = 0;  // sum of running requests' Seq::reserved
+  BlockHashChains chains_;  // prompt block hashes, shared prefixes hashed once
 
   std::vector<Seq> slots_;
   std::vector<int> free_slots_;
@@ -292,7 +294,7 @@ inline KvBlocks::PrefixHit BatchState::reuse_prefix(int slot) {
   KvBlocks::PrefixHit hit;
   if (s.swapped_blocks == 0 && !s.hashes.empty()) {
     const std::int64_t limit = (s.target - 1) / kv_.block_size();
-    hit = kv_.acquire_prefix(s.hashes, limit);
+    hit = kv_.acquire_prefix(s.hashes, limit, s.cached_nodes);
     s.cached_blocks = hit.gpu;
     s.computed = (hit.gpu + hit.cpu) * kv_.block_size();
   }
@@ -300,7 +302,8 @@ inline KvBlocks::PrefixHit BatchState::reuse_prefix(int slot) {
 }
 
 inline void BatchState::release_cached(Seq& s) {
-  kv_.release_prefix(s.hashes, s.cached_blocks);
+  kv_.release_prefix(s.cached_nodes, s.cached_blocks);
+  s.cached_nodes.clear();
   s.cached_blocks = 0;
 }
 
@@ -392,7 +395,7 @@ inline void BatchState::complete_chunks(Nanos now, std::vector<Request>& done) {
       const std::int64_t full =
           std::min<std::int64_t>(static_cast<std::int64_t>(s.hashes.size()), s.computed / kv_.block_size());
       if (full > s.cached_blocks) {
-        s.blocks -= kv_.share_prefix(s.hashes, s.cached_blocks, full);
+        s.blocks -= kv_.share_prefix(s.hashes, s.cached_blocks, full, s.cached_nodes);
         s.cached_blocks = full;
       }
     }

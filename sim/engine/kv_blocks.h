@@ -79,19 +79,26 @@ class KvBlocks {
     std::int64_t gpu = 0;  // cached blocks now shared by the caller
     std::int64_t cpu = 0;  // following blocks the CPU tier can reload
   };
-  PrefixHit acquire_prefix(const std::vector<std::uint64_t>& hashes, std::int64_t limit) {
+  // The pinned blocks' handles are appended to `nodes` (for release_prefix).
+  PrefixHit acquire_prefix(const std::vector<std::uint64_t>& hashes, std::int64_t limit,
+                           std::vector<std::int32_t>& nodes) {
     PrefixHit h;
-    h.gpu = cache_.match(hashes, limit);
+    // Pinning as it matches is the same as matching first: the CPU tier's lookup
+    // after the GPU run reads neither references nor the LRU order.
+    const PrefixCache::Pinned p = cache_.match_acquire(hashes, limit, &nodes);
+    h.gpu = p.matched;
     if (cpu_.enabled()) h.cpu = cpu_.match(hashes, h.gpu, limit);
-    used_ += cache_.acquire(hashes, h.gpu);
+    used_ += p.revived;
     return h;
   }
-  // Drops the caller's share of its first n cached blocks.
-  void release_prefix(const std::vector<std::uint64_t>& hashes, std::int64_t n) { used_ -= cache_.release(hashes, n); }
+  // Drops the caller's share of its first n cached blocks (their handles, as
+  // acquire_prefix and share_prefix appended them).
+  void release_prefix(const std::vector<std::int32_t>& nodes, std::int64_t n) { used_ -= cache_.release_nodes(nodes, n); }
   // A computed prompt's blocks [first, n) become shared (cached) blocks. Returns how
   // many private blocks the caller no longer holds (each now counts as shared).
-  std::int64_t share_prefix(const std::vector<std::uint64_t>& hashes, std::int64_t first, std::int64_t n) {
-    const PrefixCache::Registered r = cache_.add(hashes, first, n);
+  std::int64_t share_prefix(const std::vector<std::uint64_t>& hashes, std::int64_t first, std::int64_t n,
+                            std::vector<std::int32_t>& nodes) {
+    const PrefixCache::Registered r = cache_.add(hashes, first, n, &nodes);
     used_ -= r.duplicate;  // someone else's copy is kept, the caller's is freed
     return r.fresh + r.duplicate + r.revived;
   }

@@ -9,10 +9,15 @@
 // running requests plus the cached blocks with users (pinned()). Evictable cached
 // blocks count as free for allocation; shrink_to() evicts them when the truly free
 // blocks run out.
+//
+// Storage is flat (block_hash_index.h): each cached block is a node in one array,
+// found through an open-addressing index, with its reference count in place and,
+// while evictable, links to its LRU neighbours by node number. Nothing is
+// allocated per block; freed nodes are reused.
 #include <cstdint>
-#include <list>
-#include <unordered_map>
 #include <vector>
+
+#include "engine/block_hash_index.h"
 
 namespace servesim {
 
@@ -22,6 +27,13 @@ class PrefixCache {
  public:
   // Number of leading `hashes` cached now (at most `limit`).
   std::int64_t match(const std::vector<std::uint64_t>& hashes, std::int64_t limit) const;
+  // match() and acquire() of what it found in one pass over the hashes.
+  struct Pinned {
+    std::int64_t matched = 0;  // leading hashes cached (now referenced by the caller)
+    std::int64_t revived = 0;  // of those, how many were evictable (became pinned)
+  };
+  // The handle of each matched block is appended to `nodes` (see release_nodes).
+  Pinned match_acquire(const std::vector<std::uint64_t>& hashes, std::int64_t limit, std::vector<std::int32_t>* nodes);
   // Takes a reference on each of the first n hashes (all must be cached). Returns how
   // many became pinned (were evictable), i.e. how much "used" grows.
   std::int64_t acquire(const std::vector<std::uint64_t>& hashes, std::int64_t n);
@@ -33,28 +45,43 @@ class PrefixCache {
     std::int64_t duplicate = 0;  // already pinned by others: the private copy is freed
     std::int64_t revived = 0;    // already cached but evictable: now pinned, private freed
   };
-  Registered add(const std::vector<std::uint64_t>& hashes, std::int64_t first, std::int64_t n);
+  // With `nodes`, each block's handle is appended to it.
+  Registered add(const std::vector<std::uint64_t>& hashes, std::int64_t first, std::int64_t n,
+                 std::vector<std::int32_t>* nodes = nullptr);
   // Drops one reference on each of the first n hashes, last block first (so a
   // prefix's tail is evicted before its head). Returns how many became evictable.
   std::int64_t release(const std::vector<std::uint64_t>& hashes, std::int64_t n);
+  // release() by the handles match_acquire and add gave out: a block's handle
+  // stays valid while the caller holds its reference (only unreferenced blocks
+  // are evicted), so no hash lookup is needed.
+  std::int64_t release_nodes(const std::vector<std::int32_t>& nodes, std::int64_t n);
   // Evicts least-recently-released blocks until at most `max_evictable` remain;
   // with a spill tier set, evicted blocks move there (CPU offload).
   void shrink_to(std::int64_t max_evictable) {
-    if (static_cast<std::int64_t>(lru_.size()) > max_evictable) evict(max_evictable);
+    if (lru_size_ > max_evictable) evict(max_evictable);
   }
   void set_spill(CpuKvTier* tier) { spill_ = tier; }
 
   std::int64_t pinned() const { return pinned_; }
-  std::int64_t evictable() const { return static_cast<std::int64_t>(lru_.size()); }
+  std::int64_t evictable() const { return lru_size_; }
   std::int64_t evictions() const { return evictions_; }
 
  private:
-  struct Entry {
+  struct Node {
+    std::uint64_t hash = 0;
     std::int64_t refs = 0;
-    std::list<std::uint64_t>::iterator lru;  // valid when refs == 0
+    std::int32_t prev = -1, next = -1;  // LRU neighbours while refs == 0
   };
-  std::unordered_map<std::uint64_t, Entry> entries_;
-  std::list<std::uint64_t> lru_;  // evictable, oldest first
+  Node& node_of(std::uint64_t hash) { return nodes_[static_cast<std::size_t>(index_.find(hash))]; }
+  std::int32_t new_node(std::uint64_t hash);
+  void lru_unlink(Node& n);
+  void lru_push_back(std::int32_t i);
+
+  BlockHashIndex index_;           // hash -> node
+  std::vector<Node> nodes_;        // every cached block (and free nodes)
+  std::vector<std::int32_t> free_nodes_;
+  std::int32_t lru_head_ = -1, lru_tail_ = -1;  // evictable, oldest first
+  std::int64_t lru_size_ = 0;
   std::int64_t pinned_ = 0;
   std::int64_t evictions_ = 0;
   CpuKvTier* spill_ = nullptr;
@@ -68,5 +95,28 @@ class PrefixCache {
 // and the prompt are hashed.
 std::vector<std::uint64_t> engine_block_hashes(const std::vector<std::uint64_t>& ids, std::int64_t id_block_tokens,
                                                std::int64_t prompt_tokens, std::int64_t block_size);
+// The same, written into `out` (cleared first; its capacity is reused).
+void engine_block_hashes(const std::vector<std::uint64_t>& ids, std::int64_t id_block_tokens, std::int64_t prompt_tokens,
+                         std::int64_t block_size, std::vector<std::uint64_t>& out);
+
+// engine_block_hashes with shared prefixes hashed once: engine block b's hash
+// depends only on the ids its tokens and those before it fall in, so a request
+// whose ids start like a remembered request's takes that request's hashes for
+// the blocks inside the common run and chains on from there. It remembers one
+// request per slot of a small table indexed by the first id (the system prompt
+// or conversation a request starts with); bounded memory, the same results.
+class BlockHashChains {
+ public:
+  void hashes(const std::vector<std::uint64_t>& ids, std::int64_t id_block_tokens, std::int64_t prompt_tokens,
+              std::int64_t block_size, std::vector<std::uint64_t>& out);
+
+ private:
+  static constexpr std::size_t kSlots = 64;
+  struct Chain {
+    std::int64_t id_block_tokens = 0, block_size = 0;
+    std::vector<std::uint64_t> ids, hashes;
+  };
+  std::vector<Chain> chains_ = std::vector<Chain>(kSlots);
+};
 
 }  // namespace servesim

@@ -26,7 +26,21 @@ RouterKind parse_router(const std::string& name, const std::string& where) {
   throw Error(fmt::format("{}: unknown router '{}'{} (valid: {})", where, name, did_you_mean(name, names), join(names)));
 }
 
-int Router::least_outstanding(const std::vector<std::unique_ptr<Engine>>& replicas) {
+void Router::track(const std::vector<std::unique_ptr<Engine>>& replicas) {
+  const std::size_t n = replicas.size();
+  tracked_ = n > 1 && kind_ != RouterKind::round_robin;
+  if (!tracked_) return;
+  if (kind_ == RouterKind::least_kv) {
+    kv_.resize(n, 0.0);
+    for (std::size_t i = 0; i < n; ++i) kv_.set(i, replicas[i]->kv_load());
+  } else {
+    outstanding_.resize(n, 0);
+    for (std::size_t i = 0; i < n; ++i) outstanding_.set(i, replicas[i]->outstanding());
+  }
+}
+
+int Router::least_outstanding(const std::vector<std::unique_ptr<Engine>>& replicas) const {
+  if (tracked_) return static_cast<int>(outstanding_.best());
   std::size_t best = 0;
   for (std::size_t i = 1; i < replicas.size(); ++i)
     if (replicas[i]->outstanding() < replicas[best]->outstanding()) best = i;
@@ -40,8 +54,8 @@ int Router::pick_affinity(const std::vector<std::unique_ptr<Engine>>& replicas, 
   int chosen = least;
   const auto it = affinity_.find(key);
   if (it != affinity_.end()) {
-    const std::int64_t min_load = std::max<std::int64_t>(1, replicas[static_cast<std::size_t>(least)]->outstanding());
-    if (replicas[static_cast<std::size_t>(it->second)]->outstanding() <= 2 * min_load) chosen = it->second;
+    const std::int64_t min_load = std::max<std::int64_t>(1, outstanding(replicas, least));
+    if (outstanding(replicas, it->second) <= 2 * min_load) chosen = it->second;
     it->second = chosen;
   } else {
     if (affinity_.size() >= kAffinityEntries) {
@@ -62,6 +76,7 @@ int Router::pick(const std::vector<std::unique_ptr<Engine>>& replicas, const Req
     case RouterKind::least_outstanding: return least_outstanding(replicas);
     case RouterKind::prefix_affinity: return pick_affinity(replicas, r);
     case RouterKind::least_kv: {
+      if (tracked_) return static_cast<int>(kv_.best());
       std::size_t best = 0;
       for (std::size_t i = 1; i < n; ++i)
         if (replicas[i]->kv_load() < replicas[best]->kv_load()) best = i;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "engine/engine.h"
+#include "engine/min_tree.h"
 
 namespace servesim {
 
@@ -34,11 +35,31 @@ class Router {
   // Deterministic: ties go to the lowest replica index.
   int pick(const std::vector<std::unique_ptr<Engine>>& replicas, const Request& r);
 
+  // Load tracking (optional): after track(replicas), the caller promises to call
+  // observe(replicas, i) whenever replica i's outstanding requests or KV use may
+  // have changed (after every call into it); pick() then reads the loads from a
+  // MinTree in O(1) instead of asking every replica (same choice, ties included).
+  // Without track() pick() scans the replicas.
+  void track(const std::vector<std::unique_ptr<Engine>>& replicas);
+  void observe(const std::vector<std::unique_ptr<Engine>>& replicas, int i) {
+    if (!tracked_) return;
+    const Engine& e = *replicas[static_cast<std::size_t>(i)];
+    if (kind_ == RouterKind::least_kv) kv_.set(static_cast<std::size_t>(i), e.kv_load());
+    else outstanding_.set(static_cast<std::size_t>(i), e.outstanding());
+  }
+
  private:
-  static int least_outstanding(const std::vector<std::unique_ptr<Engine>>& replicas);
+  int least_outstanding(const std::vector<std::unique_ptr<Engine>>& replicas) const;
+  std::int64_t outstanding(const std::vector<std::unique_ptr<Engine>>& replicas, int i) const {
+    return tracked_ ? outstanding_.value(static_cast<std::size_t>(i))
+                    : replicas[static_cast<std::size_t>(i)]->outstanding();
+  }
   int pick_affinity(const std::vector<std::unique_ptr<Engine>>& replicas, const Request& r);
 
   RouterKind kind_;
+  bool tracked_ = false;
+  MinTree<std::int64_t> outstanding_;  // least_outstanding, prefix_affinity
+  MinTree<double> kv_;                 // least_kv
   std::size_t next_ = 0;
   // prefix_affinity: first block id -> replica that served it last; insertion order for eviction.
   std::unordered_map<std::uint64_t, int> affinity_;

@@ -153,6 +153,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
     replicas.push_back(make_engine(ctx));
   }
   Router router(sc.router);
+  router.track(replicas);
   EventQueue queue;
   // The request waiting for its arrival event (sources are streaming: one at a time).
   std::optional<Request> pending;
@@ -182,12 +183,26 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
     // Rejected before routing: no replica took it (record replica 0).
     collector.on_request_done(failed_record(r, 0, FailureReason::overload_guard, at));
   };
+  // Each replica's queue as last seen and the sums over replicas, refreshed by
+  // observe(r) after every call into replica r, so neither the guard nor the
+  // router asks every replica per arrival.
+  std::vector<std::int64_t> seen_queued(replicas.size(), 0), seen_bytes(replicas.size(), 0);
+  std::int64_t queued_sum = 0, bytes_sum = 0;
+  // One replica: the guard reads it directly (no bookkeeping per event on the plain path).
+  const bool single = replicas.size() == 1;
+  auto observe = [&](int r) __attribute__((always_inline)) {
+    if (single) return;
+    const Engine& e = *replicas[static_cast<std::size_t>(r)];
+    const std::int64_t q = e.queued(), b = e.queued_bytes();
+    queued_sum += q - seen_queued[static_cast<std::size_t>(r)];
+    bytes_sum += b - seen_bytes[static_cast<std::size_t>(r)];
+    seen_queued[static_cast<std::size_t>(r)] = q;
+    seen_bytes[static_cast<std::size_t>(r)] = b;
+    router.observe(replicas, r);
+  };
   auto check_guard = [&](Nanos now) {
-    std::int64_t queued = 0, bytes = 0;
-    for (const auto& e : replicas) {
-      queued += e->queued();
-      bytes += e->queued_bytes();
-    }
+    const std::int64_t queued = single ? replicas[0]->queued() : queued_sum;
+    const std::int64_t bytes = single ? replicas[0]->queued_bytes() : bytes_sum;
     if (queued > guard.queued_peak) {
       guard.queued_peak = queued;
       guard.queued_peak_bytes = static_cast<double>(bytes);
@@ -195,8 +210,10 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
     if (static_cast<double>(bytes) <= guard.guard_bytes) return;
     guard.guard_tripped = true;
     guard.guard_trip_s = to_seconds(now - first_arrival);
-    for (auto& e : replicas)
-      e->abort_queued(now, FailureReason::overload_guard, [&](const Request& r) { source.on_complete(r, now); });
+    for (std::size_t i = 0; i < replicas.size(); ++i) {
+      replicas[i]->abort_queued(now, FailureReason::overload_guard, [&](const Request& r) { source.on_complete(r, now); });
+      observe(static_cast<int>(i));
+    }
     // Every request still to come is refused now, without simulating its arrival
     // (the one already pulled is refused when its arrival event comes).
     while (auto r = source.next()) {
@@ -213,6 +230,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   auto abandon_due = [&](int r, Nanos now) {
     gone.clear();
     replicas[static_cast<std::size_t>(r)]->abandon_due(now, gone);
+    observe(r);
     for (const Request& g : gone) source.on_abandon(g, now);
     if (!gone.empty()) pull();
   };
@@ -228,7 +246,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   // Pipelined replicas (pp > 1) may start a step while others are in flight: a
   // kick event wakes them when their first stage frees (at most one queued each).
   std::vector<Nanos> kick_at(replicas.size(), kNever);
-  auto kick = [&](int r, Nanos now) {
+  auto kick = [&](int r, Nanos now) __attribute__((always_inline)) {
     Engine& e = *replicas[static_cast<std::size_t>(r)];
     if (patience) abandon_due(r, now);  // before planning: due prefills are aborted now
     if (e.can_start(now)) queue.push(e.start_step(now, horizon()), kStepEndPriority, kStepEnd, r);
@@ -239,13 +257,20 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
       queue.push(again, kKickPriority, kKick, r);
     }
     if (patience) arm_deadline(r, now);
+    observe(r);  // the step took requests and blocks; next_deadline() drops answered deadlines
   };
 
   pull();
   std::vector<Request> done;
   // Replicas with new work start their next step only once every event at the
   // current instant is handled, so simultaneous arrivals share one step.
+  // Marked replicas, and their indices in marking order (kicked in index order).
   std::vector<char> to_kick(replicas.size(), 0);
+  std::vector<int> kick_list;
+  auto mark = [&](int r) __attribute__((always_inline)) {
+    if (!single && !to_kick[static_cast<std::size_t>(r)]) kick_list.push_back(r);
+    to_kick[static_cast<std::size_t>(r)] = 1;
+  };
   const std::int64_t expected = source.expected_total();
   std::int64_t next_progress = 0;
   std::uint32_t events = 0;
@@ -265,34 +290,42 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
         pull();
       } else {
         const int r = router.pick(replicas, req);
-        if (!replicas[static_cast<std::size_t>(r)]->enqueue(req, now)) source.on_complete(req, now);
+        const bool taken = replicas[static_cast<std::size_t>(r)]->enqueue(req, now);
+        observe(r);
+        if (!taken) source.on_complete(req, now);
         check_guard(now);
         pull();
-        to_kick[static_cast<std::size_t>(r)] = 1;
+        mark(r);
       }
     } else if (ev.kind == kDeadline) {
       const int r = static_cast<int>(ev.data);
       if (deadline_at[static_cast<std::size_t>(r)] == now) deadline_at[static_cast<std::size_t>(r)] = kNever;
       abandon_due(r, now);
-      to_kick[static_cast<std::size_t>(r)] = 1;  // re-arms the next deadline (and may start a step)
+      mark(r);  // re-arms the next deadline (and may start a step)
     } else if (ev.kind == kKick) {
       const int r = static_cast<int>(ev.data);
       if (kick_at[static_cast<std::size_t>(r)] == now) kick_at[static_cast<std::size_t>(r)] = kNever;
-      to_kick[static_cast<std::size_t>(r)] = 1;
+      mark(r);
     } else {
       const int r = static_cast<int>(ev.data);
       done.clear();
       replicas[static_cast<std::size_t>(r)]->finish_step(now, done);
+      observe(r);
       for (const auto& d : done) source.on_complete(d, now);
       if (!done.empty()) pull();  // closed loop: a completion may release the next request
-      to_kick[static_cast<std::size_t>(r)] = 1;
+      mark(r);
     }
-    if (queue.empty() || queue.top().time > now) {
-      for (std::size_t i = 0; i < to_kick.size(); ++i) {
-        if (!to_kick[i]) continue;
-        to_kick[i] = 0;
-        kick(static_cast<int>(i), now);
+    if (single && to_kick[0] && (queue.empty() || queue.top().time > now)) {
+      to_kick[0] = 0;
+      kick(0, now);
+    } else if (!kick_list.empty() && (queue.empty() || queue.top().time > now)) {
+      // Only the marked replicas, in index order as a scan over all would take them.
+      if (kick_list.size() > 1) std::sort(kick_list.begin(), kick_list.end());
+      for (const int r : kick_list) {
+        to_kick[static_cast<std::size_t>(r)] = 0;
+        kick(r, now);
       }
+      kick_list.clear();
     }
     if (options.progress && collector.finished() >= next_progress) {
       options.progress(collector.finished(), expected);

@@ -24,9 +24,13 @@ std::vector<std::uint64_t> prompt_block_hashes(std::int64_t total_tokens, std::i
   const std::int64_t shared = group >= 0 ? std::min(n, prefix_tokens / block_tokens) : 0;
   std::vector<std::uint64_t> out;
   out.reserve(static_cast<std::size_t>(std::max<std::int64_t>(n, 0)));
-  for (std::int64_t j = 0; j < shared; ++j)
-    out.push_back(prefix_block_hash(HashOwner::group, static_cast<std::uint64_t>(group), static_cast<std::uint64_t>(j)));
-  for (std::int64_t j = shared; j < n; ++j) out.push_back(prefix_block_hash(kind, owner, static_cast<std::uint64_t>(j)));
+  // prefix_block_hash(kind, owner, j) = mix(base ^ j) with base = mix(mix(kind) ^ owner):
+  // the base is the same for every block of one owner, so it is mixed once.
+  const auto base = [](HashOwner k, std::uint64_t o) { return mix(mix(static_cast<std::uint64_t>(k)) ^ o); };
+  const std::uint64_t group_base = base(HashOwner::group, static_cast<std::uint64_t>(group));
+  for (std::int64_t j = 0; j < shared; ++j) out.push_back(mix(group_base ^ static_cast<std::uint64_t>(j)));
+  const std::uint64_t owner_base = base(kind, owner);
+  for (std::int64_t j = shared; j < n; ++j) out.push_back(mix(owner_base ^ static_cast<std::uint64_t>(j)));
   return out;
 }
 

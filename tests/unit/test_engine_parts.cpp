@@ -79,26 +79,31 @@ TEST_CASE("the KV block manager shares prompt blocks through the prefix cache", 
   KvBlocks kv(ctx);
   const std::vector<std::uint64_t> prompt = {11, 22, 33, 44};
 
+  // Each request keeps the cache's handles of the blocks it holds (release_prefix takes them).
+  std::vector<std::int32_t> first, second, third, fourth;
+
   // The first request computes its 4 blocks privately, then shares them.
   kv.allocate(4);
   CHECK(kv.used() == 4);
-  CHECK(kv.share_prefix(prompt, 0, 4) == 4);  // its private blocks become shared ones
-  CHECK(kv.used() == 4);                      // still pinned by it
+  CHECK(kv.share_prefix(prompt, 0, 4, first) == 4);  // its private blocks become shared ones
+  CHECK(kv.used() == 4);                             // still pinned by it
+  CHECK(first.size() == 4);
 
   // A second request with the same prompt finds 3 of them (the limit) and pins nothing new.
-  const KvBlocks::PrefixHit hit = kv.acquire_prefix(prompt, 3);
+  const KvBlocks::PrefixHit hit = kv.acquire_prefix(prompt, 3, second);
   CHECK(hit.gpu == 3);
   CHECK(hit.cpu == 0);
   CHECK(kv.used() == 4);
+  CHECK(second == std::vector<std::int32_t>(first.begin(), first.begin() + 3));  // the same blocks
 
   // Both let go: the blocks stay cached but count as free, and a new allocation evicts them.
-  kv.release_prefix(prompt, 4);
-  kv.release_prefix(prompt, 3);
+  kv.release_prefix(first, 4);
+  kv.release_prefix(second, 3);
   CHECK(kv.used() == 0);
-  CHECK(kv.acquire_prefix(prompt, 4).gpu == 4);  // revived from the evictable set
+  CHECK(kv.acquire_prefix(prompt, 4, third).gpu == 4);  // revived from the evictable set
   CHECK(kv.used() == 4);
-  kv.release_prefix(prompt, 4);
+  kv.release_prefix(third, 4);
   kv.allocate(98);  // only 2 blocks are truly free: 2 cached ones must go
-  CHECK(kv.acquire_prefix(prompt, 4).gpu == 2);
+  CHECK(kv.acquire_prefix(prompt, 4, fourth).gpu == 2);
   CHECK_FALSE(kv.swap_out(1));  // no CPU tier
 }
