@@ -65,6 +65,10 @@ void run_inspect(const InspectArgs& a) {
   // The same top-level keys as `run` accepts; the workload and SLOs are not read.
   const InspectBatches batches{a.prefill_batch, a.prefill_len, a.decode_batch, a.decode_context};
   const InspectReport report = inspect_setup(doc, a.scenario.empty() ? "--flags" : a.scenario, batches);
+  if (doc.is_map() && doc.find("disaggregation"))
+    std::cerr << "note: inspect shows the scenario's top-level (co-located) setup, not its disaggregation pools; "
+                 "inspect a pool by setting its values (--set hardware.gpu=... --set parallelism.tp=...), and see "
+                 "`servesim run` for the pools\n";
   if (a.json) {
     std::cout << inspect_json(report, batches).dump(2) << "\n";
     return;

@@ -13,6 +13,7 @@
 #include "cli/cli_checks.h"
 #include "cli/commands.h"
 #include "cli/scenario_args.h"
+#include "planning/disaggregated_plan.h"
 #include "planning/plan.h"
 #include "planning/progress.h"
 #include "util/atomic_file.h"
@@ -67,8 +68,21 @@ void run(const PlanArgs& a) {
     bar.update(d, t);
   };
   std::optional<planning::PlanResult> result;
+  std::optional<planning::DisaggregatedPlan> disaggregated;
+  // A scenario with prefill and decode pools: the co-located plan of the same
+  // scenario without them, then the xPyD splits next to it.
+  const bool has_pools = doc.is_map() && doc.find("disaggregation") != nullptr;
+  ConfigNode colocated = doc;
+  if (has_pools) colocated.remove("disaggregation");
   try {
-    result = planning::plan(doc, a.scenario, o);
+    result = planning::plan(colocated, a.scenario, o);
+    if (has_pools) {
+      bar.finish();
+      planning::ProgressBar splits_bar("xPyD splits", planning::stderr_is_terminal());
+      o.progress = [&](std::size_t d, std::size_t t) { splits_bar.update(d, t); };
+      disaggregated = planning::plan_disaggregated(doc, a.scenario, o, *result);
+      splits_bar.finish();
+    }
   } catch (const Interrupted&) {
     bar.finish();
     // A plan's tables compare every candidate, so a part of them is not written.
@@ -79,15 +93,18 @@ void run(const PlanArgs& a) {
   }
   bar.finish();
   const planning::PlanResult& p = *result;
+  nlohmann::ordered_json j = planning::plan_json(p);
+  if (disaggregated) j["disaggregated"] = planning::disaggregated_plan_json(*disaggregated, p);
   if (!a.out_dir.empty()) {
-    write_file_atomically(a.out_dir + "/plan.json", planning::plan_json(p).dump(2) + "\n");
+    write_file_atomically(a.out_dir + "/plan.json", j.dump(2) + "\n");
     write_file_atomically(a.out_dir + "/plan.csv", planning::plan_csv(p));
   }
   if (a.json) {
-    std::cout << planning::plan_json(p).dump(2) << "\n";
+    std::cout << j.dump(2) << "\n";
     return;
   }
   fmt::print("{}", planning::plan_table(p));
+  if (disaggregated) fmt::print("{}", planning::disaggregated_plan_table(*disaggregated, p));
   if (!a.out_dir.empty()) fmt::print("\nwrote {0}/plan.json, {0}/plan.csv\n", a.out_dir);
 }
 

@@ -68,9 +68,15 @@ void run(const RunArgs& a) {
     std::cout << j.dump(2) << "\n";
     return;
   }
-  fmt::print("{} on {} x{} (tp={}, pp={}, replicas={}), {}, {} engine\n", sc.model.name, sc.gpu.name,
-             sc.parallelism.total_gpus(), sc.parallelism.tp, sc.parallelism.pp, sc.parallelism.replicas,
-             sc.resolved.describe(), sc.engine.kind);
+  if (const DisaggregationReport* d = r.summary.disaggregation ? &*r.summary.disaggregation : nullptr)
+    fmt::print("{} disaggregated: {} prefill instance(s) of {} x{} (tp={}, {}) and {} decode instance(s) of {} x{} "
+               "(tp={}, {}), {} engine\n",
+               sc.model.name, d->prefill.replicas, d->prefill.gpu, d->prefill.tp, d->prefill.tp, d->prefill.precision,
+               d->decode.replicas, d->decode.gpu, d->decode.tp, d->decode.tp, d->decode.precision, sc.engine.kind);
+  else
+    fmt::print("{} on {} x{} (tp={}, pp={}, replicas={}), {}, {} engine\n", sc.model.name, sc.gpu.name,
+               sc.parallelism.total_gpus(), sc.parallelism.tp, sc.parallelism.pp, sc.parallelism.replicas,
+               sc.resolved.describe(), sc.engine.kind);
   // The default framework prints nothing more, so default runs read as before.
   if (sc.engine.framework != "vllm-v1" || sc.engine.scheduler != "vllm_v1")
     fmt::print("framework {} (scheduler {}; `servesim list frameworks` says what is not modelled)\n",
@@ -82,7 +88,8 @@ void run(const RunArgs& a) {
   if (const SamplingSpec& s = sc.workload.sampling; !s.single())
     fmt::print("{}: {} sequences per request (one prefill; KV blocks shared copy-on-write)\n",
                s.beam() ? "beam search" : "parallel sampling", s.sequences());
-  fmt::print("KV cache: {} blocks x {} tokens per replica\n\n", r.kv_blocks_per_replica, sc.engine.block_size);
+  fmt::print("KV cache: {} blocks x {} tokens per {}\n\n", r.kv_blocks_per_replica, sc.engine.block_size,
+             r.summary.disaggregation ? "decode instance" : "replica");
   fmt::print("{}", summary_table(r.summary));
   fmt::print("{}", bands::summary_bands_text(j["bands"]));
   if (!a.out_dir.empty()) fmt::print("\nwrote {0}/summary.json, {0}/requests.csv, {0}/timeline.csv\n", a.out_dir);

@@ -82,10 +82,17 @@ const Key kPlan{
     .spec = "PlanSection",
 };
 
+const Key kDisaggregation{
+    .name = disaggregation_key_section().path,
+    .type = KeyType::section,
+    .doc = "prefill/decode disaggregation: separate prefill and decode pools and the KV link between them",
+    .spec = "Scenario::disaggregation",
+};
+
 const std::vector<const Key*>& top_keys() {
   static const std::vector<const Key*> keys = {&schema_version_key(), &kName,   &kDescription, &kHardware, &kModel,
                                                &kParallelism,         &kEngine, &kWorkload,    &kSlo,      &kEnergy,
-                                               &kPlan};
+                                               &kPlan, &kDisaggregation};
   return keys;
 }
 
@@ -140,6 +147,7 @@ Scenario parse_scenario(const ConfigNode& doc, const std::string& source, bool r
   sc.slo = read_slo(slo);
   ConfigMap energy = section_map(root, energy_key_section());
   sc.grid_g_per_kwh = read_energy(energy);
+  sc.disaggregation = read_disaggregation(root);
   // `plan` removes its section before this; any other command checks it, so a
   // misspelt plan key is caught whichever command reads the file first.
   ConfigMap plan = section_map(root, plan_key_section());

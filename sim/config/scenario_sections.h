@@ -3,6 +3,7 @@
 // the declarations of the keys it reads) and their key sections, for the scenario
 // reader (read_scenario.cpp) and the key registry (keys_scenario.cpp). Internal to
 // sim/config/: everything else goes through config/scenario_reader.h.
+#include <memory>
 #include <vector>
 
 #include "config/config_map.h"
@@ -10,6 +11,7 @@
 #include "config/plan_section.h"
 #include "engine/engine_config.h"
 #include "metrics/slo_spec.h"
+#include "scenario/disaggregation.h"
 #include "scenario/setup.h"
 
 namespace servesim {
@@ -48,6 +50,14 @@ const KeySection& energy_key_section();  // config/read_energy.cpp
 std::vector<const KeySection*> slo_metric_key_sections();  // slo.ttft_ms, ...
 const KeySection& plan_key_section();
 const KeySection& plan_candidates_key_section();
+// The `disaggregation:` section and its mappings (config/read_disaggregation.cpp).
+const KeySection& disaggregation_key_section();
+const KeySection& disaggregation_prefill_key_section();
+const KeySection& disaggregation_decode_key_section();
+const KeySection& disaggregation_transfer_key_section();
+// The `disaggregation:` mapping of `root` (finished), its pools read as setups of
+// `root` with the pools' values; null when the scenario has none.
+std::shared_ptr<const DisaggregationSpec> read_disaggregation(ConfigMap& root);
 
 // A section's mapping in `parent` (whose key is the section's path).
 ConfigMap section_map(ConfigMap& parent, const KeySection& s);

@@ -1,10 +1,12 @@
 #pragma once
 // The result of one simulation: what `servesim run --json` prints.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "metrics/conversations.h"
+#include "metrics/disaggregation_report.h"
 #include "metrics/failure.h"
 #include "metrics/stats.h"
 
@@ -90,6 +92,8 @@ struct RunSummary {
   // Carbon (energy.grid_intensity): grams of CO2 for the run's energy; 0 when unset.
   double grid_g_per_kwh = 0;
   double carbon_g = 0, carbon_g_per_output_token = 0, carbon_g_per_request = 0;
+  // Prefill/decode disaggregation (the scenario's `disaggregation:`): the pools and transfers; unset when co-located.
+  std::optional<DisaggregationReport> disaggregation;
 };
 
 }  // namespace servesim

@@ -1,4 +1,5 @@
 #include "metrics/summary_json.h"
+#include "metrics/disaggregation_json.h"
 
 #include <fmt/format.h>
 
@@ -169,6 +170,7 @@ nlohmann::json summary_json(const RunSummary& s) {
                    {"co2_g", s.carbon_g},
                    {"co2_g_per_output_token", s.carbon_g_per_output_token},
                    {"co2_g_per_request", s.carbon_g_per_request}};
+  if (s.disaggregation) j["disaggregation"] = disaggregation_json(*s.disaggregation);
   j["gpu_time_share"] = {{"compute", s.bound_share[0]},
                          {"memory", s.bound_share[1]},
                          {"communication", s.bound_share[2]},
@@ -260,6 +262,7 @@ std::string summary_table(const RunSummary& s) {
     out += fmt::format("CPU offload: {:.1f}% of prompt tokens reloaded from host memory, {} preemptions swapped\n",
                        s.input_tokens > 0 ? 100.0 * static_cast<double>(s.offload_tokens) / s.input_tokens : 0.0,
                        s.swapped_preemptions);
+  if (s.disaggregation) out += disaggregation_text(*s.disaggregation);
   return out;
 }
 

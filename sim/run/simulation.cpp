@@ -10,6 +10,7 @@
 #include "engine/router.h"
 #include "engine/sequence_group.h"
 #include "metrics/failure.h"
+#include "run/disaggregated_simulation.h"
 #include "scenario/setup.h"
 #include "util/error.h"
 #include "util/machine.h"
@@ -106,6 +107,7 @@ SimulationResult simulate(const Scenario& scenario, const SimulationOptions& opt
 }
 
 SimulationResult simulate(const Scenario& sc, RequestSource& source, const SimulationOptions& options) {
+  if (sc.disaggregation) return simulate_disaggregated(sc, source, options);  // prefill and decode pools
   const CostModel cost = make_cost_model(sc);
   const std::unique_ptr<CostModel> draft_cost = make_draft_cost_model(sc);
   SimulationResult result;

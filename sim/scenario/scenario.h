@@ -2,6 +2,7 @@
 // A scenario: everything one simulation needs, as plain immutable structs. Read
 // once from its document (plus --set overrides) by config/scenario_reader.h; no
 // document node escapes the reader.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -11,12 +12,16 @@
 
 namespace servesim {
 
+struct DisaggregationSpec;  // scenario/disaggregation.h
+
 struct Scenario : Setup {
   std::string source;  // file it came from
   WorkloadSpec workload;
   bool has_workload = false;
   SloSpec slo;
   double grid_g_per_kwh = 0;  // energy.grid_intensity: gCO2 per kWh drawn; 0 = unset (no carbon figures)
+  // The `disaggregation:` section (prefill and decode pools); null: co-located serving.
+  std::shared_ptr<const DisaggregationSpec> disaggregation;
 };
 
 }  // namespace servesim

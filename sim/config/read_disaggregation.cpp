@@ -1,0 +1,205 @@
+// The scenario's `disaggregation:` section: prefill/decode disaggregation (the
+// spec and its timing: scenario/disaggregation.h, run/disaggregated_simulation.h).
+// Each pool is the scenario's own setup with the pool's keys put in place of
+// hardware.gpu, parallelism.tp / replicas / router and model.weights, read by the
+// same reader as the scenario's setup, so a pool is checked exactly as a
+// co-located scenario with those values would be.
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "config/config_error.h"
+#include "config/edits.h"
+#include "config/scenario_sections.h"
+#include "scenario/disaggregation.h"
+#include "util/error.h"
+
+namespace servesim {
+namespace {
+
+const Key kPoolGpu{
+    .name = "gpu",
+    .type = KeyType::text,
+    .doc = "the pool's GPU: a catalog name or a GPU YAML path",
+    .spec = "DisaggregationSpec::{prefill,decode}.gpu",
+    .unit = "GPU name or path",
+    .default_note = "hardware.gpu",
+};
+const Key kPoolTp{
+    .name = "tp",
+    .type = KeyType::integer,
+    .doc = "tensor-parallel GPUs of one instance of the pool",
+    .spec = "DisaggregationSpec::{prefill,decode}.parallelism.tp",
+    .unit = "GPUs",
+    .default_note = "parallelism.tp",
+    .min = 1,
+    .max = 1024,
+    .why = "an instance runs on at least one GPU",
+};
+const Key kPoolReplicas{
+    .name = "replicas",
+    .type = KeyType::integer,
+    .doc = "instances in the pool (xPyD: x prefill, y decode instances)",
+    .spec = "DisaggregationSpec::{prefill,decode}.parallelism.replicas",
+    .unit = "instances",
+    .required = true,
+    .min = 1,
+    .max = 100000,
+    .why = "a pool with no instance could serve nothing",
+};
+const Key kPoolRouter{
+    .name = "router",
+    .type = KeyType::text,
+    .doc = "how the pool picks an instance for each request (the values of parallelism.router)",
+    .spec = "DisaggregationSpec::{prefill,decode}.router",
+    .default_note = "parallelism.router",
+};
+const Key kPoolWeights{
+    .name = "weights",
+    .type = KeyType::text,
+    .doc = "the pool's weight precision (the values of model.weights; the KV cache precision is model.kv_cache "
+           "in both pools, since the KV moves between them as it is)",
+    .spec = "DisaggregationSpec::{prefill,decode}.precision.weights",
+    .default_note = "model.weights",
+};
+
+// Link figures for the shipped example and the docs: one 400 Gb/s RDMA NIC per
+// GPU is 50 GB/s (NVIDIA ConnectX-7, 400 Gb/s per port: nvidia.com ConnectX-7
+// product brief), so an 8-GPU node's eight NICs move 400 GB/s.
+const Key kBandwidth{
+    .name = "bandwidth",
+    .type = KeyType::quantity,
+    .doc = "bytes per second one prefill instance sends to a decode instance (e.g. \"50 GB/s\": one 400 Gb/s "
+           "RDMA NIC; \"400 GB/s\": eight of them, one per GPU of a node); a prefill instance's transfers take "
+           "its link one at a time",
+    .spec = "KvTransferSpec::bandwidth",
+    .dimension = Dimension::bandwidth,
+    .required = true,
+    .min = 1,
+    .max = 1e15,
+    .why = "a link moves at least a byte per second, and none moves a petabyte",
+};
+const Key kLatency{
+    .name = "latency",
+    .type = KeyType::quantity,
+    .doc = "fixed time of each transfer before its first byte arrives (RDMA setup and the decode instance's "
+           "notification; e.g. \"20 us\")",
+    .spec = "KvTransferSpec::latency_s",
+    .dimension = Dimension::time,
+    .default_number = 0,
+    .min = 0,
+    .max = 60,
+    .why = "a transfer latency above a minute is a misconfiguration",
+};
+const Key kLayerwise{
+    .name = "layerwise",
+    .type = KeyType::boolean,
+    .doc = "send each layer's KV as the request's last prefill step computes it, overlapping all but the last "
+           "layer's share with that step (DistServe / Mooncake layer-wise transfer)",
+    .spec = "KvTransferSpec::layerwise",
+    .default_bool = KvTransferSpec{}.layerwise,
+};
+
+const Key kPrefill{
+    .name = "prefill",
+    .type = KeyType::section,
+    .doc = "the prefill pool: instances that compute prompts and sample each request's first token",
+    .spec = "DisaggregationSpec::prefill",
+    .required = true,
+};
+const Key kDecode{
+    .name = "decode",
+    .type = KeyType::section,
+    .doc = "the decode pool: instances that receive the prompt KV and generate the other tokens",
+    .spec = "DisaggregationSpec::decode",
+    .required = true,
+};
+const Key kTransfer{
+    .name = "transfer",
+    .type = KeyType::section,
+    .doc = "the link that carries each prompt's KV from its prefill instance to its decode instance",
+    .spec = "DisaggregationSpec::transfer",
+    .required = true,
+};
+
+const std::vector<const Key*>& pool_keys() {
+  static const std::vector<const Key*> keys = {&kPoolGpu, &kPoolTp, &kPoolReplicas, &kPoolRouter, &kPoolWeights};
+  return keys;
+}
+
+// The scenario document with the pool's values in place of the setup's, read as a setup.
+Setup read_pool(ConfigMap& root, ConfigMap& pool) {
+  ConfigNode doc = root.node();
+  const auto put = [&](const Key& k, const char* target) {
+    if (const ConfigNode* v = pool.get(std::string(k.name))) set_key(doc, target, *v);
+  };
+  put(kPoolGpu, "hardware.gpu");
+  put(kPoolTp, "parallelism.tp");
+  put(kPoolRouter, "parallelism.router");
+  put(kPoolWeights, "model.weights");
+  (void)read_integer(pool, kPoolReplicas);  // range-checked here, with the pool's key path
+  put(kPoolReplicas, "parallelism.replicas");
+  pool.finish();
+  ConfigMap m(doc, root.file());
+  try {
+    return read_setup(m);
+  } catch (const ConfigError& e) {
+    throw ConfigError(e.kind(), e.file(), e.line(), e.column(), e.key_path(),
+                      fmt::format("{} (as {}'s setup)", e.what(), pool.path()));
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {}", pool.where(), e.what()));
+  }
+}
+
+}  // namespace
+
+const KeySection& disaggregation_key_section() {
+  static const KeySection s{
+      .path = "disaggregation",
+      .doc = "prefill/decode disaggregation: separate prefill and decode pools and the KV link between them "
+             "(without it: co-located serving, every replica prefills and decodes)",
+      .keys = {&kPrefill, &kDecode, &kTransfer},
+  };
+  return s;
+}
+const KeySection& disaggregation_prefill_key_section() {
+  static const KeySection s{.path = "disaggregation.prefill",
+                            .doc = "the prefill pool (unset keys: the scenario's own setup)",
+                            .keys = pool_keys()};
+  return s;
+}
+const KeySection& disaggregation_decode_key_section() {
+  static const KeySection s{.path = "disaggregation.decode",
+                            .doc = "the decode pool (unset keys: the scenario's own setup)",
+                            .keys = pool_keys()};
+  return s;
+}
+const KeySection& disaggregation_transfer_key_section() {
+  static const KeySection s{.path = "disaggregation.transfer",
+                            .doc = "the prefill-to-decode KV link",
+                            .keys = {&kBandwidth, &kLatency, &kLayerwise}};
+  return s;
+}
+
+std::shared_ptr<const DisaggregationSpec> read_disaggregation(ConfigMap& root) {
+  if (!root.has(std::string(disaggregation_key_section().path))) return nullptr;
+  ConfigMap d = section_map(root, disaggregation_key_section());
+  auto spec = std::make_shared<DisaggregationSpec>();
+  for (const Key* k : {&kPrefill, &kDecode, &kTransfer})
+    if (!d.has(std::string(k->name)))
+      throw ConfigError(ConfigErrorKind::missing, d.file(), 0, 0, d.key_path(std::string(k->name)),
+                        fmt::format("{}: missing required key '{}'", d.where(), d.key_path(std::string(k->name))));
+  ConfigMap p = d.map(std::string(kPrefill.name));
+  spec->prefill = read_pool(root, p);
+  ConfigMap dm = d.map(std::string(kDecode.name));
+  spec->decode = read_pool(root, dm);
+  ConfigMap t = d.map(std::string(kTransfer.name));
+  spec->transfer.bandwidth = read_quantity(t, kBandwidth);
+  spec->transfer.latency_s = read_quantity(t, kLatency);
+  spec->transfer.layerwise = read_boolean(t, kLayerwise);
+  t.finish();
+  d.finish();
+  return spec;
+}
+
+}  // namespace servesim

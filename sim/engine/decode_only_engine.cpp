@@ -1,0 +1,148 @@
+#include "engine/decode_only_engine.h"
+
+#include <algorithm>
+
+#include "util/error.h"
+
+namespace servesim {
+
+DecodeOnlyEngine::DecodeOnlyEngine(const EngineContext& ctx)
+    : ctx_(ctx),
+      pricer_(*ctx.cost, ctx.config.cpu_overheads(), ctx.memory.kv_bytes_per_token, ctx.fast_forward),
+      block_(ctx.config.block_size),
+      total_(ctx.kv_blocks) {}
+
+bool DecodeOnlyEngine::enqueue(Request /*r*/, Nanos /*now*/) {
+  throw Error("internal: a decode instance takes requests through accept() (their prompt KV comes from a prefill "
+              "instance)");
+}
+
+bool DecodeOnlyEngine::accept(const Request& r, const RequestRecord& rec, Nanos now) {
+  Seq s{r, rec};
+  s.peak = peak_blocks(r);
+  s.rec.replica = ctx_.replica;
+  if (s.peak > total_) {
+    s.rec.failed = true;
+    s.rec.failure = FailureReason::exceeds_kv_capacity;
+    s.rec.finish = now;
+    if (ctx_.observer) ctx_.observer->on_request_done(s.rec);
+    return false;
+  }
+  waiting_bytes_ += queued_request_bytes(r);
+  waiting_.push_back(std::move(s));
+  return true;
+}
+
+void DecodeOnlyEngine::grant(std::vector<Request>& granted) {
+  const std::int64_t seqs_limit = ctx_.config.max_num_seqs;
+  while (!waiting_.empty()) {
+    Seq& s = waiting_.front();
+    const auto holding = static_cast<std::int64_t>(granted_.size() + ready_.size() + running_.size());
+    if (holding + 1 > seqs_limit || reserved_ + s.peak > total_) break;
+    reserved_ += s.peak;
+    used_ += block_.blocks_for(s.req.input_tokens);  // the prompt's KV lands in them
+    waiting_bytes_ -= queued_request_bytes(s.req);
+    granted.push_back(s.req);
+    const std::int64_t id = s.req.id;
+    granted_.emplace(id, std::move(s));
+    waiting_.pop_front();
+  }
+}
+
+void DecodeOnlyEngine::kv_arrived(std::int64_t id, Nanos now) {
+  auto it = granted_.find(id);
+  if (it == granted_.end()) throw Error("internal: KV arrived for a request the decode instance did not grant");
+  Seq s = std::move(it->second);
+  granted_.erase(it);
+  s.rec.first_token = now;  // the first token travels with the KV and is streamed from here
+  ready_.push_back(std::move(s));
+}
+
+Nanos DecodeOnlyEngine::start_step(Nanos now, Nanos /*horizon*/) {
+  for (Seq& s : ready_) {
+    s.joined_this_step = true;
+    running_.push_back(std::move(s));
+  }
+  ready_.clear();
+  // Each sequence feeds its last sampled token: it is written to the KV and attends
+  // to prompt + generated tokens (the vLLM engine's decode_kv_tokens).
+  std::int64_t kv = 0;
+  for (const Seq& s : running_) kv += s.req.input_tokens + s.generated;
+  const auto n = static_cast<std::int64_t>(running_.size());
+  BatchSummary b;
+  b.seqs = b.new_tokens = b.sampled = b.decode_seqs = n;
+  b.decode_kv_tokens = static_cast<double>(kv);
+  StepTotals totals;
+  const double seconds = pricer_.seconds(b, &totals);
+  const Nanos end = now + std::max<Nanos>(1, to_nanos(seconds));
+  in_step_ = true;
+  if (ctx_.observer) {
+    StepRecord& r = record_;
+    r = StepRecord{};
+    r.replica = ctx_.replica;
+    r.start = now;
+    r.end = end;
+    r.steps = 1;
+    r.batch_seqs = n;
+    r.prefill_tokens = 0;
+    r.decode_tokens = n;
+    // The blocks the step's KV fills once written (a block boundary takes a new one).
+    std::int64_t filled = used_;
+    for (const Seq& s : running_)
+      filled += block_.blocks_for(s.req.input_tokens + s.generated) -
+                block_.blocks_for(s.req.input_tokens + s.generated - 1);
+    r.kv_blocks_used = filled;
+    r.kv_blocks_total = total_;
+    r.queue_length = static_cast<std::int64_t>(waiting_.size());
+    StepPricer::record_cost(r, totals, 1, seconds, 0.0);
+    ctx_.observer->on_step(r);
+    // Inter-token gaps: one step for those decoding already; for those joining,
+    // from their first token (the KV's arrival) to this step's end.
+    std::int64_t steady = 0;
+    for (const Seq& s : running_) {
+      if (s.joined_this_step) ctx_.observer->on_itl(to_seconds(end - s.rec.first_token), 1);
+      else ++steady;
+    }
+    if (steady > 0) ctx_.observer->on_itl(to_seconds(end - now), steady);
+  }
+  return end;
+}
+
+void DecodeOnlyEngine::finish_step(Nanos now, std::vector<Request>& done) {
+  in_step_ = false;
+  std::size_t keep = 0;
+  for (std::size_t i = 0; i < running_.size(); ++i) {
+    Seq& s = running_[i];
+    s.joined_this_step = false;
+    // The fed token is in the KV now (a new block at each boundary), and one more is sampled.
+    used_ += block_.blocks_for(s.req.input_tokens + s.generated) - block_.blocks_for(s.req.input_tokens + s.generated - 1);
+    ++s.generated;
+    if (s.generated >= s.req.output_tokens) {
+      used_ -= block_.blocks_for(s.req.input_tokens + s.generated - 1);
+      reserved_ -= s.peak;
+      s.rec.finish = now;
+      if (ctx_.observer) ctx_.observer->on_request_done(s.rec);
+      done.push_back(std::move(s.req));
+      continue;
+    }
+    if (keep != i) running_[keep] = std::move(s);
+    ++keep;
+  }
+  running_.resize(keep);
+}
+
+void DecodeOnlyEngine::abort_queued(Nanos now, FailureReason why,
+                                    const std::function<void(const Request&)>& aborted) {
+  while (!waiting_.empty()) {
+    Seq& s = waiting_.front();
+    s.rec.failed = true;
+    s.rec.failure = why;
+    s.rec.finish = now;
+    if (ctx_.observer) ctx_.observer->on_request_done(s.rec);
+    aborted(s.req);
+    waiting_.pop_front();
+  }
+  waiting_bytes_ = 0;
+}
+
+}  // namespace servesim

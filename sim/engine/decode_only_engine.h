@@ -1,0 +1,88 @@
+#pragma once
+// A decode instance of prefill/decode disaggregation (run/disaggregated_simulation.h).
+// Requests arrive with their prompt computed elsewhere and their first token
+// sampled; this engine holds them through three stages:
+//  1. waiting for KV blocks (FCFS): a request is granted its blocks when its peak
+//     (prompt + output - 1 tokens, the last sampled token never written back)
+//     fits beside the peaks of the requests already granted, and max_num_seqs
+//     allows one more. Reserving the peak up front is what a decode instance
+//     must do to never preempt: a preempted request would have to be prefilled
+//     again, which this pool cannot do (TensorRT-LLM's GUARANTEED_NO_EVICT rule;
+//     SGLang's decode server also allocates the prompt's KV before the transfer);
+//  2. receiving its KV (the simulation times the transfer and calls kv_arrived);
+//  3. decoding: it joins the batch at the next step that starts after its KV
+//     arrived; each step feeds every running sequence its last token (one
+//     decode-only step, priced as the vLLM engine prices one, step_pricing.h).
+// Every step is simulated (no fast-forwarding): O(running) work per step.
+#include <cstdint>
+#include <deque>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/engine.h"
+#include "engine/kv_blocks.h"
+#include "engine/step_pricing.h"
+
+namespace servesim {
+
+class DecodeOnlyEngine final : public Engine {
+ public:
+  explicit DecodeOnlyEngine(const EngineContext& ctx);
+
+  // A request whose prompt was prefilled elsewhere; `rec` is its record so far
+  // (arrival, prefill scheduling, prefix-cache hits). False (and the failure
+  // reported) when its peak KV exceeds this instance's whole cache.
+  bool accept(const Request& r, const RequestRecord& rec, Nanos now);
+  // Grants KV blocks to waiting requests, FCFS, while they fit; appends each
+  // granted request to `granted` (its transfer may start now).
+  void grant(std::vector<Request>& granted);
+  // The KV of granted request `id` has arrived at `now`: its first token reaches
+  // the user now, and it decodes from the next step on.
+  void kv_arrived(std::int64_t id, Nanos now);
+
+  // Engine: requests come in through accept(), never enqueue().
+  bool enqueue(Request r, Nanos now) override;
+  bool has_work() const override { return !running_.empty() || !ready_.empty(); }
+  bool can_start(Nanos /*now*/) const override { return !in_step_ && has_work(); }
+  Nanos start_step(Nanos now, Nanos horizon) override;
+  void finish_step(Nanos now, std::vector<Request>& done) override;
+  std::int64_t outstanding() const override {
+    return static_cast<std::int64_t>(waiting_.size() + granted_.size() + ready_.size() + running_.size());
+  }
+  std::int64_t queued() const override { return static_cast<std::int64_t>(waiting_.size()); }
+  std::int64_t queued_bytes() const override { return waiting_bytes_; }
+  void abort_queued(Nanos now, FailureReason why, const std::function<void(const Request&)>& aborted) override;
+  // Blocks granted (peak reservations) over the cache.
+  double kv_load() const override { return total_ > 0 ? static_cast<double>(reserved_) / total_ : 0.0; }
+  std::int64_t kv_blocks_total() const override { return total_; }
+
+  std::int64_t reserved_blocks() const { return reserved_; }
+  std::int64_t used_blocks() const { return used_; }
+  // The peak KV blocks of a request (prompt + output - 1 tokens).
+  std::int64_t peak_blocks(const Request& r) const { return block_.blocks_for(r.input_tokens + r.output_tokens - 1); }
+
+ private:
+  struct Seq {
+    Request req;
+    RequestRecord rec;
+    std::int64_t generated = 1;  // the first token came from the prefill instance
+    std::int64_t peak = 0;       // blocks reserved
+    bool joined_this_step = false;
+  };
+
+  EngineContext ctx_;
+  StepPricer pricer_;
+  BlockSize block_;
+  std::int64_t total_;
+  std::int64_t reserved_ = 0;  // peak blocks of every granted request
+  std::int64_t used_ = 0;      // blocks their KV fills now
+  std::deque<Seq> waiting_;
+  std::int64_t waiting_bytes_ = 0;
+  std::unordered_map<std::int64_t, Seq> granted_;  // KV in flight
+  std::vector<Seq> ready_;                         // KV arrived, joins at the next step
+  std::vector<Seq> running_;
+  bool in_step_ = false;
+  StepRecord record_;
+};
+
+}  // namespace servesim

@@ -1,0 +1,75 @@
+#include "metrics/disaggregation_json.h"
+
+#include <fmt/format.h>
+
+#include "metrics/summary_json.h"
+#include "util/units.h"
+
+namespace servesim {
+namespace {
+
+nlohmann::json pool_json(const PoolReport& p) {
+  return {{"gpu", p.gpu},
+          {"tp", p.tp},
+          {"replicas", p.replicas},
+          {"gpus", p.gpus},
+          {"precision", p.precision},
+          {"kv_blocks_per_instance", p.kv_blocks_per_instance},
+          {"busy_fraction", p.busy_fraction},
+          {"mfu", p.mfu},
+          {"memory_bandwidth", p.bandwidth_utilization},
+          {"batch_size_mean", p.batch_size_mean},
+          {"batch_size_max", p.batch_size_max},
+          {"kv_cache_mean", p.kv_utilization_mean},
+          {"kv_cache_max", p.kv_utilization_max},
+          {"queue_length_mean", p.queue_length_mean},
+          {"queue_length_max", p.queue_length_max},
+          {"steps", p.steps},
+          {"energy_j", p.energy_j}};
+}
+
+std::string pool_text(const char* name, const PoolReport& p) {
+  return fmt::format(
+      "  {:<7} {} x {} GPU{} (tp={}), {}: busy {:.0f}%, MFU {:.1f}%, HBM {:.0f}%, batch {:.1f} mean / {} max, KV "
+      "{:.0f}% mean / {:.0f}% max, queue {:.1f} mean / {} max\n",
+      name, p.replicas, p.tp, p.tp == 1 ? "" : "s", p.tp, p.gpu, 100 * p.busy_fraction, 100 * p.mfu,
+      100 * p.bandwidth_utilization, p.batch_size_mean, p.batch_size_max, 100 * p.kv_utilization_mean,
+      100 * p.kv_utilization_max, p.queue_length_mean, p.queue_length_max);
+}
+
+}  // namespace
+
+nlohmann::json disaggregation_json(const DisaggregationReport& d) {
+  return {{"prefill", pool_json(d.prefill)},
+          {"decode", pool_json(d.decode)},
+          {"transfer",
+           {{"bandwidth_bytes_per_s", d.link_bandwidth},
+            {"latency_s", d.link_latency_s},
+            {"layerwise", d.layerwise},
+            {"kv_bytes_per_token", d.kv_bytes_per_token},
+            {"transfers", d.transfers},
+            {"bytes", d.transfer_bytes},
+            {"transfer_ms", distribution_json(d.transfer_ms)},
+            {"link_wait_ms", distribution_json(d.link_wait_ms)},
+            {"decode_wait_ms", distribution_json(d.decode_wait_ms)}}},
+          {"finished_at_prefill", d.finished_at_prefill}};
+}
+
+std::string disaggregation_text(const DisaggregationReport& d) {
+  std::string out = fmt::format("\ndisaggregated: {} prefill + {} decode instances ({}P{}D)\n", d.prefill.replicas,
+                                d.decode.replicas, d.prefill.replicas, d.decode.replicas);
+  out += pool_text("prefill", d.prefill);
+  out += pool_text("decode", d.decode);
+  const auto ms = [](const Distribution& x) {
+    return x.count > 0 ? fmt::format("{:.3f} ms mean / {:.3f} ms p99", x.mean, x.p99) : std::string("-");
+  };
+  out += fmt::format("  KV transfer {} transfers, {} ({} per token) over {} + {}{}: {}; waiting for the link {}, "
+                     "for decode KV blocks {}\n",
+                     d.transfers, format_bytes(d.transfer_bytes), format_bytes(d.kv_bytes_per_token),
+                     format_rate(d.link_bandwidth, "B/s"), format_seconds(d.link_latency_s),
+                     d.layerwise ? ", layer-wise" : "", ms(d.transfer_ms), ms(d.link_wait_ms), ms(d.decode_wait_ms));
+  out += "  TTFT includes the transfer (the first token is streamed when the KV reaches the decode instance)\n";
+  return out;
+}
+
+}  // namespace servesim

@@ -1,0 +1,42 @@
+#pragma once
+// What a disaggregated run (run/disaggregated_simulation.h) reports beyond the usual
+// summary: each pool's size and utilisation, and the KV transfers between them.
+#include <cstdint>
+#include <string>
+
+#include "metrics/stats.h"
+
+namespace servesim {
+
+struct PoolReport {
+  std::string gpu;
+  int tp = 1, replicas = 1, gpus = 1;  // gpus = tp x pp x replicas
+  std::string precision;               // the pool's resolved precision
+  std::int64_t kv_blocks_per_instance = 0;
+  // Over the whole run (first arrival to last completion), per instance averaged.
+  double busy_fraction = 0;
+  double mfu = 0, bandwidth_utilization = 0;  // while busy
+  double batch_size_mean = 0;
+  std::int64_t batch_size_max = 0;
+  double kv_utilization_mean = 0, kv_utilization_max = 0;
+  double queue_length_mean = 0;
+  std::int64_t queue_length_max = 0;
+  std::int64_t steps = 0;
+  double energy_j = 0;  // the pool's GPUs over the whole run, idle time at idle power
+};
+
+struct DisaggregationReport {
+  PoolReport prefill, decode;
+  double link_bandwidth = 0;  // bytes/s, one prefill instance to one decode instance
+  double link_latency_s = 0;
+  bool layerwise = false;
+  double kv_bytes_per_token = 0;  // the whole model's
+  std::int64_t transfers = 0;
+  double transfer_bytes = 0;
+  Distribution transfer_ms;      // KV leaves the prefill instance's link queue -> it has arrived
+  Distribution link_wait_ms;     // blocks granted -> the link is free (earlier transfers of the same instance)
+  Distribution decode_wait_ms;   // first token sampled by prefill -> KV blocks granted by a decode instance
+  std::int64_t finished_at_prefill = 0;  // one-token requests: done when the prefill instance sampled it
+};
+
+}  // namespace servesim

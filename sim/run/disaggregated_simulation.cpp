@@ -1,0 +1,513 @@
+#include "run/disaggregated_simulation.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <unordered_map>
+
+#include "core/event_queue.h"
+#include "engine/decode_only_engine.h"
+#include "engine/engine.h"
+#include "engine/router.h"
+#include "hardware/power_model.h"
+#include "scenario/disaggregation.h"
+#include "scenario/setup.h"
+#include "util/error.h"
+#include "util/interrupt.h"
+#include "util/machine.h"
+
+namespace servesim {
+namespace {
+
+enum EventKind : int { kPrefillEnd = 0, kDecodeEnd = 1, kTransferDone = 2, kArrival = 3 };
+// At equal times: steps end first (freed capacity is seen by what comes at that
+// instant), then transfers land (a decode step starting at that instant takes
+// them), then arrivals.
+constexpr int kStepEndPriority = 0;
+constexpr int kTransferPriority = 1;
+constexpr int kArrivalPriority = 2;
+
+// What disaggregated serving does not model, said before anything runs.
+void refuse_unsupported(const Scenario& sc, const DisaggregationSpec& d) {
+  const auto refuse = [](const std::string& what) {
+    throw Error(fmt::format("disaggregation: {} is not modelled with prefill/decode disaggregation; remove it or "
+                            "the disaggregation section",
+                            what));
+  };
+  if (d.prefill.engine.kind != "vllm") refuse(fmt::format("engine.kind: {} (only vllm)", d.prefill.engine.kind));
+  if (d.prefill.parallelism.pp > 1 || d.decode.parallelism.pp > 1) refuse("pipeline parallelism (parallelism.pp > 1)");
+  if (sc.engine.speculative.enabled()) refuse("engine.speculative");
+  if (sc.workload.patience) refuse("workload.patience");
+  if (!sc.workload.sampling.single()) refuse("workload.sampling (parallel samples or beams)");
+  if (d.prefill.resolved.kv_cache != d.decode.resolved.kv_cache)
+    throw Error(fmt::format("disaggregation: the pools' KV caches differ ({} in prefill, {} in decode); the KV moves "
+                            "between them as it is, so give both the same model.kv_cache",
+                            dtype_name(d.prefill.resolved.kv_cache), dtype_name(d.decode.resolved.kv_cache)));
+}
+
+// One pool: its cost model, memory plan, collector and instances.
+struct Pool {
+  Pool(const Setup& s, const std::string& role, const SimulationOptions& o) : setup(s), cost(make_cost_model(s)) {
+    memory = plan_setup_memory(s, cost);
+    if (!memory.fits) throw Error(fmt::format("disaggregation.{}: {}", role, memory.verdict));
+    blocks = s.engine.num_gpu_blocks_override > 0 ? s.engine.num_gpu_blocks_override : memory.kv_blocks;
+    collector = std::make_unique<Collector>(cost.peak_flops(), s.gpu.memory_bandwidth, s.parallelism.gpus_per_replica(),
+                                            s.parallelism.replicas);
+    collector->set_power_model(PowerModel::of(s.gpu));
+    collector->keep_timeline(o.timeline_rows / 2);
+  }
+  EngineContext context(int replica, RunObserver* observer, bool fast_forward) const {
+    EngineContext ctx;
+    ctx.cost = &cost;
+    ctx.config = setup.engine;
+    ctx.memory = memory;
+    ctx.kv_blocks = blocks;
+    ctx.replica = replica;
+    ctx.observer = observer;
+    ctx.fast_forward = fast_forward;
+    return ctx;
+  }
+  const Setup& setup;
+  CostModel cost;
+  MemoryPlan memory;
+  std::int64_t blocks = 0;
+  std::unique_ptr<Collector> collector;
+  std::vector<std::unique_ptr<Engine>> engines;
+};
+
+// The prefill instances' reports: steps to the pool's collector; each request's
+// record (done after its first token, or failed) kept for the loop, which
+// continues it in the decode pool.
+class PrefillTap final : public RunObserver {
+ public:
+  PrefillTap(Collector& pool, int replicas) : pool_(pool), last_step_s_(static_cast<std::size_t>(replicas), 0.0) {}
+  void on_step(const StepRecord& s) override {
+    pool_.on_step(s);
+    last_step_s_[static_cast<std::size_t>(s.replica)] = to_seconds(s.end - s.start);
+  }
+  void on_itl(double seconds, std::int64_t count) override { pool_.on_itl(seconds, count); }
+  void on_request_done(const RequestRecord& r) override {
+    pool_.on_request_done(r);
+    records.push_back(r);
+  }
+  double last_step_seconds(int replica) const { return last_step_s_[static_cast<std::size_t>(replica)]; }
+  std::vector<RequestRecord> records;
+
+ private:
+  Collector& pool_;
+  std::vector<double> last_step_s_;  // the step each instance ran last (the one that just ended)
+};
+
+// The decode instances' reports: steps to the pool's collector, inter-token gaps
+// and finished requests to both it and the run's.
+class DecodeTap final : public RunObserver {
+ public:
+  DecodeTap(Collector& pool, Collector& run) : pool_(pool), run_(run) {}
+  void on_step(const StepRecord& s) override { pool_.on_step(s); }
+  void on_itl(double seconds, std::int64_t count) override {
+    pool_.on_itl(seconds, count);
+    run_.on_itl(seconds, count);
+  }
+  void on_request_done(const RequestRecord& r) override {
+    pool_.on_request_done(r);
+    run_.on_request_done(r);
+  }
+
+ private:
+  Collector& pool_;
+  Collector& run_;
+};
+
+double queue_guard_bytes(const EngineConfig& e, int concurrent_runs, bool* from_machine) {
+  *from_machine = e.max_queue_memory_bytes <= 0;
+  if (!*from_machine) return e.max_queue_memory_bytes;
+  const double phys = physical_memory_bytes();
+  const double quarter = phys > 0 ? phys / 4 : 4.0 * 1024 * 1024 * 1024;  // as the co-located loop
+  return quarter / std::max(1, concurrent_runs);
+}
+
+// A pool's report over a run of `duration_s`: its collector saw only its own part
+// of the run, so busy share and idle energy are stretched to the whole.
+PoolReport pool_report(const Pool& p, const RunSummary& s, double duration_s, double* busy_gpu_s, double* step_j) {
+  PoolReport r;
+  r.gpu = p.setup.gpu.name;
+  r.tp = p.setup.parallelism.tp;
+  r.replicas = p.setup.parallelism.replicas;
+  r.gpus = p.setup.parallelism.total_gpus();
+  r.precision = p.setup.resolved.describe();
+  r.kv_blocks_per_instance = p.blocks;
+  const double busy_s = s.busy_fraction * s.duration_s * r.replicas;  // summed over instances
+  r.busy_fraction = duration_s > 0 ? busy_s / (duration_s * r.replicas) : 0.0;
+  r.mfu = s.mfu;
+  r.bandwidth_utilization = s.bandwidth_utilization;
+  r.batch_size_mean = s.batch_size_mean;
+  r.batch_size_max = s.batch_size_max;
+  r.kv_utilization_mean = s.kv_utilization_mean;
+  r.kv_utilization_max = s.kv_utilization_max;
+  r.queue_length_mean = s.queue_length_mean;
+  r.queue_length_max = s.queue_length_max;
+  r.steps = s.steps;
+  const PowerModel power = PowerModel::of(p.setup.gpu);
+  const double gpr = p.setup.parallelism.gpus_per_replica();
+  r.energy_j = s.energy_j + std::max(0.0, duration_s - s.duration_s) * r.replicas * gpr * power.idle_watts;
+  *busy_gpu_s = busy_s * gpr;
+  *step_j = s.busy_power_w_per_gpu * busy_s * gpr;
+  return r;
+}
+
+}  // namespace
+
+SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& source, const SimulationOptions& options) {
+  if (!sc.disaggregation) throw Error("internal: simulate_disaggregated on a co-located scenario");
+  const DisaggregationSpec& spec = *sc.disaggregation;
+  refuse_unsupported(sc, spec);
+  Pool prefill(spec.prefill, "prefill", options), decode(spec.decode, "decode", options);
+  if (options.check_workload) {
+    // The whole sequence lives in a decode instance: judged as a co-located replica of the decode pool.
+    Scenario as_decode = sc;
+    static_cast<Setup&>(as_decode) = spec.decode;
+    try {
+      refuse_unservable_workload(as_decode, decode.blocks);
+    } catch (const Error& e) {
+      throw Error(fmt::format("disaggregation.decode: {}", e.what()));
+    }
+  }
+  SimulationResult result;
+  result.memory = decode.memory;
+  result.kv_blocks_per_replica = decode.blocks;
+
+  const int np = spec.prefill.parallelism.replicas, nd = spec.decode.parallelism.replicas;
+  Collector run(decode.cost.peak_flops(), spec.decode.gpu.memory_bandwidth, spec.decode.parallelism.gpus_per_replica(),
+                nd, sc.slo);
+  run.set_request_stream(options.requests_csv);
+  run.set_request_results(options.request_results);
+  if (sc.workload.multi_turn && sc.workload.multi_turn->conversation_metrics)
+    run.track_conversations(sc.workload.multi_turn->turns, sc.workload.arrival.kind == ArrivalKind::closed_loop);
+  PrefillTap prefill_tap(*prefill.collector, np);
+  DecodeTap decode_tap(*decode.collector, run);
+  for (int r = 0; r < np; ++r) prefill.engines.push_back(make_engine(prefill.context(r, &prefill_tap, options.fast_forward)));
+  std::vector<DecodeOnlyEngine*> decoders;
+  for (int r = 0; r < nd; ++r) {
+    auto e = std::make_unique<DecodeOnlyEngine>(decode.context(r, &decode_tap, options.fast_forward));
+    decoders.push_back(e.get());
+    decode.engines.push_back(std::move(e));
+  }
+  Router prefill_router(spec.prefill.router), decode_router(spec.decode.router);
+
+  const double kv_per_token = model_kv_bytes_per_token(sc.model, spec.decode.resolved.kv_cache);
+  const KvTransferSpec& link = spec.transfer;
+  const int layers = std::max(1, sc.model.layers);
+  DisaggregationReport report;
+  SampleSet transfer_ms(Collector::kExactCap, false), link_wait_ms(Collector::kExactCap, false),
+      decode_wait_ms(Collector::kExactCap, false);
+
+  EventQueue queue;
+  std::optional<Request> pending;
+  const Nanos frontend = to_nanos(sc.engine.frontend_latency);
+  const std::int64_t max_len = std::min(spec.prefill.engine.max_model_len, spec.decode.engine.max_model_len);
+  std::int64_t offered = 0;
+  Nanos first_arrival = 0, last_arrival = 0;
+  auto count_offered = [&](const Request& r) {
+    if (offered++ == 0) first_arrival = r.arrival;
+    last_arrival = std::max(last_arrival, r.arrival);
+  };
+  auto pull = [&] {
+    if (pending) return;
+    pending = source.next();
+    if (pending) queue.push(pending->arrival + frontend, kArrivalPriority, kArrival, pending->id);
+  };
+
+  // Requests between arrival and their decode instance: the original (its full
+  // output length) while it is in the prefill pool; its prefill's end while it
+  // waits for decode blocks.
+  std::unordered_map<std::int64_t, Request> in_prefill;
+  struct Prefilled {
+    Nanos at;
+    int instance;
+    double last_step_s;
+  };
+  std::unordered_map<std::int64_t, Prefilled> prefilled;
+  // Transfers in flight, by slot (the event's data).
+  struct Transfer {
+    int decode;
+    std::int64_t id;
+  };
+  std::vector<Transfer> transfers;
+  std::vector<std::size_t> free_transfers;
+  std::vector<Nanos> link_free(static_cast<std::size_t>(np), 0);
+  std::vector<char> to_kick_p(static_cast<std::size_t>(np), 0), to_kick_d(static_cast<std::size_t>(nd), 0);
+  std::vector<char> to_grant(static_cast<std::size_t>(nd), 0);
+
+  auto fail = [&](RequestRecord rec, const Request& orig, Nanos now) {
+    rec.output_tokens = orig.output_tokens;
+    run.on_request_done(rec);
+    source.on_complete(orig, now);
+  };
+  // The prefill instances' records since the last look: failures end there; a
+  // first token goes on to a decode instance (or ends a one-token request).
+  auto drain_prefill = [&](Nanos now) {
+    for (RequestRecord& rec : prefill_tap.records) {
+      auto it = in_prefill.find(rec.id);
+      if (it == in_prefill.end()) throw Error("internal: a prefill record for a request not in the prefill pool");
+      const Request orig = std::move(it->second);
+      in_prefill.erase(it);
+      if (rec.failed) {
+        fail(rec, orig, now);
+        continue;
+      }
+      rec.output_tokens = orig.output_tokens;
+      if (orig.output_tokens <= 1) {
+        ++report.finished_at_prefill;
+        run.on_request_done(rec);
+        source.on_complete(orig, now);
+        continue;
+      }
+      prefilled.emplace(orig.id, Prefilled{now, rec.replica, prefill_tap.last_step_seconds(rec.replica)});
+      const int d = decode_router.pick(decode.engines, orig);
+      if (!decoders[static_cast<std::size_t>(d)]->accept(orig, rec, now)) {
+        prefilled.erase(orig.id);
+        source.on_complete(orig, now);  // reported failed by the decode instance
+        continue;
+      }
+      to_grant[static_cast<std::size_t>(d)] = 1;
+    }
+    prefill_tap.records.clear();
+  };
+  std::vector<Request> granted;
+  auto start_transfers = [&](int d, Nanos now) {
+    granted.clear();
+    decoders[static_cast<std::size_t>(d)]->grant(granted);
+    for (const Request& g : granted) {
+      auto it = prefilled.find(g.id);
+      const Prefilled p = it->second;
+      prefilled.erase(it);
+      decode_wait_ms.add(to_seconds(now - p.at) * 1e3);
+      const double bytes = static_cast<double>(g.input_tokens) * kv_per_token;
+      const double wire_s = bytes / link.bandwidth;
+      Nanos& free_at = link_free[static_cast<std::size_t>(p.instance)];
+      const Nanos start = std::max(now, free_at);
+      link_wait_ms.add(to_seconds(start - now) * 1e3);
+      double exposed_s = wire_s;
+      if (link.layerwise && start == p.at) {
+        // Layer l's KV leaves as the last prefill step finishes layer l: all but
+        // the last layer's share overlaps that step.
+        const double overlap = p.last_step_s * static_cast<double>(layers - 1) / layers;
+        exposed_s = std::max(wire_s / layers, wire_s - overlap);
+      }
+      free_at = start + to_nanos(exposed_s);
+      const Nanos end = start + to_nanos(link.latency_s + exposed_s);
+      transfer_ms.add(to_seconds(end - start) * 1e3);
+      ++report.transfers;
+      report.transfer_bytes += bytes;
+      std::size_t slot;
+      if (!free_transfers.empty()) {
+        slot = free_transfers.back();
+        free_transfers.pop_back();
+        transfers[slot] = Transfer{d, g.id};
+      } else {
+        slot = transfers.size();
+        transfers.push_back(Transfer{d, g.id});
+      }
+      queue.push(end, kTransferPriority, kTransferDone, static_cast<std::int64_t>(slot));
+    }
+  };
+
+  // The overload guard, as in co-located serving: never-scheduled requests in
+  // the prefill queues and requests waiting for decode blocks.
+  LoadReport guard;
+  guard.guard_bytes = queue_guard_bytes(sc.engine, options.concurrent_runs, &guard.guard_from_machine);
+  auto reject = [&](const Request& r, Nanos at) {
+    run.on_request_done(failed_record(r, 0, FailureReason::overload_guard, at));
+  };
+  auto check_guard = [&](Nanos now) {
+    std::int64_t queued = 0, bytes = 0;
+    for (const auto& e : prefill.engines) {
+      queued += e->queued();
+      bytes += e->queued_bytes();
+    }
+    for (const auto& e : decode.engines) {
+      queued += e->queued();
+      bytes += e->queued_bytes();
+    }
+    if (queued > guard.queued_peak) {
+      guard.queued_peak = queued;
+      guard.queued_peak_bytes = static_cast<double>(bytes);
+    }
+    if (static_cast<double>(bytes) <= guard.guard_bytes) return;
+    guard.guard_tripped = true;
+    guard.guard_trip_s = to_seconds(now - first_arrival);
+    for (auto& e : prefill.engines) e->abort_queued(now, FailureReason::overload_guard, [](const Request&) {});
+    drain_prefill(now);  // the aborted requests' records: failures
+    for (auto& e : decode.engines)
+      e->abort_queued(now, FailureReason::overload_guard, [&](const Request& r) {
+        prefilled.erase(r.id);
+        source.on_complete(r, now);
+      });
+    while (auto r = source.next()) {
+      count_offered(*r);
+      reject(*r, r->arrival);
+    }
+  };
+  auto horizon = [&] { return queue.empty() ? std::numeric_limits<Nanos>::max() : queue.top().time; };
+
+  pull();
+  std::vector<Request> done;
+  const std::int64_t expected = source.expected_total();
+  std::int64_t next_progress = 0;
+  std::uint32_t events = 0;
+  while (!queue.empty()) {
+    if ((++events & 4095u) == 0) throw_if_interrupted();
+    const Event ev = queue.pop();
+    const Nanos now = ev.time;
+    const auto idx = static_cast<std::size_t>(ev.data);
+    if (ev.kind == kArrival) {
+      Request req = std::move(*pending);
+      pending.reset();
+      if (source.withdrawn(req)) {
+        pull();
+      } else if (count_offered(req); guard.guard_tripped) {
+        reject(req, now);
+        source.on_complete(req, now);
+        pull();
+      } else if (req.input_tokens + req.output_tokens > max_len) {
+        // Refused before prefill: the prefill instance sees one output token only.
+        fail(failed_record(req, 0, FailureReason::too_long_for_max_model_len, now), req, now);
+        pull();
+      } else {
+        const int p = prefill_router.pick(prefill.engines, req);
+        Request one = req;
+        one.output_tokens = 1;  // the prefill instance samples the first token
+        in_prefill.emplace(req.id, std::move(req));
+        prefill.engines[static_cast<std::size_t>(p)]->enqueue(std::move(one), now);
+        drain_prefill(now);  // a prompt larger than the instance's KV fails at once
+        check_guard(now);
+        pull();
+        to_kick_p[static_cast<std::size_t>(p)] = 1;
+      }
+    } else if (ev.kind == kPrefillEnd) {
+      done.clear();
+      prefill.engines[idx]->finish_step(now, done);  // done: reported through the tap
+      drain_prefill(now);
+      to_kick_p[idx] = 1;
+      pull();
+    } else if (ev.kind == kTransferDone) {
+      const Transfer t = transfers[idx];
+      free_transfers.push_back(idx);
+      decoders[static_cast<std::size_t>(t.decode)]->kv_arrived(t.id, now);
+      to_kick_d[static_cast<std::size_t>(t.decode)] = 1;
+    } else {
+      done.clear();
+      decode.engines[idx]->finish_step(now, done);
+      for (const auto& d : done) source.on_complete(d, now);
+      if (!done.empty()) pull();
+      to_grant[idx] = 1;
+      to_kick_d[idx] = 1;
+    }
+    if (queue.empty() || queue.top().time > now) {
+      for (int d = 0; d < nd; ++d) {
+        if (!to_grant[static_cast<std::size_t>(d)]) continue;
+        to_grant[static_cast<std::size_t>(d)] = 0;
+        start_transfers(d, now);
+      }
+      for (int p = 0; p < np; ++p) {
+        if (!to_kick_p[static_cast<std::size_t>(p)]) continue;
+        to_kick_p[static_cast<std::size_t>(p)] = 0;
+        Engine& e = *prefill.engines[static_cast<std::size_t>(p)];
+        if (e.can_start(now)) queue.push(e.start_step(now, horizon()), kStepEndPriority, kPrefillEnd, p);
+      }
+      for (int d = 0; d < nd; ++d) {
+        if (!to_kick_d[static_cast<std::size_t>(d)]) continue;
+        to_kick_d[static_cast<std::size_t>(d)] = 0;
+        Engine& e = *decode.engines[static_cast<std::size_t>(d)];
+        if (e.can_start(now)) queue.push(e.start_step(now, horizon()), kStepEndPriority, kDecodeEnd, d);
+      }
+    }
+    if (options.progress && run.finished() >= next_progress) {
+      options.progress(run.finished(), expected);
+      next_progress = run.finished() + 1000;
+    }
+  }
+  if (pending) throw Error("internal: a request was left without its arrival");
+  if (!in_prefill.empty() || !prefilled.empty())
+    throw Error(fmt::format("internal: {} requests were left in the prefill pool and {} waiting for decode blocks",
+                            in_prefill.size(), prefilled.size()));
+
+  RunSummary& s = result.summary;
+  s = run.summarize();
+  s.conversations.turns_not_sent = source.turns_not_sent();
+  const RunSummary ps = prefill.collector->summarize(), ds = decode.collector->summarize();
+  double busy_p = 0, busy_d = 0, step_jp = 0, step_jd = 0;
+  report.prefill = pool_report(prefill, ps, s.duration_s, &busy_p, &step_jp);
+  report.decode = pool_report(decode, ds, s.duration_s, &busy_d, &step_jd);
+  report.link_bandwidth = link.bandwidth;
+  report.link_latency_s = link.latency_s;
+  report.layerwise = link.layerwise;
+  report.kv_bytes_per_token = kv_per_token;
+  report.transfer_ms = transfer_ms.summarize();
+  report.link_wait_ms = link_wait_ms.summarize();
+  report.decode_wait_ms = decode_wait_ms.summarize();
+  // The run's hardware figures are both pools': GPUs and energy added, per-GPU
+  // ratios weighted by each pool's busy GPU-seconds; batch and KV figures are the
+  // decode pool's (where sequences batch and KV accumulates), queue figures the
+  // prefill pool's (where arrivals wait). Each pool's own are in the report.
+  s.gpus = report.prefill.gpus + report.decode.gpus;
+  const double busy = busy_p + busy_d;
+  if (busy > 0) {
+    s.mfu = (ps.mfu * busy_p + ds.mfu * busy_d) / busy;
+    s.bandwidth_utilization = (ps.bandwidth_utilization * busy_p + ds.bandwidth_utilization * busy_d) / busy;
+    for (int i = 0; i < kBoundCount; ++i) s.bound_share[i] = (ps.bound_share[i] * busy_p + ds.bound_share[i] * busy_d) / busy;
+    s.busy_power_w_per_gpu = (step_jp + step_jd) / busy;
+  }
+  s.busy_fraction = s.duration_s > 0 ? busy / (s.duration_s * s.gpus) : 0.0;
+  s.batch_size_mean = ds.batch_size_mean;
+  s.batch_size_max = ds.batch_size_max;
+  s.kv_utilization_mean = ds.kv_utilization_mean;
+  s.kv_utilization_max = ds.kv_utilization_max;
+  s.queue_length_mean = ps.queue_length_mean;
+  s.queue_length_max = ps.queue_length_max;
+  s.steps = ps.steps + ds.steps;
+  s.energy_j = report.prefill.energy_j + report.decode.energy_j;
+  s.power_w_per_gpu = s.duration_s > 0 ? s.energy_j / (s.duration_s * s.gpus) : 0.0;
+  s.joules_per_output_token = s.output_tokens > 0 ? s.energy_j / static_cast<double>(s.output_tokens) : 0.0;
+  s.joules_per_request = s.completed > 0 ? s.energy_j / static_cast<double>(s.completed) : 0.0;
+  if (sc.grid_g_per_kwh > 0) {
+    s.grid_g_per_kwh = sc.grid_g_per_kwh;
+    s.carbon_g = s.energy_j / 3.6e6 * sc.grid_g_per_kwh;
+    if (s.output_tokens > 0) s.carbon_g_per_output_token = s.carbon_g / static_cast<double>(s.output_tokens);
+    if (s.completed > 0) s.carbon_g_per_request = s.carbon_g / static_cast<double>(s.completed);
+  }
+  s.disaggregation = report;
+  if (options.check_workload && s.completed == 0 && s.failed > 0) {
+    const auto count = [&](FailureReason r) { return s.failures[static_cast<std::size_t>(r)]; };
+    const std::int64_t too_long = count(FailureReason::too_long_for_max_model_len);
+    const std::int64_t too_big = count(FailureReason::exceeds_kv_capacity);
+    if (too_long + too_big == s.failed)
+      throw Error(fmt::format("every request fails: {} of {} are longer than engine.max_model_len = {} and {} need "
+                              "more KV blocks than a prefill or decode instance has; nothing could be served",
+                              too_long, s.failed, max_len, too_big));
+  }
+  const LoadReport measured = s.load;
+  s.load = guard;
+  s.load.queue_mid_ms = measured.queue_mid_ms;
+  s.load.queue_last_ms = measured.queue_last_ms;
+  s.load.queue_grows = measured.queue_grows;
+  s.load.overloaded = measured.queue_grows || guard.guard_tripped;
+  s.load.offered = offered;
+  s.load.offered_rps =
+      last_arrival > first_arrival ? static_cast<double>(offered) / to_seconds(last_arrival - first_arrival) : 0.0;
+  if (s.load.offered != s.completed + s.failed)
+    throw Error(fmt::format("internal: {} requests offered but {} completed and {} failed", s.load.offered,
+                            s.completed, s.failed));
+  // The timeline: both pools' steps in time order, decode instances numbered after the prefill ones.
+  result.timeline = prefill.collector->timeline();
+  for (TimelineRow row : decode.collector->timeline()) {
+    row.replica += np;
+    result.timeline.push_back(row);
+  }
+  std::stable_sort(result.timeline.begin(), result.timeline.end(),
+                   [](const TimelineRow& a, const TimelineRow& b) { return a.time_s < b.time_s; });
+  return result;
+}
+
+}  // namespace servesim

@@ -1,0 +1,35 @@
+#pragma once
+// Prefill/decode disaggregation (the scenario's `disaggregation:` section): a pool
+// of prefill instances and a pool of decode instances, each its own setup (GPU,
+// tensor parallelism, replicas, weight precision), and the link that carries each
+// request's prompt KV from the prefill instance that computed it to the decode
+// instance that continues it. run/disaggregated_simulation.h states the timing.
+#include "model/dtype.h"
+#include "scenario/setup.h"
+
+namespace servesim {
+
+struct KvTransferSpec {
+  double bandwidth = 0;    // bytes/s between one prefill and one decode instance
+  double latency_s = 0;    // per transfer, before the first byte arrives
+  // Layer-wise pipelining: each layer's KV leaves as the last prefill step
+  // computes it, so all but the last layer's share overlaps that step.
+  bool layerwise = false;
+};
+
+struct DisaggregationSpec {
+  Setup prefill;  // the scenario's setup with the prefill pool's gpu, tp, replicas, weights
+  Setup decode;   // ... and the decode pool's
+  KvTransferSpec transfer;
+};
+
+// KV bytes of one token over the whole model (every layer, every distinct KV head,
+// or MLA's latent): what a prefill instance sends per prompt token, whatever its TP
+// (replicated KV heads are sent once).
+inline double model_kv_bytes_per_token(const ModelSpec& m, DType kv_cache) {
+  const double per_layer = m.mla.enabled() ? static_cast<double>(m.kv_elements_per_token_layer())
+                                           : 2.0 * static_cast<double>(m.kv_dim());
+  return static_cast<double>(m.layers) * per_layer * dtype_bytes(kv_cache);
+}
+
+}  // namespace servesim
