@@ -13,6 +13,7 @@
 #include "engine/scheduling_policy.h"
 #include "util/error.h"
 #include "util/text.h"
+#include "util/warnings.h"
 
 namespace servesim {
 namespace {
@@ -527,6 +528,32 @@ void resolve_max_model_len(ConfigMap& eng, Setup& s) {
                             "enable chunked_prefill",
                             eng.where("chunked_prefill"), c.max_num_batched_tokens, c.max_model_len,
                             c.max_model_len));
+}
+
+void resolve_local_attention_kv(ConfigMap& eng, Setup& s) {
+  EngineConfig& c = s.engine;
+  if (!s.model.local.enabled() || !c.free_window_kv || !c.prefix_caching) return;
+  // Prefix caching over per-layer window blocks is not modelled (batch_state.cpp
+  // refuses the pair). When one of the two is only the framework preset's default,
+  // the model still runs as its user asked for the other, and the change is said
+  // out loud; a scenario that sets both explicitly is refused there.
+  const bool prefix_set = has_key(eng, kPrefixCaching), window_set = has_key(eng, kFreeWindowKv);
+  if (prefix_set && window_set) return;
+  const std::string why = fmt::format(
+      "{} has local attention ({}), and prefix caching together with freed window blocks is not modelled yet",
+      s.model.name, s.model.local.describe());
+  if (prefix_set) {
+    c.free_window_kv = false;
+    warn(fmt::format("{}: false for this run (the framework's default is true): {}; every layer keeps the whole "
+                     "context's KV (an upper bound on its memory); set engine.prefix_caching: false to free the "
+                     "window blocks instead",
+                     eng.where(std::string(kFreeWindowKv.name)), why));
+  } else {
+    c.prefix_caching = false;
+    warn(fmt::format("{}: false for this run (the framework's default is true): {}; no request reuses another's "
+                     "prompt blocks; set engine.free_window_kv: false to keep prefix caching with full-context KV",
+                     eng.where(std::string(kPrefixCaching.name)), why));
+  }
 }
 
 }  // namespace servesim

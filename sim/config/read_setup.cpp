@@ -173,6 +173,7 @@ Setup read_setup(ConfigMap& doc) {
   ConfigMap eng = section_map(doc, engine_key_section());
   s.engine = read_engine(eng);
   resolve_max_model_len(eng, s);
+  resolve_local_attention_kv(eng, s);
   // Eager collectives: the host's launch of each NCCL call lengthens every hop.
   if (s.engine.collective_latency > s.gpu.intra_node.latency) s.gpu.intra_node.latency = s.engine.collective_latency;
   resolve_speculative(eng, s);

@@ -24,6 +24,9 @@ Setup read_setup(ConfigMap& doc);
 EngineConfig read_engine(ConfigMap& e);
 // Checks engine settings that depend on the model (read_setup calls it).
 void resolve_max_model_len(ConfigMap& eng, Setup& s);
+// A model with local attention cannot have both prefix caching and freed window
+// blocks (not modelled): the one left at the framework's default is turned off (warned).
+void resolve_local_attention_kv(ConfigMap& eng, Setup& s);
 // Loads engine.speculative's drafter and checks it against the target (read_setup calls it).
 void resolve_speculative(ConfigMap& eng, Setup& s);
 // The `parallelism:` mapping (finished), validated against the model.

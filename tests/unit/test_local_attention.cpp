@@ -231,3 +231,25 @@ TEST_CASE("local attention: fused decode runs price the same as step by step", "
     CHECK(e2e[0] == Approx(e2e[1]).epsilon(1e-6));
   }
 }
+
+TEST_CASE("local attention: prefix caching and freed window blocks, one left at its default gives way",
+          "[local][config]") {
+  // Prefix caching over per-layer window blocks is not modelled. vllm-v1 frees window
+  // blocks by default (framework_preset.cpp), so a scenario that asks for prefix
+  // caching runs with full-context KV (warned); one that asks for both is refused.
+  const Scenario asked_prefix = scenario_from("{kind: vllm, prefix_caching: true}", "", "gemma-3-12b");
+  CHECK(asked_prefix.engine.prefix_caching);
+  CHECK_FALSE(asked_prefix.engine.free_window_kv);
+  const Scenario asked_window = scenario_from("{kind: vllm, free_window_kv: true}", "", "gemma-3-12b");
+  CHECK_FALSE(asked_window.engine.prefix_caching);  // vllm-v1's own default is off
+  CHECK(asked_window.engine.free_window_kv);
+  // A model without local attention keeps both as set.
+  const Scenario full = scenario_from("{kind: vllm, prefix_caching: true}", "", "llama-3.1-8b");
+  CHECK(full.engine.prefix_caching);
+  CHECK(full.engine.free_window_kv);
+  // Both asked for: refused when the engine is built, naming the way out.
+  const Scenario both = scenario_from("{kind: vllm, prefix_caching: true, free_window_kv: true}", "", "gemma-3-12b");
+  std::vector<Request> reqs{make_request(0.0, 16, 4)};
+  VectorSource src(reqs);
+  CHECK_THROWS_WITH(simulate(both, src), Catch::Contains("set engine.free_window_kv: false"));
+}
