@@ -28,14 +28,14 @@ void list_gpus() {
 }
 void list_models() {
   fmt::print("Models (models/*.yaml; or pass a config.json path or a Hugging Face model folder):\n");
-  fmt::print("  {:<18} {:>9} {:>9} {:>7} {:>12} {:>10}\n", "name", "params", "active", "layers", "KV/token", "context");
+  fmt::print("  {:<26} {:>9} {:>9} {:>7} {:>12} {:>10}\n", "name", "params", "active", "layers", "KV/token", "context");
   for (const auto& n : model_catalog_names()) {
     const ModelSpec m = load_model(n);
     // A model file's warnings are about step times ("qk_norm is read but not
     // modelled"); a listing computes none, so they would be noise here. `run`,
     // `inspect` and the others still print them.
     (void)take_warnings();
-    fmt::print("  {:<18} {:>8.1f}B {:>8.1f}B {:>7} {:>12} {:>10}\n", n, m.total_params() / 1e9, m.active_params() / 1e9,
+    fmt::print("  {:<26} {:>8.1f}B {:>8.1f}B {:>7} {:>12} {:>10}\n", n, m.total_params() / 1e9, m.active_params() / 1e9,
                m.layers, format_bytes(m.kv_bytes_per_token(DType::bf16)), m.max_context);
   }
 }
