@@ -33,7 +33,7 @@ class EventQueue {
   }
 
   // The earliest event. Precondition: !empty().
-  const Event& top() const {
+  __attribute__((always_inline)) const Event& top() const {
     if (heap_.empty()) throw std::logic_error("EventQueue::top on an empty queue");
     return heap_.top();
   }

@@ -200,7 +200,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
     seen_bytes[static_cast<std::size_t>(r)] = b;
     router.observe(replicas, r);
   };
-  auto check_guard = [&](Nanos now) {
+  auto check_guard = [&](Nanos now) __attribute__((always_inline)) {
     const std::int64_t queued = single ? replicas[0]->queued() : queued_sum;
     const std::int64_t bytes = single ? replicas[0]->queued_bytes() : bytes_sum;
     if (queued > guard.queued_peak) {
