@@ -13,6 +13,7 @@
 #include "hardware/power_model.h"
 #include "scenario/disaggregation.h"
 #include "scenario/setup.h"
+#include "run/run_totals.h"
 #include "util/error.h"
 #include "util/interrupt.h"
 #include "util/machine.h"
@@ -119,13 +120,6 @@ class DecodeTap final : public RunObserver {
   Collector& run_;
 };
 
-double queue_guard_bytes(const EngineConfig& e, int concurrent_runs, bool* from_machine) {
-  *from_machine = e.max_queue_memory_bytes <= 0;
-  if (!*from_machine) return e.max_queue_memory_bytes;
-  const double phys = physical_memory_bytes();
-  const double quarter = phys > 0 ? phys / 4 : 4.0 * 1024 * 1024 * 1024;  // as the co-located loop
-  return quarter / std::max(1, concurrent_runs);
-}
 
 // A pool's report over a run of `duration_s`: its collector saw only its own part
 // of the run, so busy share and idle energy are stretched to the whole.
@@ -471,12 +465,7 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
   s.power_w_per_gpu = s.duration_s > 0 ? s.energy_j / (s.duration_s * s.gpus) : 0.0;
   s.joules_per_output_token = s.output_tokens > 0 ? s.energy_j / static_cast<double>(s.output_tokens) : 0.0;
   s.joules_per_request = s.completed > 0 ? s.energy_j / static_cast<double>(s.completed) : 0.0;
-  if (sc.grid_g_per_kwh > 0) {
-    s.grid_g_per_kwh = sc.grid_g_per_kwh;
-    s.carbon_g = s.energy_j / 3.6e6 * sc.grid_g_per_kwh;
-    if (s.output_tokens > 0) s.carbon_g_per_output_token = s.carbon_g / static_cast<double>(s.output_tokens);
-    if (s.completed > 0) s.carbon_g_per_request = s.carbon_g / static_cast<double>(s.completed);
-  }
+  add_carbon(s, sc.grid_g_per_kwh);
   s.disaggregation = report;
   if (options.check_workload && s.completed == 0 && s.failed > 0) {
     const auto count = [&](FailureReason r) { return s.failures[static_cast<std::size_t>(r)]; };

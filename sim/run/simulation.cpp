@@ -12,6 +12,7 @@
 #include "metrics/failure.h"
 #include "run/disaggregated_simulation.h"
 #include "scenario/setup.h"
+#include "run/run_totals.h"
 #include "util/error.h"
 #include "util/machine.h"
 #include "util/interrupt.h"
@@ -35,15 +36,6 @@ std::int64_t min_length(const LengthSpec& l) {
   return l.kind == LengthKind::fixed ? std::clamp(l.value, l.min, l.max) : l.min;
 }
 
-// The memory guard's limit: the scenario's, or a quarter of this machine's memory
-// shared among the simulations running at once.
-double queue_guard_bytes(const EngineConfig& e, int concurrent_runs, bool* from_machine) {
-  *from_machine = e.max_queue_memory_bytes <= 0;
-  if (!*from_machine) return e.max_queue_memory_bytes;
-  const double phys = physical_memory_bytes();
-  const double quarter = phys > 0 ? phys / 4 : 4.0 * 1024 * 1024 * 1024;  // 4 GiB if the system does not say
-  return quarter / std::max(1, concurrent_runs);
-}
 
 }  // namespace
 
@@ -335,14 +327,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   if (pending) throw Error("internal: a request was left without its arrival");
   result.summary = collector.summarize();
   result.summary.conversations.turns_not_sent = source.turns_not_sent();
-  if (sc.grid_g_per_kwh > 0) {
-    // grams = kWh drawn x gCO2/kWh (3.6e6 J per kWh).
-    RunSummary& s = result.summary;
-    s.grid_g_per_kwh = sc.grid_g_per_kwh;
-    s.carbon_g = s.energy_j / 3.6e6 * sc.grid_g_per_kwh;
-    if (s.output_tokens > 0) s.carbon_g_per_output_token = s.carbon_g / static_cast<double>(s.output_tokens);
-    if (s.completed > 0) s.carbon_g_per_request = s.carbon_g / static_cast<double>(s.completed);
-  }
+  add_carbon(result.summary, sc.grid_g_per_kwh);
   if (options.check_workload) refuse_all_failed(result.summary, sc);
   const LoadReport measured = load;  // the collector's queue-growth test
   load = guard;
