@@ -8,7 +8,7 @@ namespace servesim {
 
 DecodeOnlyEngine::DecodeOnlyEngine(const EngineContext& ctx)
     : ctx_(ctx),
-      pricer_(*ctx.cost, ctx.config.cpu_overheads(), ctx.memory.kv_bytes_per_token, ctx.fast_forward),
+      pricer_(*ctx.cost, ctx.config.cpu_overheads(), ctx.memory.kv_bytes_per_token, ctx.fast_forward, ctx.step_costs),
       block_(ctx.config.block_size),
       total_(ctx.kv_blocks) {}
 

@@ -20,6 +20,8 @@
 
 namespace servesim {
 
+class StepCostCache;  // engine/step_cost_cache.h
+
 inline constexpr Nanos kNever = std::numeric_limits<Nanos>::max();
 
 // Memory a request holds while it waits in an engine's queue: the Request itself
@@ -84,6 +86,11 @@ struct EngineContext {
   // Fuse runs of identical decode steps and price decode-only steps from the
   // memoised cost cache (step_cost_cache.h); off: every step priced by the model.
   bool fast_forward = true;
+  // Step-cost tables of `cost` shared by the engines that price with it (identical
+  // replicas of one run: one warm set instead of a cold set each; the tables are a
+  // pure function of the model, so sharing changes no result). Null: each engine
+  // tabulates its own.
+  StepCostCache* step_costs = nullptr;
   // One of a pipelined replica's virtual engines (pipeline_engine.cpp): never
   // fuses steps, reports inter-token gaps from step ends (other engines' steps
   // interleave with its own) and step records span its first-stage occupancy.

@@ -32,6 +32,8 @@ class StepCostCache {
 
   // How many token and sample parts were computed (the rest came from the tables).
   std::int64_t parts_computed() const { return computed_; }
+  // The model the tables price (engines of another model must not share them).
+  const CostModel& cost() const { return cost_; }
 
  private:
   struct Entry {

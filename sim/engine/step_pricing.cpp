@@ -25,7 +25,7 @@ StepTotals StepPricer::draft_totals(std::int64_t n, std::int64_t ctx, std::int64
 }
 
 StepTotals StepPricer::decode_totals(std::int64_t n, std::int64_t kv, std::int64_t local_kv) {
-  if (memo_) return cache_.decode(n, kv, local_kv);
+  if (memo_) return cache_->decode(n, kv, local_kv);
   BatchSummary b = cost_.batch();
   b.seqs = b.new_tokens = b.sampled = b.decode_seqs = n;
   b.decode_kv_tokens = static_cast<double>(kv);

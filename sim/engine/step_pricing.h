@@ -14,6 +14,7 @@
 // what it calls every step is inline here.
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 
 #include "cost/step_cost.h"
 #include "cost/step_wall_time.h"
@@ -26,13 +27,24 @@ class StepPricer {
  public:
   // memo: price from the step-cost cache (on with fast_forward; off: every step
   // priced by the model, the reference the cache is tested against).
-  StepPricer(const CostModel& cost, CpuOverheads cpu, double kv_bytes_per_token, bool memo)
-      : cost_(cost), cpu_(cpu), kv_bytes_per_token_(kv_bytes_per_token), memo_(memo), cache_(cost) {}
+  // shared: tables of the same cost model that other engines use too (identical
+  // replicas: one warm set of tables instead of one cold set each); null, or
+  // tables of another model: this pricer keeps its own.
+  StepPricer(const CostModel& cost, CpuOverheads cpu, double kv_bytes_per_token, bool memo,
+             StepCostCache* shared = nullptr)
+      : cost_(cost), cpu_(cpu), kv_bytes_per_token_(kv_bytes_per_token), memo_(memo) {
+    if (shared && &shared->cost() == &cost) {
+      cache_ = shared;
+    } else {
+      own_ = std::make_unique<StepCostCache>(cost);
+      cache_ = own_.get();
+    }
+  }
 
   // Wall seconds of one step running b (GPU time plus CPU overheads); its GPU
   // totals go to *totals when asked.
   double seconds(const BatchSummary& b, StepTotals* totals) {
-    const StepTotals c = memo_ ? cache_.totals(b) : cost_.totals(b);
+    const StepTotals c = memo_ ? cache_->totals(b) : cost_.totals(b);
     if (totals) *totals = c;
     return step_wall_seconds(c.time, cpu_, b.seqs);
   }
@@ -58,7 +70,7 @@ class StepPricer {
   // Wall seconds of a step running b after the drafter's `draft` GPU time (the
   // step's totals, draft included, to *totals when asked).
   double speculative_seconds(const BatchSummary& b, const StepTotals& draft, StepTotals* totals) {
-    StepTotals c = memo_ ? cache_.totals(b) : cost_.totals(b);
+    StepTotals c = memo_ ? cache_->totals(b) : cost_.totals(b);
     c.time += draft.time;
     c.stage_time += draft.time;
     c.flops += draft.flops;
@@ -94,7 +106,8 @@ class StepPricer {
   CpuOverheads cpu_;
   double kv_bytes_per_token_;  // per GPU
   bool memo_;
-  StepCostCache cache_;
+  std::unique_ptr<StepCostCache> own_;  // when no shared tables fit
+  StepCostCache* cache_;                // own_ or the shared tables
 };
 
 inline void StepPricer::record_cost(StepRecord& r, const StepTotals& totals, std::int64_t k, double seconds,

@@ -8,7 +8,7 @@ namespace servesim {
 
 VllmEngine::VllmEngine(const EngineContext& ctx)
     : ctx_(ctx),
-      pricer_(*ctx.cost, ctx.config.cpu_overheads(), ctx.memory.kv_bytes_per_token, ctx.fast_forward),
+      pricer_(*ctx.cost, ctx.config.cpu_overheads(), ctx.memory.kv_bytes_per_token, ctx.fast_forward, ctx.step_costs),
       state_(ctx, pricer_),
       policy_(make_scheduling_policy(ctx.config)),
       fuse_(ctx.fast_forward && !ctx.virtual_engine),

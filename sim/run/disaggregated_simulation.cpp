@@ -10,6 +10,7 @@
 #include "engine/decode_only_engine.h"
 #include "engine/engine.h"
 #include "engine/router.h"
+#include "engine/step_cost_cache.h"
 #include "hardware/power_model.h"
 #include "scenario/disaggregation.h"
 #include "scenario/setup.h"
@@ -61,6 +62,7 @@ struct Pool {
   EngineContext context(int replica, RunObserver* observer, bool fast_forward) const {
     EngineContext ctx;
     ctx.cost = &cost;
+    ctx.step_costs = &step_costs;  // the pool's instances share one set of tables
     ctx.config = setup.engine;
     ctx.memory = memory;
     ctx.kv_blocks = blocks;
@@ -71,6 +73,7 @@ struct Pool {
   }
   const Setup& setup;
   CostModel cost;
+  mutable StepCostCache step_costs{cost};  // tables shared by the pool's instances (context() hands them out)
   MemoryPlan memory;
   std::int64_t blocks = 0;
   std::unique_ptr<Collector> collector;

@@ -9,6 +9,7 @@
 #include "engine/engine.h"
 #include "engine/router.h"
 #include "engine/sequence_group.h"
+#include "engine/step_cost_cache.h"
 #include "metrics/failure.h"
 #include "run/disaggregated_simulation.h"
 #include "scenario/setup.h"
@@ -129,10 +130,13 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
                               sc.engine.kind));
     patience.emplace(*sc.workload.patience, sc.workload.seed);
   }
+  // Every replica prices with `cost`: one set of step-cost tables for all of them.
+  StepCostCache step_costs(cost);
   std::vector<std::unique_ptr<Engine>> replicas;
   for (int r = 0; r < sc.parallelism.replicas; ++r) {
     EngineContext ctx;
     ctx.cost = &cost;
+    ctx.step_costs = &step_costs;
     ctx.draft_cost = draft_cost.get();
     ctx.config = sc.engine;
     ctx.memory = result.memory;
