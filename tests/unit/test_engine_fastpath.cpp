@@ -8,6 +8,7 @@
 #include "core/rng.h"
 #include "run/simulation.h"
 #include "engine/step_cost_cache.h"
+#include "engine/step_pricing.h"
 #include "metrics/collector.h"
 #include "metrics/log_histogram.h"
 #include "test_sim_helpers.h"
@@ -179,6 +180,32 @@ TEST_CASE("memoised step costs equal the model's bit for bit", "[engine][fastpat
     // distinct. Everything else came from the tables.
     CHECK(cache.parts_computed() == 10 + 9);
   }
+}
+
+TEST_CASE("replicas of one model share their step-cost tables", "[engine][fastpath]") {
+  // simulate() hands every replica the same StepCostCache. A second pricer of the
+  // same model prices from the first one's entries (nothing recomputed) and gets
+  // the model's totals bit for bit; a pricer of another model ignores the tables.
+  const CostModel cost = make_cost_model(scenario_from("{kind: vllm}", "", "llama-3.1-8b", "{tp: 1}"));
+  const CostModel other = make_cost_model(scenario_from("{kind: vllm}", "", "llama-3.1-8b", "{tp: 2}"));
+  StepCostCache shared(cost);
+  const CpuOverheads cpu{};
+  StepPricer first(cost, cpu, 0.0, true, &shared), second(cost, cpu, 0.0, true, &shared);
+  StepPricer foreign(other, cpu, 0.0, true, &shared);
+  BatchSummary b;
+  b.seqs = b.new_tokens = b.sampled = b.decode_seqs = 100;
+  b.decode_kv_tokens = 100.0 * 1000;
+  StepTotals t1, t2, t3;
+  first.seconds(b, &t1);
+  CHECK(shared.parts_computed() == 2);  // the token part of 100 tokens and the sample part of 100
+  second.seconds(b, &t2);
+  CHECK(shared.parts_computed() == 2);  // both from the first pricer's entries
+  CHECK(t2.time == cost.totals(b).time);
+  CHECK(t1.time == t2.time);
+  foreign.seconds(b, &t3);
+  CHECK(shared.parts_computed() == 2);  // tp 2 priced from its own tables
+  CHECK(t3.time == other.totals(b).time);
+  CHECK(t3.time != t1.time);  // tp 2 splits the work: a different step time
 }
 
 TEST_CASE("fast-forward past waiting requests that cannot be admitted matches step by step",
