@@ -78,6 +78,9 @@ Request SyntheticSource::make_request(Nanos arrival, std::int32_t session) {
       r.input_tokens = sp.tokens + sample_length(spec_.input_tokens, input_rng_);
       r.block_hashes = prompt_block_hashes(r.input_tokens, block_, group, sp.tokens, HashOwner::request,
                                            static_cast<std::uint64_t>(r.id));
+      // The blocks after the system prompt's are owned by this request id alone.
+      r.unique_hashes_from = static_cast<std::int32_t>(
+          std::min<std::int64_t>(static_cast<std::int64_t>(r.block_hashes.size()), sp.tokens / block_));
     }
     r.hash_block_tokens = block_;
   }
