@@ -60,7 +60,7 @@ void PrefixCache::split(std::int32_t i, std::int64_t keep, std::uint64_t rest_ha
   head.prev = r;  // lru_size_ is unchanged: the same blocks, in two nodes
 }
 
-void PrefixCache::pin(std::int32_t i, std::int64_t& revived) {
+__attribute__((always_inline)) inline void PrefixCache::pin(std::int32_t i, std::int64_t& revived) {
   Node& e = at(i);
   if (e.refs++ == 0) {
     lru_unlink(e);

@@ -12,6 +12,7 @@
 #include "engine/block_hash_index.h"
 #include "engine/min_tree.h"
 #include "engine/prefix_cache.h"
+#include "workload/prefix_hash.h"
 
 using namespace servesim;
 
@@ -255,4 +256,20 @@ TEST_CASE("the prefix cache's runs of unique blocks count as one node per block 
   }
   CHECK(flat.evictions() > 10000);  // the sequence did exercise eviction,
   CHECK(splits_seen > 100);         // and matches that cut a run
+}
+
+TEST_CASE("PromptBlockHashes gives prompt_block_hashes' hashes", "[workload][prefix]") {
+  // Groups inside and past the memo (4096), none (-1), prompts shorter and longer
+  // than their system prompt, block sizes that do and do not divide it: the memo
+  // must never change a hash, whatever it remembered before.
+  RandomStream rng(31, "prompt hashes");
+  PromptBlockHashes memo;
+  for (int i = 0; i < 3000; ++i) {
+    const std::int64_t group = rng.uniform_int(0, 9) == 0 ? -1 : rng.uniform_int(0, 9) == 0 ? 5000 : rng.uniform_int(0, 5);
+    const auto block = static_cast<std::int32_t>(rng.uniform_int(0, 2) == 0 ? 48 : 16);
+    const std::int64_t prefix = rng.uniform_int(0, 1200), total = rng.uniform_int(0, 3000);
+    const auto kind = rng.uniform_int(0, 1) == 0 ? HashOwner::request : HashOwner::session;
+    const auto owner = static_cast<std::uint64_t>(rng.uniform_int(0, 100));
+    REQUIRE(memo(total, block, group, prefix, kind, owner) == prompt_block_hashes(total, block, group, prefix, kind, owner));
+  }
 }
