@@ -79,16 +79,16 @@ bool BatchState::enqueue(Request&& r, Nanos now) {
   }
   if (patience_) {
     deadlines_.push(Deadline{patience_->deadline(r), r.id});
-    if (!fresh_.empty() && r.id <= fresh_.back().id) fresh_by_id_ = false;
+    if (!fresh_.empty() && r.id <= fresh_.back().id()) fresh_by_id_ = false;
   }
-  fresh_bytes_ += queued_request_bytes(r);
-  fresh_.push_back(std::move(r));
+  fresh_.emplace_back(std::move(r));
+  fresh_bytes_ += fresh_.back().bytes();
   return true;
 }
 
 void BatchState::drop_gone_front() {
-  while (!gone_.empty() && !fresh_.empty() && fresh_.front().id == gone_.top()) {
-    fresh_bytes_ -= queued_request_bytes(fresh_.front());
+  while (!gone_.empty() && !fresh_.empty() && fresh_.front().id() == gone_.top()) {
+    fresh_bytes_ -= fresh_.front().bytes();
     fresh_.pop_front();
     gone_.pop();
   }
@@ -117,19 +117,20 @@ void BatchState::abandon_due(Nanos now, bool running_too, std::vector<Request>& 
 void BatchState::abandon(const Deadline& d, bool running_too, std::vector<Request>& gone) {
   // Never scheduled: still in fresh_. Ids increase along it, so those below the
   // front's have left it (admitted, or gone already).
-  if (!fresh_.empty() && (!fresh_by_id_ || d.id >= fresh_.front().id)) {
+  if (!fresh_.empty() && (!fresh_by_id_ || d.id >= fresh_.front().id())) {
     auto it = fresh_by_id_ ? std::lower_bound(fresh_.begin(), fresh_.end(), d.id,
-                                              [](const Request& r, std::int64_t id) { return r.id < id; })
-                           : std::find_if(fresh_.begin(), fresh_.end(), [&](const Request& r) { return r.id == d.id; });
-    if (it != fresh_.end() && it->id == d.id) {
-      RequestRecord rec = failed_record(*it, replica_, FailureReason::abandoned, d.at);
+                                              [](const QueuedRequest& r, std::int64_t id) { return r.id() < id; })
+                           : std::find_if(fresh_.begin(), fresh_.end(), [&](const QueuedRequest& r) { return r.id() == d.id; });
+    if (it != fresh_.end() && it->id() == d.id) {
+      Request r = it->copy();
+      RequestRecord rec = failed_record(r, replica_, FailureReason::abandoned, d.at);
       if (observer_) observer_->on_request_done(rec);
-      gone.push_back(*it);
+      gone.push_back(std::move(r));
       if (fresh_by_id_) {
         gone_.push(d.id);  // skipped when it reaches the front: nothing in the queue moves
         drop_gone_front();
       } else {
-        fresh_bytes_ -= queued_request_bytes(*it);
+        fresh_bytes_ -= it->bytes();
         fresh_.erase(it);
       }
       return;
@@ -197,22 +198,34 @@ void BatchState::materialize_front() {
     s = Seq{};
   }
   s.version = version + 1;
-  fresh_bytes_ -= queued_request_bytes(fresh_.front());
-  s.req = std::move(fresh_.front());
+  fresh_bytes_ -= fresh_.front().bytes();
+  s.req = fresh_.front().take();
   fresh_.pop_front();
   drop_gone_front();
   s.rec = arrival_record(s.req, replica_);
   s.rec.sequences = group_.sequences();
   s.target = s.req.input_tokens;
-  if (prefix_caching_ && !s.req.block_hashes.empty())
-    chains_.hashes(s.req.block_hashes, s.req.hash_block_tokens, s.req.input_tokens, kv_.block_size(), s.hashes);
+  if (prefix_caching_ && !s.req.block_hashes.empty()) prompt_hashes(s);
   s.phase = Phase::waiting;
   waiting_.push_back(slot);
 }
 
+void BatchState::prompt_hashes(Seq& s) {
+  const Request& r = s.req;
+  s.hash_blocks = engine_block_count(r.block_hashes, r.hash_block_tokens, r.input_tokens, kv_.block_size());
+  const std::int64_t unique = unique_blocks_from(r);
+  const std::int64_t upto = kv_.offload() || unique >= s.hash_blocks ? s.hash_blocks : unique + 1;
+  chains_.hashes(r.block_hashes, r.hash_block_tokens, r.input_tokens, kv_.block_size(), s.hashes, upto);
+}
+
+void BatchState::complete_hashes(Seq& s) {
+  const Request& r = s.req;
+  chains_.hashes(r.block_hashes, r.hash_block_tokens, r.input_tokens, kv_.block_size(), s.hashes);
+}
+
 void BatchState::abort_queued(Nanos now, FailureReason why, const std::function<void(const Request&)>& aborted) {
   while (!fresh_.empty()) {  // popping as it goes frees the queue's memory as it goes
-    const Request& r = fresh_.front();
+    const Request r = fresh_.front().take();
     if (!gone_.empty() && gone_.top() == r.id) {
       gone_.pop();  // gave up before: reported then
     } else {
@@ -221,7 +234,7 @@ void BatchState::abort_queued(Nanos now, FailureReason why, const std::function<
     }
     fresh_.pop_front();
   }
-  std::deque<Request>().swap(fresh_);
+  std::deque<QueuedRequest>().swap(fresh_);
   fresh_bytes_ = 0;
 }
 

@@ -15,8 +15,8 @@
 // is in two parts, in FCFS order: waiting_ (slots: preempted requests, pushed to
 // its front, and at most the one fresh request admission is trying) ahead of
 // fresh_ (never-scheduled requests as they arrived). A fresh request takes a Seq
-// slot (~300 bytes) only when admission reaches it, so each waiting request costs
-// queued_request_bytes (64 bytes without prefix hashes).
+// slot (~300 bytes) only when admission reaches it, and waits in fresh_ in its
+// compact form (queued_request.h: 48 bytes without prefix hashes).
 //
 // Users who give up (workload.patience, ctx.patience): each enqueued request's
 // deadline (arrival + patience) goes into a min-heap (16 bytes while it is
@@ -46,6 +46,7 @@
 #include "engine/engine.h"
 #include "engine/kv_blocks.h"
 #include "engine/local_decoders.h"
+#include "engine/queued_request.h"
 #include "engine/sequence_group.h"
 #include "engine/step_pricing.h"
 
@@ -64,7 +65,12 @@ class BatchState {
     std::int64_t chunk = 0;      // prefill tokens scheduled in the current step
     std::int64_t blocks = 0;     // private KV blocks held in prefill phase
     std::int64_t cached_blocks = 0;  // leading blocks held through the prefix cache (shared)
-    std::vector<std::uint64_t> hashes;  // full prompt blocks' hashes (prefix caching)
+    // Full prompt blocks' hashes (prefix caching): hash_blocks of them, of which
+    // only the first ones up to the first unique block (unique_blocks_from) are
+    // computed until the request has registered its blocks (see complete_hashes).
+    std::vector<std::uint64_t> hashes;
+    std::int64_t hash_blocks = 0;
+    bool registered = false;  // its prompt's blocks went into the prefix cache
     std::vector<std::int32_t> cached_nodes;  // the prefix cache's handles of the cached_blocks
     std::int64_t join_step = 0;  // decode phase: G when it joined
     std::int64_t len_join = 0;   // decode phase: KV tokens when it joined
@@ -238,6 +244,22 @@ class BatchState {
   void join_decode(int slot, Nanos now);
   void leave_decode(int slot);
   void release_cached(Seq& s);
+  // A request's engine block hashes (Seq::hashes). Until it registers its blocks,
+  // none past its first unique one can be cached (no other request has them), so
+  // matching never reaches them and registering makes them one run keyed by the
+  // first one's hash: only hashes [0, first unique] are computed. With a CPU tier
+  // (which takes evicted blocks by hash) all are.
+  void prompt_hashes(Seq& s);
+  // All of them, before a request that registered its blocks matches them again
+  // (after a preemption: its own run may be cached, and cut anywhere).
+  void complete_hashes(Seq& s);
+  // The first of a request's engine blocks that no other request can hit: block b's
+  // hash chains the ids its tokens and those before them fall in, ids [0, ceil((b+1)
+  // bs / idb)), so it contains the first unique id u exactly when (b+1) bs > u idb.
+  std::int64_t unique_blocks_from(const Request& r) const {
+    if (r.unique_hashes_from == Request::kNotUnique) return PrefixCache::kNoUnique;
+    return static_cast<std::int64_t>(r.unique_hashes_from) * r.hash_block_tokens / kv_.block_size();
+  }
   void finish_request(int slot, Nanos now, std::vector<Request>& done, bool failed);
   FailureReason admissible(const Request& r) const;  // none when it can ever be served
   void running_push_back(int slot);
@@ -262,8 +284,8 @@ class BatchState {
   std::vector<Seq> slots_;
   std::vector<int> free_slots_;
   std::deque<int> waiting_;
-  std::deque<Request> fresh_;
-  std::int64_t fresh_bytes_ = 0;  // queued_request_bytes over fresh_
+  std::deque<QueuedRequest> fresh_;  // the compact form (queued_request.h)
+  std::int64_t fresh_bytes_ = 0;     // QueuedRequest::bytes over fresh_
   // Patience (null: nobody gives up). Deadlines of requests not yet past them;
   // ids of never-scheduled requests that gave up but are still in fresh_ (ids
   // increase along fresh_, so the smallest is the first to reach its front);
@@ -291,7 +313,7 @@ class BatchState {
 inline int BatchState::eligible_head(Nanos cutoff) {
   if (waiting_.empty()) {
     // The next fresh request takes a slot only once it is eligible.
-    if (fresh_.front().arrival + frontend_ns_ > cutoff) return -1;
+    if (fresh_.front().arrival() + frontend_ns_ > cutoff) return -1;
     materialize_front();
   }
   const int slot = waiting_.front();
@@ -303,7 +325,8 @@ inline int BatchState::eligible_head(Nanos cutoff) {
 inline KvBlocks::PrefixHit BatchState::reuse_prefix(int slot) {
   Seq& s = seq(slot);
   KvBlocks::PrefixHit hit;
-  if (s.swapped_blocks == 0 && !s.hashes.empty()) {
+  if (s.swapped_blocks == 0 && s.hash_blocks > 0) {
+    if (s.registered && static_cast<std::int64_t>(s.hashes.size()) < s.hash_blocks) complete_hashes(s);
     const std::int64_t limit = (s.target - 1) / kv_.block_size();
     hit = kv_.acquire_prefix(s.hashes, limit, s.cached_nodes);
     s.cached_blocks = hit.gpu;
@@ -313,7 +336,7 @@ inline KvBlocks::PrefixHit BatchState::reuse_prefix(int slot) {
 }
 
 inline void BatchState::release_cached(Seq& s) {
-  kv_.release_prefix(s.cached_nodes, s.cached_blocks);
+  kv_.release_prefix(s.cached_nodes);
   s.cached_nodes.clear();
   s.cached_blocks = 0;
 }
@@ -409,12 +432,12 @@ inline void BatchState::complete_chunks(Nanos now, std::vector<Request>& done) {
       abandon_completed_prompt(slot);
       continue;
     }
-    if (!s.hashes.empty()) {
+    if (s.hash_blocks > 0) {
       // The prompt's full blocks become cached for later requests.
-      const std::int64_t full =
-          std::min<std::int64_t>(static_cast<std::int64_t>(s.hashes.size()), s.computed / kv_.block_size());
+      const std::int64_t full = std::min<std::int64_t>(s.hash_blocks, s.computed / kv_.block_size());
       if (full > s.cached_blocks) {
-        s.blocks -= kv_.share_prefix(s.hashes, s.cached_blocks, full, s.cached_nodes);
+        s.registered = true;
+        s.blocks -= kv_.share_prefix(s.hashes, s.cached_blocks, full, s.cached_nodes, unique_blocks_from(s.req));
         s.cached_blocks = full;
       }
     }

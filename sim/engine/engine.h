@@ -24,9 +24,9 @@ class StepCostCache;  // engine/step_cost_cache.h
 
 inline constexpr Nanos kNever = std::numeric_limits<Nanos>::max();
 
-// Memory a request holds while it waits in an engine's queue: the Request itself
-// and its prefix-block hashes (queue bookkeeping adds about 1 byte: a deque node
-// holds 8 requests of 64 bytes).
+// Memory a Request holds while it waits in a queue of Requests (the decode-only
+// engine's): the Request itself and its prefix-block hashes. The vLLM-style and
+// static engines queue the compact form instead (queued_request.h).
 inline std::int64_t queued_request_bytes(const Request& r) {
   return static_cast<std::int64_t>(sizeof(Request) + r.block_hashes.capacity() * sizeof(std::uint64_t));
 }

@@ -117,14 +117,15 @@ class KvBlocks {
     used_ += p.revived;
     return h;
   }
-  // Drops the caller's share of its first n cached blocks (their handles, as
+  // Drops the caller's share of its cached blocks (their handles, as
   // acquire_prefix and share_prefix appended them).
-  void release_prefix(const std::vector<std::int32_t>& nodes, std::int64_t n) { used_ -= cache_.release_nodes(nodes, n); }
-  // A computed prompt's blocks [first, n) become shared (cached) blocks. Returns how
-  // many private blocks the caller no longer holds (each now counts as shared).
+  void release_prefix(const std::vector<std::int32_t>& nodes) { used_ -= cache_.release_nodes(nodes); }
+  // A computed prompt's blocks [first, n) become shared (cached) blocks; those from
+  // `unique_from` on no other request can hit (PrefixCache::add). Returns how many
+  // private blocks the caller no longer holds (each now counts as shared).
   std::int64_t share_prefix(const std::vector<std::uint64_t>& hashes, std::int64_t first, std::int64_t n,
-                            std::vector<std::int32_t>& nodes) {
-    const PrefixCache::Registered r = cache_.add(hashes, first, n, &nodes);
+                            std::vector<std::int32_t>& nodes, std::int64_t unique_from = PrefixCache::kNoUnique) {
+    const PrefixCache::Registered r = cache_.add(hashes, first, n, &nodes, unique_from);
     used_ -= r.duplicate;  // someone else's copy is kept, the caller's is freed
     return r.fresh + r.duplicate + r.revived;
   }

@@ -1,6 +1,7 @@
 #include "engine/prefix_cache.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "engine/cpu_tier.h"
 
@@ -11,7 +12,7 @@ namespace {
 constexpr std::int64_t kAhead = 8;
 }  // namespace
 
-std::int32_t PrefixCache::new_node(std::uint64_t hash) {
+std::int32_t PrefixCache::new_node(std::uint64_t hash, std::int32_t count) {
   std::int32_t i;
   if (!free_nodes_.empty()) {
     i = free_nodes_.back();
@@ -20,145 +21,178 @@ std::int32_t PrefixCache::new_node(std::uint64_t hash) {
     i = static_cast<std::int32_t>(nodes_.size());
     nodes_.emplace_back();
   }
-  nodes_[static_cast<std::size_t>(i)] = Node{hash, 0, -1, -1};
+  at(i) = Node{hash, 0, count, -1, -1};
   index_.insert(hash, i);
   return i;
 }
 
 void PrefixCache::lru_unlink(Node& n) {
-  if (n.prev >= 0) nodes_[static_cast<std::size_t>(n.prev)].next = n.next;
+  if (n.prev >= 0) at(n.prev).next = n.next;
   else lru_head_ = n.next;
-  if (n.next >= 0) nodes_[static_cast<std::size_t>(n.next)].prev = n.prev;
+  if (n.next >= 0) at(n.next).prev = n.prev;
   else lru_tail_ = n.prev;
   n.prev = n.next = -1;
-  --lru_size_;
+  lru_size_ -= n.count;
 }
 
 void PrefixCache::lru_push_back(std::int32_t i) {
-  Node& n = nodes_[static_cast<std::size_t>(i)];
+  Node& n = at(i);
   n.prev = lru_tail_;
   n.next = -1;
-  if (lru_tail_ >= 0) nodes_[static_cast<std::size_t>(lru_tail_)].next = i;
+  if (lru_tail_ >= 0) at(lru_tail_).next = i;
   else lru_head_ = i;
   lru_tail_ = i;
-  ++lru_size_;
+  lru_size_ += n.count;
+}
+
+void PrefixCache::split(std::int32_t i, std::int64_t keep, std::uint64_t rest_hash) {
+  // Only a run's owner ever reaches it, and it holds no reference while it
+  // matches or registers its prompt: a pinned run is never cut.
+  if (at(i).refs != 0) throw std::logic_error("PrefixCache: a pinned run of blocks would be split");
+  const std::int32_t r = new_node(rest_hash, at(i).count - static_cast<std::int32_t>(keep));  // may move nodes_
+  Node& head = at(i);
+  Node& rest = at(r);
+  head.count = static_cast<std::int32_t>(keep);
+  rest.prev = head.prev;
+  rest.next = i;
+  if (head.prev >= 0) at(head.prev).next = r;
+  else lru_head_ = r;
+  head.prev = r;  // lru_size_ is unchanged: the same blocks, in two nodes
+}
+
+__attribute__((always_inline)) inline void PrefixCache::pin(std::int32_t i, std::int64_t& revived) {
+  Node& e = at(i);
+  if (e.refs++ == 0) {
+    lru_unlink(e);
+    pinned_ += e.count;
+    revived += e.count;
+  }
 }
 
 std::int64_t PrefixCache::match(const std::vector<std::uint64_t>& hashes, std::int64_t limit) const {
   const std::int64_t n = std::min<std::int64_t>(limit, static_cast<std::int64_t>(hashes.size()));
   std::int64_t i = 0;
-  while (i < n && index_.find(hashes[static_cast<std::size_t>(i)]) >= 0) ++i;
-  return i;
+  while (i < n) {
+    const std::int32_t f = index_.find(hashes[static_cast<std::size_t>(i)]);
+    if (f < 0) break;
+    i += nodes_[static_cast<std::size_t>(f)].count;
+  }
+  return std::min(i, n);
 }
 
 PrefixCache::Pinned PrefixCache::match_acquire(const std::vector<std::uint64_t>& hashes, std::int64_t limit,
                                                std::vector<std::int32_t>* nodes) {
   Pinned p;
-  const std::int64_t n = std::min<std::int64_t>(limit, static_cast<std::int64_t>(hashes.size()));
+  const std::int64_t size = static_cast<std::int64_t>(hashes.size());
+  const std::int64_t n = std::min<std::int64_t>(limit, size);
   for (std::int64_t j = 0; j < std::min(n, kAhead); ++j) index_.prefetch(hashes[static_cast<std::size_t>(j)]);
-  for (; p.matched < n; ++p.matched) {
+  while (p.matched < n) {
     if (p.matched + kAhead < n) index_.prefetch(hashes[static_cast<std::size_t>(p.matched + kAhead)]);
     const std::int32_t i = index_.find(hashes[static_cast<std::size_t>(p.matched)]);
     if (i < 0) break;
+    // A run reaching past the limit: the caller takes its first blocks, the rest stay evictable.
+    if (at(i).count > n - p.matched) split(i, n - p.matched, hashes[static_cast<std::size_t>(n)]);
     nodes->push_back(i);
-    Node& e = nodes_[static_cast<std::size_t>(i)];
-    if (e.refs++ == 0) {
-      lru_unlink(e);
-      ++pinned_;
-      ++p.revived;
-    }
+    pin(i, p.revived);
+    p.matched += at(i).count;
   }
   return p;
 }
 
 std::int64_t PrefixCache::acquire(const std::vector<std::uint64_t>& hashes, std::int64_t n) {
-  std::int64_t revived = 0;
-  for (std::int64_t i = 0; i < n; ++i) {
-    Node& e = node_of(hashes[static_cast<std::size_t>(i)]);
-    if (e.refs++ == 0) {
-      lru_unlink(e);
-      ++pinned_;
-      ++revived;
-    }
-  }
-  return revived;
+  std::vector<std::int32_t> nodes;
+  const Pinned p = match_acquire(hashes, n, &nodes);
+  if (p.matched != n) throw std::logic_error("PrefixCache::acquire: a block is not cached");
+  return p.revived;
 }
 
 PrefixCache::Registered PrefixCache::add(const std::vector<std::uint64_t>& hashes, std::int64_t first, std::int64_t n,
-                                         std::vector<std::int32_t>* nodes) {
+                                         std::vector<std::int32_t>* nodes, std::int64_t unique_from) {
   Registered r;
-  for (std::int64_t j = first; j < std::min(n, first + kAhead); ++j) index_.prefetch(hashes[static_cast<std::size_t>(j)]);
-  for (std::int64_t i = first; i < n; ++i) {
-    if (i + kAhead < n) index_.prefetch(hashes[static_cast<std::size_t>(i + kAhead)]);
+  // The spill tier takes evicted blocks by their hashes: no runs then.
+  const std::int64_t unique = spill_ ? n : std::max(unique_from, first);
+  const std::int64_t ahead_end = std::min(n, unique);  // prefetching pays only for per-block entries
+  for (std::int64_t j = first; j < std::min(ahead_end, first + kAhead); ++j)
+    index_.prefetch(hashes[static_cast<std::size_t>(j)]);
+  for (std::int64_t i = first; i < n;) {
+    if (i + kAhead < ahead_end) index_.prefetch(hashes[static_cast<std::size_t>(i + kAhead)]);
     const std::uint64_t h = hashes[static_cast<std::size_t>(i)];
-    const std::int32_t at = index_.find(h);
-    if (at < 0) {
-      const std::int32_t fresh = new_node(h);
-      nodes_[static_cast<std::size_t>(fresh)].refs = 1;
-      if (nodes) nodes->push_back(fresh);
-      ++pinned_;
-      ++r.fresh;
+    std::int32_t e = index_.find(h);
+    if (e < 0) {
+      // Not cached: one new block, or, from `unique` on, the whole rest as one run
+      // (the owner's blocks still cached are a run of consecutive blocks from its
+      // first unique one: evictions take them from the end, oldest first).
+      const std::int64_t len = i >= unique ? n - i : 1;
+      e = new_node(h, static_cast<std::int32_t>(len));
+      at(e).refs = 1;
+      if (nodes) nodes->push_back(e);
+      pinned_ += len;
+      r.fresh += len;
+      i += len;
       continue;
     }
-    if (nodes) nodes->push_back(at);
-    Node& e = nodes_[static_cast<std::size_t>(at)];
-    if (e.refs++ == 0) {
-      lru_unlink(e);
-      ++pinned_;
-      ++r.revived;
-    } else {
-      ++r.duplicate;
+    if (at(e).count > n - i) split(e, n - i, hashes[static_cast<std::size_t>(n)]);
+    if (nodes) nodes->push_back(e);
+    const std::int64_t c = at(e).count;
+    if (at(e).refs == 0) pin(e, r.revived);
+    else {
+      ++at(e).refs;
+      r.duplicate += c;
     }
+    i += c;
   }
   return r;
 }
 
 std::int64_t PrefixCache::release(const std::vector<std::uint64_t>& hashes, std::int64_t n) {
-  std::int64_t freed = 0;
-  for (std::int64_t j = n - 1; j >= std::max<std::int64_t>(0, n - kAhead); --j)
-    index_.prefetch(hashes[static_cast<std::size_t>(j)]);
-  for (std::int64_t i = n - 1; i >= 0; --i) {
-    if (i - kAhead >= 0) index_.prefetch(hashes[static_cast<std::size_t>(i - kAhead)]);
-    const std::int32_t at = index_.find(hashes[static_cast<std::size_t>(i)]);
-    Node& e = nodes_[static_cast<std::size_t>(at)];
-    if (--e.refs == 0) {
-      lru_push_back(at);
-      --pinned_;
-      ++freed;
-    }
+  std::vector<std::int32_t> nodes;
+  for (std::int64_t i = 0; i < n;) {
+    const std::int32_t e = index_.find(hashes[static_cast<std::size_t>(i)]);
+    nodes.push_back(e);
+    i += at(e).count;
   }
-  return freed;
+  return release_nodes(nodes);
 }
 
-std::int64_t PrefixCache::release_nodes(const std::vector<std::int32_t>& nodes, std::int64_t n) {
+std::int64_t PrefixCache::release_nodes(const std::vector<std::int32_t>& nodes) {
   std::int64_t freed = 0;
-  for (std::int64_t i = n - 1; i >= 0; --i) {  // last block first, as release()
+  const auto n = static_cast<std::int64_t>(nodes.size());
+  for (std::int64_t i = n - 1; i >= 0; --i) {  // last block first (a prefix's tail is evicted before its head)
     if (i >= kAhead) __builtin_prefetch(&nodes_[static_cast<std::size_t>(nodes[static_cast<std::size_t>(i - kAhead)])]);
-    const std::int32_t at = nodes[static_cast<std::size_t>(i)];
-    if (--nodes_[static_cast<std::size_t>(at)].refs == 0) {
-      lru_push_back(at);
-      --pinned_;
-      ++freed;
+    const std::int32_t e = nodes[static_cast<std::size_t>(i)];
+    Node& node = at(e);
+    if (--node.refs == 0) {
+      lru_push_back(e);
+      pinned_ -= node.count;
+      freed += node.count;
     }
   }
   return freed;
 }
 
 void PrefixCache::evict(std::int64_t max_evictable) {
-  while (lru_size_ > std::max<std::int64_t>(0, max_evictable)) {
+  const std::int64_t keep = std::max<std::int64_t>(0, max_evictable);
+  while (lru_size_ > keep) {
     const std::int32_t i = lru_head_;
-    Node& e = nodes_[static_cast<std::size_t>(i)];
+    Node& e = at(i);
+    const std::int64_t excess = lru_size_ - keep;
+    if (e.count > excess) {  // a run's last `excess` blocks go, its first ones stay
+      e.count -= static_cast<std::int32_t>(excess);
+      lru_size_ -= excess;
+      evictions_ += excess;
+      return;
+    }
     if (e.next >= 0) {  // the next victim: its node, and its index slot once the node is in
-      const Node& next = nodes_[static_cast<std::size_t>(e.next)];
+      const Node& next = at(e.next);
       __builtin_prefetch(&next);
-      if (next.next >= 0) __builtin_prefetch(&nodes_[static_cast<std::size_t>(next.next)]);
+      if (next.next >= 0) __builtin_prefetch(&at(next.next));
       index_.prefetch(next.hash);
     }
     if (spill_) spill_->put(e.hash);
     index_.erase(e.hash);
+    evictions_ += e.count;
     lru_unlink(e);
     free_nodes_.push_back(i);
-    ++evictions_;
   }
 }
 
@@ -197,25 +231,27 @@ void chain_blocks(const std::vector<std::uint64_t>& ids, std::int64_t id_block_t
   }
 }
 
-std::int64_t engine_blocks(const std::vector<std::uint64_t>& ids, std::int64_t id_block_tokens, std::int64_t prompt_tokens,
-                           std::int64_t block_size) {
+}  // namespace
+
+std::int64_t engine_block_count(const std::vector<std::uint64_t>& ids, std::int64_t id_block_tokens,
+                                std::int64_t prompt_tokens, std::int64_t block_size) {
   if (ids.empty() || id_block_tokens <= 0 || block_size <= 0) return 0;
   return std::min(prompt_tokens, static_cast<std::int64_t>(ids.size()) * id_block_tokens) / block_size;
 }
-}  // namespace
 
 void engine_block_hashes(const std::vector<std::uint64_t>& ids, std::int64_t id_block_tokens, std::int64_t prompt_tokens,
                          std::int64_t block_size, std::vector<std::uint64_t>& out) {
   out.clear();
-  const std::int64_t blocks = engine_blocks(ids, id_block_tokens, prompt_tokens, block_size);
+  const std::int64_t blocks = engine_block_count(ids, id_block_tokens, prompt_tokens, block_size);
   out.reserve(static_cast<std::size_t>(blocks));
   chain_blocks(ids, id_block_tokens, block_size, 0, blocks, out);
 }
 
 void BlockHashChains::hashes(const std::vector<std::uint64_t>& ids, std::int64_t id_block_tokens,
-                             std::int64_t prompt_tokens, std::int64_t block_size, std::vector<std::uint64_t>& out) {
+                             std::int64_t prompt_tokens, std::int64_t block_size, std::vector<std::uint64_t>& out,
+                             std::int64_t max_blocks) {
   out.clear();
-  const std::int64_t blocks = engine_blocks(ids, id_block_tokens, prompt_tokens, block_size);
+  const std::int64_t blocks = std::min(max_blocks, engine_block_count(ids, id_block_tokens, prompt_tokens, block_size));
   if (blocks <= 0) return;
   Chain& c = chains_[static_cast<std::size_t>((ids[0] * 0x9e3779b97f4a7c15ULL) >> 58)];  // kSlots = 2^6
   std::int64_t reuse = 0;

@@ -14,7 +14,23 @@
 // found through an open-addressing index, with its reference count in place and,
 // while evictable, links to its LRU neighbours by node number. Nothing is
 // allocated per block; freed nodes are reused.
+//
+// Runs: a prompt's blocks from `unique_from` on (add()) are ones no other request
+// can ever hit: their hash chain contains an id only this request has (the
+// synthetic workload's per-request question). Such blocks are only ever touched
+// together by their owner (registered together when its prompt is computed,
+// released together when it finishes or is preempted, matched together when it
+// comes back after a preemption), so they are one node: a run of `count`
+// consecutive blocks indexed by the hash of its first block, with one reference
+// count, one place in the LRU list (its blocks were released consecutively, last
+// block first) and eviction from its last block (the oldest of them) towards its
+// first. Eviction may take part of a run, a match cut by its limit splits one.
+// Every count (pinned, evictable, evictions, hits) and the eviction order are
+// those of one node per block; tests/unit/test_flat_structures.cpp checks it
+// against a per-block reference. With a spill tier (CPU offload) every block is
+// its own node: the tier takes evicted blocks one by one, by their hashes.
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "engine/block_hash_index.h"
@@ -25,6 +41,9 @@ class CpuKvTier;
 
 class PrefixCache {
  public:
+  // add()'s unique_from when no block is provably unique to its request.
+  static constexpr std::int64_t kNoUnique = std::numeric_limits<std::int64_t>::max();
+
   // Number of leading `hashes` cached now (at most `limit`).
   std::int64_t match(const std::vector<std::uint64_t>& hashes, std::int64_t limit) const;
   // match() and acquire() of what it found in one pass over the hashes.
@@ -32,7 +51,8 @@ class PrefixCache {
     std::int64_t matched = 0;  // leading hashes cached (now referenced by the caller)
     std::int64_t revived = 0;  // of those, how many were evictable (became pinned)
   };
-  // The handle of each matched block is appended to `nodes` (see release_nodes).
+  // The handle of each matched node (a block, or a run of blocks) is appended to
+  // `nodes` (see release_nodes).
   Pinned match_acquire(const std::vector<std::uint64_t>& hashes, std::int64_t limit, std::vector<std::int32_t>* nodes);
   // Takes a reference on each of the first n hashes (all must be cached). Returns how
   // many became pinned (were evictable), i.e. how much "used" grows.
@@ -45,16 +65,17 @@ class PrefixCache {
     std::int64_t duplicate = 0;  // already pinned by others: the private copy is freed
     std::int64_t revived = 0;    // already cached but evictable: now pinned, private freed
   };
-  // With `nodes`, each block's handle is appended to it.
+  // With `nodes`, each node's handle is appended to it. Blocks from `unique_from`
+  // on can be hit by no other request (see Runs above); they become runs.
   Registered add(const std::vector<std::uint64_t>& hashes, std::int64_t first, std::int64_t n,
-                 std::vector<std::int32_t>* nodes = nullptr);
+                 std::vector<std::int32_t>* nodes = nullptr, std::int64_t unique_from = kNoUnique);
   // Drops one reference on each of the first n hashes, last block first (so a
   // prefix's tail is evicted before its head). Returns how many became evictable.
   std::int64_t release(const std::vector<std::uint64_t>& hashes, std::int64_t n);
-  // release() by the handles match_acquire and add gave out: a block's handle
-  // stays valid while the caller holds its reference (only unreferenced blocks
-  // are evicted), so no hash lookup is needed.
-  std::int64_t release_nodes(const std::vector<std::int32_t>& nodes, std::int64_t n);
+  // release() of every block the handles match_acquire and add gave out cover: a
+  // handle stays valid while the caller holds its reference (only unreferenced
+  // blocks are evicted), so no hash lookup is needed.
+  std::int64_t release_nodes(const std::vector<std::int32_t>& nodes);
   // Evicts least-recently-released blocks until at most `max_evictable` remain;
   // with a spill tier set, evicted blocks move there (CPU offload).
   void shrink_to(std::int64_t max_evictable) {
@@ -68,14 +89,21 @@ class PrefixCache {
 
  private:
   struct Node {
-    std::uint64_t hash = 0;
-    std::int64_t refs = 0;
+    std::uint64_t hash = 0;             // of its first block
+    std::int32_t refs = 0;
+    std::int32_t count = 1;             // blocks: 1, or a run's length
     std::int32_t prev = -1, next = -1;  // LRU neighbours while refs == 0
   };
-  Node& node_of(std::uint64_t hash) { return nodes_[static_cast<std::size_t>(index_.find(hash))]; }
-  std::int32_t new_node(std::uint64_t hash);
+  Node& at(std::int32_t i) { return nodes_[static_cast<std::size_t>(i)]; }
+  std::int32_t new_node(std::uint64_t hash, std::int32_t count);
   void lru_unlink(Node& n);
   void lru_push_back(std::int32_t i);
+  // Cuts evictable run i after its first `keep` blocks: the rest becomes a node of
+  // its own, indexed by `rest_hash` (the hash of block keep), just older than i in
+  // the LRU list (it holds the run's later blocks, released before the first ones).
+  void split(std::int32_t i, std::int64_t keep, std::uint64_t rest_hash);
+  // Takes a reference on node i (reviving it when evictable); adds its blocks to p.
+  void pin(std::int32_t i, std::int64_t& revived);
 
   BlockHashIndex index_;           // hash -> node
   std::vector<Node> nodes_;        // every cached block (and free nodes)
@@ -95,6 +123,9 @@ class PrefixCache {
 // and the prompt are hashed.
 std::vector<std::uint64_t> engine_block_hashes(const std::vector<std::uint64_t>& ids, std::int64_t id_block_tokens,
                                                std::int64_t prompt_tokens, std::int64_t block_size);
+// How many hashes engine_block_hashes gives (the full blocks inside both).
+std::int64_t engine_block_count(const std::vector<std::uint64_t>& ids, std::int64_t id_block_tokens,
+                                std::int64_t prompt_tokens, std::int64_t block_size);
 // The same, written into `out` (cleared first; its capacity is reused).
 void engine_block_hashes(const std::vector<std::uint64_t>& ids, std::int64_t id_block_tokens, std::int64_t prompt_tokens,
                          std::int64_t block_size, std::vector<std::uint64_t>& out);
@@ -107,8 +138,10 @@ void engine_block_hashes(const std::vector<std::uint64_t>& ids, std::int64_t id_
 // or conversation a request starts with); bounded memory, the same results.
 class BlockHashChains {
  public:
+  // At most `max_blocks` of them (the first ones).
   void hashes(const std::vector<std::uint64_t>& ids, std::int64_t id_block_tokens, std::int64_t prompt_tokens,
-              std::int64_t block_size, std::vector<std::uint64_t>& out);
+              std::int64_t block_size, std::vector<std::uint64_t>& out,
+              std::int64_t max_blocks = std::numeric_limits<std::int64_t>::max());
 
  private:
   static constexpr std::size_t kSlots = 64;

@@ -7,6 +7,7 @@
 #include <deque>
 
 #include "engine/engine.h"
+#include "engine/queued_request.h"
 #include "engine/step_pricing.h"
 
 namespace servesim {
@@ -27,15 +28,15 @@ class StaticEngine : public Engine {
       if (ctx_.observer) ctx_.observer->on_request_done(failed_record(r, ctx_.replica, why, now));
       return false;
     }
-    queued_bytes_ += queued_request_bytes(r);
-    waiting_.push_back(std::move(r));
+    waiting_.emplace_back(std::move(r));
+    queued_bytes_ += waiting_.back().bytes();
     return true;
   }
   std::int64_t queued() const override { return static_cast<std::int64_t>(waiting_.size()); }
   std::int64_t queued_bytes() const override { return queued_bytes_; }
   void abort_queued(Nanos now, FailureReason why, const std::function<void(const Request&)>& aborted) override {
     while (!waiting_.empty()) {
-      const Request& r = waiting_.front();
+      const Request r = waiting_.front().take();
       if (ctx_.observer) ctx_.observer->on_request_done(failed_record(r, ctx_.replica, why, now));
       aborted(r);
       waiting_.pop_front();
@@ -55,15 +56,16 @@ class StaticEngine : public Engine {
     if (batch_.empty()) {
       // Form a batch: FCFS while slots and reserved KV allow.
       while (!waiting_.empty() && static_cast<std::int64_t>(batch_.size()) < ctx_.config.max_num_seqs) {
-        const Request& r = waiting_.front();
-        const std::int64_t blocks = blocks_for(r.input_tokens + r.output_tokens);
+        const QueuedRequest& q = waiting_.front();
+        const std::int64_t blocks = blocks_for(q.input_tokens() + q.output_tokens());
         if (used_ + blocks > ctx_.kv_blocks) break;
         used_ += blocks;
-        Member m{r, arrival_record(r, ctx_.replica), 0};
+        queued_bytes_ -= q.bytes();
+        Member m{waiting_.front().take(), {}, 0};
+        waiting_.pop_front();
+        m.rec = arrival_record(m.req, ctx_.replica);
         m.rec.first_scheduled = now;
         batch_.push_back(std::move(m));
-        queued_bytes_ -= queued_request_bytes(waiting_.front());
-        waiting_.pop_front();
       }
       prefill_ = true;
       decode_steps_ = 0;
@@ -134,8 +136,8 @@ class StaticEngine : public Engine {
 
   EngineContext ctx_;
   StepPricer pricer_;
-  std::deque<Request> waiting_;
-  std::int64_t queued_bytes_ = 0;  // queued_request_bytes over waiting_
+  std::deque<QueuedRequest> waiting_;  // the compact form (queued_request.h)
+  std::int64_t queued_bytes_ = 0;      // QueuedRequest::bytes over waiting_
   std::vector<Member> batch_;
   std::int64_t used_ = 0;
   std::int64_t decode_steps_ = 0;

@@ -11,6 +11,9 @@ std::uint64_t mix(std::uint64_t z) {
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
 }
+// prefix_block_hash(kind, owner, j) = mix(base ^ j) with base = mix(mix(kind) ^ owner):
+// the base is the same for every block of one owner, so it is mixed once.
+std::uint64_t base(HashOwner k, std::uint64_t o) { return mix(mix(static_cast<std::uint64_t>(k)) ^ o); }
 }  // namespace
 
 std::uint64_t prefix_block_hash(HashOwner kind, std::uint64_t owner, std::uint64_t block) {
@@ -24,13 +27,32 @@ std::vector<std::uint64_t> prompt_block_hashes(std::int64_t total_tokens, std::i
   const std::int64_t shared = group >= 0 ? std::min(n, prefix_tokens / block_tokens) : 0;
   std::vector<std::uint64_t> out;
   out.reserve(static_cast<std::size_t>(std::max<std::int64_t>(n, 0)));
-  // prefix_block_hash(kind, owner, j) = mix(base ^ j) with base = mix(mix(kind) ^ owner):
-  // the base is the same for every block of one owner, so it is mixed once.
-  const auto base = [](HashOwner k, std::uint64_t o) { return mix(mix(static_cast<std::uint64_t>(k)) ^ o); };
   const std::uint64_t group_base = base(HashOwner::group, static_cast<std::uint64_t>(group));
   for (std::int64_t j = 0; j < shared; ++j) out.push_back(mix(group_base ^ static_cast<std::uint64_t>(j)));
   const std::uint64_t owner_base = base(kind, owner);
   for (std::int64_t j = shared; j < n; ++j) out.push_back(mix(owner_base ^ static_cast<std::uint64_t>(j)));
+  return out;
+}
+
+std::vector<std::uint64_t> PromptBlockHashes::operator()(std::int64_t total_tokens, std::int32_t block_tokens,
+                                                         std::int64_t group, std::int64_t prefix_tokens, HashOwner kind,
+                                                         std::uint64_t owner) {
+  if (group < 0 || group >= kMemoGroups || block_tokens <= 0)
+    return prompt_block_hashes(total_tokens, block_tokens, group, prefix_tokens, kind, owner);
+  const std::int64_t n = block_tokens > 0 ? total_tokens / block_tokens : 0;
+  const std::int64_t shared = std::min(n, prefix_tokens / block_tokens);
+  if (static_cast<std::int64_t>(groups_.size()) <= group) groups_.resize(static_cast<std::size_t>(group + 1));
+  std::vector<std::uint64_t>& memo = groups_[static_cast<std::size_t>(group)];
+  if (static_cast<std::int64_t>(memo.size()) < shared) {
+    const std::uint64_t group_base = base(HashOwner::group, static_cast<std::uint64_t>(group));
+    for (auto j = static_cast<std::int64_t>(memo.size()); j < shared; ++j)
+      memo.push_back(mix(group_base ^ static_cast<std::uint64_t>(j)));
+  }
+  std::vector<std::uint64_t> out;
+  out.reserve(static_cast<std::size_t>(std::max<std::int64_t>(n, 0)));
+  out.assign(memo.begin(), memo.begin() + std::max<std::int64_t>(shared, 0));
+  const std::uint64_t owner_base = base(kind, owner);
+  for (std::int64_t j = std::max<std::int64_t>(shared, 0); j < n; ++j) out.push_back(mix(owner_base ^ static_cast<std::uint64_t>(j)));
   return out;
 }
 

@@ -23,4 +23,18 @@ std::vector<std::uint64_t> prompt_block_hashes(std::int64_t total_tokens, std::i
                                                std::int64_t group, std::int64_t prefix_tokens, HashOwner kind,
                                                std::uint64_t owner);
 
+// prompt_block_hashes with each shared system prompt's hashes computed once: a
+// group's blocks hash the same for every prompt of the group, so the first
+// kMemoGroups groups keep theirs (as many as the longest prompt asked for) and
+// copy them. The same hashes as prompt_block_hashes.
+class PromptBlockHashes {
+ public:
+  std::vector<std::uint64_t> operator()(std::int64_t total_tokens, std::int32_t block_tokens, std::int64_t group,
+                                        std::int64_t prefix_tokens, HashOwner kind, std::uint64_t owner);
+
+ private:
+  static constexpr std::int64_t kMemoGroups = 4096;  // at most 4096 x the prefix's blocks x 8 bytes
+  std::vector<std::vector<std::uint64_t>> groups_;
+};
+
 }  // namespace servesim

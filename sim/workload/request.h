@@ -17,6 +17,12 @@ struct Request {
   // Empty when the workload has no prefix information.
   std::vector<std::uint64_t> block_hashes;
   std::int32_t hash_block_tokens = 0;
+  // block_hashes[j] for j >= unique_hashes_from belong to this request alone: no
+  // other request's prompt contains them (the synthetic workload's per-request
+  // question). The prefix cache keeps such blocks as one run (prefix_cache.h).
+  // size() (or more) when that is not known: traces, repeated prompts, conversations.
+  std::int32_t unique_hashes_from = kNotUnique;
+  static constexpr std::int32_t kNotUnique = 0x7fffffff;
   std::int32_t session = -1;       // closed-loop user / multi-turn session, -1 if none
 };
 

@@ -71,13 +71,16 @@ Request SyntheticSource::make_request(Nanos arrival, std::int32_t session) {
       const std::int64_t p = sp.random_assign ? prompt_order_[k] : static_cast<std::int64_t>(k);
       const std::int64_t group = p % sp.groups;
       r.input_tokens = sp.tokens + prompt_question_[static_cast<std::size_t>(p)];
-      r.block_hashes = prompt_block_hashes(r.input_tokens, block_, group, sp.tokens, HashOwner::prompt,
+      r.block_hashes = prompt_hashes_(r.input_tokens, block_, group, sp.tokens, HashOwner::prompt,
                                            static_cast<std::uint64_t>(p));
     } else {
       const std::int64_t group = pick_group(static_cast<std::uint64_t>(r.id));
       r.input_tokens = sp.tokens + sample_length(spec_.input_tokens, input_rng_);
-      r.block_hashes = prompt_block_hashes(r.input_tokens, block_, group, sp.tokens, HashOwner::request,
+      r.block_hashes = prompt_hashes_(r.input_tokens, block_, group, sp.tokens, HashOwner::request,
                                            static_cast<std::uint64_t>(r.id));
+      // The blocks after the system prompt's are owned by this request id alone.
+      r.unique_hashes_from = static_cast<std::int32_t>(
+          std::min<std::int64_t>(static_cast<std::int64_t>(r.block_hashes.size()), sp.tokens / block_));
     }
     r.hash_block_tokens = block_;
   }
@@ -99,7 +102,7 @@ Request SyntheticSource::make_turn(Nanos arrival, Session& s, std::int32_t sessi
     r.input_tokens = s.context + question;
   }
   r.output_tokens = sample_length(spec_.output_tokens, output_rng_);
-  r.block_hashes = prompt_block_hashes(r.input_tokens, block_, s.group, prefix, HashOwner::session, s.uid);
+  r.block_hashes = prompt_hashes_(r.input_tokens, block_, s.group, prefix, HashOwner::session, s.uid);
   r.hash_block_tokens = block_;
   s.context = r.input_tokens + r.output_tokens;
   ++s.turn;

@@ -48,6 +48,7 @@
 
 #include "core/rng.h"
 #include "workload/arrival_process.h"
+#include "workload/prefix_hash.h"
 #include "workload/request_source.h"
 #include "workload/workload_spec.h"
 
@@ -96,6 +97,7 @@ class SyntheticSource final : public RequestSource {
   RandomStream output_rng_;
   RandomStream prefix_rng_;
   std::int32_t block_ = kDefaultHashBlockTokens;
+  PromptBlockHashes prompt_hashes_;  // prompt_block_hashes, system prompts hashed once
   std::int64_t issued_ = 0;
 
   // Open loop: the arrival process and a one-arrival lookahead, so that

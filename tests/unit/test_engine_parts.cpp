@@ -97,12 +97,12 @@ TEST_CASE("the KV block manager shares prompt blocks through the prefix cache", 
   CHECK(second == std::vector<std::int32_t>(first.begin(), first.begin() + 3));  // the same blocks
 
   // Both let go: the blocks stay cached but count as free, and a new allocation evicts them.
-  kv.release_prefix(first, 4);
-  kv.release_prefix(second, 3);
+  kv.release_prefix(first);
+  kv.release_prefix(second);
   CHECK(kv.used() == 0);
   CHECK(kv.acquire_prefix(prompt, 4, third).gpu == 4);  // revived from the evictable set
   CHECK(kv.used() == 4);
-  kv.release_prefix(third, 4);
+  kv.release_prefix(third);
   kv.allocate(98);  // only 2 blocks are truly free: 2 cached ones must go
   CHECK(kv.acquire_prefix(prompt, 4, fourth).gpu == 2);
   CHECK_FALSE(kv.swap_out(1));  // no CPU tier

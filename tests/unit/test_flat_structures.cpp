@@ -4,6 +4,7 @@
 // linear scan) over long random operation sequences: any difference is a bug.
 #include <catch2/catch.hpp>
 
+#include <list>
 #include <unordered_map>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "engine/block_hash_index.h"
 #include "engine/min_tree.h"
 #include "engine/prefix_cache.h"
+#include "workload/prefix_hash.h"
 
 using namespace servesim;
 
@@ -111,5 +113,163 @@ TEST_CASE("BlockHashChains gives engine_block_hashes' hashes, shared prefixes or
         REQUIRE(got == engine_block_hashes(ids, idb, prompt, bs));
       }
     }
+  }
+}
+
+namespace {
+// The prefix cache as one entry per block: a reference count per hash and an LRU
+// list of the unreferenced ones, oldest first. What PrefixCache's runs must match.
+class PerBlockCache {
+ public:
+  PrefixCache::Pinned match_acquire(const std::vector<std::uint64_t>& h, std::int64_t limit) {
+    PrefixCache::Pinned p;
+    const std::int64_t n = std::min<std::int64_t>(limit, static_cast<std::int64_t>(h.size()));
+    for (; p.matched < n; ++p.matched) {
+      const auto it = refs_.find(h[static_cast<std::size_t>(p.matched)]);
+      if (it == refs_.end()) break;
+      if (it->second++ == 0) {
+        unlink(it->first);
+        ++p.revived;
+      }
+    }
+    return p;
+  }
+  PrefixCache::Registered add(const std::vector<std::uint64_t>& h, std::int64_t first, std::int64_t n) {
+    PrefixCache::Registered r;
+    for (std::int64_t i = first; i < n; ++i) {
+      const auto [it, fresh] = refs_.try_emplace(h[static_cast<std::size_t>(i)], 0);
+      if (fresh) ++r.fresh;
+      else if (it->second == 0) {
+        unlink(it->first);
+        ++r.revived;
+      } else {
+        ++r.duplicate;
+      }
+      ++it->second;
+    }
+    return r;
+  }
+  std::int64_t release(const std::vector<std::uint64_t>& h, std::int64_t n) {
+    std::int64_t freed = 0;
+    for (std::int64_t i = n - 1; i >= 0; --i) {
+      const std::uint64_t k = h[static_cast<std::size_t>(i)];
+      if (--refs_[k] == 0) {
+        where_[k] = lru_.insert(lru_.end(), k);
+        ++freed;
+      }
+    }
+    return freed;
+  }
+  void shrink_to(std::int64_t keep) {
+    while (static_cast<std::int64_t>(lru_.size()) > keep) {
+      refs_.erase(lru_.front());
+      where_.erase(lru_.front());
+      lru_.pop_front();
+      ++evictions_;
+    }
+  }
+  std::int64_t match(const std::vector<std::uint64_t>& h, std::int64_t limit) const {
+    const std::int64_t n = std::min<std::int64_t>(limit, static_cast<std::int64_t>(h.size()));
+    std::int64_t i = 0;
+    while (i < n && refs_.count(h[static_cast<std::size_t>(i)])) ++i;
+    return i;
+  }
+  std::int64_t pinned() const { return static_cast<std::int64_t>(refs_.size() - lru_.size()); }
+  std::int64_t evictable() const { return static_cast<std::int64_t>(lru_.size()); }
+  std::int64_t evictions() const { return evictions_; }
+
+ private:
+  void unlink(std::uint64_t k) {
+    lru_.erase(where_[k]);
+    where_.erase(k);
+  }
+  std::unordered_map<std::uint64_t, std::int64_t> refs_;
+  std::list<std::uint64_t> lru_;
+  std::unordered_map<std::uint64_t, std::list<std::uint64_t>::iterator> where_;
+  std::int64_t evictions_ = 0;
+};
+}  // namespace
+
+TEST_CASE("the prefix cache's runs of unique blocks count as one node per block would", "[engine][prefix]") {
+  // 40 requests over 3 shared prefixes (0-6 blocks, per-block entries, shared by
+  // whoever has them) followed by 0-12 blocks of their own (runs). Each request in
+  // turn is admitted (a match cut by a random limit: runs get split), has a random
+  // longer part of its prompt registered (reviving or splitting what it still has
+  // cached), is released (finish or preemption) and comes back later; evictions
+  // of random depth in between cut runs from their end. Every count, and every
+  // later match (which shows which blocks are still cached), must be the per-block
+  // cache's.
+  RandomStream rng(23, "runs");
+  std::vector<std::vector<std::uint64_t>> prefixes(3);
+  for (auto& p : prefixes)
+    for (std::int64_t i = 0, n = rng.uniform_int(0, 6); i < n; ++i) p.push_back(rng.next_u64());
+  struct Req {
+    std::vector<std::uint64_t> h;
+    std::int64_t unique_from = 0, held = -1;  // held: blocks referenced, -1 when none
+    std::vector<std::int32_t> nodes;
+  };
+  std::vector<Req> reqs(40);
+  for (Req& r : reqs) {
+    r.h = prefixes[static_cast<std::size_t>(rng.uniform_int(0, 2))];
+    r.unique_from = static_cast<std::int64_t>(r.h.size());
+    for (std::int64_t i = 0, n = rng.uniform_int(0, 12); i < n; ++i) r.h.push_back(rng.next_u64());
+  }
+  PrefixCache flat;
+  PerBlockCache ref;
+  std::int64_t splits_seen = 0;
+  for (int op = 0; op < 60000; ++op) {
+    Req& r = reqs[static_cast<std::size_t>(rng.uniform_int(0, 39))];
+    const auto size = static_cast<std::int64_t>(r.h.size());
+    const std::int64_t kind = rng.uniform_int(0, 3);
+    if (kind == 3) {
+      const std::int64_t keep = rng.uniform_int(0, flat.evictable());
+      flat.shrink_to(keep);
+      ref.shrink_to(keep);
+    } else if (r.held < 0) {  // admission
+      const std::int64_t limit = rng.uniform_int(0, size);
+      const PrefixCache::Pinned a = flat.match_acquire(r.h, limit, &r.nodes);
+      const PrefixCache::Pinned b = ref.match_acquire(r.h, limit);
+      REQUIRE(a.matched == b.matched);
+      REQUIRE(a.revived == b.revived);
+      // Stopped by the limit inside the request's own cached blocks: a run was cut.
+      if (a.matched == limit && limit > r.unique_from && ref.match(r.h, size) > limit) ++splits_seen;
+      r.held = a.matched;
+    } else if (kind == 0) {  // prefill done: blocks [held, n) registered
+      const std::int64_t n = rng.uniform_int(r.held, size);
+      const PrefixCache::Registered a = flat.add(r.h, r.held, n, &r.nodes, r.unique_from);
+      const PrefixCache::Registered b = ref.add(r.h, r.held, n);
+      REQUIRE(a.fresh == b.fresh);
+      REQUIRE(a.duplicate == b.duplicate);
+      REQUIRE(a.revived == b.revived);
+      r.held = n;
+    } else {  // finished or preempted
+      REQUIRE(flat.release_nodes(r.nodes) == ref.release(r.h, r.held));
+      r.nodes.clear();
+      r.held = -1;
+    }
+    REQUIRE(flat.pinned() == ref.pinned());
+    REQUIRE(flat.evictable() == ref.evictable());
+    REQUIRE(flat.evictions() == ref.evictions());
+    const Req& probe = reqs[static_cast<std::size_t>(rng.uniform_int(0, 39))];
+    REQUIRE(flat.match(probe.h, static_cast<std::int64_t>(probe.h.size())) ==
+            ref.match(probe.h, static_cast<std::int64_t>(probe.h.size())));
+  }
+  CHECK(flat.evictions() > 10000);  // the sequence did exercise eviction,
+  CHECK(splits_seen > 100);         // and matches that cut a run
+}
+
+TEST_CASE("PromptBlockHashes gives prompt_block_hashes' hashes", "[workload][prefix]") {
+  // Groups inside and past the memo (4096), none (-1), prompts shorter and longer
+  // than their system prompt, block sizes that do and do not divide it: the memo
+  // must never change a hash, whatever it remembered before.
+  RandomStream rng(31, "prompt hashes");
+  PromptBlockHashes memo;
+  for (int i = 0; i < 3000; ++i) {
+    const std::int64_t group = rng.uniform_int(0, 9) == 0 ? -1 : rng.uniform_int(0, 9) == 0 ? 5000 : rng.uniform_int(0, 5);
+    const auto block = static_cast<std::int32_t>(rng.uniform_int(0, 2) == 0 ? 48 : 16);
+    const std::int64_t prefix = rng.uniform_int(0, 1200), total = rng.uniform_int(0, 3000);
+    const auto kind = rng.uniform_int(0, 1) == 0 ? HashOwner::request : HashOwner::session;
+    const auto owner = static_cast<std::uint64_t>(rng.uniform_int(0, 100));
+    REQUIRE(memo(total, block, group, prefix, kind, owner) == prompt_block_hashes(total, block, group, prefix, kind, owner));
   }
 }

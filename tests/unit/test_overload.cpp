@@ -3,6 +3,7 @@
 // memory guard that stops a run instead of growing to the OOM killer.
 #include <catch2/catch.hpp>
 
+#include "engine/queued_request.h"
 #include "metrics/queue_growth.h"
 #include "metrics/summary_json.h"
 #include "planning/capacity.h"
@@ -12,16 +13,37 @@
 using namespace servesim;
 using namespace servesim::testing;
 
-TEST_CASE("a waiting request costs 64 bytes", "[overload]") {
-  // id, arrival, input and output tokens (4 x 8), the hash vector (24), hash
-  // block size and session (2 x 4): the queue's footprint per request without
-  // prefix hashes (engine.h queued_request_bytes).
-  STATIC_REQUIRE(sizeof(Request) == 64);
+TEST_CASE("a waiting request costs 48 bytes", "[overload]") {
+  // The queue's compact form (engine/queued_request.h): id, arrival, input and
+  // output tokens (4 x 8), the pointer to its prefix fields (8) and the session
+  // (4, padded to 8). A request with prefix hashes adds the heap object: the hash
+  // vector (24), hash block size and first unique hash (2 x 4), and the hashes.
+  STATIC_REQUIRE(sizeof(QueuedRequest) == 48);
   Request r;
-  CHECK(queued_request_bytes(r) == 64);
+  r.id = 7;
+  r.arrival = 5;
+  r.input_tokens = 100;
+  r.output_tokens = 20;
+  r.session = 3;
+  CHECK(QueuedRequest(Request(r)).bytes() == 48);
   r.block_hashes.assign(10, 1);
   r.block_hashes.shrink_to_fit();
-  CHECK(queued_request_bytes(r) == 64 + 10 * 8);
+  r.hash_block_tokens = 16;
+  r.unique_hashes_from = 4;
+  QueuedRequest q{Request(r)};
+  CHECK(q.bytes() == 48 + 32 + 10 * 8);
+  // It gives back the request it was made from.
+  const Request back = q.take();
+  CHECK(back.id == 7);
+  CHECK(back.arrival == 5);
+  CHECK(back.input_tokens == 100);
+  CHECK(back.output_tokens == 20);
+  CHECK(back.session == 3);
+  CHECK(back.block_hashes == r.block_hashes);
+  CHECK(back.hash_block_tokens == 16);
+  CHECK(back.unique_hashes_from == 4);
+  // A queue of Requests (the decode-only engine's) counts the Request itself.
+  CHECK(queued_request_bytes(Request{}) == static_cast<std::int64_t>(sizeof(Request)));
 }
 
 TEST_CASE("binned queue-growth test agrees with the exact one", "[overload]") {
@@ -71,7 +93,7 @@ TEST_CASE("run reports offered vs served load and says overloaded", "[overload]"
   CHECK(heavy.load.queue_grows);
   CHECK(heavy.load.overloaded);
   CHECK(heavy.load.queued_peak > 100);
-  CHECK(heavy.load.queued_peak_bytes == 64.0 * static_cast<double>(heavy.load.queued_peak));
+  CHECK(heavy.load.queued_peak_bytes == 48.0 * static_cast<double>(heavy.load.queued_peak));  // QueuedRequest
   CHECK_THAT(summary_table(heavy), Catch::Contains("OVERLOADED: the server cannot keep up"));
   const nlohmann::json j = summary_json(heavy);
   CHECK(j["load"]["overloaded"] == true);
@@ -79,20 +101,20 @@ TEST_CASE("run reports offered vs served load and says overloaded", "[overload]"
 }
 
 TEST_CASE("the queue memory guard stops an overloaded run with failures", "[overload]") {
-  // 6400 bytes = 100 waiting requests of 64 bytes: the arrival that makes 101
-  // (6464 bytes) trips it; that request, the 100 before it and every later one
+  // 4800 bytes = 100 waiting requests of 48 bytes (QueuedRequest): the arrival
+  // that makes 101 (4848 bytes) trips it; that request, the 100 before it and every later one
   // fail with reason overload_guard, running ones finish.
-  const Scenario sc = scenario_from("{kind: vllm, max_queue_memory: \"6400 B\"}",
+  const Scenario sc = scenario_from("{kind: vllm, max_queue_memory: \"4800 B\"}",
                                     "{requests: 3000, arrival: {process: constant, rate: 200}, "
                                     "input_tokens: {dist: fixed, value: 1000}, output_tokens: {dist: fixed, value: 200}}");
   const SimulationResult r = simulate(sc, {});
   const RunSummary& s = r.summary;
-  CHECK(s.load.guard_bytes == 6400);
+  CHECK(s.load.guard_bytes == 4800);
   CHECK_FALSE(s.load.guard_from_machine);
   CHECK(s.load.guard_tripped);
   CHECK(s.load.overloaded);
   CHECK(s.load.queued_peak == 101);
-  CHECK(s.load.queued_peak_bytes == 101 * 64);
+  CHECK(s.load.queued_peak_bytes == 101 * 48);
   CHECK(s.load.offered == 3000);
   CHECK(s.completed > 0);
   CHECK(s.completed + s.failed == 3000);
