@@ -23,6 +23,11 @@ const std::vector<EfficiencyKnob>& efficiency_knobs() {
        "(M + gemm_tokens_half), the tile-fill ramp",
        "assumption, fitted by `servesim calibrate operators` to per-GEMM timings",
        1.0, 1024.0, ""},
+      {"gemm_8bit_compute_ratio", &Efficiency::gemm_8bit_compute_ratio, KnobKind::fraction, 1.0,
+       "GEMMs with 8-bit compute (fp8, int8 activations and weights): their achieved fraction of the 8-bit dense "
+       "tensor peak as a ratio to gemm_compute (the 16-bit fraction); 1: the same fraction of peak",
+       "1: the 16-bit fraction",
+       0.3, 1.0, ""},
       {"gemm_memory", &Efficiency::gemm_memory, KnobKind::fraction, 0.80,
        "weight streaming in skinny (decode) GEMMs: achieved fraction of HBM peak bandwidth",
        "fallback for GPUs without a measured value: ~80% of peak, what Vidur's A100 and A40 decode GEMMs reach "
@@ -46,6 +51,12 @@ const std::vector<EfficiencyKnob>& efficiency_knobs() {
        "norms, rotary, activation, residual: achieved fraction of HBM bandwidth",
        "assumption: bandwidth-bound kernels on small tensors stay well below peak; fitted by `calibrate operators`",
        0.2, 0.95, ""},
+      {"elementwise_bytes_per_sm_cycle", &Efficiency::elementwise_bytes_per_sm_cycle, KnobKind::sm_rate, 0.0,
+       "elementwise kernels' throughput cap in bytes moved per SM clock cycle, on GPUs whose file gives sm_count and "
+       "boost_clock: rate = min(elementwise_memory x HBM peak, this x SMs x boost clock); 0: no cap (bandwidth "
+       "alone)",
+       "0: off (the pure-bandwidth form)",
+       0.0, 20.0, ""},
       {"comm_bandwidth", &Efficiency::comm_bandwidth, KnobKind::fraction, 0.75,
        "collectives: bus bandwidth as a fraction of the link's peak",
        "NCCL ring all-reduce bus bandwidth / link peak ~0.75-0.85 at MB sizes (nccl-tests)",
@@ -88,6 +99,7 @@ bool knob_value_valid(const EfficiencyKnob& k, double v) {
     case KnobKind::fraction: return v > 0 && v <= 1.0;
     case KnobKind::share: return v >= 0 && v <= 1.0;
     case KnobKind::tokens:
+    case KnobKind::sm_rate:
     case KnobKind::duration: return v >= 0;
   }
   return false;
@@ -99,6 +111,7 @@ std::string_view knob_range_text(const EfficiencyKnob& k) {
     case KnobKind::share: return "a fraction in [0, 1]";
     case KnobKind::tokens: return "a token count >= 0";
     case KnobKind::duration: return "a duration >= 0";
+    case KnobKind::sm_rate: return "bytes per SM-cycle >= 0 (0: no SM cap)";
   }
   return "";
 }
@@ -107,6 +120,12 @@ double knob_fit_scale(const EfficiencyKnob& k) {
   if (k.fit_unit == "ms") return 1e-3;
   if (k.fit_unit == "us") return 1e-6;
   return 1.0;
+}
+
+double elementwise_rate(const Efficiency& e, double memory_bandwidth, double sm_cycles_per_second) {
+  const double hbm = memory_bandwidth * e.elementwise_memory;
+  const double sm = e.elementwise_bytes_per_sm_cycle * sm_cycles_per_second;
+  return sm > 0 && sm < hbm ? sm : hbm;
 }
 
 namespace {

@@ -63,7 +63,7 @@ const ConfigNode& at(const ConfigNode& root, const std::string& dotted) {
 
 TEST_CASE("efficiency knobs: the table gives Efficiency's defaults, in declaration order", "[efficiency]") {
   const Efficiency e;
-  REQUIRE(efficiency_knobs().size() == 12);
+  REQUIRE(efficiency_knobs().size() == 14);
   for (const auto& k : efficiency_knobs()) {
     INFO(k.name);
     CHECK(e.*k.member == k.default_value);
