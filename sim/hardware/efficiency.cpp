@@ -73,11 +73,11 @@ const std::vector<EfficiencyKnob>& efficiency_knobs() {
        "fixed GPU time per GEMM or attention kernel (launch and tail)",
        "~2-5 us per kernel launch and tail; CUDA graphs shrink the launch part",
        0.0, 10.0, "us"},
-      {"elementwise_overhead", &Efficiency::elementwise_overhead, KnobKind::duration, 3e-6,
+      {"elementwise_overhead", &Efficiency::elementwise_overhead, KnobKind::duration, 2.424e-6,
        "fixed GPU time per elementwise kernel (norms, rotary, activation, residual, KV write, sampling): its "
        "floor at small token counts",
-       "default equal to kernel_overhead (~2-5 us per launch and tail); Vidur's eager-mode kernels show a ~2 us "
-       "elementwise floor on A100 and H100 against ~6 us for cuBLAS GEMMs (fitted by `calibrate operators`)",
+       "2.424 us, the elementwise floor `calibrate operators` fits on Vidur's A100 tables (H100 tables: 1.94 us; "
+       "cuBLAS GEMMs ~5.6 us); held out on the serving runs (TPOT median 3.2% -> 2.4%, docs/validation.md)",
        0.0, 10.0, "us"},
       {"step_overhead", &Efficiency::step_overhead, KnobKind::duration, 0.5e-3,
        "fixed GPU-side time per forward step outside kernels (input preparation, synchronisation)",
