@@ -32,7 +32,8 @@ std::string efficiency_value(const Efficiency& e, const std::string& field) {
   const double v = efficiency_field(e, field);
   switch (find_efficiency_knob(field)->kind) {  // efficiency_field threw for an unknown name
     case KnobKind::duration: return quoted(fmt::format("{:.3f} us", v * 1e6));
-    case KnobKind::tokens: return fmt::format("{:.2f}", v);
+    case KnobKind::tokens:
+    case KnobKind::sm_rate: return fmt::format("{:.2f}", v);
     case KnobKind::fraction:
     case KnobKind::share: break;
   }

@@ -52,7 +52,7 @@ std::size_t operator_kind_index(const std::string& name) {
 const std::vector<std::string>& fitted_efficiency_fields() {
   static const std::vector<std::string> f = {"gemm_compute",    "gemm_tokens_half",   "gemm_memory",
                                              "gemm_overlap",    "kernel_overhead",    "elementwise_memory",
-                                             "elementwise_overhead"};
+                                             "elementwise_bytes_per_sm_cycle",        "elementwise_overhead"};
   return f;
 }
 
@@ -109,7 +109,7 @@ class CostModels {
   std::map<std::pair<std::string, int>, CostModel> cache_;
 };
 
-double closed_form(const OperatorSample& s, bool gemm, const Efficiency& e, double peak, double bw) {
+double closed_form(const OperatorSample& s, bool gemm, const Efficiency& e, double peak, double bw, double sm_cycles) {
   double t = 0;
   if (gemm) {
     const double fill = s.m_tokens > 0 ? s.m_tokens / (s.m_tokens + e.gemm_tokens_half) : 1.0;
@@ -118,7 +118,7 @@ double closed_form(const OperatorSample& s, bool gemm, const Efficiency& e, doub
     t = std::max(c, m) + (e.gemm_overlap < 1.0 ? (1.0 - e.gemm_overlap) * std::min(c, m) : 0.0);
     return t + s.kernels * e.kernel_overhead;
   }
-  t = s.bytes / (bw * e.elementwise_memory);
+  t = s.bytes / elementwise_rate(e, bw, sm_cycles);
   return t + s.kernels * e.elementwise_overhead;
 }
 
@@ -288,6 +288,7 @@ OperatorFit fit_operator_timings(const OperatorDataset& d, const OperatorSplit& 
   const auto& kinds = operator_kinds();
   const double peak = d.peak_flops;
   const double bw = d.gpu.memory_bandwidth;
+  const double sm_cycles = d.gpu.sm_cycles_per_second();
   const auto gemm_train = indices_where(d, test, false, true);
   std::vector<std::size_t> train_idx;
   for (std::size_t i = 0; i < test.size(); ++i)
@@ -301,7 +302,11 @@ OperatorFit fit_operator_timings(const OperatorDataset& d, const OperatorSplit& 
   // x[i] is the logit of knob i's place inside its declared fit bounds
   // (efficiency_knobs(): fit_lo..fit_hi), so every fitted value stays within them
   // (no fraction of peak reaches 1, no floor exceeds the largest plausible).
-  const std::vector<std::string>& fields = fitted_efficiency_fields();
+  // The SM-cycle cap is fitted only where the GPU file gives SMs and a clock; elsewhere
+  // it has no effect and keeps its start value.
+  std::vector<std::string> fields;
+  for (const auto& f : fitted_efficiency_fields())
+    if (f != "elementwise_bytes_per_sm_cycle" || sm_cycles > 0) fields.push_back(f);
   std::vector<const EfficiencyKnob*> knobs;
   for (const auto& f : fields) knobs.push_back(find_efficiency_knob(f));
   auto lo = [&](std::size_t i) { return knobs[i]->fit_lo * knob_fit_scale(*knobs[i]); };
@@ -318,7 +323,7 @@ OperatorFit fit_operator_timings(const OperatorDataset& d, const OperatorSplit& 
     Eigen::VectorXd r(static_cast<Eigen::Index>(train_idx.size()));
     for (std::size_t i = 0; i < train_idx.size(); ++i) {
       const OperatorSample& s = d.samples[train_idx[i]];
-      r[static_cast<Eigen::Index>(i)] = closed_form(s, kinds[s.kind].gemm, t, peak, bw) / s.measured - 1.0;
+      r[static_cast<Eigen::Index>(i)] = closed_form(s, kinds[s.kind].gemm, t, peak, bw, sm_cycles) / s.measured - 1.0;
     }
     return r;
   };
@@ -333,6 +338,8 @@ OperatorFit fit_operator_timings(const OperatorDataset& d, const OperatorSplit& 
       double v = start.*(knobs[i]->member);
       if (fields[i] == "gemm_tokens_half") v = half0;
       if (fields[i] == "gemm_overlap") v = 0.5;
+      // Off (0) is outside the fit bounds: start from a rate the Vidur tables show (6-7).
+      if (fields[i] == "elementwise_bytes_per_sm_cycle" && v <= 0) v = 6.5;
       // Inside the bounds, off their edges (a start on an edge has a flat logit).
       v = std::clamp(v, lo(i) + 0.01 * (hi(i) - lo(i)), hi(i) - 0.01 * (hi(i) - lo(i)));
       x0[static_cast<Eigen::Index>(i)] = coordinate(i, v);
@@ -353,7 +360,7 @@ OperatorFit fit_operator_timings(const OperatorDataset& d, const OperatorSplit& 
   fit.train_samples = static_cast<std::size_t>(std::count(train.begin(), train.end(), 1));
   fit.test_samples = static_cast<std::size_t>(std::count(test.begin(), test.end(), 1));
   for (std::size_t i = 0; i < d.samples.size(); ++i) {
-    const double cf = closed_form(d.samples[i], kinds[d.samples[i].kind].gemm, e, peak, bw);
+    const double cf = closed_form(d.samples[i], kinds[d.samples[i].kind].gemm, e, peak, bw, sm_cycles);
     fit.model_gap = std::max(fit.model_gap, std::abs(cf / pred[i] - 1.0));
   }
   const std::vector<double> before = predict_operator_times(d, start);

@@ -108,7 +108,8 @@ struct OperatorFit {
 // Least squares of relative error (predicted/measured - 1) over every op kind of the train
 // split, jointly in gemm_compute, gemm_tokens_half, gemm_memory, gemm_overlap (the share of
 // the shorter roofline side hidden: near the compute/memory knee measured GEMMs take more
-// than the max of the two), kernel_overhead (the GEMM kernels' floor), elementwise_memory and
+// than the max of the two), kernel_overhead (the GEMM kernels' floor), elementwise_memory,
+// elementwise_bytes_per_sm_cycle (only for a GPU file with sm_count and boost_clock) and
 // elementwise_overhead (the elementwise kernels' floor, ~2 us against ~6 us for GEMMs), by
 // Levenberg-Marquardt from several starts on the closed-form roofline of each op.
 // Errors are then computed with the real CostModel on both splits.

@@ -21,6 +21,7 @@ std::string_view dimension_name(Dimension d) {
     case Dimension::price_per_hour: return "price per hour";
     case Dimension::fraction: return "fraction";
     case Dimension::carbon_intensity: return "carbon intensity";
+    case Dimension::frequency: return "frequency";
   }
   return "quantity";
 }

@@ -31,6 +31,18 @@ const Key kGpusPerNode{.name = "gpus_per_node", .type = KeyType::integer,
                        .doc = "GPUs in one node; tensor parallelism beyond it crosses the inter-node network",
                        .spec = "GpuSpec::gpus_per_node", .unit = "GPUs", .default_number = 8, .min = 1, .max = 1024,
                        .why = "GPUs in one node"};
+const Key kSmCount{.name = "sm_count", .type = KeyType::integer,
+                   .doc = "streaming multiprocessors (NVIDIA SMs) of the whole GPU, from the vendor's datasheet or "
+                          "whitepaper; with boost_clock it caps elementwise kernels at "
+                          "efficiency.elementwise_bytes_per_sm_cycle x SMs x clock",
+                   .spec = "GpuSpec::sm_count", .unit = "SMs",
+                   .default_note = "absent: elementwise kernels are bound by memory bandwidth alone",
+                   .min = 1, .max = 100000, .why = "a count of SMs"};
+const Key kBoostClock{.name = "boost_clock", .type = KeyType::quantity,
+                      .doc = "the SMs' boost clock (the clock of the datasheet's peak rates); needs sm_count",
+                      .spec = "GpuSpec::boost_clock", .dimension = Dimension::frequency,
+                      .default_note = "absent: elementwise kernels are bound by memory bandwidth alone", .min = 1e6,
+                      .max = 1e11, .why = "a clock between 1 MHz and 100 GHz"};
 const Key kCompute{.name = "compute", .type = KeyType::section,
                    .doc = "dense tensor-core peak per compute precision (no 2:4 sparsity); at least one"};
 const Key kMemory{.name = "memory", .type = KeyType::section, .doc = "device memory: capacity and bandwidth"};
@@ -143,6 +155,14 @@ GpuSpec parse_gpu(ConfigMap& doc) {
   g.vendor = read_text(doc, kVendor);
   g.architecture = read_text(doc, kArchitecture);
   g.gpus_per_node = static_cast<int>(read_integer(doc, kGpusPerNode));
+  if (has_key(doc, kSmCount) != has_key(doc, kBoostClock))
+    throw Error(fmt::format("{}: sm_count and boost_clock go together (the SM-cycle rate needs both); give both or "
+                            "neither",
+                            doc.where(std::string(has_key(doc, kSmCount) ? kSmCount.name : kBoostClock.name))));
+  if (has_key(doc, kSmCount)) {
+    g.sm_count = static_cast<int>(read_integer(doc, kSmCount));
+    g.boost_clock = read_quantity(doc, kBoostClock);
+  }
 
   ConfigMap compute = doc.map("compute");
   read_compute(compute, g);
@@ -204,6 +224,7 @@ GpuSpec load_gpu(const std::string& name_or_path) {
 std::vector<const KeySection*> gpu_file_key_sections() {
   static const KeySection top{"(gpu file)", "a GPU file (hardware/*.yaml, or any path given as hardware.gpu)", {}, {},
                               {&schema_version_key(), &kName, &kDisplayName, &kVendor, &kArchitecture, &kGpusPerNode,
+                               &kSmCount, &kBoostClock,
                                &kCompute, &kMemory, &kInterconnect, &kPower, &kCost, &kEfficiency, &kCalibration}};
   static const KeySection compute = [] {
     KeySection s{"(gpu file).compute", "dense tensor peak per compute precision; absent ones are unsupported", {}, {}, {}};

@@ -26,9 +26,10 @@ const std::vector<Key>& efficiency_keys() {
     for (const EfficiencyKnob& k : efficiency_knobs()) {
       Key key;
       key.name = k.name;
-      key.type = k.kind == KnobKind::tokens ? KeyType::number : KeyType::quantity;
+      const bool plain = k.kind == KnobKind::tokens || k.kind == KnobKind::sm_rate;
+      key.type = plain ? KeyType::number : KeyType::quantity;
       key.dimension = knob_dimension(k);
-      key.unit = k.kind == KnobKind::tokens ? "tokens" : "";
+      key.unit = k.kind == KnobKind::tokens ? "tokens" : k.kind == KnobKind::sm_rate ? "bytes per SM-cycle" : "";
       key.doc = texts.emplace_back(fmt::format("{}; {}. Default from: {}; `calibrate` fits it in [{:g}, {:g}]{}",
                                                k.doc, knob_range_text(k), k.citation, k.fit_lo, k.fit_hi,
                                                k.fit_unit.empty() ? std::string() : fmt::format(" {}", k.fit_unit)));

@@ -47,6 +47,7 @@ CostModel::CostModel(GpuSpec gpu, ModelSpec model, ResolvedPrecision precision, 
   pp_link_ = par_.tp * par_.pp <= gpu_.gpus_per_node || gpu_.inter_node.bandwidth <= 0 ? gpu_.intra_node
                                                                                         : gpu_.inter_node;
   peak_compute_ = gpu_.peak(precision_.compute);
+  eight_bit_compute_ = precision_.compute == DType::fp8 || precision_.compute == DType::int8;
   peak_attention_ = gpu_.supports(DType::bf16) ? gpu_.peak(DType::bf16) : gpu_.peak(DType::fp16);
   act_bytes_ = dtype_bytes(precision_.activation_storage);
   w_bytes_ = model_.weight_element_bytes(precision_.weights);  // with group scales of a quantized checkpoint
@@ -94,7 +95,8 @@ void CostModel::finish_op(OpCost& op) const {
     case OpKind::gemm: {
       const double fill = op.m_tokens > 0 ? op.m_tokens / (op.m_tokens + e.gemm_tokens_half) : 1.0;
       const double dequant = precision_.weight_only ? e.dequant_compute : 1.0;
-      op.compute_time = op.flops / (peak_compute_ * e.gemm_compute * fill * dequant);
+      const double eight_bit = eight_bit_compute_ ? e.gemm_8bit_compute_ratio : 1.0;
+      op.compute_time = op.flops / (peak_compute_ * e.gemm_compute * fill * dequant * eight_bit);
       op.memory_time = op.bytes() / (bw * e.gemm_memory);
       if (e.gemm_overlap < 1.0) op.exposed_time = (1.0 - e.gemm_overlap) * std::min(op.compute_time, op.memory_time);
       break;
@@ -105,7 +107,7 @@ void CostModel::finish_op(OpCost& op) const {
       op.memory_time = op.bytes() * attention_s_per_byte_;
       break;
     case OpKind::elementwise:
-      op.memory_time = op.bytes() / (bw * e.elementwise_memory);
+      op.memory_time = op.bytes() / elementwise_rate(e, bw, gpu_.sm_cycles_per_second());
       break;
     case OpKind::communication:
     case OpKind::overhead: break;

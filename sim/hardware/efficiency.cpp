@@ -23,6 +23,13 @@ const std::vector<EfficiencyKnob>& efficiency_knobs() {
        "(M + gemm_tokens_half), the tile-fill ramp",
        "assumption, fitted by `servesim calibrate operators` to per-GEMM timings",
        1.0, 1024.0, ""},
+      {"gemm_8bit_compute_ratio", &Efficiency::gemm_8bit_compute_ratio, KnobKind::fraction, 1.0,
+       "GEMMs with 8-bit compute (fp8, int8 activations and weights): their achieved fraction of the 8-bit dense "
+       "tensor peak as a ratio to gemm_compute (the 16-bit fraction); 1: the same fraction of peak",
+       "1, the 16-bit fraction: NVIDIA's cuBLAS 12.9 blog (2025) has H100 block-scaled FP8 matmuls at 1.75x BF16 "
+       "for large shapes (0.875 of bf16's fraction of a 2x peak), but 0.875 moved the held-out TensorRT-LLM v0.11 "
+       "fp8 throughput rows from 9.3% to 11.4% median error (docs/validation.md)",
+       0.3, 1.0, ""},
       {"gemm_memory", &Efficiency::gemm_memory, KnobKind::fraction, 0.80,
        "weight streaming in skinny (decode) GEMMs: achieved fraction of HBM peak bandwidth",
        "fallback for GPUs without a measured value: ~80% of peak, what Vidur's A100 and A40 decode GEMMs reach "
@@ -46,6 +53,13 @@ const std::vector<EfficiencyKnob>& efficiency_knobs() {
        "norms, rotary, activation, residual: achieved fraction of HBM bandwidth",
        "assumption: bandwidth-bound kernels on small tensors stay well below peak; fitted by `calibrate operators`",
        0.2, 0.95, ""},
+      {"elementwise_bytes_per_sm_cycle", &Efficiency::elementwise_bytes_per_sm_cycle, KnobKind::sm_rate, 0.0,
+       "elementwise kernels' throughput cap in bytes moved per SM clock cycle, on GPUs whose file gives sm_count and "
+       "boost_clock: rate = min(elementwise_memory x HBM peak, this x SMs x boost clock); 0: no cap (bandwidth "
+       "alone)",
+       "0: off (the bandwidth-only form). Fitted on Vidur's tables (calibrate operators): A100 6.42, H100 6.95 "
+       "bytes per SM-cycle; as a default it did not lower held-out error (docs/validation.md)",
+       0.0, 20.0, ""},
       {"comm_bandwidth", &Efficiency::comm_bandwidth, KnobKind::fraction, 0.75,
        "collectives: bus bandwidth as a fraction of the link's peak",
        "NCCL ring all-reduce bus bandwidth / link peak ~0.75-0.85 at MB sizes (nccl-tests)",
@@ -59,11 +73,11 @@ const std::vector<EfficiencyKnob>& efficiency_knobs() {
        "fixed GPU time per GEMM or attention kernel (launch and tail)",
        "~2-5 us per kernel launch and tail; CUDA graphs shrink the launch part",
        0.0, 10.0, "us"},
-      {"elementwise_overhead", &Efficiency::elementwise_overhead, KnobKind::duration, 3e-6,
+      {"elementwise_overhead", &Efficiency::elementwise_overhead, KnobKind::duration, 2.424e-6,
        "fixed GPU time per elementwise kernel (norms, rotary, activation, residual, KV write, sampling): its "
        "floor at small token counts",
-       "default equal to kernel_overhead (~2-5 us per launch and tail); Vidur's eager-mode kernels show a ~2 us "
-       "elementwise floor on A100 and H100 against ~6 us for cuBLAS GEMMs (fitted by `calibrate operators`)",
+       "2.424 us, the elementwise floor `calibrate operators` fits on Vidur's A100 tables (H100 tables: 1.94 us; "
+       "cuBLAS GEMMs ~5.6 us); held out on the serving runs (TPOT median 3.2% -> 2.4%, docs/validation.md)",
        0.0, 10.0, "us"},
       {"step_overhead", &Efficiency::step_overhead, KnobKind::duration, 0.5e-3,
        "fixed GPU-side time per forward step outside kernels (input preparation, synchronisation)",
@@ -88,6 +102,7 @@ bool knob_value_valid(const EfficiencyKnob& k, double v) {
     case KnobKind::fraction: return v > 0 && v <= 1.0;
     case KnobKind::share: return v >= 0 && v <= 1.0;
     case KnobKind::tokens:
+    case KnobKind::sm_rate:
     case KnobKind::duration: return v >= 0;
   }
   return false;
@@ -99,6 +114,7 @@ std::string_view knob_range_text(const EfficiencyKnob& k) {
     case KnobKind::share: return "a fraction in [0, 1]";
     case KnobKind::tokens: return "a token count >= 0";
     case KnobKind::duration: return "a duration >= 0";
+    case KnobKind::sm_rate: return "bytes per SM-cycle >= 0 (0: no SM cap)";
   }
   return "";
 }
@@ -107,6 +123,12 @@ double knob_fit_scale(const EfficiencyKnob& k) {
   if (k.fit_unit == "ms") return 1e-3;
   if (k.fit_unit == "us") return 1e-6;
   return 1.0;
+}
+
+double elementwise_rate(const Efficiency& e, double memory_bandwidth, double sm_cycles_per_second) {
+  const double hbm = memory_bandwidth * e.elementwise_memory;
+  const double sm = e.elementwise_bytes_per_sm_cycle * sm_cycles_per_second;
+  return sm > 0 && sm < hbm ? sm : hbm;
 }
 
 namespace {

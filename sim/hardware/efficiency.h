@@ -19,6 +19,9 @@ struct Efficiency {
   // GEMM compute efficiency ramps with the token dimension M (tile fill):
   // eff(M) = gemm_compute * M / (M + gemm_tokens_half). Tokens at half efficiency.
   double gemm_tokens_half;
+  // GEMMs with 8-bit compute (fp8, int8): their achieved fraction of the 8-bit dense
+  // peak, as a ratio to gemm_compute (the 16-bit fraction); 1: the same fraction.
+  double gemm_8bit_compute_ratio;
   // Weight streaming in skinny (decode) GEMMs: fraction of HBM peak.
   double gemm_memory;
   // Fraction of the shorter of a GEMM's compute and memory times hidden under the
@@ -27,6 +30,9 @@ struct Efficiency {
   double attention_compute;   // FlashAttention forward: fraction of tensor peak
   double attention_memory;    // paged decode attention: fraction of HBM bandwidth for KV reads
   double elementwise_memory;  // norms, rotary, activation, residual: fraction of HBM bandwidth
+  // ... and at most this many bytes per SM clock cycle (GPUs with sm_count and
+  // boost_clock): rate = min(elementwise_memory x HBM, this x SMs x clock); 0: no SM cap.
+  double elementwise_bytes_per_sm_cycle;
   double comm_bandwidth;      // collective bus bandwidth / link peak
   double dequant_compute;     // weight-only quantized GEMMs: fraction of the 16-bit compute rate kept
   double kernel_overhead;     // fixed GPU time per GEMM or attention kernel, seconds
@@ -40,6 +46,7 @@ enum class KnobKind {
   share,     // [0, 1]: a share, not a divisor (gemm_overlap: 0 = no overlap)
   tokens,    // >= 0 tokens
   duration,  // >= 0 seconds, written with a time unit ("3 us")
+  sm_rate,   // >= 0 bytes per SM clock cycle; 0 turns the cap off
 };
 
 struct EfficiencyKnob {
@@ -65,6 +72,11 @@ bool knob_value_valid(const EfficiencyKnob& k, double v);
 std::string_view knob_range_text(const EfficiencyKnob& k);
 // Seconds per fit_unit (1 for plain numbers).
 double knob_fit_scale(const EfficiencyKnob& k);
+
+// Bytes per second an elementwise kernel moves: elementwise_memory x memory_bandwidth,
+// capped at elementwise_bytes_per_sm_cycle x sm_cycles_per_second where both are > 0
+// (GpuSpec::sm_cycles_per_second(); 0 for a GPU file without sm_count).
+double elementwise_rate(const Efficiency& e, double memory_bandwidth, double sm_cycles_per_second);
 
 // Names of the knobs, in declaration order, for `inspect` and calibration.
 std::vector<std::string> efficiency_field_names();

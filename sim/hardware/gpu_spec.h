@@ -30,6 +30,12 @@ struct GpuSpec {
   Link inter_node;                     // network between nodes
   Link host;                           // GPU <-> CPU memory (PCIe or C2C), used by KV offload
   int gpus_per_node = 8;
+  // Streaming multiprocessors (NVIDIA SMs; 0: not given) and their boost clock (Hz; 0:
+  // not given). With both, elementwise kernels are capped at
+  // efficiency.elementwise_bytes_per_sm_cycle x sm_count x boost_clock; without, they are
+  // bound by memory bandwidth alone.
+  int sm_count = 0;
+  double boost_clock = 0.0;
 
   double tdp_watts = 0.0;
   double idle_watts = 0.0;
@@ -41,6 +47,8 @@ struct GpuSpec {
 
   Efficiency efficiency;
 
+  // SM-cycles per second over the whole GPU; 0 when sm_count or boost_clock is not given.
+  double sm_cycles_per_second() const { return sm_count > 0 && boost_clock > 0 ? sm_count * boost_clock : 0.0; }
   bool supports(DType compute) const { return peak_flops.count(compute) > 0; }
   // Peak for a compute precision; throws naming the supported ones if absent.
   double peak(DType compute) const;

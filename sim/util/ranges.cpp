@@ -28,6 +28,7 @@ std::string show(double v, Dimension dim) {
     case Dimension::price_per_hour: return fmt::format("{:g} USD/h", v);
     case Dimension::fraction: return fmt::format("{:g}", v);
     case Dimension::carbon_intensity: return fmt::format("{:g} gCO2/kWh", v);
+    case Dimension::frequency: return format_rate(v, "Hz");
   }
   return fmt::format("{:g}", v);
 }

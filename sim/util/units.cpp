@@ -35,6 +35,7 @@ const std::map<std::string, UnitInfo, std::less<>>& unit_table() {
       t[s + "OP/s"] = {Dimension::flop_rate, f};  // integer tensor ops (int8 TOPS)
       t[s + "OPS"] = {Dimension::flop_rate, f};
       t[s + "W"] = {Dimension::power, f};
+      t[s + "Hz"] = {Dimension::frequency, f};
     }
     for (auto [p, f] : bin) {
       const std::string s = p;
@@ -73,6 +74,7 @@ std::string_view dimension_example(Dimension dim) {
     case Dimension::price_per_hour: return "a price like '2.99 USD/h'";
     case Dimension::fraction: return "a fraction like 0.85 or '85%'";
     case Dimension::carbon_intensity: return "a grid carbon intensity like '400 gCO2/kWh'";
+    case Dimension::frequency: return "a clock frequency like '1.41 GHz' or '1980 MHz'";
   }
   return "a quantity";
 }

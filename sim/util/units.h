@@ -1,6 +1,6 @@
 #pragma once
 // Quantities with units at the YAML edge, one canonical SI unit inside:
-//   bytes (B), seconds (s), FLOP, FLOP/s, bytes/s, watts (W), US dollars per hour.
+//   bytes (B), seconds (s), FLOP, FLOP/s, bytes/s, watts (W), hertz (Hz), US dollars per hour.
 // Decimal prefixes (kB, MB, GB, TB) are powers of 10; binary ones (KiB, MiB, GiB,
 // TiB) are powers of 2; a lower-case 'b' means bits (8 bits = 1 byte).
 #include <string>
@@ -9,7 +9,8 @@
 namespace servesim {
 
 // carbon_intensity: grams of CO2 (equivalent) per kWh of electricity, "400 gCO2/kWh".
-enum class Dimension { bytes, bandwidth, flop_rate, time, power, price_per_hour, fraction, carbon_intensity };
+// frequency: hertz, "1.41 GHz" (a GPU's SM clock).
+enum class Dimension { bytes, bandwidth, flop_rate, time, power, price_per_hour, fraction, carbon_intensity, frequency };
 
 // Parses e.g. "3.35 TB/s", "80 GB", "141 GiB", "400 Gb/s", "989 TFLOP/s",
 // "700 W", "5 us", "2.99 USD/h", "85%". Throws servesim::Error naming the

@@ -290,6 +290,32 @@ TEST_CASE("gpu yaml: a file path loads, with efficiency overrides in their units
   CHECK(g.efficiency.comm_bandwidth == Efficiency{}.comm_bandwidth);
 }
 
+TEST_CASE("gpu catalog: every NVIDIA GPU gives its SMs and clock, the AMD ones neither", "[catalog][gpu]") {
+  // The elementwise SM-cycle cap needs both figures; CDNA compute units are not SMs, so the
+  // AMD files keep the bandwidth-only form (documented in those files).
+  for (const auto& name : gpu_catalog_names()) {
+    const GpuSpec g = load_gpu(name);
+    INFO(name);
+    if (g.vendor == "amd") {
+      CHECK(g.sm_cycles_per_second() == 0.0);
+      continue;
+    }
+    CHECK(g.sm_count > 0);
+    CHECK(g.boost_clock > 0);
+    // Every file's clock is its FP32 peak / (SMs x FP32 lanes x 2), rounded to 10 MHz;
+    // lanes are 64 per SM on GA100 (A100), 128 elsewhere.
+    const double lanes = g.architecture == "ampere" && g.name.rfind("a100", 0) == 0 ? 64 : 128;
+    CHECK(g.peak(DType::fp32) / (g.sm_count * lanes * 2) == Approx(g.boost_clock).epsilon(0.006));
+  }
+  // H100 SXM5: 132 SMs x 1.98 GHz = 2.6136e11 SM-cycles per second.
+  CHECK(load_gpu("h100-sxm").sm_cycles_per_second() == Approx(132 * 1.98e9).epsilon(1e-12));
+}
+
+TEST_CASE("gpu yaml: sm_count and boost_clock go together", "[catalog][gpu][errors]") {
+  REQUIRE_THROWS_WITH(load_gpu(gpu_fixture("sm_count_without_clock.yaml")),
+                      Contains("sm_count_without_clock.yaml") && Contains("sm_count and boost_clock go together"));
+}
+
 TEST_CASE("gpu yaml: an efficiency of 0 is rejected", "[catalog][gpu][errors]") {
   // A zero fraction would divide by zero in the roofline; (0, 1] is the valid range.
   REQUIRE_THROWS_WITH(load_gpu(gpu_fixture("zero_efficiency.yaml")),

@@ -442,3 +442,63 @@ TEST_CASE("elementwise_overhead is the floor of elementwise kernels, kernel_over
   CHECK(make_cost(ew, "llama-2-7b", DType::fp16, DType::fp16, DType::fp16).step_time(decode_batch(1, 16)) ==
         Approx(e.time).epsilon(1e-12));
 }
+
+TEST_CASE("elementwise kernels: bandwidth capped at bytes per SM-cycle x SMs x clock", "[cost]") {
+  // H100 SXM5: 132 SMs x 1.98 GHz = 2.6136e11 SM-cycles/s, 3.35 TB/s HBM. An elementwise
+  // kernel moves bytes at min(elementwise_memory x 3.35e12, b x 2.6136e11):
+  //   b = 6:  6 x 2.6136e11 = 1.568e12 B/s < 0.9 x 3.35e12 = 3.015e12 -> the SMs bound it;
+  //   b = 20: 20 x 2.6136e11 = 5.227e12 B/s > 3.015e12            -> HBM bounds it;
+  //   b = 0:  no cap (the bandwidth-only form).
+  GpuSpec gpu = load_gpu("h100-sxm");
+  gpu.efficiency.elementwise_memory = 0.9;
+  const auto ops = [&](double b) {
+    GpuSpec g = gpu;
+    g.efficiency.elementwise_bytes_per_sm_cycle = b;
+    return make_cost(g, "llama-2-7b", DType::fp16, DType::fp16, DType::fp16).breakdown(prefill_batch(512)).ops;
+  };
+  const double sm_cycles = 132 * 1.98e9;
+  const auto capped = ops(6), hbm = ops(20), off = ops(0);
+  int elementwise = 0;
+  for (std::size_t i = 0; i < capped.size(); ++i) {
+    if (capped[i].kind != OpKind::elementwise) continue;
+    ++elementwise;
+    INFO(capped[i].name);
+    const double bytes = capped[i].bytes();
+    CHECK(capped[i].memory_time == Approx(bytes / (6 * sm_cycles)).epsilon(1e-12));
+    CHECK(hbm[i].memory_time == Approx(bytes / (0.9 * 3.35e12)).epsilon(1e-12));
+    CHECK(off[i].memory_time == hbm[i].memory_time);
+  }
+  CHECK(elementwise >= 5);
+  // A GPU file without sm_count has no SM cap, whatever b says.
+  GpuSpec bare = gpu;
+  bare.sm_count = 0;
+  bare.boost_clock = 0;
+  bare.efficiency.elementwise_bytes_per_sm_cycle = 6;
+  const auto nocap = make_cost(bare, "llama-2-7b", DType::fp16, DType::fp16, DType::fp16).breakdown(prefill_batch(512)).ops;
+  for (std::size_t i = 0; i < nocap.size(); ++i)
+    if (nocap[i].kind == OpKind::elementwise) CHECK(nocap[i].memory_time == hbm[i].memory_time);
+}
+
+TEST_CASE("gemm_8bit_compute_ratio scales fp8 GEMM compute time, not 16-bit", "[cost][precision]") {
+  // A 4096-token prefill is compute-bound: GEMM compute time = flops / (peak x gemm_compute x
+  // fill x ratio). With ratio 0.5 an fp8-compute GEMM's compute time doubles exactly; a bf16
+  // GEMM's does not move (the ratio applies to 8-bit compute only).
+  GpuSpec half = load_gpu("h100-sxm");
+  half.efficiency.gemm_8bit_compute_ratio = 0.5;
+  GpuSpec one = half;
+  one.efficiency.gemm_8bit_compute_ratio = 1.0;
+  const BatchSummary b = prefill_batch(4096);
+  const auto f8h = make_cost(half, "llama-3.1-8b", DType::fp8, DType::fp8, DType::bf16).breakdown(b).ops;
+  const auto f8o = make_cost(one, "llama-3.1-8b", DType::fp8, DType::fp8, DType::bf16).breakdown(b).ops;
+  const auto b16h = make_cost(half, "llama-3.1-8b", DType::bf16, DType::bf16, DType::bf16).breakdown(b).ops;
+  const auto b16o = make_cost(one, "llama-3.1-8b", DType::bf16, DType::bf16, DType::bf16).breakdown(b).ops;
+  int gemms = 0;
+  for (std::size_t i = 0; i < f8h.size(); ++i) {
+    if (f8h[i].kind != OpKind::gemm) continue;
+    ++gemms;
+    INFO(f8h[i].name);
+    CHECK(f8h[i].compute_time == Approx(2.0 * f8o[i].compute_time).epsilon(1e-12));
+    CHECK(b16h[i].compute_time == b16o[i].compute_time);
+  }
+  CHECK(gemms >= 5);
+}

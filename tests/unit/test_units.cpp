@@ -75,6 +75,13 @@ TEST_CASE("units: compute rate, time, power, price, fraction", "[units]") {
   CHECK(parse_quantity("1%", Dimension::fraction) == Approx(0.01).epsilon(1e-12));
 }
 
+TEST_CASE("units: clock frequency", "[units]") {
+  // "1.41 GHz" = 1.41 * 1e9 Hz (A100 boost); "1980 MHz" = 1980 * 1e6 = 1.98e9 Hz (H100 SXM5).
+  CHECK(parse_quantity("1.41 GHz", Dimension::frequency) == Approx(1.41e9).epsilon(1e-12));
+  CHECK(parse_quantity("1980 MHz", Dimension::frequency) == Approx(1.98e9).epsilon(1e-12));
+  CHECK_THROWS_WITH(parse_quantity("1.41 GB", Dimension::frequency), Contains("clock frequency"));
+}
+
 TEST_CASE("units: a number without a unit is rejected outside fractions", "[units][errors]") {
   REQUIRE_THROWS_AS(parse_quantity("80", Dimension::bytes), Error);
   REQUIRE_THROWS_WITH(parse_quantity("80", Dimension::bytes),
