@@ -188,7 +188,7 @@ void BatchState::materialize_front() {
   if (prefix_caching_) {
     // The hash and handle vectors keep their capacity across reuse (no allocation per request).
     std::vector<std::uint64_t> hashes = std::move(s.hashes);
-    std::vector<std::int32_t> nodes = std::move(s.cached_nodes);
+    std::vector<PrefixCache::Handle> nodes = std::move(s.cached_nodes);
     s = Seq{};
     hashes.clear();
     nodes.clear();

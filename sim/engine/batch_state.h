@@ -71,7 +71,7 @@ class BatchState {
     std::vector<std::uint64_t> hashes;
     std::int64_t hash_blocks = 0;
     bool registered = false;  // its prompt's blocks went into the prefix cache
-    std::vector<std::int32_t> cached_nodes;  // the prefix cache's handles of the cached_blocks
+    std::vector<PrefixCache::Handle> cached_nodes;  // the prefix cache's handles of the cached_blocks
     std::int64_t join_step = 0;  // decode phase: G when it joined
     std::int64_t len_join = 0;   // decode phase: KV tokens when it joined
     std::int64_t gen_join = 0;
