@@ -260,6 +260,11 @@ class BatchState {
     if (r.unique_hashes_from == Request::kNotUnique) return PrefixCache::kNoUnique;
     return static_cast<std::int64_t>(r.unique_hashes_from) * r.hash_block_tokens / kv_.block_size();
   }
+  // The ids a prompt's first id names (BlockHashChains::hashes): those before its
+  // unique ones, when it has any (Request::unique_hashes_from).
+  static std::int64_t named_ids(const Request& r) {
+    return r.unique_hashes_from == Request::kNotUnique ? 0 : r.unique_hashes_from;
+  }
   void finish_request(int slot, Nanos now, std::vector<Request>& done, bool failed);
   FailureReason admissible(const Request& r) const;  // none when it can ever be served
   void running_push_back(int slot);

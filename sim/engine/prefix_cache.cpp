@@ -283,7 +283,7 @@ void engine_block_hashes(const std::vector<std::uint64_t>& ids, std::int64_t id_
 
 void BlockHashChains::hashes(const std::vector<std::uint64_t>& ids, std::int64_t id_block_tokens,
                              std::int64_t prompt_tokens, std::int64_t block_size, std::vector<std::uint64_t>& out,
-                             std::int64_t max_blocks) {
+                             std::int64_t max_blocks, std::int64_t named_ids) {
   out.clear();
   const std::int64_t blocks = std::min(max_blocks, engine_block_count(ids, id_block_tokens, prompt_tokens, block_size));
   if (blocks <= 0) return;
@@ -297,7 +297,9 @@ void BlockHashChains::hashes(const std::vector<std::uint64_t>& ids, std::int64_t
     const std::size_t reach = std::min({c.ids.size(), ids.size(),
                                         static_cast<std::size_t>((blocks * block_size + id_block_tokens - 1) / id_block_tokens)});
     std::size_t k = 0;
-    while (k < reach && c.ids[k] == ids[k]) ++k;
+    if (named_ids > 0 && c.named_ids == named_ids) k = std::min(reach, static_cast<std::size_t>(named_ids));
+    else
+      while (k < reach && c.ids[k] == ids[k]) ++k;
     reuse = std::min({static_cast<std::int64_t>(k) * id_block_tokens / block_size,
                       static_cast<std::int64_t>(c.hashes.size()), blocks});
     out.assign(c.hashes.begin(), c.hashes.begin() + reuse);
@@ -307,6 +309,7 @@ void BlockHashChains::hashes(const std::vector<std::uint64_t>& ids, std::int64_t
   if (!same_start) {  // remember this request for the next ones that start like it
     c.id_block_tokens = id_block_tokens;
     c.block_size = block_size;
+    c.named_ids = named_ids;
     c.ids = ids;
     c.hashes = out;
   }

@@ -167,15 +167,18 @@ void engine_block_hashes(const std::vector<std::uint64_t>& ids, std::int64_t id_
 // or conversation a request starts with); bounded memory, the same results.
 class BlockHashChains {
  public:
-  // At most `max_blocks` of them (the first ones).
+  // At most `max_blocks` of them (the first ones). `named_ids`: the first ids are
+  // a shared system prompt named by its first id (Request::unique_hashes_from):
+  // two prompts with the same first id and the same named_ids have the same ids
+  // before it, so they are not compared (0: nothing known, compare them).
   void hashes(const std::vector<std::uint64_t>& ids, std::int64_t id_block_tokens, std::int64_t prompt_tokens,
               std::int64_t block_size, std::vector<std::uint64_t>& out,
-              std::int64_t max_blocks = std::numeric_limits<std::int64_t>::max());
+              std::int64_t max_blocks = std::numeric_limits<std::int64_t>::max(), std::int64_t named_ids = 0);
 
  private:
   static constexpr std::size_t kSlots = 64;
   struct Chain {
-    std::int64_t id_block_tokens = 0, block_size = 0;
+    std::int64_t id_block_tokens = 0, block_size = 0, named_ids = 0;
     std::vector<std::uint64_t> ids, hashes;
   };
   std::vector<Chain> chains_ = std::vector<Chain>(kSlots);

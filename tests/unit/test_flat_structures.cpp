@@ -116,6 +116,36 @@ TEST_CASE("BlockHashChains gives engine_block_hashes' hashes, shared prefixes or
   }
 }
 
+TEST_CASE("BlockHashChains trusts a named system prompt without comparing it, same hashes", "[engine][prefix]") {
+  // Requests as the synthetic workload makes them with shared prefixes: one of 3
+  // system prompts (0-40 ids, named by their first id: Request::unique_hashes_from),
+  // then ids of their own; some asked for their first blocks only (the lazy
+  // hashes before registration), then all of them. Whatever the memo holds, the
+  // hashes must be engine_block_hashes'.
+  RandomStream rng(7, "named chains");
+  std::vector<std::vector<std::uint64_t>> prompts(3);
+  for (auto& p : prompts)
+    for (std::int64_t i = 0, n = rng.uniform_int(1, 40); i < n; ++i) p.push_back(rng.next_u64());
+  for (std::int64_t idb : {16, 32}) {
+    for (std::int64_t bs : {16, 48}) {
+      BlockHashChains chains;
+      std::vector<std::uint64_t> got;
+      for (int r = 0; r < 300; ++r) {
+        std::vector<std::uint64_t> ids = prompts[static_cast<std::size_t>(rng.uniform_int(0, 2))];
+        const auto named = static_cast<std::int64_t>(ids.size());
+        for (std::int64_t i = 0, n = rng.uniform_int(0, 20); i < n; ++i) ids.push_back(rng.next_u64());
+        const std::int64_t prompt = rng.uniform_int(named * idb, static_cast<std::int64_t>(ids.size()) * idb + 40);
+        const std::vector<std::uint64_t> want = engine_block_hashes(ids, idb, prompt, bs);
+        const std::int64_t first = rng.uniform_int(0, static_cast<std::int64_t>(want.size()));
+        chains.hashes(ids, idb, prompt, bs, got, first, named);
+        REQUIRE(got == std::vector<std::uint64_t>(want.begin(), want.begin() + first));
+        chains.hashes(ids, idb, prompt, bs, got, std::numeric_limits<std::int64_t>::max(), named);
+        REQUIRE(got == want);
+      }
+    }
+  }
+}
+
 namespace {
 // The prefix cache as one entry per block: a reference count per hash and an LRU
 // list of the unreferenced ones, oldest first. What PrefixCache's runs must match.
