@@ -62,6 +62,7 @@ void PrefixCache::split(std::int32_t i, std::int64_t keep, std::uint64_t rest_ha
   head.count = static_cast<std::int32_t>(keep);
   if (head.refs > 0) {
     // The same holders (pinned_ is unchanged); their handles reach it through head.
+    split_referenced_ = true;
     rest.refs = head.refs;
     rest.next = head.next;
     head.next = r;
@@ -72,6 +73,15 @@ void PrefixCache::split(std::int32_t i, std::int64_t keep, std::uint64_t rest_ha
   if (head.prev >= 0) at(head.prev).next = r;
   else lru_head_ = r;
   head.prev = r;  // lru_size_ is unchanged: the same blocks, in two nodes
+}
+
+__attribute__((always_inline)) inline void PrefixCache::drop(std::int32_t e, std::int64_t& freed) {
+  Node& node = at(e);
+  if (--node.refs == 0) {
+    lru_push_back(e);
+    pinned_ -= node.count;
+    freed += node.count;
+  }
 }
 
 __attribute__((always_inline)) inline void PrefixCache::pin(std::int32_t i, std::int64_t& revived) {
@@ -172,34 +182,25 @@ std::int64_t PrefixCache::release(const std::vector<std::uint64_t>& hashes, std:
   return release_nodes(nodes);
 }
 
-void PrefixCache::release_handle(const Handle& h, std::int64_t& freed) {
-  const auto drop = [&](std::int32_t e) {
-    Node& node = at(e);
-    if (--node.refs == 0) {
-      lru_push_back(e);
-      pinned_ -= node.count;
-      freed += node.count;
-    }
-  };
-  if (at(h.node).count == h.blocks) {  // not split since it was taken
-    drop(h.node);
-    return;
-  }
+void PrefixCache::release_parts(const Handle& h, std::int64_t& freed) {
   // Its parts, first to last (drop() relinks them, so they are all found first).
   parts_.clear();
   for (std::int32_t e = h.node, left = h.blocks; left > 0; e = at(e).next) {
     parts_.push_back(e);
     left -= at(e).count;
   }
-  for (auto k = parts_.size(); k-- > 0;) drop(parts_[k]);
+  for (auto k = parts_.size(); k-- > 0;) drop(parts_[k], freed);
 }
 
 std::int64_t PrefixCache::release_nodes(const std::vector<Handle>& nodes) {
   std::int64_t freed = 0;
   const auto n = static_cast<std::int64_t>(nodes.size());
+  const bool spans = split_referenced_;  // until a referenced node is split, every handle is its node alone
   for (std::int64_t i = n - 1; i >= 0; --i) {  // last block first (a prefix's tail is evicted before its head)
     if (i >= kAhead) __builtin_prefetch(&nodes_[static_cast<std::size_t>(nodes[static_cast<std::size_t>(i - kAhead)].node)]);
-    release_handle(nodes[static_cast<std::size_t>(i)], freed);
+    const Handle& h = nodes[static_cast<std::size_t>(i)];
+    if (!spans || at(h.node).count == h.blocks) drop(h.node, freed);
+    else release_parts(h, freed);
   }
   return freed;
 }

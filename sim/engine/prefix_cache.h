@@ -128,15 +128,19 @@ class PrefixCache {
   // than i in the LRU list (it holds the later blocks, released before the first
   // ones); referenced, it has i's holders, linked from i (Handle).
   void split(std::int32_t i, std::int64_t keep, std::uint64_t rest_hash);
-  // Drops one reference on the node(s) of h, last block first; adds to `freed`.
-  void release_handle(const Handle& h, std::int64_t& freed);
+  // Drops one reference on node e; adds its blocks to `freed` when that was the last.
+  void drop(std::int32_t e, std::int64_t& freed);
+  // Drops one reference on each part of a handle taken before its node was split,
+  // last block first.
+  __attribute__((noinline)) void release_parts(const Handle& h, std::int64_t& freed);
   // Takes a reference on node i (reviving it when evictable); adds its blocks to p.
   void pin(std::int32_t i, std::int64_t& revived);
 
   BlockHashIndex index_;           // hash -> node
   std::vector<Node> nodes_;        // every cached block (and free nodes)
   std::vector<std::int32_t> free_nodes_;
-  std::vector<std::int32_t> parts_;  // release_handle's scratch
+  std::vector<std::int32_t> parts_;  // release_parts' scratch
+  bool split_referenced_ = false;    // a referenced node was ever split (handles may span parts)
   std::int32_t lru_head_ = -1, lru_tail_ = -1;  // evictable, oldest first
   std::int64_t lru_size_ = 0;
   std::int64_t pinned_ = 0;
