@@ -291,7 +291,7 @@ TEST_CASE("operator calibration: held-out layer shapes and the shipped calibrate
   CHECK(cal.display_name == "NVIDIA A100 SXM4 80GB (Vidur-calibrated)");
   CHECK(cal.memory_bandwidth == base.memory_bandwidth);
   CHECK(cal.peak(DType::fp16) == base.peak(DType::fp16));
-  for (const auto& field : fitted_efficiency_fields()) {
+  for (const auto& field : c.fit.fields) {
     INFO(field);
     CHECK(efficiency_field(cal.efficiency, field) == Approx(efficiency_field(c.fit.efficiency, field)).epsilon(1e-3));
   }
@@ -371,7 +371,7 @@ TEST_CASE("operator calibration: knobs fitted on A100 predict H100's tables, and
     CHECK(t.rows == dir.predict_rows);
     CHECK(t.samples == 7 * dir.predict_rows);
     // The carried knobs are the fitted ones; the rest are the predicted GPU's own.
-    for (const auto& f : fitted_efficiency_fields()) CHECK(efficiency_field(t.carried, f) == efficiency_field(c.fit.efficiency, f));
+    for (const auto& f : c.fit.fields) CHECK(efficiency_field(t.carried, f) == efficiency_field(c.fit.efficiency, f));
     CHECK(t.carried.attention_memory == t.defaults.attention_memory);
     INFO("defaults:\n" << describe(t.before) << "carried fit:\n" << describe(t.after));
     double before = 0, after = 0;
