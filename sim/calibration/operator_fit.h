@@ -96,8 +96,8 @@ const std::vector<std::string>& fitted_efficiency_fields();
 // five GEMM knobs, then, where the GPU file gives sm_count and boost_clock, the per-kind
 // elementwise knobs (act_*, norm_*, rope_*: floor in SM cycles, bytes per SM-cycle,
 // tokens per SM), else the shared elementwise_memory and elementwise_overhead.
-// elementwise_memory is not fitted in the first case: the SM rate binds on every table
-// (its cap is then the predicted GPU's own HBM share, not the fitted one's).
+// elementwise_memory is not fitted in the first case: the per-kind form is capped at the
+// GPU's weight-streaming share (gemm_memory x HBM) instead.
 const std::vector<std::string>& operator_fit_fields(bool sm_figures);
 
 struct OperatorFit {

@@ -63,7 +63,7 @@ const std::vector<EfficiencyKnob>& efficiency_knobs() {
        "bytes per SM-cycle; as a default it did not lower held-out error (docs/validation.md)",
        0.0, 20.0, ""},
       {"act_bytes_per_sm_cycle", &Efficiency::act_bytes_per_sm_cycle, KnobKind::sm_rate, 0.0,
-       "SiLU-and-mul (mlp_act, moe_act): bytes moved per SM clock cycle, rate = min(elementwise_memory x HBM peak, this x SMs x boost "
+       "SiLU-and-mul (mlp_act, moe_act): bytes moved per SM clock cycle, rate = min(gemm_memory x HBM peak, this x SMs x boost "
        "clock); > 0 turns on this kind's SM-bound form (act_floor_cycles, act_tokens_per_sm) on GPUs whose file "
        "gives sm_count and boost_clock; 0: the shared elementwise knobs",
        "0: off (the shared form). Fitted on Vidur's tables (calibrate operators): A100 6.50, H100 7.20; as a default (with the A100 fit's floor and occupancy) it moved the held-out serving runs from 2.4% to 4.0% TPOT (docs/validation.md)",
@@ -78,7 +78,7 @@ const std::vector<EfficiencyKnob>& efficiency_knobs() {
        "0 (used only with act_bytes_per_sm_cycle > 0). Fitted on Vidur's tables: A100 1.04, H100 1.01 (SiLU-and-mul is flat up to ~64-128 tokens on both)",
        0.0, 4.0, ""},
       {"norm_bytes_per_sm_cycle", &Efficiency::norm_bytes_per_sm_cycle, KnobKind::sm_rate, 0.0,
-       "fused residual add + RMSNorm (attn_norm_residual, final_norm): bytes moved per SM clock cycle, rate = min(elementwise_memory x HBM peak, this x SMs x boost "
+       "fused residual add + RMSNorm (attn_norm_residual, final_norm): bytes moved per SM clock cycle, rate = min(gemm_memory x HBM peak, this x SMs x boost "
        "clock); > 0 turns on this kind's SM-bound form (norm_floor_cycles, norm_tokens_per_sm) on GPUs whose file "
        "gives sm_count and boost_clock; 0: the shared elementwise knobs",
        "0: off (the shared form). Fitted on Vidur's tables (calibrate operators): A100 6.12, H100 6.45 (docs/validation.md)",
@@ -93,7 +93,7 @@ const std::vector<EfficiencyKnob>& efficiency_knobs() {
        "0 (used only with norm_bytes_per_sm_cycle > 0). Fitted on Vidur's tables: A100 1.38, H100 1.31",
        0.0, 4.0, ""},
       {"rope_bytes_per_sm_cycle", &Efficiency::rope_bytes_per_sm_cycle, KnobKind::sm_rate, 0.0,
-       "rotary embedding (rope): bytes moved per SM clock cycle, rate = min(elementwise_memory x HBM peak, this x SMs x boost "
+       "rotary embedding (rope): bytes moved per SM clock cycle, rate = min(gemm_memory x HBM peak, this x SMs x boost "
        "clock); > 0 turns on this kind's SM-bound form (rope_floor_cycles, rope_tokens_per_sm) on GPUs whose file "
        "gives sm_count and boost_clock; 0: the shared elementwise knobs",
        "0: off (the shared form). Fitted on Vidur's tables (calibrate operators): A100 5.98, H100 6.53 (docs/validation.md)",
@@ -205,7 +205,10 @@ ElementwiseCost elementwise_cost(const Efficiency& e, ElementwiseKind kind, doub
     return c;
   }
   const double sms = static_cast<double>(sm_count);
-  const double hbm = memory_bandwidth * e.elementwise_memory;
+  // Capped at the GPU's weight-streaming share of HBM (gemm_memory): what a streaming kernel
+  // reaches where the SMs are not the limit (Vidur's A40 activation and rotary kernels run at
+  // 0.79-0.85 of its peak, its decode GEMMs at 0.788; docs/validation.md).
+  const double hbm = memory_bandwidth * e.gemm_memory;
   const double sm = rate * sms * boost_clock;
   // One thread block per token: below tokens_per_sm x SMs tokens the SMs are not all busy
   // and the kernel takes as long as one over that many tokens.

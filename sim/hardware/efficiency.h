@@ -36,7 +36,7 @@ struct Efficiency {
   // Per elementwise op kind (act: SiLU-and-mul; norm: fused residual add + RMSNorm; rope:
   // rotary embedding), the SM-bound form, on where <kind>_bytes_per_sm_cycle > 0 and the
   // GPU file gives sm_count and boost_clock (elementwise_cost() below): a floor in SM
-  // clock cycles, a rate in bytes per SM-cycle (capped at elementwise_memory x HBM) and an
+  // clock cycles, a rate in bytes per SM-cycle (capped at gemm_memory x HBM) and an
   // occupancy floor: fewer than <kind>_tokens_per_sm x SMs tokens cost as that many.
   double act_bytes_per_sm_cycle, act_floor_cycles, act_tokens_per_sm;
   double norm_bytes_per_sm_cycle, norm_floor_cycles, norm_tokens_per_sm;
@@ -94,7 +94,7 @@ enum class ElementwiseKind { other, act, norm, rope };
 
 // An elementwise op's memory and fixed time: `bytes` moved by `kernels` launches over
 // `tokens` rows. With the kind's bytes-per-SM-cycle > 0 on a GPU with sm_count and
-// boost_clock: memory = bytes x max(1, tokens_per_sm x SMs / tokens) / min(elementwise_memory
+// boost_clock: memory = bytes x max(1, tokens_per_sm x SMs / tokens) / min(gemm_memory
 // x HBM, bytes_per_sm_cycle x SMs x clock) and fixed = kernels x floor_cycles / clock.
 // Otherwise the shared form: bytes / elementwise_rate() and kernels x elementwise_overhead.
 struct ElementwiseCost {

@@ -485,8 +485,8 @@ TEST_CASE("elementwise kernels per op kind: SM-cycle floor, bytes per SM-cycle, 
   // A100 SXM4: 108 SMs x 1.41 GHz = 1.5228e11 SM-cycles/s, 2.039 TB/s HBM. With the act
   // knobs b = 6.5 bytes per SM-cycle, floor 1410 cycles, 1 token per SM, mlp_act (one kernel per
   // layer over T tokens) takes per layer
-  //   floor 1410 / 1.41e9 = 1 us, plus bytes x max(T, 1 x 108) / T / min(0.6 x 2.039e12, 6.5 x 1.5228e11):
-  //   6.5 x 1.5228e11 = 9.898e11 B/s < 1.2234e12, so the SMs bind.
+  //   floor 1410 / 1.41e9 = 1 us, plus bytes x max(T, 1 x 108) / T / min(gemm_memory 0.796 x 2.039e12,
+  //   6.5 x 1.5228e11): 6.5 x 1.5228e11 = 9.898e11 B/s < 1.623e12, so the SMs bind.
   // At T = 512 (>= 108 tokens) the bytes are charged as they are; at T = 16 as if 108 tokens
   // ran (one thread block per token leaves SMs idle). norm and rope keep the shared form.
   GpuSpec gpu = load_gpu("a100-sxm4-80gb");
@@ -522,6 +522,12 @@ TEST_CASE("elementwise kernels per op kind: SM-cycle floor, bytes per SM-cycle, 
     }
     CHECK(act == 1);
   }
+  // With b = 20 the HBM side binds: 20 x 1.5228e11 = 3.05e12 > 0.796 x 2.039e12 (the GPU's
+  // weight-streaming share caps the per-kind form, not elementwise_memory).
+  GpuSpec fast = gpu;
+  fast.efficiency.act_bytes_per_sm_cycle = 20;
+  for (const auto& op : make_cost(fast, "llama-2-7b", DType::fp16, DType::fp16, DType::fp16).breakdown(prefill_batch(512)).ops)
+    if (std::string_view(op.name) == "mlp_act") CHECK(op.memory_time == Approx(op.bytes() / (0.796 * 2.039e12)).epsilon(1e-12));
   // Without sm_count and boost_clock the per-kind knobs have no effect.
   GpuSpec bare = gpu;
   bare.sm_count = 0;
