@@ -7,11 +7,7 @@
 
 namespace servesim {
 
-void SampleSet::add(double value, std::int64_t count) {
-  if (hist_) {
-    hist_->add(value, count);
-    return;
-  }
+void SampleSet::add_exact(double value, std::int64_t count) {
   if (weighted_) pairs_.emplace_back(value, count);
   else values_.push_back(value);
   if ((weighted_ ? pairs_.size() : values_.size()) > cap_) to_histogram();
