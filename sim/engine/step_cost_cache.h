@@ -42,6 +42,17 @@ class StepCostCache {
     b.decode_local_kv_tokens = static_cast<double>(local_kv);
     return totals(b);
   }
+  // decode(n, kv, local_kv).time alone (a fused run's last step: only its time is needed).
+  double decode_time(std::int64_t n, std::int64_t kv, std::int64_t local_kv = 0) {
+    if (n <= 0) return 0.0;
+    BatchSummary b = cost_.batch();
+    b.seqs = b.new_tokens = b.sampled = b.decode_seqs = n;
+    b.decode_kv_tokens = static_cast<double>(kv);
+    b.decode_local_kv_tokens = static_cast<double>(local_kv);
+    const CostPart a = cost_.attention_part(b);
+    const CostPart& ts = paired(n);
+    return (ts.layer_time + a.layer_time) + (ts.other_time + a.other_time);  // sum()'s time
+  }
   // cost.totals(b) for any batch, without the per-op list.
   StepTotals totals(const BatchSummary& b) {
     if (b.seqs <= 0) return StepTotals{};
