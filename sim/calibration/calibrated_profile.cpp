@@ -34,6 +34,8 @@ std::string efficiency_value(const Efficiency& e, const std::string& field) {
     case KnobKind::duration: return quoted(fmt::format("{:.3f} us", v * 1e6));
     case KnobKind::tokens:
     case KnobKind::sm_rate: return fmt::format("{:.2f}", v);
+    case KnobKind::tokens_per_sm: return fmt::format("{:.4f}", v);
+    case KnobKind::cycles: return fmt::format("{:.0f}", v);
     case KnobKind::fraction:
     case KnobKind::share: break;
   }
@@ -171,9 +173,8 @@ std::string calibrated_gpu_yaml(const CalibratedProfileInput& in) {
 
   const OperatorFit& f = in.fit;
   out << "efficiency:                        # fitted; see calibration: below. Other knobs keep their defaults.\n";
-  for (const auto& field : fitted_efficiency_fields())
-    out << fmt::format("  {}: {}\n", field, efficiency_value(f.efficiency, field));
-  out << base_efficiency_lines(in.base_yaml, in.base_file, fitted_efficiency_fields());
+  for (const auto& field : f.fields) out << fmt::format("  {}: {}\n", field, efficiency_value(f.efficiency, field));
+  out << base_efficiency_lines(in.base_yaml, in.base_file, f.fields);
   out << "\n";
   out << "calibration:                       # provenance only; the GPU loader skips this mapping\n";
   out << fmt::format("  source: {}\n", quoted(in.source));
@@ -194,7 +195,7 @@ std::string calibrated_gpu_yaml(const CalibratedProfileInput& in) {
                        for (const auto& k : kinds) q.push_back(quoted(k));
                        return q;
                      }()));
-  out << fmt::format("  fitted: [{}]\n", join(fitted_efficiency_fields()));
+  out << fmt::format("  fitted: [{}]\n", join(f.fields));
   out << fmt::format("  method: {}\n",
                      quoted("least squares of relative error (predicted/measured - 1) over all op kinds of the "
                             "train split, Levenberg-Marquardt on the logit of each knob within its declared fit bounds"));

@@ -114,7 +114,7 @@ OperatorCalibration calibrate_operators(const OperatorCalibrationOptions& o) {
   }
 
   if (!o.predict_data.empty()) {
-    c.transfer = predict_operator_transfer(o.predict_gpu, o.predict_data, "", c.fit.efficiency);
+    c.transfer = predict_operator_transfer(o.predict_gpu, o.predict_data, "", c.fit.efficiency, c.fit.fields);
     c.transfer.data = repository_relative(o.predict_data);
     c.predicted = true;
   }

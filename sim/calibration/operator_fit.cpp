@@ -50,10 +50,32 @@ std::size_t operator_kind_index(const std::string& name) {
 }
 
 const std::vector<std::string>& fitted_efficiency_fields() {
-  static const std::vector<std::string> f = {"gemm_compute",    "gemm_tokens_half",   "gemm_memory",
-                                             "gemm_overlap",    "kernel_overhead",    "elementwise_memory",
-                                             "elementwise_bytes_per_sm_cycle",        "elementwise_overhead"};
+  static const std::vector<std::string> f = [] {
+    std::vector<std::string> all = operator_fit_fields(true);
+    for (const auto& x : operator_fit_fields(false))
+      if (std::find(all.begin(), all.end(), x) == all.end()) all.push_back(x);
+    return all;
+  }();
   return f;
+}
+
+const std::vector<std::string>& operator_fit_fields(bool sm_figures) {
+  static const std::vector<std::string> gemm = {"gemm_compute", "gemm_tokens_half", "gemm_memory", "gemm_overlap",
+                                                "kernel_overhead"};
+  static const std::vector<std::string> with_sm = [] {
+    std::vector<std::string> f = gemm;
+    for (const char* k : {"act", "norm", "rope"})
+      for (const char* knob : {"_bytes_per_sm_cycle", "_floor_cycles", "_tokens_per_sm"})
+        f.push_back(std::string(k) + knob);
+    return f;
+  }();
+  static const std::vector<std::string> without_sm = [] {
+    std::vector<std::string> f = gemm;
+    f.push_back("elementwise_memory");
+    f.push_back("elementwise_overhead");
+    return f;
+  }();
+  return sm_figures ? with_sm : without_sm;
 }
 
 namespace {
@@ -109,7 +131,8 @@ class CostModels {
   std::map<std::pair<std::string, int>, CostModel> cache_;
 };
 
-double closed_form(const OperatorSample& s, bool gemm, const Efficiency& e, double peak, double bw, double sm_cycles) {
+double closed_form(const OperatorSample& s, bool gemm, const Efficiency& e, double peak, const GpuSpec& gpu) {
+  const double bw = gpu.memory_bandwidth;
   double t = 0;
   if (gemm) {
     const double fill = s.m_tokens > 0 ? s.m_tokens / (s.m_tokens + e.gemm_tokens_half) : 1.0;
@@ -118,8 +141,9 @@ double closed_form(const OperatorSample& s, bool gemm, const Efficiency& e, doub
     t = std::max(c, m) + (e.gemm_overlap < 1.0 ? (1.0 - e.gemm_overlap) * std::min(c, m) : 0.0);
     return t + s.kernels * e.kernel_overhead;
   }
-  t = s.bytes / elementwise_rate(e, bw, sm_cycles);
-  return t + s.kernels * e.elementwise_overhead;
+  const ElementwiseCost c =
+      elementwise_cost(e, s.elementwise_kind, s.bytes, s.kernels, s.m_tokens, bw, gpu.sm_count, gpu.boost_clock);
+  return c.memory_time + c.overhead_time;
 }
 
 double median_of(std::vector<double> v) {
@@ -190,6 +214,7 @@ OperatorDataset build_operator_dataset(const GpuSpec& gpu, std::vector<OperatorT
                                 kinds[k].name));
       s.kernels = op.count / layers;
       s.m_tokens = op.m_tokens;
+      s.elementwise_kind = op.elementwise_kind;
       s.flops = op.flops / layers;
       s.bytes = op.bytes() / layers;
       d.samples.push_back(s);
@@ -287,8 +312,7 @@ OperatorFit fit_operator_timings(const OperatorDataset& d, const OperatorSplit& 
   const std::vector<char> test = split_mask(d, split);
   const auto& kinds = operator_kinds();
   const double peak = d.peak_flops;
-  const double bw = d.gpu.memory_bandwidth;
-  const double sm_cycles = d.gpu.sm_cycles_per_second();
+  const bool sm_figures = d.gpu.sm_cycles_per_second() > 0;
   const auto gemm_train = indices_where(d, test, false, true);
   std::vector<std::size_t> train_idx;
   for (std::size_t i = 0; i < test.size(); ++i)
@@ -302,11 +326,10 @@ OperatorFit fit_operator_timings(const OperatorDataset& d, const OperatorSplit& 
   // x[i] is the logit of knob i's place inside its declared fit bounds
   // (efficiency_knobs(): fit_lo..fit_hi), so every fitted value stays within them
   // (no fraction of peak reaches 1, no floor exceeds the largest plausible).
-  // The SM-cycle cap is fitted only where the GPU file gives SMs and a clock; elsewhere
-  // it has no effect and keeps its start value.
-  std::vector<std::string> fields;
-  for (const auto& f : fitted_efficiency_fields())
-    if (f != "elementwise_bytes_per_sm_cycle" || sm_cycles > 0) fields.push_back(f);
+  // The per-kind SM-bound elementwise knobs are fitted only where the GPU file gives SMs
+  // and a clock; elsewhere the shared bandwidth-only ones.
+  const std::vector<std::string>& fields = operator_fit_fields(sm_figures);
+  fit.fields = fields;
   std::vector<const EfficiencyKnob*> knobs;
   for (const auto& f : fields) knobs.push_back(find_efficiency_knob(f));
   auto lo = [&](std::size_t i) { return knobs[i]->fit_lo * knob_fit_scale(*knobs[i]); };
@@ -323,7 +346,7 @@ OperatorFit fit_operator_timings(const OperatorDataset& d, const OperatorSplit& 
     Eigen::VectorXd r(static_cast<Eigen::Index>(train_idx.size()));
     for (std::size_t i = 0; i < train_idx.size(); ++i) {
       const OperatorSample& s = d.samples[train_idx[i]];
-      r[static_cast<Eigen::Index>(i)] = closed_form(s, kinds[s.kind].gemm, t, peak, bw, sm_cycles) / s.measured - 1.0;
+      r[static_cast<Eigen::Index>(i)] = closed_form(s, kinds[s.kind].gemm, t, peak, d.gpu) / s.measured - 1.0;
     }
     return r;
   };
@@ -332,14 +355,25 @@ OperatorFit fit_operator_timings(const OperatorDataset& d, const OperatorSplit& 
   // Several starts for gemm_tokens_half: the roofline's max() makes the cost piecewise smooth.
   // gemm_overlap starts at 0.5 whatever the base says: at the pure roofline's 1 its
   // logit is flat, and the fit could not leave it.
-  for (const double half0 : {8.0, 32.0, 128.0, 512.0}) {
+  // The occupancy thresholds (tokens per SM) start at 0.5 and 1.5 for the same reason:
+  // below and above the knee the measured kernels show (about one token per SM).
+  for (const auto& [half0, occupancy0] : std::vector<std::pair<double, double>>{
+           {8.0, 0.5}, {32.0, 1.5}, {128.0, 0.5}, {512.0, 1.5}, {8.0, 1.5}, {32.0, 0.5}}) {
     Eigen::VectorXd x0(static_cast<Eigen::Index>(knobs.size()));
     for (std::size_t i = 0; i < knobs.size(); ++i) {
+      const std::string& f = fields[i];
       double v = start.*(knobs[i]->member);
-      if (fields[i] == "gemm_tokens_half") v = half0;
-      if (fields[i] == "gemm_overlap") v = 0.5;
-      // Off (0) is outside the fit bounds: start from a rate the Vidur tables show (6-7).
-      if (fields[i] == "elementwise_bytes_per_sm_cycle" && v <= 0) v = 6.5;
+      if (f == "gemm_tokens_half") v = half0;
+      if (f == "gemm_overlap") v = 0.5;
+      // Off (0) is outside the fit bounds: start from what the Vidur tables show (6-7 bytes
+      // per SM-cycle, a floor of ~3000 cycles, i.e. ~2 us at 1.4 GHz).
+      const auto ends_with = [&](const char* tail) {
+        const std::size_t n = std::strlen(tail);
+        return f.size() >= n && f.compare(f.size() - n, n, tail) == 0;
+      };
+      if (ends_with("_bytes_per_sm_cycle") && v <= 0) v = 6.5;
+      if (ends_with("_floor_cycles") && v <= 0) v = 3000.0;
+      if (ends_with("_tokens_per_sm")) v = occupancy0;
       // Inside the bounds, off their edges (a start on an edge has a flat logit).
       v = std::clamp(v, lo(i) + 0.01 * (hi(i) - lo(i)), hi(i) - 0.01 * (hi(i) - lo(i)));
       x0[static_cast<Eigen::Index>(i)] = coordinate(i, v);
@@ -360,7 +394,7 @@ OperatorFit fit_operator_timings(const OperatorDataset& d, const OperatorSplit& 
   fit.train_samples = static_cast<std::size_t>(std::count(train.begin(), train.end(), 1));
   fit.test_samples = static_cast<std::size_t>(std::count(test.begin(), test.end(), 1));
   for (std::size_t i = 0; i < d.samples.size(); ++i) {
-    const double cf = closed_form(d.samples[i], kinds[d.samples[i].kind].gemm, e, peak, bw, sm_cycles);
+    const double cf = closed_form(d.samples[i], kinds[d.samples[i].kind].gemm, e, peak, d.gpu);
     fit.model_gap = std::max(fit.model_gap, std::abs(cf / pred[i] - 1.0));
   }
   const std::vector<double> before = predict_operator_times(d, start);

@@ -39,7 +39,8 @@ struct OperatorSample {
   std::size_t kind = 0;  // index into operator_kinds()
   double measured = 0;   // seconds, one layer
   double kernels = 0;    // kernel launches per layer (CostModel count / layers)
-  double m_tokens = 0;   // GEMM M
+  double m_tokens = 0;   // GEMM M; elementwise: rows (tokens)
+  ElementwiseKind elementwise_kind = ElementwiseKind::other;  // which per-kind knobs time it
   double flops = 0;      // one layer
   double bytes = 0;      // one layer, HBM traffic
 };
@@ -89,11 +90,19 @@ std::vector<OperatorError> operator_errors(const OperatorDataset& d, const std::
                                            const std::vector<char>& select);
 const OperatorError& find_error(const std::vector<OperatorError>& errors, const std::string& kind);
 
-// The knobs fitted, in this order, each within its declared fit bounds (efficiency_knobs()).
+// Every knob the fit may set, in this order (the union of operator_fit_fields()).
 const std::vector<std::string>& fitted_efficiency_fields();
+// The knobs fitted on a GPU, each within its declared fit bounds (efficiency_knobs()): the
+// five GEMM knobs, then, where the GPU file gives sm_count and boost_clock, the per-kind
+// elementwise knobs (act_*, norm_*, rope_*: floor in SM cycles, bytes per SM-cycle,
+// tokens per SM), else the shared elementwise_memory and elementwise_overhead.
+// elementwise_memory is not fitted in the first case: the per-kind form is capped at the
+// GPU's weight-streaming share (gemm_memory x HBM) instead.
+const std::vector<std::string>& operator_fit_fields(bool sm_figures);
 
 struct OperatorFit {
   Efficiency efficiency;  // start values with the fitted fields replaced
+  std::vector<std::string> fields;  // the knobs fitted (operator_fit_fields())
   std::string split;      // OperatorSplit::describe()
   std::size_t train_samples = 0;
   std::size_t test_samples = 0;
@@ -108,9 +117,9 @@ struct OperatorFit {
 // Least squares of relative error (predicted/measured - 1) over every op kind of the train
 // split, jointly in gemm_compute, gemm_tokens_half, gemm_memory, gemm_overlap (the share of
 // the shorter roofline side hidden: near the compute/memory knee measured GEMMs take more
-// than the max of the two), kernel_overhead (the GEMM kernels' floor), elementwise_memory,
-// elementwise_bytes_per_sm_cycle (only for a GPU file with sm_count and boost_clock) and
-// elementwise_overhead (the elementwise kernels' floor, ~2 us against ~6 us for GEMMs), by
+// than the max of the two), kernel_overhead (the GEMM kernels' floor) and the elementwise
+// knobs of operator_fit_fields() (per op kind on GPUs with SM figures: the kernels are
+// SM-bound, flat below about one token per SM, and their floor counts clock cycles), by
 // Levenberg-Marquardt from several starts on the closed-form roofline of each op.
 // Errors are then computed with the real CostModel on both splits.
 OperatorFit fit_operator_timings(const OperatorDataset& d, const OperatorSplit& split, const Efficiency& start);

@@ -11,14 +11,15 @@
 
 namespace servesim {
 
-Efficiency carry_fitted_knobs(const Efficiency& gpu, const Efficiency& fitted) {
+Efficiency carry_fitted_knobs(const Efficiency& gpu, const Efficiency& fitted, const std::vector<std::string>& fields) {
   Efficiency e = gpu;
-  for (const auto& f : fitted_efficiency_fields()) efficiency_field(e, f) = efficiency_field(fitted, f);
+  for (const auto& f : fields) efficiency_field(e, f) = efficiency_field(fitted, f);
   return e;
 }
 
 OperatorTransfer predict_operator_transfer(const std::string& gpu, const std::string& data,
-                                           const std::string& models_dir, const Efficiency& fitted) {
+                                           const std::string& models_dir, const Efficiency& fitted,
+                                           const std::vector<std::string>& fields) {
   std::error_code ec;
   if (!std::filesystem::exists(data, ec)) throw Error(fmt::format("{}: no such file or folder (--predict-data)", data));
   OperatorTransfer t;
@@ -31,7 +32,7 @@ OperatorTransfer predict_operator_transfer(const std::string& gpu, const std::st
   for (const auto& [name, _] : d.models) t.models.push_back(name);
   t.samples = d.samples.size();
   t.defaults = spec.efficiency;
-  t.carried = carry_fitted_knobs(spec.efficiency, fitted);
+  t.carried = carry_fitted_knobs(spec.efficiency, fitted, fields);
   const std::vector<char> all(d.samples.size(), 1);
   t.before = operator_errors(d, predict_operator_times(d, t.defaults), all);
   t.after = operator_errors(d, predict_operator_times(d, t.carried), all);

@@ -23,13 +23,14 @@ struct OperatorTransfer {
   std::vector<OperatorError> after;     // errors with `carried`
 };
 
-// The knobs fitted_efficiency_fields() of `fitted` replace those of `gpu`'s own
-// efficiency; every other knob (and every hardware figure) is the predicted GPU's.
-Efficiency carry_fitted_knobs(const Efficiency& gpu, const Efficiency& fitted);
+// The knobs `fields` (those fitted: OperatorFit::fields) of `fitted` replace those of
+// `gpu`'s own efficiency; every other knob (and every hardware figure) is the predicted GPU's.
+Efficiency carry_fitted_knobs(const Efficiency& gpu, const Efficiency& fitted, const std::vector<std::string>& fields);
 
 // Reads the tables at `data` (a folder or one CSV; model YAMLs from `models_dir`, or
 // a models/ folder beside the data), and measures both predictions on every row.
 OperatorTransfer predict_operator_transfer(const std::string& gpu, const std::string& data,
-                                           const std::string& models_dir, const Efficiency& fitted);
+                                           const std::string& models_dir, const Efficiency& fitted,
+                                           const std::vector<std::string>& fields);
 
 }  // namespace servesim

@@ -49,7 +49,7 @@ void run(Args& a) {
   }
   if (a.json) {
     nlohmann::json fitted = nlohmann::json::object(), start = nlohmann::json::object();
-    for (const auto& f : fitted_efficiency_fields()) {
+    for (const auto& f : c.fit.fields) {
       fitted[f] = efficiency_field(c.fit.efficiency, f);
       start[f] = efficiency_field(c.start, f);
     }
@@ -86,12 +86,12 @@ void run(Args& a) {
              c.fit.split);
   fmt::print("samples: {} fitted on, {} held out\n\n", c.fit.train_samples, c.fit.test_samples);
   fmt::print("fitted efficiency (was -> now):\n");
-  for (const auto& f : fitted_efficiency_fields()) {
+  for (const auto& f : c.fit.fields) {
     const double was = efficiency_field(c.start, f), now = efficiency_field(c.fit.efficiency, f);
     if (efficiency_field_is_time(f))
-      fmt::print("  {:<20} {:8.3f} us -> {:8.3f} us\n", f, was * 1e6, now * 1e6);
+      fmt::print("  {:<24} {:8.3f} us -> {:8.3f} us\n", f, was * 1e6, now * 1e6);
     else
-      fmt::print("  {:<20} {:8.4g}    -> {:8.4g}\n", f, was, now);
+      fmt::print("  {:<24} {:8.4g}    -> {:8.4g}\n", f, was, now);
   }
   fmt::print("\nabsolute error of one layer's op time, median/p90 %, before -> after the fit:\n");
   fmt::print("{:<10} {:>13} {:>13}   {:>13} {:>13}{}\n", "op", "train before", "train after", "held-out bef.",

@@ -106,13 +106,17 @@ void CostModel::finish_op(OpCost& op) const {
       op.compute_time = op.flops * attention_s_per_flop_;
       op.memory_time = op.bytes() * attention_s_per_byte_;
       break;
-    case OpKind::elementwise:
-      op.memory_time = op.bytes() / elementwise_rate(e, bw, gpu_.sm_cycles_per_second());
+    case OpKind::elementwise: {
+      const ElementwiseCost c =
+          elementwise_cost(e, op.elementwise_kind, op.bytes(), op.count, op.m_tokens, bw, gpu_.sm_count, gpu_.boost_clock);
+      op.memory_time = c.memory_time;
+      op.overhead_time += c.overhead_time;
       break;
+    }
     case OpKind::communication:
     case OpKind::overhead: break;
   }
-  op.overhead_time += op.count * (op.kind == OpKind::elementwise ? e.elementwise_overhead : e.kernel_overhead);
+  if (op.kind != OpKind::elementwise) op.overhead_time += op.count * e.kernel_overhead;
   op.time = std::max(op.compute_time, op.memory_time) + op.exposed_time + op.comm_time + op.overhead_time;
   // The largest of the four parts names the bound.
   const double roof = std::max(op.compute_time, op.memory_time);
@@ -138,10 +142,14 @@ OpCost gemm(const char* name, double M, double K, double N, double reps, double 
   return op;
 }
 
-OpCost elementwise(const char* name, double bytes, double kernels, double flops) {
+// An elementwise op over `tokens` rows; `ew` picks its per-kind knobs (Efficiency).
+OpCost elementwise(const char* name, double bytes, double kernels, double flops, double tokens,
+                   ElementwiseKind ew = ElementwiseKind::other) {
   OpCost op;
   op.name = name;
   op.kind = OpKind::elementwise;
+  op.m_tokens = tokens;
+  op.elementwise_kind = ew;
   op.count = kernels;
   op.activation_bytes = bytes;
   op.flops = flops;
@@ -226,13 +234,15 @@ CostPart CostModel::tokens_ops(double T, std::vector<OpCost>* ops) const {
   auto put = [&](OpCost op, bool per_layer) { emit(op, per_layer, part, ops); };
 
   // ---- per step, before the layers ----
-  put(elementwise("embedding", 2.0 * T * hidden * a, 1, 0), false);
+  put(elementwise("embedding", 2.0 * T * hidden * a, 1, 0, T), false);
 
   // ---- attention block, every layer (attention itself: attention_ops) ----
   const double heads = s.heads;
   const bool mla = m.mla.enabled();
   const double kv_elems = gpu_kv_elements_per_token_layer(m, s);
-  put(elementwise("attn_norm_residual", 2.0 * 4.0 * T * hidden * a * L, 2.0 * L, 2.0 * 5.0 * T * hidden * L), true);
+  put(elementwise("attn_norm_residual", 2.0 * 4.0 * T * hidden * a * L, 2.0 * L, 2.0 * 5.0 * T * hidden * L, T,
+                  ElementwiseKind::norm),
+      true);
   if (mla) {
     const double qk = m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim;
     const double q_in = m.mla.q_lora_rank > 0 ? m.mla.q_lora_rank : 0.0;
@@ -247,9 +257,9 @@ CostPart CostModel::tokens_ops(double T, std::vector<OpCost>* ops) const {
     put(gemm("qkv_proj", T, hidden, n_qkv, L, w_bytes_, a), true);
   }
   put(elementwise("rope", 2.0 * T * (heads + s.kv_heads) * m.head_dim * a * L, L,
-                  3.0 * T * (heads + s.kv_heads) * m.head_dim * L),
+                  3.0 * T * (heads + s.kv_heads) * m.head_dim * L, T, ElementwiseKind::rope),
       true);
-  OpCost kv_write = elementwise("kv_cache_write", T * kv_elems * a * L, L, 0);
+  OpCost kv_write = elementwise("kv_cache_write", T * kv_elems * a * L, L, 0, T);
   kv_write.kv_bytes = T * kv_elems * kv_bytes_ * L;
   put(kv_write, true);
 
@@ -268,7 +278,7 @@ CostPart CostModel::tokens_ops(double T, std::vector<OpCost>* ops) const {
     const double ffn = static_cast<double>(s.ffn);
     put(gemm("mlp_up", T, hidden, gate_up * ffn, dense_layers, w_bytes_, a), true);
     put(elementwise("mlp_act", (gate_up + 1.0) * T * ffn * a * dense_layers, dense_layers,
-                    4.0 * T * ffn * dense_layers),
+                    4.0 * T * ffn * dense_layers, T, ElementwiseKind::act),
         true);
     put(gemm("mlp_down", T, ffn, hidden, dense_layers, w_bytes_, a), true);
   }
@@ -291,7 +301,7 @@ CostPart CostModel::tokens_ops(double T, std::vector<OpCost>* ops) const {
     up.count = 2.0 * moe_layers;  // routing/permute + grouped GEMM
     put(up, true);
     put(elementwise("moe_act", (gate_up + 1.0) * assignments * effn * a * moe_layers, moe_layers,
-                    4.0 * assignments * effn * moe_layers),
+                    4.0 * assignments * effn * moe_layers, assignments, ElementwiseKind::act),
         true);
     OpCost down = gemm("moe_experts_down", per_expert_m, effn, hidden, moe_layers, w_bytes_, a);
     down.flops = moe_layers * 2.0 * assignments * effn * hidden;
@@ -313,7 +323,7 @@ CostPart CostModel::tokens_ops(double T, std::vector<OpCost>* ops) const {
   }
 
   // ---- per step, after the layers (sampling: sample_ops) ----
-  put(elementwise("final_norm", 2.0 * T * hidden * a, 1, 5.0 * T * hidden), false);
+  put(elementwise("final_norm", 2.0 * T * hidden * a, 1, 5.0 * T * hidden, T, ElementwiseKind::norm), false);
   if (par_.pp > 1) {
     const double msg = T * hidden * a;
     put(comm("pp_send_recv", msg, p2p_time(msg, pp_link_, eff.comm_bandwidth), par_.pp - 1.0), false);
@@ -340,7 +350,7 @@ CostPart CostModel::sample_ops(double sampled, std::vector<OpCost>* ops) const {
     put(comm("logits_gather", logits, allgather_time(logits, par_.tp, tp_link_, eff.comm_bandwidth), 1));
   }
   // Softmax, top-k/top-p and the draw read the fp32 logits about three times.
-  put(elementwise("sampling", 3.0 * sampled * vocab * 4.0, 3, 5.0 * sampled * vocab));
+  put(elementwise("sampling", 3.0 * sampled * vocab * 4.0, 3, 5.0 * sampled * vocab, sampled));
   return part;
 }
 

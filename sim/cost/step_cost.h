@@ -29,7 +29,8 @@ struct OpCost {
   OpKind kind = OpKind::gemm;
   double count = 0;            // kernel launches (summed over layers)
   double calls = 0;            // collectives: calls per step (their count stays 0: latency is in comm_time)
-  double m_tokens = 0;         // GEMM M dimension (tile-fill efficiency)
+  double m_tokens = 0;         // GEMM M dimension (tile-fill efficiency); elementwise: rows (tokens)
+  ElementwiseKind elementwise_kind = ElementwiseKind::other;  // which per-kind knobs time it (Efficiency)
   double flops = 0;
   double weight_bytes = 0;     // in the weight precision
   double activation_bytes = 0;

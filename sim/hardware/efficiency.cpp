@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "util/error.h"
 #include "util/text.h"
 
@@ -33,7 +35,8 @@ const std::vector<EfficiencyKnob>& efficiency_knobs() {
       {"gemm_memory", &Efficiency::gemm_memory, KnobKind::fraction, 0.80,
        "weight streaming in skinny (decode) GEMMs: achieved fraction of HBM peak bandwidth",
        "fallback for GPUs without a measured value: ~80% of peak, what Vidur's A100 and A40 decode GEMMs reach "
-       "(0.796, 0.788); catalog GPUs with kernel tables set their own (H100 SXM5 0.906; tools/fit/memory_fraction.py)",
+       "(0.796, 0.788); catalog GPUs with kernel tables set their own (H100 SXM5 0.906; "
+       "tools/fit/memory_fraction.py)",
        0.4, 0.98, ""},
       {"gemm_overlap", &Efficiency::gemm_overlap, KnobKind::share, 1.0,
        "share of the shorter of a GEMM's compute and memory times hidden under the longer: time = max(c, m) + (1 - "
@@ -60,6 +63,67 @@ const std::vector<EfficiencyKnob>& efficiency_knobs() {
        "0: off (the bandwidth-only form). Fitted on Vidur's tables (calibrate operators): A100 6.42, H100 6.95 "
        "bytes per SM-cycle; as a default it did not lower held-out error (docs/validation.md)",
        0.0, 20.0, ""},
+      {"act_bytes_per_sm_cycle", &Efficiency::act_bytes_per_sm_cycle, KnobKind::sm_rate, 0.0,
+       "SiLU-and-mul (mlp_act, moe_act): bytes moved per SM clock cycle, rate = min(gemm_memory x HBM peak, this "
+       "x SMs x boost "
+       "clock); > 0 turns on this kind's SM-bound form (act_floor_cycles, act_tokens_per_sm) on GPUs whose file "
+       "gives sm_count and boost_clock; 0: the shared elementwise knobs",
+       "0: off (the shared form). Fitted on Vidur's tables (calibrate operators): A100 6.50, H100 7.20; as a "
+       "default (with the A100 fit's floor and occupancy) it moved the held-out serving runs from 2.4% to 4.0% "
+       "TPOT (docs/validation.md)",
+       0.0, 20.0, ""},
+      {"act_floor_cycles", &Efficiency::act_floor_cycles, KnobKind::cycles, 0.0,
+       "SiLU-and-mul (mlp_act, moe_act): fixed time per kernel in SM clock cycles (floor / boost clock), with "
+       "act_bytes_per_sm_cycle > 0",
+       "0 (used only with act_bytes_per_sm_cycle > 0). Fitted on Vidur's tables: A100 1744, H100 2299 cycles (1.2 "
+       "us at either clock)",
+       0.0, 20000.0, ""},
+      {"act_tokens_per_sm", &Efficiency::act_tokens_per_sm, KnobKind::tokens_per_sm, 0.0,
+       "SiLU-and-mul (mlp_act, moe_act): occupancy threshold, with act_bytes_per_sm_cycle > 0: a kernel over "
+       "fewer than this x SMs tokens "
+       "(one thread block per token) takes as long as one over that many",
+       "0 (used only with act_bytes_per_sm_cycle > 0). Fitted on Vidur's tables: A100 1.04, H100 1.01 "
+       "(SiLU-and-mul is flat up to ~64-128 tokens on both)",
+       0.0, 4.0, ""},
+      {"norm_bytes_per_sm_cycle", &Efficiency::norm_bytes_per_sm_cycle, KnobKind::sm_rate, 0.0,
+       "fused residual add + RMSNorm (attn_norm_residual, final_norm): bytes moved per SM clock cycle, rate = "
+       "min(gemm_memory x HBM peak, this x SMs x boost "
+       "clock); > 0 turns on this kind's SM-bound form (norm_floor_cycles, norm_tokens_per_sm) on GPUs whose file "
+       "gives sm_count and boost_clock; 0: the shared elementwise knobs",
+       "0: off (the shared form). Fitted on Vidur's tables (calibrate operators): A100 6.12, H100 6.45 "
+       "(docs/validation.md)",
+       0.0, 20.0, ""},
+      {"norm_floor_cycles", &Efficiency::norm_floor_cycles, KnobKind::cycles, 0.0,
+       "fused residual add + RMSNorm (attn_norm_residual, final_norm): fixed time per kernel in SM clock cycles "
+       "(floor / boost clock), with norm_bytes_per_sm_cycle > 0",
+       "0 (used only with norm_bytes_per_sm_cycle > 0). Fitted on Vidur's tables: A100 739, H100 3313 cycles "
+       "(traded against norm_tokens_per_sm)",
+       0.0, 20000.0, ""},
+      {"norm_tokens_per_sm", &Efficiency::norm_tokens_per_sm, KnobKind::tokens_per_sm, 0.0,
+       "fused residual add + RMSNorm (attn_norm_residual, final_norm): occupancy threshold, with "
+       "norm_bytes_per_sm_cycle > 0: a kernel over fewer than this x SMs tokens "
+       "(one thread block per token) takes as long as one over that many",
+       "0 (used only with norm_bytes_per_sm_cycle > 0). Fitted on Vidur's tables: A100 1.38, H100 1.31",
+       0.0, 4.0, ""},
+      {"rope_bytes_per_sm_cycle", &Efficiency::rope_bytes_per_sm_cycle, KnobKind::sm_rate, 0.0,
+       "rotary embedding (rope): bytes moved per SM clock cycle, rate = min(gemm_memory x HBM peak, this x SMs x "
+       "boost "
+       "clock); > 0 turns on this kind's SM-bound form (rope_floor_cycles, rope_tokens_per_sm) on GPUs whose file "
+       "gives sm_count and boost_clock; 0: the shared elementwise knobs",
+       "0: off (the shared form). Fitted on Vidur's tables (calibrate operators): A100 5.98, H100 6.53 "
+       "(docs/validation.md)",
+       0.0, 20.0, ""},
+      {"rope_floor_cycles", &Efficiency::rope_floor_cycles, KnobKind::cycles, 0.0,
+       "rotary embedding (rope): fixed time per kernel in SM clock cycles (floor / boost clock), with "
+       "rope_bytes_per_sm_cycle > 0",
+       "0 (used only with rope_bytes_per_sm_cycle > 0). Fitted on Vidur's tables: A100 2808, H100 3208 cycles",
+       0.0, 20000.0, ""},
+      {"rope_tokens_per_sm", &Efficiency::rope_tokens_per_sm, KnobKind::tokens_per_sm, 0.0,
+       "rotary embedding (rope): occupancy threshold, with rope_bytes_per_sm_cycle > 0: a kernel over fewer than "
+       "this x SMs tokens "
+       "(one thread block per token) takes as long as one over that many",
+       "0 (used only with rope_bytes_per_sm_cycle > 0). Fitted on Vidur's tables: A100 1.07, H100 1.16",
+       0.0, 4.0, ""},
       {"comm_bandwidth", &Efficiency::comm_bandwidth, KnobKind::fraction, 0.75,
        "collectives: bus bandwidth as a fraction of the link's peak",
        "NCCL ring all-reduce bus bandwidth / link peak ~0.75-0.85 at MB sizes (nccl-tests)",
@@ -103,6 +167,8 @@ bool knob_value_valid(const EfficiencyKnob& k, double v) {
     case KnobKind::share: return v >= 0 && v <= 1.0;
     case KnobKind::tokens:
     case KnobKind::sm_rate:
+    case KnobKind::cycles:
+    case KnobKind::tokens_per_sm:
     case KnobKind::duration: return v >= 0;
   }
   return false;
@@ -115,6 +181,8 @@ std::string_view knob_range_text(const EfficiencyKnob& k) {
     case KnobKind::tokens: return "a token count >= 0";
     case KnobKind::duration: return "a duration >= 0";
     case KnobKind::sm_rate: return "bytes per SM-cycle >= 0 (0: no SM cap)";
+    case KnobKind::cycles: return "SM clock cycles >= 0";
+    case KnobKind::tokens_per_sm: return "tokens per SM >= 0";
   }
   return "";
 }
@@ -129,6 +197,43 @@ double elementwise_rate(const Efficiency& e, double memory_bandwidth, double sm_
   const double hbm = memory_bandwidth * e.elementwise_memory;
   const double sm = e.elementwise_bytes_per_sm_cycle * sm_cycles_per_second;
   return sm > 0 && sm < hbm ? sm : hbm;
+}
+
+ElementwiseCost elementwise_cost(const Efficiency& e, ElementwiseKind kind, double bytes, double kernels,
+                                 double tokens, double memory_bandwidth, int sm_count, double boost_clock) {
+  double rate = 0, floor_cycles = 0, tokens_per_sm = 0;
+  switch (kind) {
+    case ElementwiseKind::act:
+      rate = e.act_bytes_per_sm_cycle, floor_cycles = e.act_floor_cycles, tokens_per_sm = e.act_tokens_per_sm;
+      break;
+    case ElementwiseKind::norm:
+      rate = e.norm_bytes_per_sm_cycle, floor_cycles = e.norm_floor_cycles, tokens_per_sm = e.norm_tokens_per_sm;
+      break;
+    case ElementwiseKind::rope:
+      rate = e.rope_bytes_per_sm_cycle, floor_cycles = e.rope_floor_cycles, tokens_per_sm = e.rope_tokens_per_sm;
+      break;
+    case ElementwiseKind::other: break;
+  }
+  ElementwiseCost c;
+  if (rate <= 0 || sm_count <= 0 || boost_clock <= 0) {
+    // The shared form (bit for bit what it was before the per-kind knobs).
+    c.memory_time = bytes / elementwise_rate(e, memory_bandwidth, static_cast<double>(sm_count) * boost_clock);
+    c.overhead_time = kernels * e.elementwise_overhead;
+    return c;
+  }
+  const double sms = static_cast<double>(sm_count);
+  // Capped at the GPU's weight-streaming share of HBM (gemm_memory): what a streaming kernel
+  // reaches where the SMs are not the limit (Vidur's A40 activation and rotary kernels run at
+  // 0.79-0.85 of its peak, its decode GEMMs at 0.788; docs/validation.md).
+  const double hbm = memory_bandwidth * e.gemm_memory;
+  const double sm = rate * sms * boost_clock;
+  // One thread block per token: below tokens_per_sm x SMs tokens the SMs are not all busy
+  // and the kernel takes as long as one over that many tokens.
+  const double busy = tokens_per_sm * sms;
+  const double charged = tokens > 0 && tokens < busy ? bytes * busy / tokens : bytes;
+  c.memory_time = charged / std::min(hbm, sm);
+  c.overhead_time = kernels * floor_cycles / boost_clock;
+  return c;
 }
 
 namespace {

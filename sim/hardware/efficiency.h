@@ -33,6 +33,14 @@ struct Efficiency {
   // ... and at most this many bytes per SM clock cycle (GPUs with sm_count and
   // boost_clock): rate = min(elementwise_memory x HBM, this x SMs x clock); 0: no SM cap.
   double elementwise_bytes_per_sm_cycle;
+  // Per elementwise op kind (act: SiLU-and-mul; norm: fused residual add + RMSNorm; rope:
+  // rotary embedding), the SM-bound form, on where <kind>_bytes_per_sm_cycle > 0 and the
+  // GPU file gives sm_count and boost_clock (elementwise_cost() below): a floor in SM
+  // clock cycles, a rate in bytes per SM-cycle (capped at gemm_memory x HBM) and an
+  // occupancy floor: fewer than <kind>_tokens_per_sm x SMs tokens cost as that many.
+  double act_bytes_per_sm_cycle, act_floor_cycles, act_tokens_per_sm;
+  double norm_bytes_per_sm_cycle, norm_floor_cycles, norm_tokens_per_sm;
+  double rope_bytes_per_sm_cycle, rope_floor_cycles, rope_tokens_per_sm;
   double comm_bandwidth;      // collective bus bandwidth / link peak
   double dequant_compute;     // weight-only quantized GEMMs: fraction of the 16-bit compute rate kept
   double kernel_overhead;     // fixed GPU time per GEMM or attention kernel, seconds
@@ -47,6 +55,8 @@ enum class KnobKind {
   tokens,    // >= 0 tokens
   duration,  // >= 0 seconds, written with a time unit ("3 us")
   sm_rate,   // >= 0 bytes per SM clock cycle; 0 turns the cap off
+  cycles,    // >= 0 SM clock cycles (a duration that scales with the GPU's clock)
+  tokens_per_sm,  // >= 0 tokens per SM (an occupancy threshold, carried as a count)
 };
 
 struct EfficiencyKnob {
@@ -77,6 +87,22 @@ double knob_fit_scale(const EfficiencyKnob& k);
 // capped at elementwise_bytes_per_sm_cycle x sm_cycles_per_second where both are > 0
 // (GpuSpec::sm_cycles_per_second(); 0 for a GPU file without sm_count).
 double elementwise_rate(const Efficiency& e, double memory_bandwidth, double sm_cycles_per_second);
+
+// Which elementwise op a kernel is, for the per-kind knobs (Efficiency::act_* and friends);
+// `other` (embedding, KV write, sampling) always takes the shared elementwise knobs.
+enum class ElementwiseKind { other, act, norm, rope };
+
+// An elementwise op's memory and fixed time: `bytes` moved by `kernels` launches over
+// `tokens` rows. With the kind's bytes-per-SM-cycle > 0 on a GPU with sm_count and
+// boost_clock: memory = bytes x max(1, tokens_per_sm x SMs / tokens) / min(gemm_memory
+// x HBM, bytes_per_sm_cycle x SMs x clock) and fixed = kernels x floor_cycles / clock.
+// Otherwise the shared form: bytes / elementwise_rate() and kernels x elementwise_overhead.
+struct ElementwiseCost {
+  double memory_time = 0;
+  double overhead_time = 0;
+};
+ElementwiseCost elementwise_cost(const Efficiency& e, ElementwiseKind kind, double bytes, double kernels,
+                                 double tokens, double memory_bandwidth, int sm_count, double boost_clock);
 
 // Names of the knobs, in declaration order, for `inspect` and calibration.
 std::vector<std::string> efficiency_field_names();

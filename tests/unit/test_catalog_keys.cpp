@@ -63,7 +63,7 @@ const ConfigNode& at(const ConfigNode& root, const std::string& dotted) {
 
 TEST_CASE("efficiency knobs: the table gives Efficiency's defaults, in declaration order", "[efficiency]") {
   const Efficiency e;
-  REQUIRE(efficiency_knobs().size() == 14);
+  REQUIRE(efficiency_knobs().size() == 23);  // 14 shared + 3 elementwise kinds x 3 (rate, floor, occupancy)
   for (const auto& k : efficiency_knobs()) {
     INFO(k.name);
     CHECK(e.*k.member == k.default_value);
@@ -111,6 +111,16 @@ TEST_CASE("efficiency knobs: each kind has its range and message", "[efficiency]
   CHECK_THAT(error_of([] { read_efficiency("step_overhead: \"-1 ms\"\n"); }),
              Contains("step_overhead must be a duration >= 0"));
   CHECK_THAT(error_of([] { read_efficiency("gemm_compte: 0.5\n"); }), Contains("did you mean 'gemm_compute'"));
+  // The per-kind elementwise knobs: plain numbers in SM cycles and tokens per SM.
+  const Efficiency k = read_efficiency("act_floor_cycles: 1744\nnorm_tokens_per_sm: 1.4\nrope_bytes_per_sm_cycle: 6\n");
+  CHECK(k.act_floor_cycles == 1744.0);
+  CHECK(k.norm_tokens_per_sm == 1.4);
+  CHECK(k.rope_bytes_per_sm_cycle == 6.0);
+  CHECK_THAT(error_of([] { read_efficiency("act_floor_cycles: -1\n"); }),
+             Contains("act_floor_cycles must be SM clock cycles >= 0"));
+  CHECK_THAT(error_of([] { read_efficiency("norm_tokens_per_sm: -0.5\n"); }),
+             Contains("norm_tokens_per_sm must be tokens per SM >= 0"));
+  CHECK_THAT(error_of([] { read_efficiency("rope_floor_cycle: 10\n"); }), Contains("did you mean 'rope_floor_cycles'"));
 }
 
 TEST_CASE("efficiency knobs: both efficiency sections are described from the table", "[efficiency][describe]") {

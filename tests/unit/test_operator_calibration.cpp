@@ -86,6 +86,21 @@ void check_bounds(const Efficiency& e) {
   CHECK(e.elementwise_memory > 0.3);
   CHECK(e.gemm_tokens_half < 1024.0);
   CHECK(e.kernel_overhead < 20e-6);
+  // The per-kind elementwise knobs (fitted on GPU files with SM figures): on; rates between
+  // the 2-20 bytes per SM-cycle any of Vidur's tables show (6-7 on A100 and H100) and the fit
+  // bounds; floors under 20,000 cycles (14 us at 1.41 GHz); occupancy under 4 tokens per SM.
+  for (const double b : {e.act_bytes_per_sm_cycle, e.norm_bytes_per_sm_cycle, e.rope_bytes_per_sm_cycle}) {
+    CHECK(b > 2.0);
+    CHECK(b < 20.0);
+  }
+  for (const double f : {e.act_floor_cycles, e.norm_floor_cycles, e.rope_floor_cycles}) {
+    CHECK(f >= 0.0);
+    CHECK(f < 20000.0);
+  }
+  for (const double c : {e.act_tokens_per_sm, e.norm_tokens_per_sm, e.rope_tokens_per_sm}) {
+    CHECK(c >= 0.0);
+    CHECK(c < 4.0);
+  }
 }
 
 const char kHeader[] =
@@ -291,7 +306,7 @@ TEST_CASE("operator calibration: held-out layer shapes and the shipped calibrate
   CHECK(cal.display_name == "NVIDIA A100 SXM4 80GB (Vidur-calibrated)");
   CHECK(cal.memory_bandwidth == base.memory_bandwidth);
   CHECK(cal.peak(DType::fp16) == base.peak(DType::fp16));
-  for (const auto& field : fitted_efficiency_fields()) {
+  for (const auto& field : c.fit.fields) {
     INFO(field);
     CHECK(efficiency_field(cal.efficiency, field) == Approx(efficiency_field(c.fit.efficiency, field)).epsilon(1e-3));
   }
@@ -371,7 +386,7 @@ TEST_CASE("operator calibration: knobs fitted on A100 predict H100's tables, and
     CHECK(t.rows == dir.predict_rows);
     CHECK(t.samples == 7 * dir.predict_rows);
     // The carried knobs are the fitted ones; the rest are the predicted GPU's own.
-    for (const auto& f : fitted_efficiency_fields()) CHECK(efficiency_field(t.carried, f) == efficiency_field(c.fit.efficiency, f));
+    for (const auto& f : c.fit.fields) CHECK(efficiency_field(t.carried, f) == efficiency_field(c.fit.efficiency, f));
     CHECK(t.carried.attention_memory == t.defaults.attention_memory);
     INFO("defaults:\n" << describe(t.before) << "carried fit:\n" << describe(t.after));
     double before = 0, after = 0;
@@ -383,9 +398,13 @@ TEST_CASE("operator calibration: knobs fitted on A100 predict H100's tables, and
     }
     // Over the four GEMMs the carried fit beats the predicted GPU's defaults.
     CHECK(after < before);
+    // The per-kind elementwise form carries every kind within 12% both ways (measured when
+    // written: A100 -> H100 act 11.5, norm 8.1, rope 8.5%; H100 -> A100 8.4, 10.2, 9.1%), where
+    // the shared form missed act A100 -> H100 by 17.5% and norm / rope H100 -> A100 by 15.3 /
+    // 14.4% (docs/validation.md). A regression bound, not the issue's 8% target.
     for (const char* k : kElementwise) {
       INFO(k);
-      CHECK(find_error(t.after, k).median < 0.25);
+      CHECK(find_error(t.after, k).median < 0.12);
     }
   }
 }

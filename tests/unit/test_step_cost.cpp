@@ -3,10 +3,12 @@
 // penalty, tensor parallelism, bandwidth monotonicity and MoE expert touching.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <initializer_list>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cost/batch.h"
@@ -477,6 +479,67 @@ TEST_CASE("elementwise kernels: bandwidth capped at bytes per SM-cycle x SMs x c
   const auto nocap = make_cost(bare, "llama-2-7b", DType::fp16, DType::fp16, DType::fp16).breakdown(prefill_batch(512)).ops;
   for (std::size_t i = 0; i < nocap.size(); ++i)
     if (nocap[i].kind == OpKind::elementwise) CHECK(nocap[i].memory_time == hbm[i].memory_time);
+}
+
+TEST_CASE("elementwise kernels per op kind: SM-cycle floor, bytes per SM-cycle, occupancy threshold", "[cost]") {
+  // A100 SXM4: 108 SMs x 1.41 GHz = 1.5228e11 SM-cycles/s, 2.039 TB/s HBM. With the act
+  // knobs b = 6.5 bytes per SM-cycle, floor 1410 cycles, 1 token per SM, mlp_act (one kernel per
+  // layer over T tokens) takes per layer
+  //   floor 1410 / 1.41e9 = 1 us, plus bytes x max(T, 1 x 108) / T / min(gemm_memory 0.796 x 2.039e12,
+  //   6.5 x 1.5228e11): 6.5 x 1.5228e11 = 9.898e11 B/s < 1.623e12, so the SMs bind.
+  // At T = 512 (>= 108 tokens) the bytes are charged as they are; at T = 16 as if 108 tokens
+  // ran (one thread block per token leaves SMs idle). norm and rope keep the shared form.
+  GpuSpec gpu = load_gpu("a100-sxm4-80gb");
+  gpu.efficiency.elementwise_memory = 0.6;
+  gpu.efficiency.act_bytes_per_sm_cycle = 6.5;
+  gpu.efficiency.act_floor_cycles = 1410;
+  gpu.efficiency.act_tokens_per_sm = 1.0;
+  GpuSpec shared = gpu;
+  shared.efficiency.act_bytes_per_sm_cycle = 0;  // off: the shared knobs again
+  const double rate = 6.5 * 108 * 1.41e9;
+  for (const std::int64_t T : {512, 16}) {
+    INFO("tokens " << T);
+    const auto on = make_cost(gpu, "llama-2-7b", DType::fp16, DType::fp16, DType::fp16).breakdown(prefill_batch(T)).ops;
+    const auto off =
+        make_cost(shared, "llama-2-7b", DType::fp16, DType::fp16, DType::fp16).breakdown(prefill_batch(T)).ops;
+    REQUIRE(on.size() == off.size());
+    int act = 0;
+    for (std::size_t i = 0; i < on.size(); ++i) {
+      INFO(on[i].name);
+      if (std::string_view(on[i].name) != "mlp_act") {
+        CHECK(on[i].time == off[i].time);  // every other op is untouched
+        continue;
+      }
+      ++act;
+      CHECK(on[i].m_tokens == T);
+      const double layers = 32;  // llama-2-7b
+      const double charged = on[i].bytes() * std::max<double>(T, 108) / T;
+      CHECK(on[i].memory_time == Approx(charged / rate).epsilon(1e-12));
+      CHECK(on[i].overhead_time == Approx(layers * 1e-6).epsilon(1e-12));
+      // The shared form: bytes / (0.6 x HBM) and the 2.424 us elementwise floor per kernel.
+      CHECK(off[i].memory_time == Approx(off[i].bytes() / (0.6 * 2.039e12)).epsilon(1e-12));
+      CHECK(off[i].overhead_time == Approx(layers * 2.424e-6).epsilon(1e-12));
+    }
+    CHECK(act == 1);
+  }
+  // With b = 20 the HBM side binds: 20 x 1.5228e11 = 3.05e12 > 0.796 x 2.039e12 (the GPU's
+  // weight-streaming share caps the per-kind form, not elementwise_memory).
+  GpuSpec fast = gpu;
+  fast.efficiency.act_bytes_per_sm_cycle = 20;
+  for (const auto& op : make_cost(fast, "llama-2-7b", DType::fp16, DType::fp16, DType::fp16).breakdown(prefill_batch(512)).ops)
+    if (std::string_view(op.name) == "mlp_act") CHECK(op.memory_time == Approx(op.bytes() / (0.796 * 2.039e12)).epsilon(1e-12));
+  // Without sm_count and boost_clock the per-kind knobs have no effect.
+  GpuSpec bare = gpu;
+  bare.sm_count = 0;
+  bare.boost_clock = 0;
+  GpuSpec bare_off = shared;
+  bare_off.sm_count = 0;
+  bare_off.boost_clock = 0;
+  CHECK(make_cost(bare, "llama-2-7b", DType::fp16, DType::fp16, DType::fp16).step_time(prefill_batch(64)) ==
+        make_cost(bare_off, "llama-2-7b", DType::fp16, DType::fp16, DType::fp16).step_time(prefill_batch(64)));
+  // step_time (the event loop's fast path) agrees with the breakdown.
+  const CostModel cm = make_cost(gpu, "llama-2-7b", DType::fp16, DType::fp16, DType::fp16);
+  CHECK(cm.step_time(prefill_batch(16)) == Approx(cm.breakdown(prefill_batch(16)).time).epsilon(1e-12));
 }
 
 TEST_CASE("gemm_8bit_compute_ratio scales fp8 GEMM compute time, not 16-bit", "[cost][precision]") {
