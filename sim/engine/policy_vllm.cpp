@@ -30,7 +30,8 @@ class VllmPolicy final : public SchedulingPolicy {
     KvBlocks& kv = st.kv();
     const DecodeAggregate& dec = st.decoders();
     // 1. Decoders each take one token; make room for their new blocks.
-    bool preempted = preempt_until_decoders_fit(st, now);
+    // (The call only when they do not fit as they are: the common step skips it.)
+    bool preempted = dec.count() > 0 && dec.next_step_blocks() > kv.free() && preempt_until_decoders_fit(st, now);
     std::int64_t need = dec.next_step_blocks();
     std::int64_t budget = max_num_batched_tokens_ - dec.batch_tokens();
 

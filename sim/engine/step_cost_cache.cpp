@@ -19,20 +19,24 @@ const CostPart& StepCostCache::tabulated(std::vector<Entry>& table, std::int64_t
   return e.part;
 }
 
-StepTotals StepCostCache::totals(const BatchSummary& b) {
-  if (b.seqs <= 0) return StepTotals{};
-  const CostPart& t = tabulated(tokens_, b.new_tokens, &CostModel::token_part, token_scratch_);
-  const CostPart& s = tabulated(samples_, b.sampled, &CostModel::sample_part, sample_scratch_);
-  return cost_.combine(t, s, cost_.attention_part(b));
-}
-
-StepTotals StepCostCache::decode(std::int64_t n, std::int64_t kv, std::int64_t local_kv) {
-  if (n <= 0) return StepTotals{};
-  BatchSummary b = cost_.batch();
-  b.seqs = b.new_tokens = b.sampled = b.decode_seqs = n;
-  b.decode_kv_tokens = static_cast<double>(kv);
-  b.decode_local_kv_tokens = static_cast<double>(local_kv);
-  return totals(b);
+const CostPart& StepCostCache::make_paired(std::int64_t n) {
+  const CostPart& t = tabulated(tokens_, n, &CostModel::token_part, token_scratch_);
+  const CostPart& s = tabulated(samples_, n, &CostModel::sample_part, sample_scratch_);
+  CostPart ts;
+  ts.layer_time = t.layer_time + s.layer_time;
+  ts.other_time = t.other_time + s.other_time;
+  ts.flops = t.flops + s.flops;
+  ts.bytes = t.bytes + s.bytes;
+  for (std::size_t i = 0; i < ts.time_by_bound.size(); ++i) ts.time_by_bound[i] = t.time_by_bound[i] + s.time_by_bound[i];
+  if (n < 0 || n > kMaxTabulatedTokens) {
+    paired_scratch_ = ts;
+    return paired_scratch_;
+  }
+  const auto at = static_cast<std::size_t>(n);
+  if (paired_.size() <= at) paired_.resize(at + 1);
+  paired_[at].part = ts;
+  paired_[at].known = true;
+  return paired_[at].part;
 }
 
 }  // namespace servesim

@@ -83,8 +83,8 @@ class StepPricer {
   // all (BatchSummary counts each sequence's context plus its new token).
   // local_kv: the keys the local attention layers see (model.local; unused without).
   double decode_seconds(std::int64_t n, std::int64_t kv, std::int64_t local_kv = 0) {
-    const StepTotals c = decode_totals(n, kv, local_kv);
-    return step_wall_seconds(c.time, cpu_, n);
+    const double gpu = memo_ ? cache_->decode_time(n, kv, local_kv) : decode_totals(n, kv, local_kv).time;
+    return step_wall_seconds(gpu, cpu_, n);
   }
   // Seconds to move `tokens` of KV over the host link, for one request: each GPU
   // moves its own shard over its own link, in parallel, after the link's latency.

@@ -63,10 +63,33 @@ std::int64_t VllmEngine::fast_forward_steps(Nanos now, Nanos horizon, double fir
   // now + to_nanos(x) < horizon, i.e. llround(x * 1e9) < horizon - now, i.e.
   // x * 1e9 < horizon - now - 0.5 (to_nanos rounds halves away from zero; x >= 0).
   const double room = static_cast<double>(horizon - now) - 0.5;
-  while (lo < hi) {
-    const std::int64_t mid = lo + (hi - lo + 1) / 2;
-    if (span(mid - 1) * 1e9 < room) lo = mid;
-    else hi = mid - 1;
+  // fits(j): a run of j + 1 steps starts its last one before the horizon. span() is
+  // nondecreasing in k (f > 0 and slope >= 0: the step time grows with the KV, and
+  // every rounding is monotone), so fits() holds for j up to some j* and no further,
+  // and any search returns the same j*. The quadratic's root gives it to within a
+  // step or two; two checks confirm it, and a binary search over [1, k_max] takes
+  // over whenever the estimate is not confirmed that way.
+  auto fits = [&](std::int64_t j) { return span(j) * 1e9 < room; };
+  // (The binary search alone, as before, for a slope < 0, which the model never gives.)
+  bool found = false;
+  if (slope >= 0 && first_step_time > 0) {
+    // span(j) = budget: (slope / 2) j^2 + (f - slope / 2) j - budget = 0.
+    const double budget = room * 1e-9, b = first_step_time - slope / 2.0;
+    const double root = slope > 0 ? (std::sqrt(b * b + 2.0 * slope * budget) - b) / slope : budget / first_step_time;
+    std::int64_t j = 0;
+    if (root >= 1.0) j = root < static_cast<double>(k_max - 1) ? static_cast<std::int64_t>(root) : k_max - 1;
+    for (int tries = 0; tries < 2 && j > 0 && !fits(j); ++tries) --j;
+    for (int tries = 0; tries < 2 && j + 1 < k_max && fits(j + 1); ++tries) ++j;
+    // The search's answer is 1 + the largest j in [1, k_max - 1] with fits(j) (0 if none).
+    found = (j == 0 || fits(j)) && (j + 1 >= k_max || !fits(j + 1));
+    if (found) lo = j + 1;
+  }
+  if (!found) {
+    while (lo < hi) {
+      const std::int64_t mid = lo + (hi - lo + 1) / 2;
+      if (fits(mid - 1)) lo = mid;
+      else hi = mid - 1;
+    }
   }
   // With async scheduling a step is planned when the one before it starts, so
   // what arrives at the horizon is first seen by the step after the first one

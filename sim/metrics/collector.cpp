@@ -7,11 +7,7 @@
 
 namespace servesim {
 
-void SampleSet::add(double value, std::int64_t count) {
-  if (hist_) {
-    hist_->add(value, count);
-    return;
-  }
+void SampleSet::add_exact(double value, std::int64_t count) {
   if (weighted_) pairs_.emplace_back(value, count);
   else values_.push_back(value);
   if ((weighted_ ? pairs_.size() : values_.size()) > cap_) to_histogram();
@@ -125,8 +121,13 @@ void Collector::on_request_done(const RequestRecord& r) {
     slo_good_ += ok ? 1 : 0;
   }
   if (conversations_) conversations_->on_turn(r);
-  if (requests_out_) write_requests_csv_row(*requests_out_, res);
-  if (results_) results_->push_back(res);
+  if (requests_out_ || results_) {
+    // Built again only for them: `res` above never leaves this function, so the
+    // compiler computes just the fields the sums read (the common run asks for neither).
+    const RequestResult full = request_result(r);
+    if (requests_out_) write_requests_csv_row(*requests_out_, full);
+    if (results_) results_->push_back(full);
+  }
 }
 
 namespace {

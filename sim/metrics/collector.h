@@ -35,13 +35,21 @@ class SampleSet {
  public:
   // Weighted sets keep (value, count) pairs; unweighted ones plain values.
   SampleSet(std::size_t cap, bool weighted) : cap_(cap), weighted_(weighted) {}
-  void add(double value, std::int64_t count = 1);
+  // Inline, the histogram first: past the cap (long runs) that is every call.
+  void add(double value, std::int64_t count = 1) {
+    if (hist_) {
+      hist_->add(value, count);
+      return;
+    }
+    add_exact(value, count);
+  }
   bool exact() const { return !hist_; }
   void set_cap(std::size_t cap) { cap_ = cap; }
   // Exact: summarize_values / summarize_weighted (sorting the samples in place).
   Distribution summarize();
 
  private:
+  void add_exact(double value, std::int64_t count);
   void to_histogram();
 
   std::size_t cap_;

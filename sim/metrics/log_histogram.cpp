@@ -1,42 +1,14 @@
 #include "metrics/log_histogram.h"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 
 namespace servesim {
-
-int LogHistogram::bucket_of(double value) {
-  const auto bits = std::bit_cast<std::uint64_t>(value);
-  const int exp = static_cast<int>((bits >> 52) & 0x7ff) - 1023;
-  if (exp < kMinExp) return 0;
-  if (exp >= kMaxExp) return kBuckets - 1;
-  const auto sub = static_cast<int>((bits >> (52 - kSubBits)) & ((1u << kSubBits) - 1));
-  return ((exp - kMinExp) << kSubBits) | sub;
-}
 
 double LogHistogram::midpoint(int bucket) {
   const int exp = (bucket >> kSubBits) + kMinExp;
   const double sub = static_cast<double>(bucket & ((1 << kSubBits) - 1));
   return std::ldexp(1.0 + (sub + 0.5) / static_cast<double>(1 << kSubBits), exp);
-}
-
-void LogHistogram::add(double value, std::int64_t count) {
-  if (count <= 0) return;
-  if (count_ == 0) {
-    min_ = max_ = value;
-  } else {
-    min_ = std::min(min_, value);
-    max_ = std::max(max_, value);
-  }
-  count_ += count;
-  sum_ += value * static_cast<double>(count);
-  if (!(value > 0)) {
-    zeros_ += count;
-    return;
-  }
-  if (counts_.empty()) counts_.assign(kBuckets, 0);
-  counts_[static_cast<std::size_t>(bucket_of(value))] += count;
 }
 
 double LogHistogram::value_at_rank(std::int64_t pos) const {

@@ -285,7 +285,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
         source.on_complete(req, now);
         pull();
       } else {
-        const int r = router.pick(replicas, req);
+        const int r = single ? 0 : router.pick(replicas, req);  // (one replica: pick says 0)
         // Moved, not copied (its prefix hashes are ~1 KB): on_complete reads only
         // the scalar fields, which a moved-from Request keeps.
         const bool taken = replicas[static_cast<std::size_t>(r)]->enqueue(std::move(req), now);

@@ -27,6 +27,27 @@ std::string_view kind_name(LengthKind kind) {
   return "?";
 }
 
+// rng.lognormal_from_mean_std(mean, stddev) with its parameters worked out once
+// per (mean, stddev) instead of per draw (a log1p, a log and a sqrt each time):
+// the same expressions give the same mu and sigma, and exp(normal(mu, sigma)) is
+// exp(mu + sigma * z) as there, so every draw is the same double. One entry per
+// thread (concurrent runs draw on their own threads); a workload's prompts and
+// outputs rarely alternate between two lognormal specs, and when they do the
+// entry is recomputed, which is what every draw did before.
+double lognormal(double mean, double stddev, RandomStream& rng) {
+  struct Params {
+    double mean = 0, stddev = -1, mu = 0, sigma = 0;
+  };
+  thread_local Params last;
+  if (!(mean > 0.0 && stddev >= 0.0)) return rng.lognormal_from_mean_std(mean, stddev);  // its error
+  if (mean != last.mean || stddev != last.stddev) {
+    const double ratio = stddev / mean;
+    const double sigma2 = std::log1p(ratio * ratio);
+    last = Params{mean, stddev, std::log(mean) - 0.5 * sigma2, std::sqrt(sigma2)};
+  }
+  return std::exp(rng.normal(last.mu, last.sigma));
+}
+
 }  // namespace
 
 std::span<const LengthDistributionInfo> length_distributions() { return kLengths; }
@@ -37,7 +58,7 @@ std::int64_t sample_length(const LengthSpec& spec, RandomStream& rng) {
     case LengthKind::fixed: x = static_cast<double>(spec.value); break;
     case LengthKind::uniform: return rng.uniform_int(spec.min, spec.max);
     case LengthKind::normal: x = rng.normal(spec.mean, spec.stddev); break;
-    case LengthKind::lognormal: x = rng.lognormal_from_mean_std(spec.mean, spec.stddev); break;
+    case LengthKind::lognormal: x = lognormal(spec.mean, spec.stddev, rng); break;
     case LengthKind::exponential: x = rng.exponential(1.0 / spec.mean); break;
   }
   // Clip in double first: a far tail draw (or an unbounded max) must not reach
