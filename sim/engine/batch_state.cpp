@@ -188,7 +188,7 @@ void BatchState::materialize_front() {
   if (prefix_caching_) {
     // The hash and handle vectors keep their capacity across reuse (no allocation per request).
     std::vector<std::uint64_t> hashes = std::move(s.hashes);
-    std::vector<std::int32_t> nodes = std::move(s.cached_nodes);
+    std::vector<PrefixCache::Handle> nodes = std::move(s.cached_nodes);
     s = Seq{};
     hashes.clear();
     nodes.clear();
@@ -215,12 +215,13 @@ void BatchState::prompt_hashes(Seq& s) {
   s.hash_blocks = engine_block_count(r.block_hashes, r.hash_block_tokens, r.input_tokens, kv_.block_size());
   const std::int64_t unique = unique_blocks_from(r);
   const std::int64_t upto = kv_.offload() || unique >= s.hash_blocks ? s.hash_blocks : unique + 1;
-  chains_.hashes(r.block_hashes, r.hash_block_tokens, r.input_tokens, kv_.block_size(), s.hashes, upto);
+  chains_.hashes(r.block_hashes, r.hash_block_tokens, r.input_tokens, kv_.block_size(), s.hashes, upto, named_ids(r));
 }
 
 void BatchState::complete_hashes(Seq& s) {
   const Request& r = s.req;
-  chains_.hashes(r.block_hashes, r.hash_block_tokens, r.input_tokens, kv_.block_size(), s.hashes);
+  chains_.hashes(r.block_hashes, r.hash_block_tokens, r.input_tokens, kv_.block_size(), s.hashes,
+                 std::numeric_limits<std::int64_t>::max(), named_ids(r));
 }
 
 void BatchState::abort_queued(Nanos now, FailureReason why, const std::function<void(const Request&)>& aborted) {

@@ -71,7 +71,7 @@ class BatchState {
     std::vector<std::uint64_t> hashes;
     std::int64_t hash_blocks = 0;
     bool registered = false;  // its prompt's blocks went into the prefix cache
-    std::vector<std::int32_t> cached_nodes;  // the prefix cache's handles of the cached_blocks
+    std::vector<PrefixCache::Handle> cached_nodes;  // the prefix cache's handles of the cached_blocks
     std::int64_t join_step = 0;  // decode phase: G when it joined
     std::int64_t len_join = 0;   // decode phase: KV tokens when it joined
     std::int64_t gen_join = 0;
@@ -259,6 +259,11 @@ class BatchState {
   std::int64_t unique_blocks_from(const Request& r) const {
     if (r.unique_hashes_from == Request::kNotUnique) return PrefixCache::kNoUnique;
     return static_cast<std::int64_t>(r.unique_hashes_from) * r.hash_block_tokens / kv_.block_size();
+  }
+  // The ids a prompt's first id names (BlockHashChains::hashes): those before its
+  // unique ones, when it has any (Request::unique_hashes_from).
+  static std::int64_t named_ids(const Request& r) {
+    return r.unique_hashes_from == Request::kNotUnique ? 0 : r.unique_hashes_from;
   }
   void finish_request(int slot, Nanos now, std::vector<Request>& done, bool failed);
   FailureReason admissible(const Request& r) const;  // none when it can ever be served

@@ -107,7 +107,7 @@ class KvBlocks {
   };
   // The pinned blocks' handles are appended to `nodes` (for release_prefix).
   PrefixHit acquire_prefix(const std::vector<std::uint64_t>& hashes, std::int64_t limit,
-                           std::vector<std::int32_t>& nodes) {
+                           std::vector<PrefixCache::Handle>& nodes) {
     PrefixHit h;
     // Pinning as it matches is the same as matching first: the CPU tier's lookup
     // after the GPU run reads neither references nor the LRU order.
@@ -119,12 +119,12 @@ class KvBlocks {
   }
   // Drops the caller's share of its cached blocks (their handles, as
   // acquire_prefix and share_prefix appended them).
-  void release_prefix(const std::vector<std::int32_t>& nodes) { used_ -= cache_.release_nodes(nodes); }
+  void release_prefix(const std::vector<PrefixCache::Handle>& nodes) { used_ -= cache_.release_nodes(nodes); }
   // A computed prompt's blocks [first, n) become shared (cached) blocks; those from
   // `unique_from` on no other request can hit (PrefixCache::add). Returns how many
   // private blocks the caller no longer holds (each now counts as shared).
   std::int64_t share_prefix(const std::vector<std::uint64_t>& hashes, std::int64_t first, std::int64_t n,
-                            std::vector<std::int32_t>& nodes, std::int64_t unique_from = PrefixCache::kNoUnique) {
+                            std::vector<PrefixCache::Handle>& nodes, std::int64_t unique_from = PrefixCache::kNoUnique) {
     const PrefixCache::Registered r = cache_.add(hashes, first, n, &nodes, unique_from);
     used_ -= r.duplicate;  // someone else's copy is kept, the caller's is freed
     return r.fresh + r.duplicate + r.revived;

@@ -10,6 +10,16 @@ namespace servesim {
 namespace {
 // How many blocks ahead the loops below prefetch index slots.
 constexpr std::int64_t kAhead = 8;
+
+// The hash a split at block n indexes the rest by. A node reaching past a
+// request's last hash would be one whose later blocks that request cannot name:
+// runs are only reached by their owner and chains only by requests of their group,
+// which have every hash of it (tests/unit/test_flat_structures.cpp).
+std::uint64_t rest_hash(const std::vector<std::uint64_t>& hashes, std::int64_t n) {
+  if (n >= static_cast<std::int64_t>(hashes.size()))
+    throw std::logic_error("PrefixCache: a cached run or chain reaches past a prompt's last block");
+  return hashes[static_cast<std::size_t>(n)];
+}
 }  // namespace
 
 std::int32_t PrefixCache::new_node(std::uint64_t hash, std::int32_t count) {
@@ -46,18 +56,32 @@ void PrefixCache::lru_push_back(std::int32_t i) {
 }
 
 void PrefixCache::split(std::int32_t i, std::int64_t keep, std::uint64_t rest_hash) {
-  // Only a run's owner ever reaches it, and it holds no reference while it
-  // matches or registers its prompt: a pinned run is never cut.
-  if (at(i).refs != 0) throw std::logic_error("PrefixCache: a pinned run of blocks would be split");
   const std::int32_t r = new_node(rest_hash, at(i).count - static_cast<std::int32_t>(keep));  // may move nodes_
   Node& head = at(i);
   Node& rest = at(r);
   head.count = static_cast<std::int32_t>(keep);
+  if (head.refs > 0) {
+    // The same holders (pinned_ is unchanged); their handles reach it through head.
+    split_referenced_ = true;
+    rest.refs = head.refs;
+    rest.next = head.next;
+    head.next = r;
+    return;
+  }
   rest.prev = head.prev;
   rest.next = i;
   if (head.prev >= 0) at(head.prev).next = r;
   else lru_head_ = r;
   head.prev = r;  // lru_size_ is unchanged: the same blocks, in two nodes
+}
+
+__attribute__((always_inline)) inline void PrefixCache::drop(std::int32_t e, std::int64_t& freed) {
+  Node& node = at(e);
+  if (--node.refs == 0) {
+    lru_push_back(e);
+    pinned_ -= node.count;
+    freed += node.count;
+  }
 }
 
 __attribute__((always_inline)) inline void PrefixCache::pin(std::int32_t i, std::int64_t& revived) {
@@ -81,7 +105,7 @@ std::int64_t PrefixCache::match(const std::vector<std::uint64_t>& hashes, std::i
 }
 
 PrefixCache::Pinned PrefixCache::match_acquire(const std::vector<std::uint64_t>& hashes, std::int64_t limit,
-                                               std::vector<std::int32_t>* nodes) {
+                                               std::vector<Handle>* nodes) {
   Pinned p;
   const std::int64_t size = static_cast<std::int64_t>(hashes.size());
   const std::int64_t n = std::min<std::int64_t>(limit, size);
@@ -90,27 +114,30 @@ PrefixCache::Pinned PrefixCache::match_acquire(const std::vector<std::uint64_t>&
     if (p.matched + kAhead < n) index_.prefetch(hashes[static_cast<std::size_t>(p.matched + kAhead)]);
     const std::int32_t i = index_.find(hashes[static_cast<std::size_t>(p.matched)]);
     if (i < 0) break;
-    // A run reaching past the limit: the caller takes its first blocks, the rest stay evictable.
-    if (at(i).count > n - p.matched) split(i, n - p.matched, hashes[static_cast<std::size_t>(n)]);
-    nodes->push_back(i);
+    // A run or chain reaching past the limit: the caller takes its first blocks only.
+    if (at(i).count > n - p.matched) split(i, n - p.matched, rest_hash(hashes, n));
+    const std::int32_t c = at(i).count;
+    nodes->push_back(Handle{i, c});
     pin(i, p.revived);
-    p.matched += at(i).count;
+    p.matched += c;
   }
   return p;
 }
 
 std::int64_t PrefixCache::acquire(const std::vector<std::uint64_t>& hashes, std::int64_t n) {
-  std::vector<std::int32_t> nodes;
+  std::vector<Handle> nodes;
   const Pinned p = match_acquire(hashes, n, &nodes);
   if (p.matched != n) throw std::logic_error("PrefixCache::acquire: a block is not cached");
   return p.revived;
 }
 
 PrefixCache::Registered PrefixCache::add(const std::vector<std::uint64_t>& hashes, std::int64_t first, std::int64_t n,
-                                         std::vector<std::int32_t>* nodes, std::int64_t unique_from) {
+                                         std::vector<Handle>* nodes, std::int64_t unique_from) {
   Registered r;
-  // The spill tier takes evicted blocks by their hashes: no runs then.
+  // The spill tier takes evicted blocks by their hashes: no runs, no chains then.
   const std::int64_t unique = spill_ ? n : std::max(unique_from, first);
+  // Blocks before `chain_end` are a shared chain (one node per stretch not cached yet).
+  const std::int64_t chain_end = spill_ || unique_from == kNoUnique ? 0 : std::min(n, unique_from);
   const std::int64_t ahead_end = std::min(n, unique);  // prefetching pays only for per-block entries
   for (std::int64_t j = first; j < std::min(ahead_end, first + kAhead); ++j)
     index_.prefetch(hashes[static_cast<std::size_t>(j)]);
@@ -121,19 +148,20 @@ PrefixCache::Registered PrefixCache::add(const std::vector<std::uint64_t>& hashe
     if (e < 0) {
       // Not cached: one new block, or, from `unique` on, the whole rest as one run
       // (the owner's blocks still cached are a run of consecutive blocks from its
-      // first unique one: evictions take them from the end, oldest first).
-      const std::int64_t len = i >= unique ? n - i : 1;
+      // first unique one: evictions take them from the end, oldest first), or the
+      // rest of a shared chain (none of its later blocks is cached either).
+      const std::int64_t len = i >= unique ? n - i : i < chain_end ? chain_end - i : 1;
       e = new_node(h, static_cast<std::int32_t>(len));
       at(e).refs = 1;
-      if (nodes) nodes->push_back(e);
+      if (nodes) nodes->push_back(Handle{e, static_cast<std::int32_t>(len)});
       pinned_ += len;
       r.fresh += len;
       i += len;
       continue;
     }
-    if (at(e).count > n - i) split(e, n - i, hashes[static_cast<std::size_t>(n)]);
-    if (nodes) nodes->push_back(e);
-    const std::int64_t c = at(e).count;
+    if (at(e).count > n - i) split(e, n - i, rest_hash(hashes, n));
+    const std::int32_t c = at(e).count;
+    if (nodes) nodes->push_back(Handle{e, c});
     if (at(e).refs == 0) pin(e, r.revived);
     else {
       ++at(e).refs;
@@ -145,27 +173,34 @@ PrefixCache::Registered PrefixCache::add(const std::vector<std::uint64_t>& hashe
 }
 
 std::int64_t PrefixCache::release(const std::vector<std::uint64_t>& hashes, std::int64_t n) {
-  std::vector<std::int32_t> nodes;
+  std::vector<Handle> nodes;
   for (std::int64_t i = 0; i < n;) {
     const std::int32_t e = index_.find(hashes[static_cast<std::size_t>(i)]);
-    nodes.push_back(e);
+    nodes.push_back(Handle{e, at(e).count});
     i += at(e).count;
   }
   return release_nodes(nodes);
 }
 
-std::int64_t PrefixCache::release_nodes(const std::vector<std::int32_t>& nodes) {
+void PrefixCache::release_parts(const Handle& h, std::int64_t& freed) {
+  // Its parts, first to last (drop() relinks them, so they are all found first).
+  parts_.clear();
+  for (std::int32_t e = h.node, left = h.blocks; left > 0; e = at(e).next) {
+    parts_.push_back(e);
+    left -= at(e).count;
+  }
+  for (auto k = parts_.size(); k-- > 0;) drop(parts_[k], freed);
+}
+
+std::int64_t PrefixCache::release_nodes(const std::vector<Handle>& nodes) {
   std::int64_t freed = 0;
   const auto n = static_cast<std::int64_t>(nodes.size());
+  const bool spans = split_referenced_;  // until a referenced node is split, every handle is its node alone
   for (std::int64_t i = n - 1; i >= 0; --i) {  // last block first (a prefix's tail is evicted before its head)
-    if (i >= kAhead) __builtin_prefetch(&nodes_[static_cast<std::size_t>(nodes[static_cast<std::size_t>(i - kAhead)])]);
-    const std::int32_t e = nodes[static_cast<std::size_t>(i)];
-    Node& node = at(e);
-    if (--node.refs == 0) {
-      lru_push_back(e);
-      pinned_ -= node.count;
-      freed += node.count;
-    }
+    if (i >= kAhead) __builtin_prefetch(&nodes_[static_cast<std::size_t>(nodes[static_cast<std::size_t>(i - kAhead)].node)]);
+    const Handle& h = nodes[static_cast<std::size_t>(i)];
+    if (!spans || at(h.node).count == h.blocks) drop(h.node, freed);
+    else release_parts(h, freed);
   }
   return freed;
 }
@@ -249,7 +284,7 @@ void engine_block_hashes(const std::vector<std::uint64_t>& ids, std::int64_t id_
 
 void BlockHashChains::hashes(const std::vector<std::uint64_t>& ids, std::int64_t id_block_tokens,
                              std::int64_t prompt_tokens, std::int64_t block_size, std::vector<std::uint64_t>& out,
-                             std::int64_t max_blocks) {
+                             std::int64_t max_blocks, std::int64_t named_ids) {
   out.clear();
   const std::int64_t blocks = std::min(max_blocks, engine_block_count(ids, id_block_tokens, prompt_tokens, block_size));
   if (blocks <= 0) return;
@@ -263,7 +298,9 @@ void BlockHashChains::hashes(const std::vector<std::uint64_t>& ids, std::int64_t
     const std::size_t reach = std::min({c.ids.size(), ids.size(),
                                         static_cast<std::size_t>((blocks * block_size + id_block_tokens - 1) / id_block_tokens)});
     std::size_t k = 0;
-    while (k < reach && c.ids[k] == ids[k]) ++k;
+    if (named_ids > 0 && c.named_ids == named_ids) k = std::min(reach, static_cast<std::size_t>(named_ids));
+    else
+      while (k < reach && c.ids[k] == ids[k]) ++k;
     reuse = std::min({static_cast<std::int64_t>(k) * id_block_tokens / block_size,
                       static_cast<std::int64_t>(c.hashes.size()), blocks});
     out.assign(c.hashes.begin(), c.hashes.begin() + reuse);
@@ -273,6 +310,7 @@ void BlockHashChains::hashes(const std::vector<std::uint64_t>& ids, std::int64_t
   if (!same_start) {  // remember this request for the next ones that start like it
     c.id_block_tokens = id_block_tokens;
     c.block_size = block_size;
+    c.named_ids = named_ids;
     c.ids = ids;
     c.hashes = out;
   }

@@ -25,6 +25,22 @@
 // count, one place in the LRU list (its blocks were released consecutively, last
 // block first) and eviction from its last block (the oldest of them) towards its
 // first. Eviction may take part of a run, a match cut by its limit splits one.
+//
+// Shared chains: a prompt's blocks before `unique_from` (the synthetic workload's
+// system prompt) are the same for every request whose hash at any of their
+// positions is the same (the group's prompt, chained: equal hashes, equal
+// content from block 0 on). Those a request registers in one go become one node
+// too, so every later request of the group pins and releases the whole prompt
+// with one reference instead of one per block. Unlike a run, a chain is shared:
+// a request may hold only its first blocks (a match cut by its limit, a shorter
+// registration), so a referenced node is split too; the holders of the whole
+// node then hold both parts, which a handle's block count says (Handle, and
+// release_nodes walks the parts: a referenced node's `next` link, unused by the
+// LRU list while it is referenced, names the part split off it). A chain's
+// cached blocks are always a prefix of it (every holder holds a prefix, and its
+// tail blocks are released, so evicted, first), so a block missing from the
+// index means none after it is cached either.
+//
 // Every count (pinned, evictable, evictions, hits) and the eviction order are
 // those of one node per block; tests/unit/test_flat_structures.cpp checks it
 // against a per-block reference. With a spill tier (CPU offload) every block is
@@ -44,6 +60,14 @@ class PrefixCache {
   // add()'s unique_from when no block is provably unique to its request.
   static constexpr std::int64_t kNoUnique = std::numeric_limits<std::int64_t>::max();
 
+  // What a holder references: node `node` and, when it has been split since the
+  // holder took it, the parts split off it, `blocks` in all.
+  struct Handle {
+    std::int32_t node;
+    std::int32_t blocks;
+    bool operator==(const Handle&) const = default;
+  };
+
   // Number of leading `hashes` cached now (at most `limit`).
   std::int64_t match(const std::vector<std::uint64_t>& hashes, std::int64_t limit) const;
   // match() and acquire() of what it found in one pass over the hashes.
@@ -53,7 +77,7 @@ class PrefixCache {
   };
   // The handle of each matched node (a block, or a run of blocks) is appended to
   // `nodes` (see release_nodes).
-  Pinned match_acquire(const std::vector<std::uint64_t>& hashes, std::int64_t limit, std::vector<std::int32_t>* nodes);
+  Pinned match_acquire(const std::vector<std::uint64_t>& hashes, std::int64_t limit, std::vector<Handle>* nodes);
   // Takes a reference on each of the first n hashes (all must be cached). Returns how
   // many became pinned (were evictable), i.e. how much "used" grows.
   std::int64_t acquire(const std::vector<std::uint64_t>& hashes, std::int64_t n);
@@ -66,16 +90,17 @@ class PrefixCache {
     std::int64_t revived = 0;    // already cached but evictable: now pinned, private freed
   };
   // With `nodes`, each node's handle is appended to it. Blocks from `unique_from`
-  // on can be hit by no other request (see Runs above); they become runs.
+  // on can be hit by no other request (see Runs above); they become runs, and
+  // those before it that are not cached yet a shared chain (above).
   Registered add(const std::vector<std::uint64_t>& hashes, std::int64_t first, std::int64_t n,
-                 std::vector<std::int32_t>* nodes = nullptr, std::int64_t unique_from = kNoUnique);
+                 std::vector<Handle>* nodes = nullptr, std::int64_t unique_from = kNoUnique);
   // Drops one reference on each of the first n hashes, last block first (so a
   // prefix's tail is evicted before its head). Returns how many became evictable.
   std::int64_t release(const std::vector<std::uint64_t>& hashes, std::int64_t n);
   // release() of every block the handles match_acquire and add gave out cover: a
   // handle stays valid while the caller holds its reference (only unreferenced
   // blocks are evicted), so no hash lookup is needed.
-  std::int64_t release_nodes(const std::vector<std::int32_t>& nodes);
+  std::int64_t release_nodes(const std::vector<Handle>& nodes);
   // Evicts least-recently-released blocks until at most `max_evictable` remain;
   // with a spill tier set, evicted blocks move there (CPU offload).
   void shrink_to(std::int64_t max_evictable) {
@@ -92,22 +117,30 @@ class PrefixCache {
     std::uint64_t hash = 0;             // of its first block
     std::int32_t refs = 0;
     std::int32_t count = 1;             // blocks: 1, or a run's length
-    std::int32_t prev = -1, next = -1;  // LRU neighbours while refs == 0
+    std::int32_t prev = -1, next = -1;  // LRU neighbours while refs == 0; next: the part split off it while refs > 0
   };
   Node& at(std::int32_t i) { return nodes_[static_cast<std::size_t>(i)]; }
   std::int32_t new_node(std::uint64_t hash, std::int32_t count);
   void lru_unlink(Node& n);
   void lru_push_back(std::int32_t i);
-  // Cuts evictable run i after its first `keep` blocks: the rest becomes a node of
-  // its own, indexed by `rest_hash` (the hash of block keep), just older than i in
-  // the LRU list (it holds the run's later blocks, released before the first ones).
+  // Cuts node i after its first `keep` blocks: the rest becomes a node of its own,
+  // indexed by `rest_hash` (the hash of block keep). Evictable, it goes just older
+  // than i in the LRU list (it holds the later blocks, released before the first
+  // ones); referenced, it has i's holders, linked from i (Handle).
   void split(std::int32_t i, std::int64_t keep, std::uint64_t rest_hash);
+  // Drops one reference on node e; adds its blocks to `freed` when that was the last.
+  void drop(std::int32_t e, std::int64_t& freed);
+  // Drops one reference on each part of a handle taken before its node was split,
+  // last block first.
+  __attribute__((noinline)) void release_parts(const Handle& h, std::int64_t& freed);
   // Takes a reference on node i (reviving it when evictable); adds its blocks to p.
   void pin(std::int32_t i, std::int64_t& revived);
 
   BlockHashIndex index_;           // hash -> node
   std::vector<Node> nodes_;        // every cached block (and free nodes)
   std::vector<std::int32_t> free_nodes_;
+  std::vector<std::int32_t> parts_;  // release_parts' scratch
+  bool split_referenced_ = false;    // a referenced node was ever split (handles may span parts)
   std::int32_t lru_head_ = -1, lru_tail_ = -1;  // evictable, oldest first
   std::int64_t lru_size_ = 0;
   std::int64_t pinned_ = 0;
@@ -138,15 +171,18 @@ void engine_block_hashes(const std::vector<std::uint64_t>& ids, std::int64_t id_
 // or conversation a request starts with); bounded memory, the same results.
 class BlockHashChains {
  public:
-  // At most `max_blocks` of them (the first ones).
+  // At most `max_blocks` of them (the first ones). `named_ids`: the first ids are
+  // a shared system prompt named by its first id (Request::unique_hashes_from):
+  // two prompts with the same first id and the same named_ids have the same ids
+  // before it, so they are not compared (0: nothing known, compare them).
   void hashes(const std::vector<std::uint64_t>& ids, std::int64_t id_block_tokens, std::int64_t prompt_tokens,
               std::int64_t block_size, std::vector<std::uint64_t>& out,
-              std::int64_t max_blocks = std::numeric_limits<std::int64_t>::max());
+              std::int64_t max_blocks = std::numeric_limits<std::int64_t>::max(), std::int64_t named_ids = 0);
 
  private:
   static constexpr std::size_t kSlots = 64;
   struct Chain {
-    std::int64_t id_block_tokens = 0, block_size = 0;
+    std::int64_t id_block_tokens = 0, block_size = 0, named_ids = 0;
     std::vector<std::uint64_t> ids, hashes;
   };
   std::vector<Chain> chains_ = std::vector<Chain>(kSlots);

@@ -286,7 +286,9 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
         pull();
       } else {
         const int r = single ? 0 : router.pick(replicas, req);  // (one replica: pick says 0)
-        const bool taken = replicas[static_cast<std::size_t>(r)]->enqueue(req, now);
+        // Moved, not copied (its prefix hashes are ~1 KB): on_complete reads only
+        // the scalar fields, which a moved-from Request keeps.
+        const bool taken = replicas[static_cast<std::size_t>(r)]->enqueue(std::move(req), now);
         observe(r);
         if (!taken) source.on_complete(req, now);
         check_guard(now);

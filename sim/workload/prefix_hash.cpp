@@ -48,11 +48,14 @@ std::vector<std::uint64_t> PromptBlockHashes::operator()(std::int64_t total_toke
     for (auto j = static_cast<std::int64_t>(memo.size()); j < shared; ++j)
       memo.push_back(mix(group_base ^ static_cast<std::uint64_t>(j)));
   }
-  std::vector<std::uint64_t> out;
-  out.reserve(static_cast<std::size_t>(std::max<std::int64_t>(n, 0)));
-  out.assign(memo.begin(), memo.begin() + std::max<std::int64_t>(shared, 0));
+  // Sized once and written in place (no capacity check per block: this runs for
+  // every request's every block).
+  std::vector<std::uint64_t> out(static_cast<std::size_t>(std::max<std::int64_t>(n, 0)));
+  std::uint64_t* p = out.data();
+  const std::int64_t s0 = std::max<std::int64_t>(shared, 0);
+  std::copy(memo.begin(), memo.begin() + s0, p);
   const std::uint64_t owner_base = base(kind, owner);
-  for (std::int64_t j = std::max<std::int64_t>(shared, 0); j < n; ++j) out.push_back(mix(owner_base ^ static_cast<std::uint64_t>(j)));
+  for (std::int64_t j = s0; j < n; ++j) p[j] = mix(owner_base ^ static_cast<std::uint64_t>(j));
   return out;
 }
 

@@ -20,6 +20,10 @@ struct Request {
   // block_hashes[j] for j >= unique_hashes_from belong to this request alone: no
   // other request's prompt contains them (the synthetic workload's per-request
   // question). The prefix cache keeps such blocks as one run (prefix_cache.h).
+  // The ones before it are a shared system prompt named by its first hash: two
+  // requests with the same block_hashes[0] and unique_hashes_from have the same
+  // hashes before it (the prefix cache keeps them as one chain, and the engine
+  // hashes them once, BlockHashChains).
   // size() (or more) when that is not known: traces, repeated prompts, conversations.
   std::int32_t unique_hashes_from = kNotUnique;
   static constexpr std::int32_t kNotUnique = 0x7fffffff;

@@ -80,7 +80,7 @@ TEST_CASE("the KV block manager shares prompt blocks through the prefix cache", 
   const std::vector<std::uint64_t> prompt = {11, 22, 33, 44};
 
   // Each request keeps the cache's handles of the blocks it holds (release_prefix takes them).
-  std::vector<std::int32_t> first, second, third, fourth;
+  std::vector<PrefixCache::Handle> first, second, third, fourth;
 
   // The first request computes its 4 blocks privately, then shares them.
   kv.allocate(4);
@@ -94,7 +94,7 @@ TEST_CASE("the KV block manager shares prompt blocks through the prefix cache", 
   CHECK(hit.gpu == 3);
   CHECK(hit.cpu == 0);
   CHECK(kv.used() == 4);
-  CHECK(second == std::vector<std::int32_t>(first.begin(), first.begin() + 3));  // the same blocks
+  CHECK(second == std::vector<PrefixCache::Handle>(first.begin(), first.begin() + 3));  // the same blocks
 
   // Both let go: the blocks stay cached but count as free, and a new allocation evicts them.
   kv.release_prefix(first);

@@ -67,7 +67,7 @@ TEST_CASE("the flat prefix cache evicts least recently released blocks, tail fir
   PrefixCache cache;
   const std::vector<std::uint64_t> A{1, 2, 3}, B{1, 4, 5};
   CHECK(cache.add(A, 0, 3).fresh == 3);
-  std::vector<std::int32_t> nodes;
+  std::vector<PrefixCache::Handle> nodes;
   const PrefixCache::Pinned p = cache.match_acquire(B, 3, &nodes);
   CHECK(nodes.size() == 1);
   CHECK(p.matched == 1);  // a only
@@ -111,6 +111,36 @@ TEST_CASE("BlockHashChains gives engine_block_hashes' hashes, shared prefixes or
         const std::int64_t prompt = rng.uniform_int(0, static_cast<std::int64_t>(ids.size()) * idb + 40);
         chains.hashes(ids, idb, prompt, bs, got);
         REQUIRE(got == engine_block_hashes(ids, idb, prompt, bs));
+      }
+    }
+  }
+}
+
+TEST_CASE("BlockHashChains trusts a named system prompt without comparing it, same hashes", "[engine][prefix]") {
+  // Requests as the synthetic workload makes them with shared prefixes: one of 3
+  // system prompts (0-40 ids, named by their first id: Request::unique_hashes_from),
+  // then ids of their own; some asked for their first blocks only (the lazy
+  // hashes before registration), then all of them. Whatever the memo holds, the
+  // hashes must be engine_block_hashes'.
+  RandomStream rng(7, "named chains");
+  std::vector<std::vector<std::uint64_t>> prompts(3);
+  for (auto& p : prompts)
+    for (std::int64_t i = 0, n = rng.uniform_int(1, 40); i < n; ++i) p.push_back(rng.next_u64());
+  for (std::int64_t idb : {16, 32}) {
+    for (std::int64_t bs : {16, 48}) {
+      BlockHashChains chains;
+      std::vector<std::uint64_t> got;
+      for (int r = 0; r < 300; ++r) {
+        std::vector<std::uint64_t> ids = prompts[static_cast<std::size_t>(rng.uniform_int(0, 2))];
+        const auto named = static_cast<std::int64_t>(ids.size());
+        for (std::int64_t i = 0, n = rng.uniform_int(0, 20); i < n; ++i) ids.push_back(rng.next_u64());
+        const std::int64_t prompt = rng.uniform_int(named * idb, static_cast<std::int64_t>(ids.size()) * idb + 40);
+        const std::vector<std::uint64_t> want = engine_block_hashes(ids, idb, prompt, bs);
+        const std::int64_t first = rng.uniform_int(0, static_cast<std::int64_t>(want.size()));
+        chains.hashes(ids, idb, prompt, bs, got, first, named);
+        REQUIRE(got == std::vector<std::uint64_t>(want.begin(), want.begin() + first));
+        chains.hashes(ids, idb, prompt, bs, got, std::numeric_limits<std::int64_t>::max(), named);
+        REQUIRE(got == want);
       }
     }
   }
@@ -190,36 +220,40 @@ class PerBlockCache {
 };
 }  // namespace
 
-TEST_CASE("the prefix cache's runs of unique blocks count as one node per block would", "[engine][prefix]") {
-  // 40 requests over 3 shared prefixes (0-6 blocks, per-block entries, shared by
-  // whoever has them) followed by 0-12 blocks of their own (runs). Each request in
-  // turn is admitted (a match cut by a random limit: runs get split), has a random
-  // longer part of its prompt registered (reviving or splitting what it still has
+TEST_CASE("the prefix cache's runs and shared chains count as one node per block would", "[engine][prefix]") {
+  // 40 requests over 3 shared prefixes (0-24 blocks: a system prompt, a shared
+  // chain) followed by 0-12 blocks of their own (runs); a quarter of them say
+  // nothing about uniqueness (per-block entries, mixed with the others' chains).
+  // Each request in turn is admitted (a match cut by a random limit: runs and
+  // chains get split, chains also while others hold them), has a random longer
+  // part of its prompt registered (reviving or splitting what it still has
   // cached), is released (finish or preemption) and comes back later; evictions
-  // of random depth in between cut runs from their end. Every count, and every
-  // later match (which shows which blocks are still cached), must be the per-block
-  // cache's.
+  // of random depth in between cut runs and chains from their end. Every count,
+  // and every later match (which shows which blocks are still cached), must be
+  // the per-block cache's.
   RandomStream rng(23, "runs");
   std::vector<std::vector<std::uint64_t>> prefixes(3);
   for (auto& p : prefixes)
-    for (std::int64_t i = 0, n = rng.uniform_int(0, 6); i < n; ++i) p.push_back(rng.next_u64());
+    for (std::int64_t i = 0, n = rng.uniform_int(0, 24); i < n; ++i) p.push_back(rng.next_u64());
   struct Req {
     std::vector<std::uint64_t> h;
-    std::int64_t unique_from = 0, held = -1;  // held: blocks referenced, -1 when none
-    std::vector<std::int32_t> nodes;
+    std::int64_t group = 0, unique_from = 0, held = -1;  // held: blocks referenced, -1 when none
+    std::vector<PrefixCache::Handle> nodes;
   };
   std::vector<Req> reqs(40);
   for (Req& r : reqs) {
-    r.h = prefixes[static_cast<std::size_t>(rng.uniform_int(0, 2))];
-    r.unique_from = static_cast<std::int64_t>(r.h.size());
+    r.group = rng.uniform_int(0, 2);
+    r.h = prefixes[static_cast<std::size_t>(r.group)];
+    r.unique_from = rng.uniform_int(0, 3) == 0 ? PrefixCache::kNoUnique : static_cast<std::int64_t>(r.h.size());
     for (std::int64_t i = 0, n = rng.uniform_int(0, 12); i < n; ++i) r.h.push_back(rng.next_u64());
   }
   PrefixCache flat;
   PerBlockCache ref;
-  std::int64_t splits_seen = 0;
+  std::int64_t splits_seen = 0, pinned_cuts = 0;
   for (int op = 0; op < 60000; ++op) {
     Req& r = reqs[static_cast<std::size_t>(rng.uniform_int(0, 39))];
     const auto size = static_cast<std::int64_t>(r.h.size());
+    const auto shared = static_cast<std::int64_t>(prefixes[static_cast<std::size_t>(r.group)].size());
     const std::int64_t kind = rng.uniform_int(0, 3);
     if (kind == 3) {
       const std::int64_t keep = rng.uniform_int(0, flat.evictable());
@@ -233,6 +267,13 @@ TEST_CASE("the prefix cache's runs of unique blocks count as one node per block 
       REQUIRE(a.revived == b.revived);
       // Stopped by the limit inside the request's own cached blocks: a run was cut.
       if (a.matched == limit && limit > r.unique_from && ref.match(r.h, size) > limit) ++splits_seen;
+      // Stopped by the limit inside the system prompt while another request holds more of it.
+      if (a.matched == limit && limit < shared)
+        for (const Req& o : reqs)
+          if (&o != &r && o.group == r.group && o.held > limit) {
+            ++pinned_cuts;
+            break;
+          }
       r.held = a.matched;
     } else if (kind == 0) {  // prefill done: blocks [held, n) registered
       const std::int64_t n = rng.uniform_int(r.held, size);
@@ -255,7 +296,42 @@ TEST_CASE("the prefix cache's runs of unique blocks count as one node per block 
             ref.match(probe.h, static_cast<std::int64_t>(probe.h.size())));
   }
   CHECK(flat.evictions() > 10000);  // the sequence did exercise eviction,
-  CHECK(splits_seen > 100);         // and matches that cut a run
+  CHECK(splits_seen > 100);         // matches that cut a run,
+  CHECK(pinned_cuts > 100);         // and ones that cut a chain others held
+}
+
+TEST_CASE("a shared system prompt is one node: pinned and released with one reference", "[engine][prefix]") {
+  // Requests of one group: a 64-block system prompt, then 3 blocks of their own.
+  // The first registers all 67 blocks as two nodes (the chain, its run); each
+  // later one matches the chain as one node (one handle) and its own run, and
+  // releasing puts the chain back as one LRU entry whose tail goes first.
+  PrefixCache cache;
+  std::vector<std::uint64_t> prompt(64);
+  for (std::size_t i = 0; i < prompt.size(); ++i) prompt[i] = 1000 + i;
+  std::vector<std::uint64_t> a = prompt, b = prompt;
+  for (std::uint64_t i = 0; i < 3; ++i) {
+    a.push_back(2000 + i);
+    b.push_back(3000 + i);
+  }
+  std::vector<PrefixCache::Handle> ha, hb;
+  const PrefixCache::Registered ra = cache.add(a, 0, 67, &ha, 64);
+  CHECK(ra.fresh == 67);
+  CHECK(ha.size() == 2);  // chain [0, 64) and run [64, 67)
+  const PrefixCache::Pinned pb = cache.match_acquire(b, 66, &hb);
+  CHECK(pb.matched == 64);  // b's own blocks are not cached
+  CHECK(pb.revived == 0);   // a holds the chain
+  CHECK(hb.size() == 1);
+  CHECK(cache.add(b, 64, 67, &hb, 64).fresh == 3);
+  CHECK(cache.pinned() == 64 + 3 + 3);
+  CHECK(cache.release_nodes(ha) == 3);       // a's run; the chain is still b's
+  CHECK(cache.release_nodes(hb) == 64 + 3);  // b's run, then the chain (newest)
+  cache.shrink_to(60);  // of 70 evictable: a's run (3), b's run (3), the chain's last 4 blocks
+  CHECK(cache.evictions() == 10);
+  CHECK(cache.match(b, 67) == 60);
+  // A request that may take only 10 blocks splits the evictable chain: 10 pinned.
+  std::vector<PrefixCache::Handle> hc;
+  CHECK(cache.match_acquire(b, 10, &hc).revived == 10);
+  CHECK(cache.evictable() == 50);
 }
 
 TEST_CASE("PromptBlockHashes gives prompt_block_hashes' hashes", "[workload][prefix]") {
