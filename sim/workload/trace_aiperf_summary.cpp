@@ -9,7 +9,9 @@
 // prompt and output lengths follow the files' input/output_sequence_length
 // distributions (the value at quantile (k + 0.5) / n of the piecewise-linear quantile
 // function through min, the percentiles and max; lengths shuffled independently with
-// the workload seed), sent as the run sent them: all at once under the recorded
+// the workload seed; past kMaxStratifiedRequests requests, where holding every length
+// would cost 16 bytes a request, each length is drawn independently from that quantile
+// function instead), sent as the run sent them: all at once under the recorded
 // concurrency limit (input_config.loadgen.concurrency in AIPerf, input_config.concurrency
 // in genai-perf), else as a Poisson stream at the recorded request rate, else at the
 // measured request_throughput. `validate` then compares distributions only.
@@ -184,12 +186,20 @@ Summary load_summary(const std::string& path) {
   }
 }
 
+// Up to this many requests the lengths are stratified and held in memory (two vectors of
+// 8 bytes a request: 160 MB at the limit); a larger run draws them one at a time, so its
+// empirical quantile levels carry sampling noise of about sqrt(p (1 - p) / n): 3e-5 at
+// p = 0.99 and n = 10M, where stratifying pins them to 1 / n.
+constexpr std::int64_t kMaxStratifiedRequests = 10'000'000;
+
+// A length at quantile u of q, at least 1 token.
+std::int64_t length_at(const Quantiles& q, double u) { return std::max<std::int64_t>(1, std::llround(q.at(u))); }
+
 // Lengths at the midpoints of n equal quantile slices, shuffled (Fisher-Yates) by `rng`.
 std::vector<std::int64_t> regenerated_lengths(const Quantiles& q, std::int64_t n, RandomStream& rng) {
   std::vector<std::int64_t> out(static_cast<std::size_t>(n));
   for (std::int64_t k = 0; k < n; ++k)
-    out[static_cast<std::size_t>(k)] =
-        std::max<std::int64_t>(1, std::llround(q.at((static_cast<double>(k) + 0.5) / static_cast<double>(n))));
+    out[static_cast<std::size_t>(k)] = length_at(q, (static_cast<double>(k) + 0.5) / static_cast<double>(n));
   for (std::int64_t k = n - 1; k > 0; --k)
     std::swap(out[static_cast<std::size_t>(k)], out[static_cast<std::size_t>(rng.uniform_int(0, k))]);
   return out;
@@ -198,11 +208,15 @@ std::vector<std::int64_t> regenerated_lengths(const Quantiles& q, std::int64_t n
 class SummaryTraceReader final : public TraceReader {
  public:
   SummaryTraceReader(const std::string& path, std::uint64_t seed)
-      : TraceReader(path, TraceFormat::aiperf_summary), summary_(load_summary(path)), arrivals_(seed, "arrivals") {
+      : TraceReader(path, TraceFormat::aiperf_summary),
+        summary_(load_summary(path)),
+        arrivals_(seed, "arrivals"),
+        lengths_(seed, "lengths") {
     const MeasuredAggregate& m = summary_.measured;
-    RandomStream lengths(seed, "lengths");
-    input_ = regenerated_lengths(summary_.isl, m.requests, lengths);
-    output_ = regenerated_lengths(summary_.osl, m.requests, lengths);
+    if (m.requests <= kMaxStratifiedRequests) {
+      input_ = regenerated_lengths(summary_.isl, m.requests, lengths_);
+      output_ = regenerated_lengths(summary_.osl, m.requests, lengths_);
+    }
     rate_ = m.concurrency ? 0.0 : m.request_rate.value_or(m.request_throughput);
   }
 
@@ -214,8 +228,13 @@ class SummaryTraceReader final : public TraceReader {
     r.line = next_;
     if (rate_ > 0 && i > 0) t_ += arrivals_.exponential(rate_);
     r.time_ns = static_cast<std::int64_t>(std::llround(t_ * 1e9));
-    r.input_tokens = input_[i];
-    r.output_tokens = output_[i];
+    if (input_.empty()) {  // past kMaxStratifiedRequests: independent draws
+      r.input_tokens = length_at(summary_.isl, lengths_.uniform01());
+      r.output_tokens = length_at(summary_.osl, lengths_.uniform01());
+    } else {
+      r.input_tokens = input_[i];
+      r.output_tokens = output_[i];
+    }
     return r;
   }
   std::int64_t size() const override { return summary_.measured.requests; }
@@ -227,7 +246,8 @@ class SummaryTraceReader final : public TraceReader {
  private:
   Summary summary_;
   RandomStream arrivals_;
-  std::vector<std::int64_t> input_, output_;
+  RandomStream lengths_;
+  std::vector<std::int64_t> input_, output_;  // empty past kMaxStratifiedRequests
   double rate_ = 0, t_ = 0;
   std::int64_t next_ = 0;
 };

@@ -220,6 +220,25 @@ TEST_CASE("tool exports: an AIPerf summary regenerates the run", "[trace][export
   CHECK(in != sorted);       // shuffled, not sent in length order
 }
 
+TEST_CASE("tool exports: a summary of 400M requests streams its lengths instead of holding them", "[trace][exports]") {
+  // The fuzzer's find: request_count 403,333,333 made the reader allocate 2 x 8 bytes per request
+  // (6.5 GB) up front. Past 10M requests the lengths are drawn one at a time from the quantile
+  // function, here constant (only avg 10 and avg 20 are given), so every record reads 10 / 20.
+  const auto p = temp_file("s400m.json",
+                           "{\"time_to_first_token\": {\"avg\": 1, \"p50\": 1, \"p90\": 1, \"p95\": 1, \"p99\": 1}, "
+                           "\"request_count\": {\"avg\": 403333333}, \"request_throughput\": {\"avg\": 2}, "
+                           "\"input_sequence_length\": {\"avg\": 10}, \"output_sequence_length\": {\"avg\": 20}}\n");
+  TraceReaderOptions opt;
+  auto reader = open_trace_reader(p, TraceFormat::aiperf_summary, opt);
+  CHECK(reader->size() == 403333333);
+  for (int i = 0; i < 1000; ++i) {
+    const auto r = reader->read();
+    REQUIRE(r);
+    CHECK(r->input_tokens == 10);
+    CHECK(r->output_tokens == 20);
+  }
+}
+
 TEST_CASE("tool exports: a genai-perf summary sends Poisson arrivals at its request rate", "[trace][exports]") {
   const std::string path = fixture("genai_perf_summary.json");
   const MeasuredAggregate a = read_measured_aiperf_summary(path);
