@@ -235,3 +235,22 @@ TEST_CASE("a static-batch prefill pays the per-layer prefill cost once; a 1-toke
   CHECK(a.prefill(1, 1) == b.prefill(1, 1));
   CHECK(a.decode(8, 500) == b.decode(8, 500));
 }
+
+TEST_CASE("the engine charges the prefill cost to the step that prefills: TTFT grows by it, TPOT does not",
+          "[sim][closed_form][framework]") {
+  // One 100-token request on an idle engine: its prompt is prefilled in one step (100 <
+  // max_num_batched_tokens), then 49 decode steps. 400 us a layer x 32 layers = 12.8 ms
+  // lands on the first token only.
+  const Scenario plain = scenario_from("{kind: vllm}");
+  const Scenario with = scenario_from("{kind: vllm, prefill_layer_overhead: \"400 us\"}");
+  REQUIRE(with.engine.prefill_step_overhead == Approx(12.8e-3).epsilon(1e-12));
+  SimulationOptions opt;
+  opt.fast_forward = false;
+  VectorSource a({make_request(0.0, 100, 50)}), b({make_request(0.0, 100, 50)});
+  const SimulationResult r0 = simulate(plain, a, opt), r1 = simulate(with, b, opt);
+  REQUIRE(r0.summary.completed == 1);
+  REQUIRE(r1.summary.completed == 1);
+  // Steps are rounded to the ns: the difference is 12.8 ms within a few ns.
+  CHECK(r1.summary.ttft_ms.mean - r0.summary.ttft_ms.mean == Approx(12.8).margin(1e-5));
+  CHECK(r1.summary.tpot_ms.mean == Approx(r0.summary.tpot_ms.mean).margin(1e-6));
+}
