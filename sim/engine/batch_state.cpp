@@ -257,7 +257,7 @@ void BatchState::join_decode(int slot, Nanos now) {
   if (local_.enabled()) local_.join(offset, s.join_step);
   s.last_token = now;
   ++s.version;
-  finishes_.push(Finish{dec_.step() + (s.req.output_tokens - s.generated), s.req.id, slot, s.version});
+  finishes_.push(FinishCalendar::Entry{dec_.step() + (s.req.output_tokens - s.generated), s.req.id, slot, s.version});
 }
 
 void BatchState::leave_decode(int slot) {
