@@ -182,31 +182,32 @@ void BatchState::abandon_slot(int slot, Nanos at, std::vector<Request>& gone) {
 void BatchState::materialize_front() {
   const int slot = new_slot();
   Seq& s = seq(slot);
-  // The slot's version survives its reuse: a completion-heap entry its previous
+  // The slot's version survives its reuse: a completion entry its previous
   // occupant left behind (one that left decode early) must never match the new one.
   const std::uint32_t version = s.version;
-  if (prefix_caching_) {
-    // The hash and handle vectors keep their capacity across reuse (no allocation per request).
-    std::vector<std::uint64_t> hashes = std::move(s.hashes);
-    std::vector<PrefixCache::Handle> nodes = std::move(s.cached_nodes);
-    s = Seq{};
-    hashes.clear();
-    nodes.clear();
-    s.hashes = std::move(hashes);
-    s.cached_nodes = std::move(nodes);
-  } else {
-    s = Seq{};
-  }
-  s.version = version + 1;
-  fresh_bytes_ -= fresh_.front().bytes();
-  s.req = fresh_.front().take();
+  // The hash and handle vectors keep their capacity across reuse (no allocation
+  // per request); everything else starts afresh, built in one go (one Seq
+  // written, not a default one overwritten field by field).
+  std::vector<std::uint64_t> hashes = std::move(s.hashes);
+  std::vector<PrefixCache::Handle> nodes = std::move(s.cached_nodes);
+  hashes.clear();
+  nodes.clear();
+  QueuedRequest& q = fresh_.front();
+  fresh_bytes_ -= q.bytes();
+  Request req = q.take();
+  RequestRecord rec = arrival_record(req, replica_);
+  rec.sequences = group_.sequences();
+  const std::int64_t target = req.input_tokens;
+  s = Seq{.req = std::move(req),
+          .rec = rec,
+          .phase = Phase::waiting,
+          .target = target,
+          .hashes = std::move(hashes),
+          .cached_nodes = std::move(nodes),
+          .version = version + 1};
   fresh_.pop_front();
   drop_gone_front();
-  s.rec = arrival_record(s.req, replica_);
-  s.rec.sequences = group_.sequences();
-  s.target = s.req.input_tokens;
   if (prefix_caching_ && !s.req.block_hashes.empty()) prompt_hashes(s);
-  s.phase = Phase::waiting;
   waiting_.push_back(slot);
 }
 
