@@ -182,33 +182,44 @@ void BatchState::abandon_slot(int slot, Nanos at, std::vector<Request>& gone) {
 void BatchState::materialize_front() {
   const int slot = new_slot();
   Seq& s = seq(slot);
-  // The slot's version survives its reuse: a completion entry its previous
-  // occupant left behind (one that left decode early) must never match the new one.
-  const std::uint32_t version = s.version;
-  // The hash and handle vectors keep their capacity across reuse (no allocation
-  // per request); everything else starts afresh, built in one go (one Seq
-  // written, not a default one overwritten field by field).
-  std::vector<std::uint64_t> hashes = std::move(s.hashes);
-  std::vector<PrefixCache::Handle> nodes = std::move(s.cached_nodes);
-  hashes.clear();
-  nodes.clear();
   QueuedRequest& q = fresh_.front();
   fresh_bytes_ -= q.bytes();
-  Request req = q.take();
-  RequestRecord rec = arrival_record(req, replica_);
-  rec.sequences = group_.sequences();
-  const std::int64_t target = req.input_tokens;
-  s = Seq{.req = std::move(req),
-          .rec = rec,
-          .phase = Phase::waiting,
-          .target = target,
-          .hashes = std::move(hashes),
-          .cached_nodes = std::move(nodes),
-          .version = version + 1};
+  s.req = q.take();
   fresh_.pop_front();
   drop_gone_front();
+  s.rec = arrival_record(s.req, replica_);
+  s.rec.sequences = group_.sequences();
+  reset_fields(s);
+  s.target = s.req.input_tokens;
   if (prefix_caching_ && !s.req.block_hashes.empty()) prompt_hashes(s);
+  s.phase = Phase::waiting;
   waiting_.push_back(slot);
+}
+
+void BatchState::reset_fields(Seq& s) {
+  // Every field but req and rec (set by the caller) back to Seq's defaults, in
+  // place: a slot is reused once per request, and writing a whole default Seq over
+  // it (its request, record and vectors moved in and out) cost more than these
+  // stores. The size check below fails when a field is added: reset it here too.
+  // (Checked where the size is known: libstdc++ on a 64-bit target.)
+#if defined(__GLIBCXX__) && __SIZEOF_POINTER__ == 8
+  static_assert(sizeof(Seq) == 376, "BatchState::Seq changed: reset the new field in reset_fields()");
+#endif
+  s.phase = Phase::free;
+  s.target = s.computed = s.generated = s.chunk = s.blocks = s.cached_blocks = 0;
+  // The hash and handle vectors keep their capacity across reuse (no allocation per request).
+  s.hashes.clear();
+  s.hash_blocks = 0;
+  s.registered = false;
+  s.cached_nodes.clear();
+  s.join_step = s.len_join = s.gen_join = 0;
+  s.key = 0;
+  // The slot's version survives its reuse: a completion entry its previous
+  // occupant left behind (one that left decode early) must never match the new one.
+  ++s.version;
+  s.swapped_blocks = s.reserved = s.extra = s.owed = 0;
+  s.last_token = 0;
+  s.prev = s.next = -1;
 }
 
 void BatchState::prompt_hashes(Seq& s) {

@@ -234,6 +234,8 @@ class BatchState {
   void drop_gone_front();
   // Moves the oldest never-scheduled request (fresh_.front()) into a slot at the back of waiting_.
   void materialize_front();
+  // A reused slot's fields (all but req and rec) as a new Seq has them; its version moves on.
+  static void reset_fields(Seq& s);
   void join_decode(int slot, Nanos now);
   void leave_decode(int slot);
   void release_cached(Seq& s);
