@@ -137,3 +137,29 @@ TEST_CASE("sampled lengths round as std::llround does, halves away from zero", "
   spec.mean = 100.49999999999999;  // a double below 100.5: rounds down
   REQUIRE(sample_length(spec, a) == 100);
 }
+
+TEST_CASE("LengthSampler draws what sample_length draws, for every kind", "[workload]") {
+  // Twin streams, one per route: the same integers draw by draw (the lognormal's
+  // mu and sigma kept once are the doubles lognormal() works out per draw).
+  std::vector<LengthSpec> specs(5);
+  specs[0].kind = LengthKind::fixed;
+  specs[0].value = 77;
+  specs[1].kind = LengthKind::uniform;
+  specs[1].min = 64;
+  specs[1].max = 512;
+  specs[2].kind = LengthKind::normal;
+  specs[2].mean = 512;
+  specs[2].stddev = 128;
+  specs[3].kind = LengthKind::lognormal;
+  specs[3].mean = 1024;
+  specs[3].stddev = 512;
+  specs[3].max = 8192;
+  specs[4].kind = LengthKind::exponential;
+  specs[4].mean = 256;
+  for (const LengthSpec& spec : specs) {
+    INFO(describe_length(spec));
+    const LengthSampler sampler(spec);
+    RandomStream a(21, "lengths"), b(21, "lengths");
+    for (int i = 0; i < 20000; ++i) REQUIRE(sampler(a) == sample_length(spec, b));
+  }
+}
