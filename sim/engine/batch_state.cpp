@@ -83,12 +83,14 @@ bool BatchState::enqueue(Request&& r, Nanos now) {
   }
   fresh_.emplace_back(std::move(r));
   fresh_bytes_ += fresh_.back().bytes();
+  ++fresh_count_;
   return true;
 }
 
 void BatchState::drop_gone_front() {
   while (!gone_.empty() && !fresh_.empty() && fresh_.front().id() == gone_.top()) {
     fresh_bytes_ -= fresh_.front().bytes();
+    --fresh_count_;
     fresh_.pop_front();
     gone_.pop();
   }
@@ -131,6 +133,7 @@ void BatchState::abandon(const Deadline& d, bool running_too, std::vector<Reques
         drop_gone_front();
       } else {
         fresh_bytes_ -= it->bytes();
+        --fresh_count_;
         fresh_.erase(it);
       }
       return;
@@ -184,6 +187,7 @@ void BatchState::materialize_front() {
   Seq& s = seq(slot);
   QueuedRequest& q = fresh_.front();
   fresh_bytes_ -= q.bytes();
+  --fresh_count_;
   s.req = q.take();
   fresh_.pop_front();
   drop_gone_front();
@@ -249,6 +253,7 @@ void BatchState::abort_queued(Nanos now, FailureReason why, const std::function<
   }
   std::deque<QueuedRequest>().swap(fresh_);
   fresh_bytes_ = 0;
+  fresh_count_ = 0;
 }
 
 void BatchState::join_decode(int slot, Nanos now) {

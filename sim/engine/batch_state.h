@@ -120,7 +120,7 @@ class BatchState {
   std::int64_t queue_length() const { return static_cast<std::int64_t>(waiting_.size()) + queued(); }
   bool queue_empty() const { return waiting_.empty() && fresh_.empty(); }
   std::int64_t outstanding() const { return queue_length() + running_count_; }
-  std::int64_t queued() const { return static_cast<std::int64_t>(fresh_.size() - gone_.size()); }
+  std::int64_t queued() const { return fresh_count_ - static_cast<std::int64_t>(gone_.size()); }
   // The requests' bytes, and with patience their deadline entries and gone marks.
   std::int64_t queued_bytes() const {
     return fresh_bytes_ + static_cast<std::int64_t>(deadlines_.size() * sizeof(Deadline) +
@@ -291,6 +291,9 @@ class BatchState {
   std::deque<int> waiting_;
   std::deque<QueuedRequest> fresh_;  // the compact form (queued_request.h)
   std::int64_t fresh_bytes_ = 0;     // QueuedRequest::bytes over fresh_
+  // fresh_.size(), kept beside fresh_bytes_ (a deque's size is recomputed from its
+  // iterators; the guard reads it per arrival and the step record per step).
+  std::int64_t fresh_count_ = 0;
   // Patience (null: nobody gives up). Deadlines of requests not yet past them;
   // ids of never-scheduled requests that gave up but are still in fresh_ (ids
   // increase along fresh_, so the smallest is the first to reach its front);
