@@ -276,13 +276,15 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
     const Event ev = queue.pop();
     const Nanos now = ev.time;
     if (ev.kind == kArrival) {
-      Request req = std::move(*pending);
-      pending.reset();
+      // Handled in place (one move fewer per request); pending is emptied before pull().
+      Request& req = *pending;
       if (source.withdrawn(req)) {
+        pending.reset();
         pull();  // never sent: not offered
       } else if (count_offered(req); guard.guard_tripped) {
         reject(req, now);
         source.on_complete(req, now);
+        pending.reset();
         pull();
       } else {
         const int r = single ? 0 : router.pick(replicas, req);  // (one replica: pick says 0)
@@ -292,6 +294,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
         observe(r);
         if (!taken) source.on_complete(req, now);
         check_guard(now);
+        pending.reset();
         pull();
         mark(r);
       }
