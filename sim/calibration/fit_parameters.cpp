@@ -37,6 +37,13 @@ const std::vector<FitParameter>& table() {
         // Per hop of an eagerly launched collective: a few us inside CUDA graphs, tens
         // of us when each NCCL call is launched and synchronised from the host.
         {"collective_latency", "engine.collective_latency", 0.0, 200.0, 3.0, "us"},
+        // A framework's prefill GEMMs against the catalog's vLLM/cuBLAS-derived gemm_compute:
+        // 0.7-1.3 spans hand-tuned kernels a third slower or faster; the product stays <= 1
+        // for any profile with gemm_compute <= 0.75 (the catalog's is 0.70).
+        {"gemm_compute_ratio", "engine.gemm_compute_ratio", 0.7, 1.3, 1.0, ""},
+        // Host time per layer of a prefill step: 0 for kernels replayed from the GPU's
+        // queue, hundreds of us for per-layer set-up on the host.
+        {"prefill_layer_overhead", "engine.prefill_layer_overhead", 0.0, 1000.0, 50.0, "us"},
     };
     out.insert(out.end(), others.begin(), others.end());
     return out;
@@ -102,6 +109,8 @@ double current_value(const Setup& s, const FitParameter& p) {
   if (p.key == "engine.per_seq_cpu_overhead") return s.engine.per_seq_cpu_overhead / scale;
   if (p.key == "engine.frontend_latency") return s.engine.frontend_latency / scale;
   if (p.key == "engine.kernel_launch_overhead") return s.engine.kernel_launch_overhead / scale;
+  if (p.key == "engine.gemm_compute_ratio") return s.engine.gemm_compute_ratio / scale;
+  if (p.key == "engine.prefill_layer_overhead") return s.engine.prefill_layer_overhead / scale;
   // The effective per-hop latency (read_setup.cpp put the larger of the two in the link).
   if (p.key == "engine.collective_latency") return s.gpu.intra_node.latency / scale;
   throw Error(fmt::format("calibrate: no current value for '{}'", p.key));

@@ -45,7 +45,8 @@ std::vector<std::string_view> framework_choices() {
 const Key kFramework{
     .name = "framework",
     .type = KeyType::choice,
-    .doc = "the serving framework whose CPU-side defaults apply (step and per-sequence CPU time, kernel launches, "
+    .doc = "the serving framework whose CPU-side and kernel defaults apply (step and per-sequence CPU time, kernel launches, "
+           "GEMM ratio, prefill cost per layer, "
            "async scheduling, prefix cache); keys set here override them (`servesim list frameworks`)",
     .spec = "EngineConfig::framework",
     .default_text = default_framework_preset().name,
@@ -233,6 +234,32 @@ const Key kFrontendLatency{
     .min = 0,
     .max = kInf,
 };
+const Key kGemmComputeRatio{
+    .name = "gemm_compute_ratio",
+    .type = KeyType::number,
+    .doc = "the framework's compute-bound (prefill) GEMM kernels against the GPU profile's: its gemm_compute "
+           "(a fraction of dense peak from vLLM/cuBLAS kernels) is multiplied by this ratio, which carries to "
+           "any GPU; 1 = the profile's kernels",
+    .spec = "EngineConfig::gemm_compute_ratio",
+    .default_number = kDefaults.gemm_compute_ratio,
+    .default_note = "the framework's (vllm-v1: 1)",
+    .min = 0.5,
+    .max = 2,
+    .why = "a framework's GEMMs within a factor of 2 of cuBLAS's; the product with gemm_compute must stay <= 1",
+};
+const Key kPrefillLayerOverhead{
+    .name = "prefill_layer_overhead",
+    .type = KeyType::quantity,
+    .doc = "host time per transformer layer of a step that prefills a prompt (a sequence with more than one new "
+           "token), on top of step_cpu_overhead; a pipeline stage pays it for its own layers",
+    .spec = "EngineConfig::prefill_layer_overhead",
+    .dimension = Dimension::time,
+    .default_number = kDefaults.prefill_layer_overhead,
+    .default_note = "the framework's (vllm-v1: 0)",
+    .min = 0,
+    .max = 10e-3,
+    .why = "a host cost per layer is microseconds to a millisecond, not tens of milliseconds",
+};
 const Key kAsyncScheduling{
     .name = "async_scheduling",
     .type = KeyType::boolean,
@@ -405,7 +432,8 @@ const KeySection& engine_key_section() {
       .doc = "the serving engine's settings (vLLM's engine arguments where they exist)",
       .keys = {&kKind, &kFramework, &kScheduler, &kMaxNumSeqs, &kMaxBatchedTokens, &kBlockSize, &kGpuMemoryUtilization, &kPrefixCaching, &kFreeWindowKv,
                &kChunkedPrefill, &kMaxModelLen, &kNumGpuBlocksOverride, &kRuntimeOverhead, &kStepCpuOverhead,
-               &kPerSeqCpuOverhead, &kKernelLaunchOverhead, &kCollectiveLatency, &kFrontendLatency, &kAsyncScheduling, &kCpuOffload, &kMaxQueueMemory,
+               &kPerSeqCpuOverhead, &kKernelLaunchOverhead, &kCollectiveLatency, &kFrontendLatency, &kGemmComputeRatio,
+               &kPrefillLayerOverhead, &kAsyncScheduling, &kCpuOffload, &kMaxQueueMemory,
                &kAttentionKernel, &kSpeculative},
   };
   return s;
@@ -451,6 +479,8 @@ EngineConfig read_engine(ConfigMap& e) {
   c.kernel_launch_overhead = preset_number(kKernelLaunchOverhead, preset.kernel_launch_overhead);
   c.collective_latency = preset_number(kCollectiveLatency, preset.collective_latency);
   c.frontend_latency = preset_number(kFrontendLatency, preset.frontend_latency);
+  c.gemm_compute_ratio = has_key(e, kGemmComputeRatio) ? read_number(e, kGemmComputeRatio) : preset.gemm_compute_ratio;
+  c.prefill_layer_overhead = preset_number(kPrefillLayerOverhead, preset.prefill_layer_overhead);
   c.async_scheduling = preset_bool(kAsyncScheduling, preset.async_scheduling);
   c.cpu_offload_bytes = read_quantity(e, kCpuOffload);
   const std::string queue(kMaxQueueMemory.name);

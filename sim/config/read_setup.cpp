@@ -3,6 +3,7 @@
 // with `parallelism:` and `engine:` (read_parallelism.cpp, read_engine.cpp).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string>
 
 #include "config/scenario_sections.h"
@@ -162,6 +163,27 @@ const KeySection& model_key_section() {
 
 ConfigMap section_map(ConfigMap& parent, const KeySection& s) { return parent.map(std::string(s.path)); }
 
+namespace {
+// The framework's kernel terms (engine/framework_preset.h) on this GPU and model: its
+// GEMM ratio scales the profile's gemm_compute, which must stay a fraction of peak,
+// and its per-layer prefill cost becomes a cost per prefill step of one pipeline stage.
+void resolve_framework_kernels(ConfigMap& eng, Setup& s) {
+  EngineConfig& e = s.engine;
+  if (e.gemm_compute_ratio != 1.0) {
+    const double g = s.gpu.efficiency.gemm_compute * e.gemm_compute_ratio;
+    if (!(g <= 1.0))
+      eng.fail("gemm_compute_ratio",
+               fmt::format("{} x the GPU's gemm_compute {} is {:.3g} of dense peak, more than the peak itself; "
+                           "lower the ratio (framework {}) or hardware.efficiency.gemm_compute",
+                           e.gemm_compute_ratio, s.gpu.efficiency.gemm_compute, g, e.framework));
+    s.gpu.efficiency.gemm_compute = g;
+  }
+  if (e.prefill_layer_overhead > 0)
+    e.prefill_step_overhead =
+        e.prefill_layer_overhead * static_cast<double>(s.model.layers) / static_cast<double>(std::max(1, s.parallelism.pp));
+}
+}  // namespace
+
 Setup read_setup(ConfigMap& doc) {
   Setup s;
   ConfigMap hw = section_map(doc, hardware_key_section());
@@ -174,6 +196,7 @@ Setup read_setup(ConfigMap& doc) {
   s.engine = read_engine(eng);
   resolve_max_model_len(eng, s);
   resolve_local_attention_kv(eng, s);
+  resolve_framework_kernels(eng, s);
   // Eager collectives: the host's launch of each NCCL call lengthens every hop.
   if (s.engine.collective_latency > s.gpu.intra_node.latency) s.gpu.intra_node.latency = s.engine.collective_latency;
   resolve_speculative(eng, s);

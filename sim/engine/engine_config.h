@@ -55,6 +55,14 @@ struct EngineConfig {
   // detokenization and streaming in the API server): added to TTFT and E2E. The
   // default is vllm-v1's (engine/framework_preset.cpp, where its fit is described).
   double frontend_latency = 8.4e-3;
+  // The framework's GEMM kernels against the catalog's (engine/framework_preset.h):
+  // read_setup.cpp multiplies the GPU's gemm_compute by it; 1 = the catalog's.
+  double gemm_compute_ratio = 1;
+  // Host time per layer of a step that prefills (framework_preset.h), and what it
+  // makes of such a step: the layers of one pipeline stage times it, resolved in
+  // config/read_setup.cpp.
+  double prefill_layer_overhead = 0;
+  double prefill_step_overhead = 0;
   // vLLM's async scheduling plans step N+1 while step N runs, so a request that
   // arrives during step N is first seen when step N+1 is planned and first runs in
   // step N+2: one step of extra queueing whenever the engine is busy. On by default:
@@ -74,7 +82,7 @@ struct EngineConfig {
   // Speculative decoding (engine/speculative.h); method "none" = off.
   SpeculativeConfig speculative;
 
-  CpuOverheads cpu_overheads() const { return CpuOverheads{step_cpu_overhead, per_seq_cpu_overhead, launch_floor}; }
+  CpuOverheads cpu_overheads() const { return CpuOverheads{step_cpu_overhead, per_seq_cpu_overhead, launch_floor, prefill_step_overhead}; }
 
   MemoryConfig memory_config() const {
     MemoryConfig m;

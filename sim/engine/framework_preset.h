@@ -32,6 +32,16 @@ struct FrameworkPreset {
   // Client-visible latency outside the engine core per request (HTTP, tokenization,
   // hand-off to the engine process, detokenization, streaming): added to TTFT and E2E.
   double frontend_latency = 0;
+  // The framework's own GEMM kernels against the catalog's: the GPU profile's
+  // gemm_compute (a fraction of dense peak, measured on vLLM/cuBLAS kernels) is
+  // multiplied by this ratio, so a preset fitted on one GPU carries to any other.
+  // It moves compute-bound (prefill) GEMMs; weight-streaming decode GEMMs keep
+  // gemm_memory. 1 = the catalog's kernels.
+  double gemm_compute_ratio = 1;
+  // Host time per transformer layer of a step that prefills at least one prompt
+  // (a sequence with more than one new token), on top of step_cpu_overhead: the
+  // per-layer set-up of a framework's prefill path (seconds per layer; 0 = none).
+  double prefill_layer_overhead = 0;
   bool async_scheduling = false;  // plans step N+1 while step N runs
   bool prefix_caching = false;    // the framework's default for its prefix cache
   // Whether its KV cache manager frees the blocks a local-attention layer (sliding

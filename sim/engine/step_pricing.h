@@ -46,7 +46,7 @@ class StepPricer {
   double seconds(const BatchSummary& b, StepTotals* totals) {
     const StepTotals c = memo_ ? cache_->totals(b) : cost_.totals(b);
     if (totals) *totals = c;
-    return step_wall_seconds(c.time, cpu_, b.seqs);
+    return step_wall_seconds(c.time, cpu_, b.seqs, b.prefill_seqs);
   }
   // Speculative decoding (speculative.h). The drafter's cost model (null: none).
   void set_drafter(const CostModel* drafter) { drafter_ = drafter; }
@@ -77,7 +77,7 @@ class StepPricer {
     c.bytes += draft.bytes;
     for (std::size_t i = 0; i < c.time_by_bound.size(); ++i) c.time_by_bound[i] += draft.time_by_bound[i];
     if (totals) *totals = c;
-    return step_wall_seconds(c.time, cpu_, b.seqs);
+    return step_wall_seconds(c.time, cpu_, b.seqs, b.prefill_seqs);
   }
   // Wall seconds of a decode-only step of n sequences that attend to kv tokens in
   // all (BatchSummary counts each sequence's context plus its new token).

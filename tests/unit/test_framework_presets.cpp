@@ -10,6 +10,7 @@
 #include "run/simulation.h"
 #include "test_sim_helpers.h"
 #include "util/error.h"
+#include "validation/static_batch.h"
 
 using namespace servesim;
 using namespace servesim::testing;
@@ -160,4 +161,96 @@ TEST_CASE("speculative decoding with the prefill-first scheduler is refused, nam
       "{kind: vllm, framework: vllm-v0, scheduler: vllm_v1, speculative: {method: eagle, num_speculative_tokens: 3, "
       "acceptance_rate: 0.7}}");
   CHECK(ok.engine.speculative.enabled());
+}
+
+TEST_CASE("step wall time: the prefill cost is paid once by a step that prefills, never by a decode step",
+          "[cost][engine][framework]") {
+  CpuOverheads cpu{0.5e-3, 5e-6};
+  cpu.per_prefill_step = 14e-3;  // e.g. 32 layers x 437.5 us
+  // Decode only (no sequence with more than one new token): 3 + 0.5 + 10 x 0.005 = 3.55 ms.
+  CHECK(step_wall_seconds(3e-3, cpu, 10, 0) == Approx(3.55e-3).epsilon(1e-12));
+  // Any number of prefills: + 14 ms once, 3.55 + 14 = 17.55 ms.
+  CHECK(step_wall_seconds(3e-3, cpu, 10, 1) == Approx(17.55e-3).epsilon(1e-12));
+  CHECK(step_wall_seconds(3e-3, cpu, 10, 7) == Approx(17.55e-3).epsilon(1e-12));
+  // Without a prefill cost the sum is bit for bit the old formula.
+  CHECK(step_wall_seconds(3e-3, CpuOverheads{0.5e-3, 5e-6}, 10, 3) == 3e-3 + 0.5e-3 + 10 * 5e-6);
+}
+
+TEST_CASE("engine.gemm_compute_ratio scales the GPU's gemm_compute; prefill_layer_overhead is per layer of a stage",
+          "[config][framework]") {
+  const Scenario base = scenario_from("{kind: vllm}");  // llama-3.1-8b on h100-sxm: 32 layers
+  REQUIRE(base.engine.gemm_compute_ratio == 1.0);
+  REQUIRE(base.engine.prefill_step_overhead == 0.0);
+  const double g = base.gpu.efficiency.gemm_compute;
+  SECTION("the ratio multiplies the profile's fraction of peak") {
+    const Scenario sc = scenario_from("{kind: vllm, gemm_compute_ratio: 1.2}");
+    CHECK(sc.gpu.efficiency.gemm_compute == Approx(g * 1.2).epsilon(1e-12));
+    // A compute-bound prefill GEMM takes 1/1.2 of its time; the 4096-token prefill of an
+    // 8B model is compute-bound on an H100, so the step shrinks, by at most 1/1.2.
+    const BatchSummary b = batch_of(1, SeqWork{4096, 0, true});
+    const double t0 = make_cost_model(base).totals(b).time, t1 = make_cost_model(sc).totals(b).time;
+    CHECK(t1 < t0);
+    CHECK(t1 > t0 / 1.2);
+  }
+  SECTION("the per-layer prefill cost: 32 layers x 400 us = 12.8 ms a prefill step; 2 stages: 16 layers each") {
+    const Scenario sc = scenario_from("{kind: vllm, prefill_layer_overhead: \"400 us\"}");
+    CHECK(sc.engine.prefill_step_overhead == Approx(32 * 400e-6).epsilon(1e-12));
+    CHECK(sc.engine.cpu_overheads().per_prefill_step == sc.engine.prefill_step_overhead);
+    const Scenario pp2 = scenario_from("{kind: vllm, prefill_layer_overhead: \"400 us\"}", "", "llama-3.1-8b", "{pp: 2}");
+    CHECK(pp2.engine.prefill_step_overhead == Approx(16 * 400e-6).epsilon(1e-12));
+  }
+  SECTION("lmdeploy-turbomind sets both; a key in the scenario overrides them") {
+    const FrameworkPreset& p = *find_framework_preset("lmdeploy-turbomind");
+    const Scenario sc = scenario_from("{kind: vllm, framework: lmdeploy-turbomind}");
+    CHECK(sc.engine.gemm_compute_ratio == p.gemm_compute_ratio);
+    CHECK(sc.gpu.efficiency.gemm_compute == Approx(g * p.gemm_compute_ratio).epsilon(1e-12));
+    CHECK(sc.engine.prefill_step_overhead == Approx(32 * p.prefill_layer_overhead).epsilon(1e-12));
+    const Scenario off =
+        scenario_from("{kind: vllm, framework: lmdeploy-turbomind, gemm_compute_ratio: 1, prefill_layer_overhead: 0 us}");
+    CHECK(off.gpu.efficiency.gemm_compute == g);
+    CHECK(off.engine.prefill_step_overhead == 0.0);
+  }
+  SECTION("a ratio that would take gemm_compute past the peak is refused, naming the key") {
+    try {
+      scenario_from("{kind: vllm, gemm_compute_ratio: 1.9}");  // 0.7 x 1.9 = 1.33 of peak
+      FAIL("no error");
+    } catch (const Error& e) {
+      const std::string msg = e.what();
+      CHECK_THAT(msg, Catch::Contains("engine.gemm_compute_ratio"));
+      CHECK_THAT(msg, Catch::Contains("more than the peak"));
+    }
+  }
+}
+
+TEST_CASE("a static-batch prefill pays the per-layer prefill cost once; a 1-token prompt (a decode) does not",
+          "[validation][framework]") {
+  // TurboMind runs a sequence whose input is one token as a decode (LlamaBatch.cc v0.1.0:
+  // prefill only where input_length > 1), as servesim's BatchSummary counts it.
+  const Scenario with = scenario_from("{kind: vllm, prefill_layer_overhead: \"500 us\"}");
+  const Scenario without = scenario_from("{kind: vllm}");
+  const StaticBatchPredictor a(with), b(without);
+  // 128-token prompt: + 32 x 0.5 ms = 16 ms, whether 1 or 8 prompts share the step.
+  CHECK(a.prefill(1, 128) - b.prefill(1, 128) == Approx(16e-3).epsilon(1e-9));
+  CHECK(a.prefill(8, 128) - b.prefill(8, 128) == Approx(16e-3).epsilon(1e-9));
+  CHECK(a.prefill(1, 1) == b.prefill(1, 1));
+  CHECK(a.decode(8, 500) == b.decode(8, 500));
+}
+
+TEST_CASE("the engine charges the prefill cost to the step that prefills: TTFT grows by it, TPOT does not",
+          "[sim][closed_form][framework]") {
+  // One 100-token request on an idle engine: its prompt is prefilled in one step (100 <
+  // max_num_batched_tokens), then 49 decode steps. 400 us a layer x 32 layers = 12.8 ms
+  // lands on the first token only.
+  const Scenario plain = scenario_from("{kind: vllm}");
+  const Scenario with = scenario_from("{kind: vllm, prefill_layer_overhead: \"400 us\"}");
+  REQUIRE(with.engine.prefill_step_overhead == Approx(12.8e-3).epsilon(1e-12));
+  SimulationOptions opt;
+  opt.fast_forward = false;
+  VectorSource a({make_request(0.0, 100, 50)}), b({make_request(0.0, 100, 50)});
+  const SimulationResult r0 = simulate(plain, a, opt), r1 = simulate(with, b, opt);
+  REQUIRE(r0.summary.completed == 1);
+  REQUIRE(r1.summary.completed == 1);
+  // Steps are rounded to the ns: the difference is 12.8 ms within a few ns.
+  CHECK(r1.summary.ttft_ms.mean - r0.summary.ttft_ms.mean == Approx(12.8).margin(1e-5));
+  CHECK(r1.summary.tpot_ms.mean == Approx(r0.summary.tpot_ms.mean).margin(1e-6));
 }
