@@ -11,15 +11,17 @@
 namespace servesim {
 
 namespace {
-constexpr std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
 // Parameters are validated by the loaders (servesim::Error with a location);
 // reaching here with bad ones is a programming error, still reported as an Error
 // (never std::invalid_argument, which main() could only call an internal error).
 void require(bool ok, const char* what) {
-  if (!ok) throw Error(fmt::format("internal error: {} (a loader let a bad value through; please report)", what));
+  if (!ok) rng_bad_parameters(what);
 }
 }  // namespace
+
+void rng_bad_parameters(const char* what) {
+  throw Error(fmt::format("internal error: {} (a loader let a bad value through; please report)", what));
+}
 
 std::uint64_t splitmix64(std::uint64_t& state) {
   std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
@@ -35,18 +37,6 @@ std::uint64_t fnv1a64(std::string_view text) {
     h *= 0x100000001B3ULL;  // FNV prime
   }
   return h;
-}
-
-std::uint64_t Xoshiro256ss::next() {
-  const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
-  const std::uint64_t t = s_[1] << 17;
-  s_[2] ^= s_[0];
-  s_[3] ^= s_[1];
-  s_[1] ^= s_[2];
-  s_[0] ^= s_[3];
-  s_[2] ^= t;
-  s_[3] = rotl(s_[3], 45);
-  return result;
 }
 
 namespace {
@@ -66,24 +56,7 @@ std::array<std::uint64_t, 4> seed_state(std::uint64_t seed, std::string_view nam
 RandomStream::RandomStream(std::uint64_t seed, std::string_view name)
     : engine_(seed_state(seed, name)) {}
 
-std::uint64_t RandomStream::next_u64() { return engine_.next(); }
-
-double RandomStream::uniform01() {
-  // Top 53 bits, centred in their 2^-53 cell: exact in a double, strictly inside (0, 1).
-  const std::uint64_t k = next_u64() >> 11;
-  return (static_cast<double>(k) + 0.5) * 0x1.0p-53;
-}
-
-double RandomStream::exponential(double rate) {
-  require(rate > 0.0, "RandomStream::exponential: rate must be > 0");
-  return -std::log(uniform01()) / rate;
-}
-
-double RandomStream::standard_normal() {
-  if (has_spare_) {
-    has_spare_ = false;
-    return spare_;
-  }
+double RandomStream::polar_pair() {
   double u = 0.0, v = 0.0, s = 0.0;
   do {
     u = 2.0 * uniform01() - 1.0;
@@ -94,11 +67,6 @@ double RandomStream::standard_normal() {
   spare_ = v * f;
   has_spare_ = true;
   return u * f;
-}
-
-double RandomStream::normal(double mean, double stddev) {
-  require(stddev >= 0.0, "RandomStream::normal: stddev must be >= 0");
-  return mean + stddev * standard_normal();
 }
 
 double RandomStream::lognormal_from_mean_std(double mean, double stddev) {
@@ -131,22 +99,6 @@ double RandomStream::gamma(double shape, double scale) {
     if (u < 1.0 - 0.0331 * x2 * x2) return d * v * scale;  // cheap squeeze, ~98% of draws
     if (std::log(u) < 0.5 * x2 + d * (1.0 - v + std::log(v))) return d * v * scale;
   }
-}
-
-std::int64_t RandomStream::uniform_int(std::int64_t lo, std::int64_t hi) {
-  require(lo <= hi, "RandomStream::uniform_int: need lo <= hi");
-  // Width minus one in unsigned arithmetic (well defined even for the full int64 range).
-  const std::uint64_t span = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
-  if (span == std::numeric_limits<std::uint64_t>::max()) return static_cast<std::int64_t>(next_u64());
-  const std::uint64_t n = span + 1;
-  // 2^64 mod n values at the bottom would make x % n favour small residues:
-  // rejecting them leaves 2^64 - (2^64 mod n) values, an exact multiple of n.
-  const std::uint64_t threshold = (0 - n) % n;
-  std::uint64_t x = 0;
-  do {
-    x = next_u64();
-  } while (x < threshold);
-  return static_cast<std::int64_t>(static_cast<std::uint64_t>(lo) + x % n);
 }
 
 }  // namespace servesim

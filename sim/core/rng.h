@@ -9,7 +9,9 @@
 // "output_tokens", "routing", ...), so adding draws to one consumer never shifts
 // another's sequence (changing the arrival process keeps the token lengths).
 #include <array>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string_view>
 
 namespace servesim {
@@ -26,11 +28,26 @@ class Xoshiro256ss {
  public:
   // Precondition: state is not all zero.
   explicit Xoshiro256ss(const std::array<std::uint64_t, 4>& state) : s_(state) {}
-  std::uint64_t next();
+  std::uint64_t next() {
+    const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
+    const std::uint64_t t = s_[1] << 17;
+    s_[2] ^= s_[0];
+    s_[3] ^= s_[1];
+    s_[1] ^= s_[2];
+    s_[0] ^= s_[3];
+    s_[2] ^= t;
+    s_[3] = rotl(s_[3], 45);
+    return result;
+  }
 
  private:
+  static constexpr std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
   std::array<std::uint64_t, 4> s_;
 };
+
+// A sampler reached with parameters a loader should have refused: a programming
+// error, reported as servesim::Error (out of line: the samplers below are inline).
+[[noreturn]] void rng_bad_parameters(const char* what);
 
 class RandomStream {
  public:
@@ -38,15 +55,27 @@ class RandomStream {
   // seed mixed with the FNV-1a hash of `name`.
   RandomStream(std::uint64_t seed, std::string_view name);
 
-  std::uint64_t next_u64();
+  // The samplers a synthetic workload calls per request are inline (the request
+  // path draws an arrival gap and two lengths per request, millions per run).
+  std::uint64_t next_u64() { return engine_.next(); }
   // Uniform on the open interval (0, 1): (k + 0.5) / 2^53 for a 53-bit k, so it
   // never returns 0 or 1 and log(u) is always finite.
-  double uniform01();
+  double uniform01() {
+    // Top 53 bits, centred in their 2^-53 cell: exact in a double, strictly inside (0, 1).
+    const std::uint64_t k = next_u64() >> 11;
+    return (static_cast<double>(k) + 0.5) * 0x1.0p-53;
+  }
   // Exponential with the given rate (> 0): mean 1/rate.
-  double exponential(double rate);
+  double exponential(double rate) {
+    if (!(rate > 0.0)) rng_bad_parameters("RandomStream::exponential: rate must be > 0");
+    return -std::log(uniform01()) / rate;
+  }
   // Normal via the Marsaglia polar method; the second value of each pair is kept
   // for the next call, so this stream's state includes that spare.
-  double normal(double mean, double stddev);
+  double normal(double mean, double stddev) {
+    if (!(stddev >= 0.0)) rng_bad_parameters("RandomStream::normal: stddev must be >= 0");
+    return mean + stddev * standard_normal();
+  }
   // Lognormal parameterised by the mean m (> 0) and stddev s (>= 0) of the
   // variable itself: sigma^2 = ln(1 + s^2/m^2), mu = ln m - sigma^2/2.
   double lognormal_from_mean_std(double mean, double stddev);
@@ -54,13 +83,41 @@ class RandomStream {
   // Marsaglia-Tsang (2000); for k < 1 samples Gamma(k+1) * U^(1/k).
   double gamma(double shape, double scale);
   // Uniform integer in [lo, hi] inclusive, without modulo bias (rejection).
-  std::int64_t uniform_int(std::int64_t lo, std::int64_t hi);
+  std::int64_t uniform_int(std::int64_t lo, std::int64_t hi) {
+    if (lo > hi) rng_bad_parameters("RandomStream::uniform_int: need lo <= hi");
+    // Width minus one in unsigned arithmetic (well defined even for the full int64 range).
+    const std::uint64_t span = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
+    if (span == std::numeric_limits<std::uint64_t>::max()) return static_cast<std::int64_t>(next_u64());
+    const std::uint64_t n = span + 1;
+    // 2^64 mod n values at the bottom would make x % n favour small residues:
+    // rejecting them leaves 2^64 - (2^64 mod n) values, an exact multiple of n.
+    // The threshold is kept for the last n (a length distribution asks for the
+    // same range every time): one division per draw instead of two.
+    if (n != threshold_n_) {
+      threshold_n_ = n;
+      threshold_ = (0 - n) % n;
+    }
+    std::uint64_t x = 0;
+    do {
+      x = next_u64();
+    } while (x < threshold_);
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(lo) + x % n);
+  }
 
  private:
-  double standard_normal();
+  double standard_normal() {
+    if (has_spare_) {
+      has_spare_ = false;
+      return spare_;
+    }
+    return polar_pair();
+  }
+  // Draws a new pair (Marsaglia polar), keeps the second as the spare and returns the first.
+  double polar_pair();
   Xoshiro256ss engine_;
   double spare_ = 0.0;
   bool has_spare_ = false;
+  std::uint64_t threshold_n_ = 0, threshold_ = 0;  // uniform_int's last n and (2^64 mod n)
 };
 
 }  // namespace servesim

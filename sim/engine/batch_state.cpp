@@ -85,12 +85,14 @@ bool BatchState::enqueue(Request&& r, Nanos now) {
   }
   fresh_.emplace_back(std::move(r));
   fresh_bytes_ += fresh_.back().bytes();
+  ++fresh_count_;
   return true;
 }
 
 void BatchState::drop_gone_front() {
   while (!gone_.empty() && !fresh_.empty() && fresh_.front().id() == gone_.top()) {
     fresh_bytes_ -= fresh_.front().bytes();
+    --fresh_count_;
     fresh_.pop_front();
     gone_.pop();
   }
@@ -133,6 +135,7 @@ void BatchState::abandon(const Deadline& d, bool running_too, std::vector<Reques
         drop_gone_front();
       } else {
         fresh_bytes_ -= it->bytes();
+        --fresh_count_;
         fresh_.erase(it);
       }
       return;
@@ -184,32 +187,45 @@ void BatchState::abandon_slot(int slot, Nanos at, std::vector<Request>& gone) {
 void BatchState::materialize_front() {
   const int slot = new_slot();
   Seq& s = seq(slot);
-  // The slot's version survives its reuse: a completion-heap entry its previous
-  // occupant left behind (one that left decode early) must never match the new one.
-  const std::uint32_t version = s.version;
-  if (prefix_caching_) {
-    // The hash and handle vectors keep their capacity across reuse (no allocation per request).
-    std::vector<std::uint64_t> hashes = std::move(s.hashes);
-    std::vector<PrefixCache::Handle> nodes = std::move(s.cached_nodes);
-    s = Seq{};
-    hashes.clear();
-    nodes.clear();
-    s.hashes = std::move(hashes);
-    s.cached_nodes = std::move(nodes);
-  } else {
-    s = Seq{};
-  }
-  s.version = version + 1;
-  fresh_bytes_ -= fresh_.front().bytes();
-  s.req = fresh_.front().take();
+  QueuedRequest& q = fresh_.front();
+  fresh_bytes_ -= q.bytes();
+  --fresh_count_;
+  s.req = q.take();
   fresh_.pop_front();
   drop_gone_front();
   s.rec = arrival_record(s.req, replica_);
   s.rec.sequences = group_.sequences();
+  reset_fields(s);
   s.target = s.req.input_tokens;
   if (prefix_caching_ && !s.req.block_hashes.empty()) prompt_hashes(s);
   s.phase = Phase::waiting;
   waiting_.push_back(slot);
+}
+
+void BatchState::reset_fields(Seq& s) {
+  // Every field but req and rec (set by the caller) back to Seq's defaults, in
+  // place: a slot is reused once per request, and writing a whole default Seq over
+  // it (its request, record and vectors moved in and out) cost more than these
+  // stores. The size check below fails when a field is added: reset it here too.
+  // (Checked where the size is known: libstdc++ on a 64-bit target.)
+#if defined(__GLIBCXX__) && __SIZEOF_POINTER__ == 8
+  static_assert(sizeof(Seq) == 376, "BatchState::Seq changed: reset the new field in reset_fields()");
+#endif
+  s.phase = Phase::free;
+  s.target = s.computed = s.generated = s.chunk = s.blocks = s.cached_blocks = 0;
+  // The hash and handle vectors keep their capacity across reuse (no allocation per request).
+  s.hashes.clear();
+  s.hash_blocks = 0;
+  s.registered = false;
+  s.cached_nodes.clear();
+  s.join_step = s.len_join = s.gen_join = 0;
+  s.key = 0;
+  // The slot's version survives its reuse: a completion entry its previous
+  // occupant left behind (one that left decode early) must never match the new one.
+  ++s.version;
+  s.swapped_blocks = s.reserved = s.extra = s.owed = 0;
+  s.last_token = 0;
+  s.prev = s.next = -1;
 }
 
 void BatchState::prompt_hashes(Seq& s) {
@@ -239,6 +255,7 @@ void BatchState::abort_queued(Nanos now, FailureReason why, const std::function<
   }
   std::deque<QueuedRequest>().swap(fresh_);
   fresh_bytes_ = 0;
+  fresh_count_ = 0;
 }
 
 void BatchState::join_decode(int slot, Nanos now) {
@@ -259,7 +276,7 @@ void BatchState::join_decode(int slot, Nanos now) {
   if (local_.enabled()) local_.join(offset, s.join_step);
   s.last_token = now;
   ++s.version;
-  finishes_.push(Finish{dec_.step() + (s.req.output_tokens - s.generated), s.req.id, slot, s.version});
+  finishes_.push(FinishCalendar::Entry{dec_.step() + (s.req.output_tokens - s.generated), s.req.id, slot, s.version});
 }
 
 void BatchState::leave_decode(int slot) {

@@ -45,6 +45,7 @@
 
 #include "engine/decode_aggregate.h"
 #include "engine/engine.h"
+#include "engine/finish_calendar.h"
 #include "engine/kv_blocks.h"
 #include "engine/local_decoders.h"
 #include "engine/queued_request.h"
@@ -120,7 +121,7 @@ class BatchState {
   std::int64_t queue_length() const { return static_cast<std::int64_t>(waiting_.size()) + queued(); }
   bool queue_empty() const { return waiting_.empty() && fresh_.empty(); }
   std::int64_t outstanding() const { return queue_length() + running_count_; }
-  std::int64_t queued() const { return static_cast<std::int64_t>(fresh_.size() - gone_.size()); }
+  std::int64_t queued() const { return fresh_count_ - static_cast<std::int64_t>(gone_.size()); }
   // The requests' bytes, and with patience their deadline entries and gone marks.
   std::int64_t queued_bytes() const {
     return fresh_bytes_ + static_cast<std::int64_t>(deadlines_.size() * sizeof(Deadline) +
@@ -214,14 +215,6 @@ class BatchState {
   std::int64_t next_finish_step();
 
  private:
-  struct Finish {
-    std::int64_t step;
-    std::int64_t id;
-    int slot;
-    std::uint32_t version;
-    bool operator>(const Finish& o) const { return step != o.step ? step > o.step : id > o.id; }
-  };
-
   struct Deadline {
     Nanos at;
     std::int64_t id;
@@ -242,6 +235,8 @@ class BatchState {
   void drop_gone_front();
   // Moves the oldest never-scheduled request (fresh_.front()) into a slot at the back of waiting_.
   void materialize_front();
+  // A reused slot's fields (all but req and rec) as a new Seq has them; its version moves on.
+  static void reset_fields(Seq& s);
   void join_decode(int slot, Nanos now);
   void leave_decode(int slot);
   void release_cached(Seq& s);
@@ -267,6 +262,11 @@ class BatchState {
     return r.unique_hashes_from == Request::kNotUnique ? 0 : r.unique_hashes_from;
   }
   void finish_request(int slot, Nanos now, std::vector<Request>& done, bool failed);
+  // A completion entry whose decoder is still decoding since it pushed it.
+  bool is_current(const FinishCalendar::Entry& f) const {
+    const Seq& s = seq(f.slot);
+    return s.version == f.version && s.phase == Phase::decode;
+  }
   FailureReason admissible(const Request& r) const;  // none when it can ever be served
   void running_push_back(int slot);
   void running_erase(int slot);
@@ -295,6 +295,9 @@ class BatchState {
   std::deque<int> waiting_;
   std::deque<QueuedRequest> fresh_;  // the compact form (queued_request.h)
   std::int64_t fresh_bytes_ = 0;     // QueuedRequest::bytes over fresh_
+  // fresh_.size(), kept beside fresh_bytes_ (a deque's size is recomputed from its
+  // iterators; the guard reads it per arrival and the step record per step).
+  std::int64_t fresh_count_ = 0;
   // Patience (null: nobody gives up). Deadlines of requests not yet past them;
   // ids of never-scheduled requests that gave up but are still in fresh_ (ids
   // increase along fresh_, so the smallest is the first to reach its front);
@@ -312,7 +315,7 @@ class BatchState {
   std::vector<int> prefilling_;  // running requests still in prefill, admission order
   std::vector<int> scratch_;     // complete_chunks' copy of prefilling_
   // Decoders by the decode step they finish on (entries go stale when a decoder leaves early).
-  std::priority_queue<Finish, std::vector<Finish>, std::greater<Finish>> finishes_;
+  FinishCalendar finishes_;
 };
 
 // The moves a policy or the engine makes every step or every admission, inline:
@@ -359,26 +362,14 @@ inline void BatchState::undo_prefix(int slot) {
 }
 
 inline void BatchState::finish_decoders(Nanos now, std::vector<Request>& done) {
-  while (!finishes_.empty()) {
-    const Finish f = finishes_.top();
-    const Seq& s = seq(f.slot);
-    if (s.version != f.version || s.phase != Phase::decode) {
-      finishes_.pop();
-      continue;
-    }
-    if (f.step > dec_.step()) break;
-    finishes_.pop();
-    finish_request(f.slot, now, done, false);
-  }
+  // finish_request leaves decode, which makes the entry stale: it is dropped first.
+  finishes_.drain(
+      dec_.step(), [this](const FinishCalendar::Entry& f) { return is_current(f); },
+      [&](const FinishCalendar::Entry& f) { finish_request(f.slot, now, done, false); });
 }
 
 inline std::int64_t BatchState::next_finish_step() {
-  while (!finishes_.empty()) {
-    const Finish& f = finishes_.top();
-    if (seq(f.slot).version == f.version) break;
-    finishes_.pop();
-  }
-  return finishes_.empty() ? -1 : finishes_.top().step;
+  return finishes_.earliest([this](const FinishCalendar::Entry& f) { return is_current(f); });
 }
 
 inline void BatchState::running_push_back(int slot) {

@@ -119,7 +119,10 @@ class KvBlocks {
   }
   // Drops the caller's share of its cached blocks (their handles, as
   // acquire_prefix and share_prefix appended them).
-  void release_prefix(const std::vector<PrefixCache::Handle>& nodes) { used_ -= cache_.release_nodes(nodes); }
+  // (Nothing to do, and no call, for a request that shared no cached block: every one without prefix caching.)
+  void release_prefix(const std::vector<PrefixCache::Handle>& nodes) {
+    if (!nodes.empty()) used_ -= cache_.release_nodes(nodes);
+  }
   // A computed prompt's blocks [first, n) become shared (cached) blocks; those from
   // `unique_from` on no other request can hit (PrefixCache::add). Returns how many
   // private blocks the caller no longer holds (each now counts as shared).

@@ -99,6 +99,9 @@ OpenLoopArrivals::OpenLoopArrivals(const ArrivalSpec& spec) {
   // otherwise turn into infinite or NaN times.
   for (const auto& st : stages_)
     if (!(st.rate > 0.0) || !(st.cv > 0.0)) throw std::logic_error("OpenLoopArrivals: rate and cv must be > 0");
+  if (!all_at_once_ && stages_.size() == 1 && stages_[0].process == ArrivalKind::poisson && stages_[0].requests < 0 &&
+      !stages_[0].duration_s)
+    poisson_rate_ = stages_[0].rate;
 }
 
 double OpenLoopArrivals::gap(const ArrivalStage& st, RandomStream& rng) const {
@@ -110,7 +113,7 @@ double OpenLoopArrivals::gap(const ArrivalStage& st, RandomStream& rng) const {
   return rng.exponential(st.rate);
 }
 
-std::optional<Nanos> OpenLoopArrivals::next(RandomStream& rng) {
+std::optional<Nanos> OpenLoopArrivals::next_staged(RandomStream& rng) {
   if (all_at_once_) return Nanos{0};
   while (stage_ < stages_.size()) {
     const ArrivalStage& st = stages_[stage_];

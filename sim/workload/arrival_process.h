@@ -84,11 +84,23 @@ class OpenLoopArrivals {
   // Precondition: spec.kind != closed_loop.
   explicit OpenLoopArrivals(const ArrivalSpec& spec);
   // The next arrival time (non-decreasing), or nullopt once the schedule has ended.
-  std::optional<Nanos> next(RandomStream& rng);
+  // Inline for the plain Poisson process (one unbounded stage: every arrival is
+  // the last plus an exponential gap, as next_staged computes it).
+  std::optional<Nanos> next(RandomStream& rng) {
+    if (poisson_rate_ > 0.0) {
+      const double t = last_s_ + rng.exponential(poisson_rate_);
+      last_s_ = t;
+      ++in_stage_;
+      return to_nanos(t);
+    }
+    return next_staged(rng);
+  }
 
  private:
+  std::optional<Nanos> next_staged(RandomStream& rng);
   double gap(const ArrivalStage& stage, RandomStream& rng) const;
   bool all_at_once_ = false;
+  double poisson_rate_ = 0.0;  // > 0: a single Poisson stage with neither bound
   std::vector<ArrivalStage> stages_;
   std::size_t stage_ = 0;
   double stage_start_s_ = 0.0;

@@ -61,11 +61,18 @@ std::int64_t sample_length(const LengthSpec& spec, RandomStream& rng) {
     case LengthKind::lognormal: x = lognormal(spec.mean, spec.stddev, rng); break;
     case LengthKind::exponential: x = rng.exponential(1.0 / spec.mean); break;
   }
-  // Clip in double first: a far tail draw (or an unbounded max) must not reach
-  // llround outside the int64 range. 1e18 tokens is beyond any real context.
-  const double hi = std::min(static_cast<double>(spec.max), 1e18);
-  x = std::clamp(x, static_cast<double>(spec.min), hi);
-  return std::clamp<std::int64_t>(std::llround(x), spec.min, spec.max);
+  return clip_length(spec, x);
+}
+
+LengthSampler::LengthSampler(const LengthSpec& spec) : spec_(spec) {
+  // lognormal()'s parameters, the same expressions (so the same doubles).
+  if (spec.kind == LengthKind::lognormal && spec.mean > 0.0 && spec.stddev >= 0.0) {
+    const double ratio = spec.stddev / spec.mean;
+    const double sigma2 = std::log1p(ratio * ratio);
+    mu_ = std::log(spec.mean) - 0.5 * sigma2;
+    sigma_ = std::sqrt(sigma2);
+    lognormal_ = true;
+  }
 }
 
 std::string describe_length(const LengthSpec& spec) {

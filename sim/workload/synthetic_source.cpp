@@ -14,7 +14,9 @@ SyntheticSource::SyntheticSource(const WorkloadSpec& spec)
       arrivals_rng_(spec.seed, "arrivals"),
       input_rng_(spec.seed, "input_tokens"),
       output_rng_(spec.seed, "output_tokens"),
-      prefix_rng_(spec.seed, "prefix_groups") {
+      prefix_rng_(spec.seed, "prefix_groups"),
+      input_length_(spec.input_tokens),
+      output_length_(spec.output_tokens) {
   if (spec_.trace) throw std::logic_error("SyntheticSource: the workload is a trace (use make_request_source)");
   if (spec_.duration_s) duration_end_ = to_nanos(*spec_.duration_s);
   block_ = spec_.hash_block_tokens.value_or(kDefaultHashBlockTokens);
@@ -22,7 +24,7 @@ SyntheticSource::SyntheticSource(const WorkloadSpec& spec)
     const SharedPrefixSpec& sp = *spec_.shared_prefix;
     const std::int64_t distinct = sp.groups * sp.prompts_per_group;
     prompt_question_.reserve(static_cast<std::size_t>(distinct));
-    for (std::int64_t p = 0; p < distinct; ++p) prompt_question_.push_back(sample_length(spec_.input_tokens, input_rng_));
+    for (std::int64_t p = 0; p < distinct; ++p) prompt_question_.push_back(input_length_(input_rng_));
     if (sp.random_assign) {
       prompt_order_.resize(static_cast<std::size_t>(distinct));
       for (std::int64_t p = 0; p < distinct; ++p) prompt_order_[static_cast<std::size_t>(p)] = p;
@@ -61,7 +63,7 @@ Request SyntheticSource::make_request(Nanos arrival, std::int32_t session) {
   r.arrival = arrival;
   r.session = session;
   if (!spec_.shared_prefix) {
-    r.input_tokens = sample_length(spec_.input_tokens, input_rng_);
+    r.input_tokens = input_length_(input_rng_);
   } else {
     const SharedPrefixSpec& sp = *spec_.shared_prefix;
     if (sp.prompts_per_group > 0) {
@@ -75,7 +77,7 @@ Request SyntheticSource::make_request(Nanos arrival, std::int32_t session) {
                                            static_cast<std::uint64_t>(p));
     } else {
       const std::int64_t group = pick_group(static_cast<std::uint64_t>(r.id));
-      r.input_tokens = sp.tokens + sample_length(spec_.input_tokens, input_rng_);
+      r.input_tokens = sp.tokens + input_length_(input_rng_);
       r.block_hashes = prompt_hashes_(r.input_tokens, block_, group, sp.tokens, HashOwner::request,
                                            static_cast<std::uint64_t>(r.id));
       // The blocks after the system prompt's are owned by this request id alone.
@@ -84,7 +86,7 @@ Request SyntheticSource::make_request(Nanos arrival, std::int32_t session) {
     }
     r.hash_block_tokens = block_;
   }
-  r.output_tokens = sample_length(spec_.output_tokens, output_rng_);
+  r.output_tokens = output_length_(output_rng_);
   return r;
 }
 
@@ -93,7 +95,7 @@ Request SyntheticSource::make_turn(Nanos arrival, Session& s, std::int32_t sessi
   r.id = issued_++;
   r.arrival = arrival;
   r.session = session_field;
-  const std::int64_t question = sample_length(spec_.input_tokens, input_rng_);
+  const std::int64_t question = input_length_(input_rng_);
   const std::int64_t prefix = spec_.shared_prefix ? spec_.shared_prefix->tokens : 0;
   if (s.turn == 0) {
     s.group = spec_.shared_prefix ? pick_group(s.uid) : -1;
@@ -101,7 +103,7 @@ Request SyntheticSource::make_turn(Nanos arrival, Session& s, std::int32_t sessi
   } else {
     r.input_tokens = s.context + question;
   }
-  r.output_tokens = sample_length(spec_.output_tokens, output_rng_);
+  r.output_tokens = output_length_(output_rng_);
   r.block_hashes = prompt_hashes_(r.input_tokens, block_, s.group, prefix, HashOwner::session, s.uid);
   r.hash_block_tokens = block_;
   s.context = r.input_tokens + r.output_tokens;

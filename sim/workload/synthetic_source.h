@@ -48,6 +48,7 @@
 
 #include "core/rng.h"
 #include "workload/arrival_process.h"
+#include "workload/length_distribution.h"
 #include "workload/prefix_hash.h"
 #include "workload/request_source.h"
 #include "workload/workload_spec.h"
@@ -96,6 +97,7 @@ class SyntheticSource final : public RequestSource {
   RandomStream input_rng_;
   RandomStream output_rng_;
   RandomStream prefix_rng_;
+  LengthSampler input_length_, output_length_;  // spec_.input_tokens, spec_.output_tokens
   std::int32_t block_ = kDefaultHashBlockTokens;
   PromptBlockHashes prompt_hashes_;  // prompt_block_hashes, system prompts hashed once
   std::int64_t issued_ = 0;
