@@ -19,6 +19,8 @@ BatchState::BatchState(const EngineContext& ctx, const StepPricer& pricer)
       dec_(kv_.block()),
       local_(ctx.cost ? ctx.cost->model().local : LocalAttention{}, kv_.block()),
       group_(kv_.block(), ctx.sampling),
+      own_chains_(ctx.hash_chains ? nullptr : std::make_unique<BlockHashChains>()),
+      chains_(ctx.hash_chains ? ctx.hash_chains : own_chains_.get()),
       patience_(ctx.patience) {
   if (local_.enabled()) check_local_supported(ctx);
   // A group larger than max_num_seqs could never start (the config layer refuses it first).
@@ -231,12 +233,12 @@ void BatchState::prompt_hashes(Seq& s) {
   s.hash_blocks = engine_block_count(r.block_hashes, r.hash_block_tokens, r.input_tokens, kv_.block_size());
   const std::int64_t unique = unique_blocks_from(r);
   const std::int64_t upto = kv_.offload() || unique >= s.hash_blocks ? s.hash_blocks : unique + 1;
-  chains_.hashes(r.block_hashes, r.hash_block_tokens, r.input_tokens, kv_.block_size(), s.hashes, upto, named_ids(r));
+  chains_->hashes(r.block_hashes, r.hash_block_tokens, r.input_tokens, kv_.block_size(), s.hashes, upto, named_ids(r));
 }
 
 void BatchState::complete_hashes(Seq& s) {
   const Request& r = s.req;
-  chains_.hashes(r.block_hashes, r.hash_block_tokens, r.input_tokens, kv_.block_size(), s.hashes,
+  chains_->hashes(r.block_hashes, r.hash_block_tokens, r.input_tokens, kv_.block_size(), s.hashes,
                  std::numeric_limits<std::int64_t>::max(), named_ids(r));
 }
 

@@ -38,6 +38,7 @@
 #include <algorithm>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <queue>
 #include <unordered_set>
 #include <vector>
@@ -284,7 +285,10 @@ class BatchState {
   double transfer_s_ = 0;
   bool decoders_paused_ = false;
   std::int64_t reserved_blocks_ = 0;  // sum of running requests' Seq::reserved
-  BlockHashChains chains_;  // prompt block hashes, shared prefixes hashed once
+  // Prompt block hashes, shared prefixes hashed once: the run's memo
+  // (EngineContext::hash_chains), else own_chains_.
+  std::unique_ptr<BlockHashChains> own_chains_;
+  BlockHashChains* chains_;
 
   std::vector<Seq> slots_;
   std::vector<int> free_slots_;

@@ -20,7 +20,8 @@
 
 namespace servesim {
 
-class StepCostCache;  // engine/step_cost_cache.h
+class StepCostCache;    // engine/step_cost_cache.h
+class BlockHashChains;  // engine/prefix_cache.h
 
 inline constexpr Nanos kNever = std::numeric_limits<Nanos>::max();
 
@@ -30,6 +31,16 @@ inline constexpr Nanos kNever = std::numeric_limits<Nanos>::max();
 inline std::int64_t queued_request_bytes(const Request& r) {
   return static_cast<std::int64_t>(sizeof(Request) + r.block_hashes.capacity() * sizeof(std::uint64_t));
 }
+
+// What the simulation's router and overload guard read from a replica, in one
+// call: with many replicas each one's state is cold when its turn comes, so it is
+// visited once for all four figures instead of through four virtual calls.
+struct ReplicaLoad {
+  std::int64_t outstanding = 0;   // Engine::outstanding()
+  std::int64_t queued = 0;        // Engine::queued()
+  std::int64_t queued_bytes = 0;  // Engine::queued_bytes()
+  double kv_load = 0;             // Engine::kv_load()
+};
 
 // Protocol: the simulation calls start_step when can_start(now) holds, queues the
 // step's end at the time it returns, and calls finish_step then. Engines run one
@@ -71,6 +82,8 @@ class Engine {
   virtual void abandon_due(Nanos /*now*/, std::vector<Request>& /*gone*/) {}
   virtual Nanos next_deadline() { return kNever; }
   virtual double kv_load() const = 0;            // used / total KV blocks
+  // The four figures above (engines whose state is spread override it to read them at once).
+  virtual ReplicaLoad load() const { return ReplicaLoad{outstanding(), queued(), queued_bytes(), kv_load()}; }
   virtual std::int64_t kv_blocks_total() const = 0;
 };
 
@@ -91,6 +104,10 @@ struct EngineContext {
   // pure function of the model, so sharing changes no result). Null: each engine
   // tabulates its own.
   StepCostCache* step_costs = nullptr;
+  // The memo of prompt block hashes (prefix caching) shared by the engines of one
+  // run: every replica sees the same system prompts, so one memo serves them all
+  // (its results do not depend on what it remembers). Null: each engine keeps its own.
+  BlockHashChains* hash_chains = nullptr;
   // One of a pipelined replica's virtual engines (pipeline_engine.cpp): never
   // fuses steps, reports inter-token gaps from step ends (other engines' steps
   // interleave with its own) and step records span its first-stage occupancy.

@@ -35,17 +35,20 @@ class Router {
   // Deterministic: ties go to the lowest replica index.
   int pick(const std::vector<std::unique_ptr<Engine>>& replicas, const Request& r);
 
-  // Load tracking (optional): after track(replicas), the caller promises to call
-  // observe(replicas, i) whenever replica i's outstanding requests or KV use may
-  // have changed (after every call into it); pick() then reads the loads from a
-  // MinTree in O(1) instead of asking every replica (same choice, ties included).
+  // Load tracking (optional): after track(replicas), the caller promises that
+  // before every pick() it has called observe(i, replicas[i]->load()) for each
+  // replica i whose outstanding requests or KV use may have changed since its last
+  // observe (the simulation gathers the replicas it called into and refreshes
+  // them at the next arrival); pick() then reads the loads from a MinTree in O(1)
+  // instead of asking every replica (same choice, ties included: the tree's best
+  // is a function of the values alone, whatever the order they were set in).
   // Without track() pick() scans the replicas.
   void track(const std::vector<std::unique_ptr<Engine>>& replicas);
-  void observe(const std::vector<std::unique_ptr<Engine>>& replicas, int i) {
+  bool tracked() const { return tracked_; }
+  void observe(int i, const ReplicaLoad& load) {
     if (!tracked_) return;
-    const Engine& e = *replicas[static_cast<std::size_t>(i)];
-    if (kind_ == RouterKind::least_kv) kv_.set(static_cast<std::size_t>(i), e.kv_load());
-    else outstanding_.set(static_cast<std::size_t>(i), e.outstanding());
+    if (kind_ == RouterKind::least_kv) kv_.set(static_cast<std::size_t>(i), load.kv_load);
+    else outstanding_.set(static_cast<std::size_t>(i), load.outstanding);
   }
 
  private:

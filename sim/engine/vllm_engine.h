@@ -49,7 +49,7 @@
 
 namespace servesim {
 
-class VllmEngine : public Engine {
+class VllmEngine final : public Engine {
  public:
   explicit VllmEngine(const EngineContext& ctx);
   bool enqueue(Request r, Nanos now) override { return state_.enqueue(std::move(r), now); }
@@ -71,6 +71,9 @@ class VllmEngine : public Engine {
     return kv.total() > 0 ? static_cast<double>(kv.used()) / kv.total() : 0.0;
   }
   std::int64_t kv_blocks_total() const override { return state_.kv().total(); }
+  ReplicaLoad load() const override {
+    return ReplicaLoad{state_.outstanding(), state_.queued(), state_.queued_bytes(), kv_load()};
+  }
 
   // For the pipeline (pipeline_engine.cpp).
   bool in_step() const { return in_step_; }

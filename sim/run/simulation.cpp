@@ -7,6 +7,7 @@
 
 #include "core/event_queue.h"
 #include "engine/engine.h"
+#include "engine/prefix_cache.h"
 #include "engine/router.h"
 #include "engine/sequence_group.h"
 #include "engine/step_cost_cache.h"
@@ -132,11 +133,14 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   }
   // Every replica prices with `cost`: one set of step-cost tables for all of them.
   StepCostCache step_costs(cost);
+  // And one memo of prompt block hashes: the replicas see the same system prompts.
+  BlockHashChains hash_chains;
   std::vector<std::unique_ptr<Engine>> replicas;
   for (int r = 0; r < sc.parallelism.replicas; ++r) {
     EngineContext ctx;
     ctx.cost = &cost;
     ctx.step_costs = &step_costs;
+    ctx.hash_chains = &hash_chains;
     ctx.draft_cost = draft_cost.get();
     ctx.config = sc.engine;
     ctx.memory = result.memory;
@@ -179,22 +183,43 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
     // Rejected before routing: no replica took it (record replica 0).
     collector.on_request_done(failed_record(r, 0, FailureReason::overload_guard, at));
   };
-  // Each replica's queue as last seen and the sums over replicas, refreshed by
-  // observe(r) after every call into replica r, so neither the guard nor the
-  // router asks every replica per arrival.
-  std::vector<std::int64_t> seen_queued(replicas.size(), 0), seen_bytes(replicas.size(), 0);
+  // Each replica's queue as last seen and the sums over replicas, so neither the
+  // guard nor the router asks every replica per arrival. Both read them only when
+  // a request arrives, so a call into replica r just marks it (observe(r)) and the
+  // next arrival refreshes the marked ones, one load() call each: a replica called
+  // several times between arrivals (a step's end, then its next start) is read
+  // once, and the figures at every arrival are what they would be if each call
+  // had been followed by a read.
+  const std::size_t n_replicas = replicas.size();
+  std::vector<std::int64_t> seen_queued(n_replicas, 0), seen_bytes(n_replicas, 0);
   std::int64_t queued_sum = 0, bytes_sum = 0;
   // One replica: the guard reads it directly (no bookkeeping per event on the plain path).
-  const bool single = replicas.size() == 1;
+  const bool single = n_replicas == 1;
+  auto refresh = [&](int r) __attribute__((always_inline)) {
+    const auto i = static_cast<std::size_t>(r);
+    const ReplicaLoad l = replicas[i]->load();
+    queued_sum += l.queued - seen_queued[i];
+    bytes_sum += l.queued_bytes - seen_bytes[i];
+    seen_queued[i] = l.queued;
+    seen_bytes[i] = l.queued_bytes;
+    router.observe(r, l);
+  };
+  // The replicas called into since the last refresh, each once (a fixed array: no
+  // capacity check per mark).
+  std::vector<char> stale(n_replicas, 0);
+  std::vector<int> stale_list(n_replicas);
+  std::size_t stale_count = 0;
   auto observe = [&](int r) __attribute__((always_inline)) {
-    if (single) return;
-    const Engine& e = *replicas[static_cast<std::size_t>(r)];
-    const std::int64_t q = e.queued(), b = e.queued_bytes();
-    queued_sum += q - seen_queued[static_cast<std::size_t>(r)];
-    bytes_sum += b - seen_bytes[static_cast<std::size_t>(r)];
-    seen_queued[static_cast<std::size_t>(r)] = q;
-    seen_bytes[static_cast<std::size_t>(r)] = b;
-    router.observe(replicas, r);
+    if (single || stale[static_cast<std::size_t>(r)]) return;
+    stale[static_cast<std::size_t>(r)] = 1;
+    stale_list[stale_count++] = r;
+  };
+  auto refresh_stale = [&] {
+    for (std::size_t k = 0; k < stale_count; ++k) {
+      stale[static_cast<std::size_t>(stale_list[k])] = 0;
+      refresh(stale_list[k]);
+    }
+    stale_count = 0;
   };
   auto check_guard = [&](Nanos now) __attribute__((always_inline)) {
     const std::int64_t queued = single ? replicas[0]->queued() : queued_sum;
@@ -208,7 +233,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
     guard.guard_trip_s = to_seconds(now - first_arrival);
     for (std::size_t i = 0; i < replicas.size(); ++i) {
       replicas[i]->abort_queued(now, FailureReason::overload_guard, [&](const Request& r) { source.on_complete(r, now); });
-      observe(static_cast<int>(i));
+      if (!single) refresh(static_cast<int>(i));
     }
     // Every request still to come is refused now, without simulating its arrival
     // (the one already pulled is refused when its arrival event comes).
@@ -261,10 +286,11 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   // Replicas with new work start their next step only once every event at the
   // current instant is handled, so simultaneous arrivals share one step.
   // Marked replicas, and their indices in marking order (kicked in index order).
-  std::vector<char> to_kick(replicas.size(), 0);
-  std::vector<int> kick_list;
+  std::vector<char> to_kick(n_replicas, 0);
+  std::vector<int> kick_list(n_replicas);  // the first kick_count (a fixed array: no capacity check per mark)
+  std::size_t kick_count = 0;
   auto mark = [&](int r) __attribute__((always_inline)) {
-    if (!single && !to_kick[static_cast<std::size_t>(r)]) kick_list.push_back(r);
+    if (!single && !to_kick[static_cast<std::size_t>(r)]) kick_list[kick_count++] = r;
     to_kick[static_cast<std::size_t>(r)] = 1;
   };
   const std::int64_t expected = source.expected_total();
@@ -287,11 +313,12 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
         pending.reset();
         pull();
       } else {
+        if (!single) refresh_stale();  // the router and the guard read current loads
         const int r = single ? 0 : router.pick(replicas, req);  // (one replica: pick says 0)
         // Moved, not copied (its prefix hashes are ~1 KB): on_complete reads only
         // the scalar fields, which a moved-from Request keeps.
         const bool taken = replicas[static_cast<std::size_t>(r)]->enqueue(std::move(req), now);
-        observe(r);
+        if (!single) refresh(r);
         if (!taken) source.on_complete(req, now);
         check_guard(now);
         pending.reset();
@@ -319,14 +346,15 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
     if (single && to_kick[0] && (queue.empty() || queue.top().time > now)) {
       to_kick[0] = 0;
       kick(0, now);
-    } else if (!kick_list.empty() && (queue.empty() || queue.top().time > now)) {
+    } else if (kick_count > 0 && (queue.empty() || queue.top().time > now)) {
       // Only the marked replicas, in index order as a scan over all would take them.
-      if (kick_list.size() > 1) std::sort(kick_list.begin(), kick_list.end());
-      for (const int r : kick_list) {
-        to_kick[static_cast<std::size_t>(r)] = 0;
-        kick(r, now);
+      const auto marked = kick_list.begin() + static_cast<std::ptrdiff_t>(kick_count);
+      if (kick_count > 1) std::sort(kick_list.begin(), marked);
+      for (auto it = kick_list.begin(); it != marked; ++it) {
+        to_kick[static_cast<std::size_t>(*it)] = 0;
+        kick(*it, now);
       }
-      kick_list.clear();
+      kick_count = 0;
     }
     if (options.progress && collector.finished() >= next_progress) {
       options.progress(collector.finished(), expected);

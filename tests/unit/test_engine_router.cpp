@@ -2,8 +2,14 @@
 // (a system prompt) go to the replica that served it last, so its prefix cache hits.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "engine/engine.h"
 #include "run/simulation.h"
 #include "engine/router.h"
+#include "workload/workload_spec.h"
 #include "test_sim_helpers.h"
 #include "util/error.h"
 
@@ -64,4 +70,71 @@ TEST_CASE("prefix_affinity falls back to the least-loaded replica", "[engine][ro
     return run_with_csv(sc, nullptr).csv;
   };
   CHECK(run("prefix_affinity") == run("least_outstanding"));
+}
+
+namespace {
+// Counts the preemptions of finished requests.
+class Preemptions final : public RunObserver {
+ public:
+  void on_step(const StepRecord&) override {}
+  void on_itl(double, std::int64_t) override {}
+  void on_request_done(const RequestRecord& r) override { count += r.preemptions; }
+  std::int64_t count = 0;
+};
+}  // namespace
+
+TEST_CASE("a replica's load() gives its four load figures, step by step", "[engine][router]") {
+  // The simulation reads a replica's outstanding requests, never-scheduled queue,
+  // that queue's bytes and KV use through one load() call (engine.h); each engine
+  // must give what the four separate calls give, at every point of a run: while
+  // requests queue (600 arrive at once), run, are preempted (400 KV blocks for
+  // ~1,100-token prompts with a shared 512-token prefix) and finish.
+  for (const std::string engine : {"{kind: vllm, prefix_caching: true, num_gpu_blocks_override: 400}",
+                                   "{kind: static, num_gpu_blocks_override: 400}"}) {
+    const Scenario sc = scenario_from(engine,
+                                      "{seed: 2, requests: 600, arrival: {process: all_at_once}, "
+                                      "input_tokens: {dist: uniform, min: 200, max: 1200}, "
+                                      "output_tokens: {dist: uniform, min: 16, max: 256}, "
+                                      "shared_prefix: {groups: 4, tokens: 512}}");
+    const CostModel cost = make_cost_model(sc);
+    EngineContext ctx;
+    ctx.cost = &cost;
+    ctx.config = sc.engine;
+    ctx.memory = plan_setup_memory(sc, cost);
+    ctx.kv_blocks = sc.engine.num_gpu_blocks_override;
+    Preemptions preemptions;
+    ctx.observer = &preemptions;
+    const std::unique_ptr<Engine> e = make_engine(ctx);
+    std::int64_t checks = 0, queued_seen = 0;
+    auto same = [&] {
+      const ReplicaLoad l = e->load();
+      REQUIRE(l.outstanding == e->outstanding());
+      REQUIRE(l.queued == e->queued());
+      REQUIRE(l.queued_bytes == e->queued_bytes());
+      REQUIRE(l.kv_load == e->kv_load());
+      queued_seen = std::max(queued_seen, l.queued);
+      ++checks;
+    };
+    const std::unique_ptr<RequestSource> src = make_request_source(sc.workload);
+    while (auto r = src->next()) {
+      e->enqueue(std::move(*r), 0);
+      same();
+    }
+    std::vector<Request> done;
+    // The engine sees a request frontend_latency after it arrives (simulation.cpp).
+    Nanos now = to_nanos(sc.engine.frontend_latency);
+    for (int steps = 0; e->has_work(); ++steps) {
+      REQUIRE(steps < 1000000);
+      REQUIRE(e->can_start(now));
+      now = e->start_step(now, kNever);
+      same();
+      e->finish_step(now, done);
+      same();
+    }
+    INFO(engine);
+    CHECK(done.size() == 600);
+    CHECK(queued_seen == 600);  // every request waited, so the queue figures were exercised
+    CHECK(checks > 1200);
+    if (sc.engine.kind == "vllm") CHECK(preemptions.count > 0);
+  }
 }
