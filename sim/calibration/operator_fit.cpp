@@ -33,7 +33,12 @@ const std::vector<OperatorKindInfo>& operator_kinds() {
       {"mlp_up", "mlp_up", {{"mlp_up_proj", 1.0}}, true},
       {"mlp_down", "mlp_down", {{"mlp_down_proj", 1.0}}, true},
       {"mlp_act", "mlp_act", {{"mlp_act", 1.0}}, false},
-      {"norm", "attn_norm_residual", {{"input_layernorm", 1.0}, {"post_attention_layernorm", 1.0}, {"add", 2.0}}, false},
+      // Vidur's RMSNorm reads and writes a row (2 + 2 bytes per element), its add reads two
+      // and writes one (6): 2 x 4 + 2 x 6 = 20 bytes per element in 4 kernels, against the fused
+      // pair's 2 x 8 = 16 in 2 (vidur/profiling/mlp/mlp_impl.py: RMSNorm and `residual +
+      // hidden_states` are separate ops there).
+      {"norm", "attn_norm_residual", {{"input_layernorm", 1.0}, {"post_attention_layernorm", 1.0}, {"add", 2.0}}, false,
+       20.0 / 16.0, 2.0},
       {"rope", "rope", {{"attn_rope", 1.0}}, false},
   };
   return kinds;
@@ -51,7 +56,7 @@ std::size_t operator_kind_index(const std::string& name) {
 
 const std::vector<std::string>& fitted_efficiency_fields() {
   static const std::vector<std::string> f = [] {
-    std::vector<std::string> all = operator_fit_fields(true);
+    std::vector<std::string> all = operator_fit_fields(true, true);
     for (const auto& x : operator_fit_fields(false))
       if (std::find(all.begin(), all.end(), x) == all.end()) all.push_back(x);
     return all;
@@ -59,7 +64,7 @@ const std::vector<std::string>& fitted_efficiency_fields() {
   return f;
 }
 
-const std::vector<std::string>& operator_fit_fields(bool sm_figures) {
+const std::vector<std::string>& operator_fit_fields(bool sm_figures, bool l2) {
   static const std::vector<std::string> gemm = {"gemm_compute", "gemm_tokens_half", "gemm_memory", "gemm_overlap",
                                                 "kernel_overhead"};
   static const std::vector<std::string> with_sm = [] {
@@ -69,13 +74,18 @@ const std::vector<std::string>& operator_fit_fields(bool sm_figures) {
         f.push_back(std::string(k) + knob);
     return f;
   }();
+  static const std::vector<std::string> with_sm_l2 = [] {
+    std::vector<std::string> f = with_sm;
+    for (const char* k : {"act", "norm", "rope"}) f.push_back(std::string(k) + "_l2_bytes_per_sm_cycle");
+    return f;
+  }();
   static const std::vector<std::string> without_sm = [] {
     std::vector<std::string> f = gemm;
     f.push_back("elementwise_memory");
     f.push_back("elementwise_overhead");
     return f;
   }();
-  return sm_figures ? with_sm : without_sm;
+  return !sm_figures ? without_sm : l2 ? with_sm_l2 : with_sm;
 }
 
 namespace {
@@ -142,7 +152,8 @@ double closed_form(const OperatorSample& s, bool gemm, const Efficiency& e, doub
     return t + s.kernels * e.kernel_overhead;
   }
   const ElementwiseCost c =
-      elementwise_cost(e, s.elementwise_kind, s.bytes, s.kernels, s.m_tokens, bw, gpu.sm_count, gpu.boost_clock);
+      elementwise_cost(e, s.elementwise_kind, s.bytes, s.kernels, s.m_tokens, bw, gpu.sm_count, gpu.boost_clock,
+                       gpu.l2_cache);
   return c.memory_time + c.overhead_time;
 }
 
@@ -212,11 +223,11 @@ OperatorDataset build_operator_dataset(const GpuSpec& gpu, std::vector<OperatorT
       if (s.measured <= 0)
         throw Error(fmt::format("{}: measured time of {} is zero; cannot compute a relative error", r.where,
                                 kinds[k].name));
-      s.kernels = op.count / layers;
+      s.kernels = kinds[k].kernels_scale * op.count / layers;
       s.m_tokens = op.m_tokens;
       s.elementwise_kind = op.elementwise_kind;
       s.flops = op.flops / layers;
-      s.bytes = op.bytes() / layers;
+      s.bytes = kinds[k].bytes_scale * op.bytes() / layers;
       d.samples.push_back(s);
     }
   }
@@ -269,7 +280,15 @@ std::vector<double> predict_operator_times(const OperatorDataset& d, const Effic
     for (std::size_t k = 0; k < kinds.size(); ++k) per_row[ri][k] = find_op(sc, kinds[k].cost_op, r.where).time / layers;
   }
   std::vector<double> out(d.samples.size());
-  for (std::size_t i = 0; i < d.samples.size(); ++i) out[i] = per_row[d.samples[i].row][d.samples[i].kind];
+  for (std::size_t i = 0; i < d.samples.size(); ++i) {
+    const OperatorSample& s = d.samples[i];
+    const OperatorKindInfo& kind = kinds[s.kind];
+    // Measured work other than the op's (Vidur's unfused norm): the cost model's own
+    // elementwise form on that work.
+    out[i] = !kind.gemm && (kind.bytes_scale != 1.0 || kind.kernels_scale != 1.0)
+                 ? closed_form(s, false, e, d.peak_flops, d.gpu)
+                 : per_row[s.row][s.kind];
+  }
   return out;
 }
 
@@ -313,6 +332,7 @@ OperatorFit fit_operator_timings(const OperatorDataset& d, const OperatorSplit& 
   const auto& kinds = operator_kinds();
   const double peak = d.peak_flops;
   const bool sm_figures = d.gpu.sm_cycles_per_second() > 0;
+  const bool l2 = sm_figures && d.gpu.l2_cache > 0;
   const auto gemm_train = indices_where(d, test, false, true);
   std::vector<std::size_t> train_idx;
   for (std::size_t i = 0; i < test.size(); ++i)
@@ -328,7 +348,7 @@ OperatorFit fit_operator_timings(const OperatorDataset& d, const OperatorSplit& 
   // (no fraction of peak reaches 1, no floor exceeds the largest plausible).
   // The per-kind SM-bound elementwise knobs are fitted only where the GPU file gives SMs
   // and a clock; elsewhere the shared bandwidth-only ones.
-  const std::vector<std::string>& fields = operator_fit_fields(sm_figures);
+  const std::vector<std::string>& fields = operator_fit_fields(sm_figures, l2);
   fit.fields = fields;
   std::vector<const EfficiencyKnob*> knobs;
   for (const auto& f : fields) knobs.push_back(find_efficiency_knob(f));

@@ -27,6 +27,12 @@ struct OperatorKindInfo {
   std::string cost_op;  // CostModel op name
   std::vector<std::pair<std::string, double>> vidur_ops;
   bool gemm = false;
+  // The measured kernels do this many times the cost model op's bytes and launches (1: the
+  // same work). Vidur's norm columns are four unfused kernels (two RMSNorms, two adds:
+  // 20 bytes per element of a row) where the cost model's op is two fused ones (16 bytes);
+  // such a kind is timed by elementwise_cost() on the measured work, not by CostModel.
+  double bytes_scale = 1.0;
+  double kernels_scale = 1.0;
 };
 const std::vector<OperatorKindInfo>& operator_kinds();
 // Index into operator_kinds() of a kind name; throws listing the valid ones.
@@ -98,7 +104,9 @@ const std::vector<std::string>& fitted_efficiency_fields();
 // tokens per SM), else the shared elementwise_memory and elementwise_overhead.
 // elementwise_memory is not fitted in the first case: the per-kind form is capped at the
 // GPU's weight-streaming share (gemm_memory x HBM) instead.
-const std::vector<std::string>& operator_fit_fields(bool sm_figures);
+// With sm_figures and l2 (the GPU file gives l2_cache), the per-kind L2-resident rates
+// (<kind>_l2_bytes_per_sm_cycle) too.
+const std::vector<std::string>& operator_fit_fields(bool sm_figures, bool l2 = false);
 
 struct OperatorFit {
   Efficiency efficiency;  // start values with the fitted fields replaced

@@ -13,6 +13,10 @@ namespace servesim {
 
 Efficiency carry_fitted_knobs(const Efficiency& gpu, const Efficiency& fitted, const std::vector<std::string>& fields) {
   Efficiency e = gpu;
+  // The per-kind elementwise form's HBM cap belongs to the predicted GPU's memory system:
+  // its own stream_memory, or its own gemm_memory where that is 0, never the fitted GPU's
+  // gemm_memory (which the fit carries for the GEMMs).
+  e.stream_memory = stream_memory_fraction(gpu);
   for (const auto& f : fields) efficiency_field(e, f) = efficiency_field(fitted, f);
   return e;
 }

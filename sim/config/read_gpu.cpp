@@ -43,6 +43,13 @@ const Key kBoostClock{.name = "boost_clock", .type = KeyType::quantity,
                       .spec = "GpuSpec::boost_clock", .dimension = Dimension::frequency,
                       .default_note = "absent: elementwise kernels are bound by memory bandwidth alone", .min = 1e6,
                       .max = 1e11, .why = "a clock between 1 MHz and 100 GHz"};
+const Key kL2Cache{.name = "l2_cache", .type = KeyType::quantity,
+                   .doc = "last-level (L2) cache of the whole GPU, from the vendor's whitepaper; with sm_count and "
+                          "boost_clock, an elementwise kernel of the per-kind form whose bytes fit in it runs at "
+                          "efficiency.<kind>_l2_bytes_per_sm_cycle",
+                   .spec = "GpuSpec::l2_cache", .dimension = Dimension::bytes,
+                   .default_note = "absent: one elementwise rate at every kernel size", .min = 1, .max = kInf,
+                   .why = "a cache size of at least one byte"};
 const Key kCompute{.name = "compute", .type = KeyType::section,
                    .doc = "dense tensor-core peak per compute precision (no 2:4 sparsity); at least one"};
 const Key kMemory{.name = "memory", .type = KeyType::section, .doc = "device memory: capacity and bandwidth"};
@@ -163,6 +170,7 @@ GpuSpec parse_gpu(ConfigMap& doc) {
     g.sm_count = static_cast<int>(read_integer(doc, kSmCount));
     g.boost_clock = read_quantity(doc, kBoostClock);
   }
+  if (has_key(doc, kL2Cache)) g.l2_cache = read_quantity(doc, kL2Cache);
 
   ConfigMap compute = doc.map("compute");
   read_compute(compute, g);
@@ -224,7 +232,7 @@ GpuSpec load_gpu(const std::string& name_or_path) {
 std::vector<const KeySection*> gpu_file_key_sections() {
   static const KeySection top{"(gpu file)", "a GPU file (hardware/*.yaml, or any path given as hardware.gpu)", {}, {},
                               {&schema_version_key(), &kName, &kDisplayName, &kVendor, &kArchitecture, &kGpusPerNode,
-                               &kSmCount, &kBoostClock,
+                               &kSmCount, &kBoostClock, &kL2Cache,
                                &kCompute, &kMemory, &kInterconnect, &kPower, &kCost, &kEfficiency, &kCalibration}};
   static const KeySection compute = [] {
     KeySection s{"(gpu file).compute", "dense tensor peak per compute precision; absent ones are unsupported", {}, {}, {}};

@@ -108,7 +108,8 @@ void CostModel::finish_op(OpCost& op) const {
       break;
     case OpKind::elementwise: {
       const ElementwiseCost c =
-          elementwise_cost(e, op.elementwise_kind, op.bytes(), op.count, op.m_tokens, bw, gpu_.sm_count, gpu_.boost_clock);
+          elementwise_cost(e, op.elementwise_kind, op.bytes(), op.count, op.m_tokens, bw, gpu_.sm_count, gpu_.boost_clock,
+                           gpu_.l2_cache);
       op.memory_time = c.memory_time;
       op.overhead_time += c.overhead_time;
       break;

@@ -64,66 +64,93 @@ const std::vector<EfficiencyKnob>& efficiency_knobs() {
        "bytes per SM-cycle; as a default it did not lower held-out error (docs/validation.md)",
        0.0, 20.0, ""},
       {"act_bytes_per_sm_cycle", &Efficiency::act_bytes_per_sm_cycle, KnobKind::sm_rate, 0.0,
-       "SiLU-and-mul (mlp_act, moe_act): bytes moved per SM clock cycle, rate = min(gemm_memory x HBM peak, this "
-       "x SMs x boost "
-       "clock); > 0 turns on this kind's SM-bound form (act_floor_cycles, act_tokens_per_sm) on GPUs whose file "
-       "gives sm_count and boost_clock; 0: the shared elementwise knobs",
-       "0: off (the shared form). Fitted on Vidur's tables (calibrate operators): A100 6.50, H100 7.20; as a "
-       "default (with the A100 fit's floor and occupancy) it moved the held-out serving runs from 2.4% to 4.0% "
-       "TPOT (docs/validation.md)",
+       "SiLU-and-mul (mlp_act, moe_act): bytes moved per SM clock cycle, rate = min(stream_memory x HBM peak, "
+       "this x SMs x boost clock); > 0 turns on this kind's SM-bound form (act_floor_cycles, act_tokens_per_sm) "
+       "on GPUs whose file gives sm_count and boost_clock; 0: the shared elementwise knobs",
+       "0: off (the shared form). Fitted on Vidur's tables (calibrate operators, beyond the L2): A100 6.48, H100 "
+       "7.32; as a default (with the A100 fit's other elementwise knobs) it moved the held-out serving runs from "
+       "2.4% to 3.4% TPOT (docs/validation.md)",
        0.0, 20.0, ""},
       {"act_floor_cycles", &Efficiency::act_floor_cycles, KnobKind::cycles, 0.0,
        "SiLU-and-mul (mlp_act, moe_act): fixed time per kernel in SM clock cycles (floor / boost clock), with "
        "act_bytes_per_sm_cycle > 0",
-       "0 (used only with act_bytes_per_sm_cycle > 0). Fitted on Vidur's tables: A100 1744, H100 2299 cycles (1.2 "
-       "us at either clock)",
+       "0 (used only with act_bytes_per_sm_cycle > 0). Fitted on Vidur's tables: A100 1828, H100 2118 cycles (1.1-1.3 "
+       "us)",
        0.0, 20000.0, ""},
       {"act_tokens_per_sm", &Efficiency::act_tokens_per_sm, KnobKind::tokens_per_sm, 0.0,
        "SiLU-and-mul (mlp_act, moe_act): occupancy threshold, with act_bytes_per_sm_cycle > 0: a kernel over "
        "fewer than this x SMs tokens "
        "(one thread block per token) takes as long as one over that many",
-       "0 (used only with act_bytes_per_sm_cycle > 0). Fitted on Vidur's tables: A100 1.04, H100 1.01 "
+       "0 (used only with act_bytes_per_sm_cycle > 0). Fitted on Vidur's tables: A100 1.04, H100 1.02 "
        "(SiLU-and-mul is flat up to ~64-128 tokens on both)",
        0.0, 4.0, ""},
+      {"act_l2_bytes_per_sm_cycle", &Efficiency::act_l2_bytes_per_sm_cycle, KnobKind::sm_rate, 0.0,
+       "SiLU-and-mul (mlp_act, moe_act): bytes moved per SM clock cycle by a kernel whose bytes "
+       "per launch fit in the GPU's L2 cache (l2_cache in the GPU file), with act_bytes_per_sm_cycle > 0; not "
+       "capped by HBM; 0: act_bytes_per_sm_cycle at every size",
+       "0: one rate at every size. Fitted on Vidur's tables (calibrate operators): A100 6.58, H100 6.99 "
+       "(docs/validation.md, \"L2-resident kernels\")",
+       0.0, 20.0, ""},
       {"norm_bytes_per_sm_cycle", &Efficiency::norm_bytes_per_sm_cycle, KnobKind::sm_rate, 0.0,
        "fused residual add + RMSNorm (attn_norm_residual, final_norm): bytes moved per SM clock cycle, rate = "
-       "min(gemm_memory x HBM peak, this x SMs x boost "
+       "min(stream_memory x HBM peak, this x SMs x boost "
        "clock); > 0 turns on this kind's SM-bound form (norm_floor_cycles, norm_tokens_per_sm) on GPUs whose file "
        "gives sm_count and boost_clock; 0: the shared elementwise knobs",
-       "0: off (the shared form). Fitted on Vidur's tables (calibrate operators): A100 6.12, H100 6.45 "
-       "(docs/validation.md)",
+       "0: off (the shared form). Fitted on Vidur's tables (calibrate operators, beyond the L2, on Vidur's "
+       "unfused work): A100 7.27, H100 7.42 (docs/validation.md)",
        0.0, 20.0, ""},
       {"norm_floor_cycles", &Efficiency::norm_floor_cycles, KnobKind::cycles, 0.0,
        "fused residual add + RMSNorm (attn_norm_residual, final_norm): fixed time per kernel in SM clock cycles "
        "(floor / boost clock), with norm_bytes_per_sm_cycle > 0",
-       "0 (used only with norm_bytes_per_sm_cycle > 0). Fitted on Vidur's tables: A100 739, H100 3313 cycles "
-       "(traded against norm_tokens_per_sm)",
+       "0 (used only with norm_bytes_per_sm_cycle > 0). Fitted on Vidur's tables: A100 2388, H100 3154 cycles "
+       "(per unfused kernel; traded against norm_tokens_per_sm)",
        0.0, 20000.0, ""},
       {"norm_tokens_per_sm", &Efficiency::norm_tokens_per_sm, KnobKind::tokens_per_sm, 0.0,
        "fused residual add + RMSNorm (attn_norm_residual, final_norm): occupancy threshold, with "
        "norm_bytes_per_sm_cycle > 0: a kernel over fewer than this x SMs tokens "
        "(one thread block per token) takes as long as one over that many",
-       "0 (used only with norm_bytes_per_sm_cycle > 0). Fitted on Vidur's tables: A100 1.38, H100 1.31",
+       "0 (used only with norm_bytes_per_sm_cycle > 0). Fitted on Vidur's tables: A100 1.01, H100 1.07",
        0.0, 4.0, ""},
+      {"norm_l2_bytes_per_sm_cycle", &Efficiency::norm_l2_bytes_per_sm_cycle, KnobKind::sm_rate, 0.0,
+       "fused residual add + RMSNorm (attn_norm_residual, final_norm): bytes moved per SM clock cycle by a kernel whose bytes "
+       "per launch fit in the GPU's L2 cache (l2_cache in the GPU file), with norm_bytes_per_sm_cycle > 0; not "
+       "capped by HBM; 0: norm_bytes_per_sm_cycle at every size",
+       "0: one rate at every size. Fitted on Vidur's tables (calibrate operators): A100 9.12, H100 9.29 "
+       "(docs/validation.md, \"L2-resident kernels\")",
+       0.0, 20.0, ""},
       {"rope_bytes_per_sm_cycle", &Efficiency::rope_bytes_per_sm_cycle, KnobKind::sm_rate, 0.0,
-       "rotary embedding (rope): bytes moved per SM clock cycle, rate = min(gemm_memory x HBM peak, this x SMs x "
+       "rotary embedding (rope): bytes moved per SM clock cycle, rate = min(stream_memory x HBM peak, this x SMs x "
        "boost "
        "clock); > 0 turns on this kind's SM-bound form (rope_floor_cycles, rope_tokens_per_sm) on GPUs whose file "
        "gives sm_count and boost_clock; 0: the shared elementwise knobs",
-       "0: off (the shared form). Fitted on Vidur's tables (calibrate operators): A100 5.98, H100 6.53 "
-       "(docs/validation.md)",
+       "0: off (the shared form). Fitted on Vidur's tables (calibrate operators, beyond the L2): A100 5.65, "
+       "H100 6.18 (docs/validation.md)",
        0.0, 20.0, ""},
       {"rope_floor_cycles", &Efficiency::rope_floor_cycles, KnobKind::cycles, 0.0,
        "rotary embedding (rope): fixed time per kernel in SM clock cycles (floor / boost clock), with "
        "rope_bytes_per_sm_cycle > 0",
-       "0 (used only with rope_bytes_per_sm_cycle > 0). Fitted on Vidur's tables: A100 2808, H100 3208 cycles",
+       "0 (used only with rope_bytes_per_sm_cycle > 0). Fitted on Vidur's tables: A100 3065, H100 3358 cycles",
        0.0, 20000.0, ""},
       {"rope_tokens_per_sm", &Efficiency::rope_tokens_per_sm, KnobKind::tokens_per_sm, 0.0,
        "rotary embedding (rope): occupancy threshold, with rope_bytes_per_sm_cycle > 0: a kernel over fewer than "
        "this x SMs tokens "
        "(one thread block per token) takes as long as one over that many",
-       "0 (used only with rope_bytes_per_sm_cycle > 0). Fitted on Vidur's tables: A100 1.07, H100 1.16",
+       "0 (used only with rope_bytes_per_sm_cycle > 0). Fitted on Vidur's tables: A100 1.04, H100 1.12",
        0.0, 4.0, ""},
+      {"rope_l2_bytes_per_sm_cycle", &Efficiency::rope_l2_bytes_per_sm_cycle, KnobKind::sm_rate, 0.0,
+       "rotary embedding (rope): bytes moved per SM clock cycle by a kernel whose bytes "
+       "per launch fit in the GPU's L2 cache (l2_cache in the GPU file), with rope_bytes_per_sm_cycle > 0; not "
+       "capped by HBM; 0: rope_bytes_per_sm_cycle at every size",
+       "0: one rate at every size. Fitted on Vidur's tables (calibrate operators): A100 6.29, H100 6.72 "
+       "(docs/validation.md, \"L2-resident kernels\")",
+       0.0, 20.0, ""},
+      {"stream_memory", &Efficiency::stream_memory, KnobKind::share, 0.0,
+       "the per-kind elementwise form's HBM cap (act_*, norm_*, rope_*): the fraction of HBM peak a streaming "
+       "kernel reaches where its SMs are not the limit; 0: gemm_memory (the weight-streaming share)",
+       "0: gemm_memory, the GPU's own weight-streaming share (hardware/*.yaml; Vidur's A40 activation and rotary "
+       "kernels run at 0.79 of its peak, its decode GEMMs at 0.788: docs/validation.md). `calibrate operators "
+       "--predict-gpu` keeps the predicted GPU's own cap, never the fitted GPU's",
+       0.0, 1.0, ""},
       {"comm_bandwidth", &Efficiency::comm_bandwidth, KnobKind::fraction, 0.75,
        "collectives: bus bandwidth as a fraction of the link's peak",
        "NCCL ring all-reduce bus bandwidth / link peak ~0.75-0.85 at MB sizes (nccl-tests)",
@@ -199,18 +226,24 @@ double elementwise_rate(const Efficiency& e, double memory_bandwidth, double sm_
   return sm > 0 && sm < hbm ? sm : hbm;
 }
 
+double stream_memory_fraction(const Efficiency& e) { return e.stream_memory > 0 ? e.stream_memory : e.gemm_memory; }
+
 ElementwiseCost elementwise_cost(const Efficiency& e, ElementwiseKind kind, double bytes, double kernels,
-                                 double tokens, double memory_bandwidth, int sm_count, double boost_clock) {
-  double rate = 0, floor_cycles = 0, tokens_per_sm = 0;
+                                 double tokens, double memory_bandwidth, int sm_count, double boost_clock,
+                                 double l2_cache) {
+  double rate = 0, floor_cycles = 0, tokens_per_sm = 0, l2_rate = 0;
   switch (kind) {
     case ElementwiseKind::act:
       rate = e.act_bytes_per_sm_cycle, floor_cycles = e.act_floor_cycles, tokens_per_sm = e.act_tokens_per_sm;
+      l2_rate = e.act_l2_bytes_per_sm_cycle;
       break;
     case ElementwiseKind::norm:
       rate = e.norm_bytes_per_sm_cycle, floor_cycles = e.norm_floor_cycles, tokens_per_sm = e.norm_tokens_per_sm;
+      l2_rate = e.norm_l2_bytes_per_sm_cycle;
       break;
     case ElementwiseKind::rope:
       rate = e.rope_bytes_per_sm_cycle, floor_cycles = e.rope_floor_cycles, tokens_per_sm = e.rope_tokens_per_sm;
+      l2_rate = e.rope_l2_bytes_per_sm_cycle;
       break;
     case ElementwiseKind::other: break;
   }
@@ -225,13 +258,19 @@ ElementwiseCost elementwise_cost(const Efficiency& e, ElementwiseKind kind, doub
   // Capped at the GPU's weight-streaming share of HBM (gemm_memory): what a streaming kernel
   // reaches where the SMs are not the limit (Vidur's A40 activation and rotary kernels run at
   // 0.79-0.85 of its peak, its decode GEMMs at 0.788; docs/validation.md).
-  const double hbm = memory_bandwidth * e.gemm_memory;
+  // (stream_memory, where a GPU file sets it, replaces gemm_memory here.)
+  const double hbm = memory_bandwidth * stream_memory_fraction(e);
   const double sm = rate * sms * boost_clock;
   // One thread block per token: below tokens_per_sm x SMs tokens the SMs are not all busy
   // and the kernel takes as long as one over that many tokens.
   const double busy = tokens_per_sm * sms;
   const double charged = tokens > 0 && tokens < busy ? bytes * busy / tokens : bytes;
-  c.memory_time = charged / std::min(hbm, sm);
+  // A kernel whose bytes fit in the L2 finds its inputs there (Vidur times each kernel over
+  // and over on the same tensors; in a forward pass the producer just wrote them): its own
+  // rate, not bound by HBM. Fitted on Vidur's tables, norm's is 25% above its rate beyond the
+  // L2 on both A100 (40 MiB) and H100 (50 MiB), rope's 9-11% (docs/validation.md).
+  const bool in_l2 = l2_rate > 0 && l2_cache > 0 && kernels > 0 && bytes / kernels <= l2_cache;
+  c.memory_time = charged / (in_l2 ? l2_rate * sms * boost_clock : std::min(hbm, sm));
   c.overhead_time = kernels * floor_cycles / boost_clock;
   return c;
 }

@@ -41,6 +41,14 @@ struct Efficiency {
   double act_bytes_per_sm_cycle, act_floor_cycles, act_tokens_per_sm;
   double norm_bytes_per_sm_cycle, norm_floor_cycles, norm_tokens_per_sm;
   double rope_bytes_per_sm_cycle, rope_floor_cycles, rope_tokens_per_sm;
+  // ... and, on a GPU whose file gives l2_cache, the rate of a kernel whose bytes fit in the
+  // L2 (inputs and outputs stay resident; not capped by HBM); 0: <kind>_bytes_per_sm_cycle
+  // at every size.
+  double act_l2_bytes_per_sm_cycle, norm_l2_bytes_per_sm_cycle, rope_l2_bytes_per_sm_cycle;
+  // The per-kind form's HBM cap, as a fraction of peak: what a streaming kernel reaches
+  // where its SMs are not the limit, a property of the GPU's memory system; 0: gemm_memory
+  // (the weight-streaming share).
+  double stream_memory;
   double comm_bandwidth;      // collective bus bandwidth / link peak
   double dequant_compute;     // weight-only quantized GEMMs: fraction of the 16-bit compute rate kept
   double kernel_overhead;     // fixed GPU time per GEMM or attention kernel, seconds
@@ -93,16 +101,21 @@ double elementwise_rate(const Efficiency& e, double memory_bandwidth, double sm_
 enum class ElementwiseKind { other, act, norm, rope };
 
 // An elementwise op's memory and fixed time: `bytes` moved by `kernels` launches over
-// `tokens` rows. With the kind's bytes-per-SM-cycle > 0 on a GPU with sm_count and
-// boost_clock: memory = bytes x max(1, tokens_per_sm x SMs / tokens) / min(gemm_memory
-// x HBM, bytes_per_sm_cycle x SMs x clock) and fixed = kernels x floor_cycles / clock.
+// `tokens` rows. With the kind's bytes-per-SM-cycle b > 0 on a GPU with sm_count and
+// boost_clock: memory = bytes x max(1, tokens_per_sm x SMs / tokens) / rate and fixed =
+// kernels x floor_cycles / clock, where rate = l2_bytes_per_sm_cycle x SMs x clock when
+// that knob and l2_cache are > 0 and bytes / kernels <= l2_cache (the kernel's data stay
+// in the L2), else min(stream_memory (0: gemm_memory) x HBM, b x SMs x clock).
 // Otherwise the shared form: bytes / elementwise_rate() and kernels x elementwise_overhead.
 struct ElementwiseCost {
   double memory_time = 0;
   double overhead_time = 0;
 };
 ElementwiseCost elementwise_cost(const Efficiency& e, ElementwiseKind kind, double bytes, double kernels,
-                                 double tokens, double memory_bandwidth, int sm_count, double boost_clock);
+                                 double tokens, double memory_bandwidth, int sm_count, double boost_clock,
+                                 double l2_cache);
+// The per-kind form's HBM cap as a fraction of peak: stream_memory, or gemm_memory where it is 0.
+double stream_memory_fraction(const Efficiency& e);
 
 // Names of the knobs, in declaration order, for `inspect` and calibration.
 std::vector<std::string> efficiency_field_names();

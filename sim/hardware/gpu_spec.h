@@ -36,6 +36,9 @@ struct GpuSpec {
   // bound by memory bandwidth alone.
   int sm_count = 0;
   double boost_clock = 0.0;
+  // Last-level (L2) cache, bytes (0: not given). With it, the per-kind elementwise form
+  // times a kernel whose bytes fit in it at <kind>_l2_bytes_per_sm_cycle (efficiency.h).
+  double l2_cache = 0.0;
 
   double tdp_watts = 0.0;
   double idle_watts = 0.0;

@@ -63,7 +63,8 @@ const ConfigNode& at(const ConfigNode& root, const std::string& dotted) {
 
 TEST_CASE("efficiency knobs: the table gives Efficiency's defaults, in declaration order", "[efficiency]") {
   const Efficiency e;
-  REQUIRE(efficiency_knobs().size() == 23);  // 14 shared + 3 elementwise kinds x 3 (rate, floor, occupancy)
+  // 15 shared (with stream_memory) + 3 elementwise kinds x 4 (rate, floor, occupancy, L2-resident rate)
+  REQUIRE(efficiency_knobs().size() == 27);
   for (const auto& k : efficiency_knobs()) {
     INFO(k.name);
     CHECK(e.*k.member == k.default_value);

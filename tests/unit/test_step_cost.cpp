@@ -542,6 +542,47 @@ TEST_CASE("elementwise kernels per op kind: SM-cycle floor, bytes per SM-cycle, 
   CHECK(cm.step_time(prefill_batch(16)) == Approx(cm.breakdown(prefill_batch(16)).time).epsilon(1e-12));
 }
 
+TEST_CASE("elementwise kernels per op kind: an L2-resident rate and the stream_memory cap", "[cost]") {
+  // A100 SXM4: 108 SMs x 1.41 GHz = 1.5228e11 SM-cycles/s, 2.039 TB/s HBM, L2 40960 KiB =
+  // 41,943,040 bytes (hardware/a100-sxm4-80gb.yaml). llama-2-7b's mlp_act over T tokens moves
+  // 3 x T x 11008 x 2 = 66,048 x T bytes per layer in one kernel (reads gate and up, writes one):
+  //   T = 512:  33,816,576 bytes <= the L2 -> act_l2_bytes_per_sm_cycle 8: 8 x 1.5228e11 B/s;
+  //   T = 1024: 67,633,152 bytes >  the L2 -> min(gemm_memory 0.796 x 2.039e12 = 1.623e12,
+  //             act_bytes_per_sm_cycle 6.5 x 1.5228e11 = 9.898e11) = 9.898e11 B/s.
+  // With stream_memory 0.4 the HBM side is 0.4 x 2.039e12 = 8.156e11 < 9.898e11 and binds above
+  // the L2; the L2-resident kernel is not capped by HBM.
+  GpuSpec gpu = load_gpu("a100-sxm4-80gb");
+  REQUIRE(gpu.l2_cache == 40960.0 * 1024);
+  gpu.efficiency.act_bytes_per_sm_cycle = 6.5;
+  gpu.efficiency.act_l2_bytes_per_sm_cycle = 8.0;
+  const double sm_cycles = 108 * 1.41e9;
+  const auto act = [](const GpuSpec& g, std::int64_t T) {
+    for (const auto& op : make_cost(g, "llama-2-7b", DType::fp16, DType::fp16, DType::fp16).breakdown(prefill_batch(T)).ops)
+      if (std::string_view(op.name) == "mlp_act") return op;
+    FAIL("no mlp_act op");
+    return OpCost{};
+  };
+  const double layers = 32;
+  const OpCost small = act(gpu, 512), large = act(gpu, 1024);
+  CHECK(small.bytes() / small.count == Approx(66048.0 * 512));
+  CHECK(large.bytes() / large.count == Approx(66048.0 * 1024));
+  CHECK(small.memory_time == Approx(layers * 66048.0 * 512 / (8.0 * sm_cycles)).epsilon(1e-12));
+  CHECK(large.memory_time == Approx(layers * 66048.0 * 1024 / (6.5 * sm_cycles)).epsilon(1e-12));
+  GpuSpec capped = gpu;
+  capped.efficiency.stream_memory = 0.4;
+  CHECK(stream_memory_fraction(capped.efficiency) == 0.4);
+  CHECK(stream_memory_fraction(gpu.efficiency) == 0.796);  // 0: the GPU's gemm_memory
+  CHECK(act(capped, 1024).memory_time == Approx(layers * 66048.0 * 1024 / (0.4 * 2.039e12)).epsilon(1e-12));
+  CHECK(act(capped, 512).memory_time == small.memory_time);
+  // Without l2_cache in the GPU file, or with the L2 knob 0, one rate at every size.
+  GpuSpec no_l2 = gpu;
+  no_l2.l2_cache = 0;
+  GpuSpec knob_off = gpu;
+  knob_off.efficiency.act_l2_bytes_per_sm_cycle = 0;
+  for (const GpuSpec* g : {&no_l2, &knob_off})
+    CHECK(act(*g, 512).memory_time == Approx(layers * 66048.0 * 512 / (6.5 * sm_cycles)).epsilon(1e-12));
+}
+
 TEST_CASE("gemm_8bit_compute_ratio scales fp8 GEMM compute time, not 16-bit", "[cost][precision]") {
   // A 4096-token prefill is compute-bound: GEMM compute time = flops / (peak x gemm_compute x
   // fill x ratio). With ratio 0.5 an fp8-compute GEMM's compute time doubles exactly; a bf16
