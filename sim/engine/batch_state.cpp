@@ -231,6 +231,10 @@ void BatchState::reset_fields(Seq& s) {
 
 void BatchState::prompt_hashes(Seq& s) {
   const Request& r = s.req;
+  if (!spare_hashes_.empty()) {  // a buffer another request just used (see spare_hashes_)
+    s.hashes = std::move(spare_hashes_.back());
+    spare_hashes_.pop_back();
+  }
   const PromptIds ids(r);  // its own ids may be implied (Request::own_ids_implied)
   s.hash_blocks = engine_block_count(ids, r.hash_block_tokens, r.input_tokens, kv_.block_size());
   const std::int64_t unique = unique_blocks_from(r);
