@@ -101,6 +101,15 @@ TEST_CASE("implied own ids give the results of stored ones", "[engine][prefix]")
         "{kind: vllm, prefix_caching: true, num_gpu_blocks_override: 3000, cpu_offload: 1 GiB}", workload);
     check_implied_ids_change_nothing(sc);
   }
+  SECTION("disaggregated prefill and decode pools (a request's copies queued in both)") {
+    const std::string text =
+        "hardware: {gpu: h100-sxm}\nmodel: {name: llama-3.1-8b}\nparallelism: {tp: 1, replicas: 1}\n"
+        "engine: {kind: vllm, prefix_caching: true, num_gpu_blocks_override: 3000}\n"
+        "disaggregation: {prefill: {replicas: 1}, decode: {replicas: 1}, "
+        "transfer: {bandwidth: \"50 GB/s\", latency: \"20 us\"}}\n"
+        "workload: " + workload + "\n";
+    check_implied_ids_change_nothing(parse_scenario(parse_yaml_text(text), "test.yaml", true));
+  }
   SECTION("two replicas, prefix_affinity") {
     const Scenario sc = scenario_from("{kind: vllm, prefix_caching: true, num_gpu_blocks_override: 3000}", workload,
                                       "llama-3.1-8b", "{tp: 1, replicas: 2, router: prefix_affinity}");
