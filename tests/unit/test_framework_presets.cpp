@@ -255,7 +255,7 @@ TEST_CASE("the engine charges the prefill cost to the step that prefills: TTFT g
   CHECK(r1.summary.tpot_ms.mean == Approx(r0.summary.tpot_ms.mean).margin(1e-6));
 }
 
-TEST_CASE("engine.attention_memory_ratio scales the GPU's attention_memory; trtllm's fitted 1.14 arrives there",
+TEST_CASE("engine.attention_memory_ratio scales the GPU's attention_memory, and trtllm's fitted 1.14 arrives there",
           "[config][framework]") {
   const Scenario base = scenario_from("{kind: vllm}");  // llama-3.1-8b bf16 on h100-sxm
   REQUIRE(base.engine.attention_memory_ratio == 1.0);
