@@ -106,9 +106,9 @@ const std::vector<FrameworkPreset>& framework_presets() {
        // 0.5/0.6 engines of the static rows were built without paged KV, so it read one
        // contiguous buffer per sequence) streams KV faster than vLLM's paged attention, from
        // which the catalog's 0.70 comes; the decode-heavy rows (128/2048, 2048/2048) carry it.
-       // Fits tried and not kept: gemm_compute_ratio alone or with this ratio (1.05: offline
-       // fitted half 8.4 -> 8.6%), the CPU terms (static held-out 9.5 -> 14.9%), a per-layer
-       // prefill cost (static L40S batch-1 TTFT 8.4 -> 24.6%).
+       // Fits tried and not kept: gemm_compute_ratio beside this ratio (the offline fitted half
+       // 8.3% at 1.00 and 1.03, 8.6% at 1.05; held out 7.0 / 7.8 / 8.1%), the CPU terms (static
+       // held-out 9.5 -> 14.9%), a per-layer prefill cost (static L40S batch-1 TTFT 8.4 -> 24.6%).
        .attention_memory_ratio = 1.14,
        .async_scheduling = false,
        .prefix_caching = false,
