@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "util/error.h"
+#include "workload/prompt_ids.h"
 
 namespace servesim {
 
@@ -230,15 +231,20 @@ void BatchState::reset_fields(Seq& s) {
 
 void BatchState::prompt_hashes(Seq& s) {
   const Request& r = s.req;
-  s.hash_blocks = engine_block_count(r.block_hashes, r.hash_block_tokens, r.input_tokens, kv_.block_size());
+  if (!spare_hashes_.empty()) {  // a buffer another request just used (see spare_hashes_)
+    s.hashes = std::move(spare_hashes_.back());
+    spare_hashes_.pop_back();
+  }
+  const PromptIds ids(r);  // its own ids may be implied (Request::own_ids_implied)
+  s.hash_blocks = engine_block_count(ids, r.hash_block_tokens, r.input_tokens, kv_.block_size());
   const std::int64_t unique = unique_blocks_from(r);
   const std::int64_t upto = kv_.offload() || unique >= s.hash_blocks ? s.hash_blocks : unique + 1;
-  chains_->hashes(r.block_hashes, r.hash_block_tokens, r.input_tokens, kv_.block_size(), s.hashes, upto, named_ids(r));
+  chains_->hashes(ids, r.hash_block_tokens, r.input_tokens, kv_.block_size(), s.hashes, upto, named_ids(r));
 }
 
 void BatchState::complete_hashes(Seq& s) {
   const Request& r = s.req;
-  chains_->hashes(r.block_hashes, r.hash_block_tokens, r.input_tokens, kv_.block_size(), s.hashes,
+  chains_->hashes(PromptIds(r), r.hash_block_tokens, r.input_tokens, kv_.block_size(), s.hashes,
                  std::numeric_limits<std::int64_t>::max(), named_ids(r));
 }
 

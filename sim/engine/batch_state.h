@@ -70,6 +70,8 @@ class BatchState {
     // Full prompt blocks' hashes (prefix caching): hash_blocks of them, of which
     // only the first ones up to the first unique block (unique_blocks_from) are
     // computed until the request has registered its blocks (see complete_hashes).
+    // Once registered it hands them on (spare_hashes_) and computes them again if
+    // it needs them (after a preemption).
     std::vector<std::uint64_t> hashes;
     std::int64_t hash_blocks = 0;
     bool registered = false;  // its prompt's blocks went into the prefix cache
@@ -289,6 +291,17 @@ class BatchState {
   // (EngineContext::hash_chains), else own_chains_.
   std::unique_ptr<BlockHashChains> own_chains_;
   BlockHashChains* chains_;
+  // Hash buffers of requests that registered their blocks, the latest last: the
+  // next request writes its hashes into one of them. A request's hashes are read
+  // only until it registers (and again after a preemption, recomputed), so this
+  // way the few buffers in use stay in the CPU caches; a buffer per slot, with
+  // thousands of requests decoding over many replicas, was written cold each time.
+  std::vector<std::vector<std::uint64_t>> spare_hashes_;
+  // After registering: s.hashes go to spare_hashes_.
+  void hand_on_hashes(Seq& s) {
+    spare_hashes_.push_back(std::move(s.hashes));
+    s.hashes = std::vector<std::uint64_t>();
+  }
 
   std::vector<Seq> slots_;
   std::vector<int> free_slots_;
@@ -436,9 +449,13 @@ inline void BatchState::complete_chunks(Nanos now, std::vector<Request>& done) {
       // The prompt's full blocks become cached for later requests.
       const std::int64_t full = std::min<std::int64_t>(s.hash_blocks, s.computed / kv_.block_size());
       if (full > s.cached_blocks) {
+        // Registered before and back from a swap-out (reuse_prefix, which
+        // recomputes them, did not run): its hashes were handed on.
+        if (s.registered && s.hashes.empty()) complete_hashes(s);
         s.registered = true;
         s.blocks -= kv_.share_prefix(s.hashes, s.cached_blocks, full, s.cached_nodes, unique_blocks_from(s.req));
         s.cached_blocks = full;
+        hand_on_hashes(s);
       }
     }
     ++s.generated;

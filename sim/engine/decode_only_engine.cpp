@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "util/error.h"
+#include "workload/request_copy.h"
 
 namespace servesim {
 
@@ -18,7 +19,7 @@ bool DecodeOnlyEngine::enqueue(Request /*r*/, Nanos /*now*/) {
 }
 
 bool DecodeOnlyEngine::accept(const Request& r, const RequestRecord& rec, Nanos now) {
-  Seq s{r, rec};
+  Seq s{copy_request(r), rec};  // its bytes are r's (queued_request_bytes when it leaves the queue)
   s.peak = peak_blocks(r);
   s.rec.replica = ctx_.replica;
   if (s.peak > total_) {

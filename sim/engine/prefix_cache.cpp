@@ -241,7 +241,7 @@ std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
 }
 }  // namespace
 
-std::vector<std::uint64_t> engine_block_hashes(const std::vector<std::uint64_t>& ids, std::int64_t id_block_tokens,
+std::vector<std::uint64_t> engine_block_hashes(const PromptIds& ids, std::int64_t id_block_tokens,
                                                std::int64_t prompt_tokens, std::int64_t block_size) {
   std::vector<std::uint64_t> out;
   engine_block_hashes(ids, id_block_tokens, prompt_tokens, block_size, out);
@@ -252,7 +252,7 @@ namespace {
 constexpr std::uint64_t kChainSeed = 0x51ed270b27f3a1c5ULL;
 
 // Appends the hashes of engine blocks [from, blocks) to `out`, which holds those before.
-void chain_blocks(const std::vector<std::uint64_t>& ids, std::int64_t id_block_tokens, std::int64_t block_size,
+void chain_blocks(const PromptIds& ids, std::int64_t id_block_tokens, std::int64_t block_size,
                   std::int64_t from, std::int64_t blocks, std::vector<std::uint64_t>& out) {
   std::uint64_t h = from > 0 ? out[static_cast<std::size_t>(from - 1)] : kChainSeed;
   for (std::int64_t b = from; b < blocks; ++b) {
@@ -268,13 +268,13 @@ void chain_blocks(const std::vector<std::uint64_t>& ids, std::int64_t id_block_t
 
 }  // namespace
 
-std::int64_t engine_block_count(const std::vector<std::uint64_t>& ids, std::int64_t id_block_tokens,
-                                std::int64_t prompt_tokens, std::int64_t block_size) {
+std::int64_t engine_block_count(const PromptIds& ids, std::int64_t id_block_tokens, std::int64_t prompt_tokens,
+                                std::int64_t block_size) {
   if (ids.empty() || id_block_tokens <= 0 || block_size <= 0) return 0;
   return std::min(prompt_tokens, static_cast<std::int64_t>(ids.size()) * id_block_tokens) / block_size;
 }
 
-void engine_block_hashes(const std::vector<std::uint64_t>& ids, std::int64_t id_block_tokens, std::int64_t prompt_tokens,
+void engine_block_hashes(const PromptIds& ids, std::int64_t id_block_tokens, std::int64_t prompt_tokens,
                          std::int64_t block_size, std::vector<std::uint64_t>& out) {
   out.clear();
   const std::int64_t blocks = engine_block_count(ids, id_block_tokens, prompt_tokens, block_size);
@@ -282,7 +282,7 @@ void engine_block_hashes(const std::vector<std::uint64_t>& ids, std::int64_t id_
   chain_blocks(ids, id_block_tokens, block_size, 0, blocks, out);
 }
 
-void BlockHashChains::hashes(const std::vector<std::uint64_t>& ids, std::int64_t id_block_tokens,
+void BlockHashChains::hashes(const PromptIds& ids, std::int64_t id_block_tokens,
                              std::int64_t prompt_tokens, std::int64_t block_size, std::vector<std::uint64_t>& out,
                              std::int64_t max_blocks, std::int64_t named_ids) {
   out.clear();
@@ -311,7 +311,7 @@ void BlockHashChains::hashes(const std::vector<std::uint64_t>& ids, std::int64_t
     c.id_block_tokens = id_block_tokens;
     c.block_size = block_size;
     c.named_ids = named_ids;
-    c.ids = ids;
+    ids.assign_to(c.ids);
     c.hashes = out;
   }
 }

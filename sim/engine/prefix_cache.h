@@ -50,6 +50,7 @@
 #include <vector>
 
 #include "engine/block_hash_index.h"
+#include "workload/prompt_ids.h"
 
 namespace servesim {
 
@@ -154,13 +155,14 @@ class PrefixCache {
 // that each depends on everything before it. `ids` name blocks of `id_block_tokens`
 // tokens (the workload's prefix structure); only blocks fully inside both the ids
 // and the prompt are hashed.
-std::vector<std::uint64_t> engine_block_hashes(const std::vector<std::uint64_t>& ids, std::int64_t id_block_tokens,
+// (`ids`: a list, or a request's stored and implied ids, PromptIds.)
+std::vector<std::uint64_t> engine_block_hashes(const PromptIds& ids, std::int64_t id_block_tokens,
                                                std::int64_t prompt_tokens, std::int64_t block_size);
 // How many hashes engine_block_hashes gives (the full blocks inside both).
-std::int64_t engine_block_count(const std::vector<std::uint64_t>& ids, std::int64_t id_block_tokens,
-                                std::int64_t prompt_tokens, std::int64_t block_size);
+std::int64_t engine_block_count(const PromptIds& ids, std::int64_t id_block_tokens, std::int64_t prompt_tokens,
+                                std::int64_t block_size);
 // The same, written into `out` (cleared first; its capacity is reused).
-void engine_block_hashes(const std::vector<std::uint64_t>& ids, std::int64_t id_block_tokens, std::int64_t prompt_tokens,
+void engine_block_hashes(const PromptIds& ids, std::int64_t id_block_tokens, std::int64_t prompt_tokens,
                          std::int64_t block_size, std::vector<std::uint64_t>& out);
 
 // engine_block_hashes with shared prefixes hashed once: engine block b's hash
@@ -175,7 +177,7 @@ class BlockHashChains {
   // a shared system prompt named by its first id (Request::unique_hashes_from):
   // two prompts with the same first id and the same named_ids have the same ids
   // before it, so they are not compared (0: nothing known, compare them).
-  void hashes(const std::vector<std::uint64_t>& ids, std::int64_t id_block_tokens, std::int64_t prompt_tokens,
+  void hashes(const PromptIds& ids, std::int64_t id_block_tokens, std::int64_t prompt_tokens,
               std::int64_t block_size, std::vector<std::uint64_t>& out,
               std::int64_t max_blocks = std::numeric_limits<std::int64_t>::max(), std::int64_t named_ids = 0);
 

@@ -18,6 +18,7 @@
 #include "util/error.h"
 #include "util/interrupt.h"
 #include "util/machine.h"
+#include "workload/request_copy.h"
 
 namespace servesim {
 namespace {
@@ -373,7 +374,7 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
         pull();
       } else {
         const int p = prefill_router.pick(prefill.engines, req);
-        Request one = req;
+        Request one = copy_request(req);  // queued there with req's bytes
         one.output_tokens = 1;  // the prefill instance samples the first token
         in_prefill.emplace(req.id, std::move(req));
         prefill.engines[static_cast<std::size_t>(p)]->enqueue(std::move(one), now);

@@ -16,6 +16,22 @@ namespace servesim {
 
 enum class HashOwner : std::uint64_t { group = 1, prompt = 2, request = 3, session = 4 };
 
+// The SplitMix64 finaliser the hashes are made of.
+inline std::uint64_t prefix_hash_mix(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+// prefix_block_hash(kind, owner, j) = prefix_owner_id(prefix_owner_base(kind, owner), j):
+// the base is the same for every block of one owner, so it is mixed once.
+inline std::uint64_t prefix_owner_base(HashOwner kind, std::uint64_t owner) {
+  return prefix_hash_mix(prefix_hash_mix(static_cast<std::uint64_t>(kind)) ^ owner);
+}
+inline std::uint64_t prefix_owner_id(std::uint64_t owner_base, std::uint64_t block) {
+  return prefix_hash_mix(owner_base ^ block);
+}
+
 std::uint64_t prefix_block_hash(HashOwner kind, std::uint64_t owner, std::uint64_t block);
 
 // Hashes of the full blocks of a `total_tokens`-token prompt (see above).
@@ -31,9 +47,19 @@ class PromptBlockHashes {
  public:
   std::vector<std::uint64_t> operator()(std::int64_t total_tokens, std::int32_t block_tokens, std::int64_t group,
                                         std::int64_t prefix_tokens, HashOwner kind, std::uint64_t owner);
+  // Only the system prompt's part of operator()'s hashes (its first
+  // min(full blocks, prefix_tokens / block_tokens)), in a vector with room
+  // reserved for all of them: the owner's part is implied
+  // (prefix_owner_id(prefix_owner_base(kind, owner), j)), and a request that
+  // carries it so (Request::own_ids_implied) holds the memory it held with them
+  // written, and can have them written in place (workload/prompt_ids.h).
+  std::vector<std::uint64_t> system_prompt_part(std::int64_t total_tokens, std::int32_t block_tokens,
+                                                std::int64_t group, std::int64_t prefix_tokens);
 
  private:
   static constexpr std::int64_t kMemoGroups = 4096;  // at most 4096 x the prefix's blocks x 8 bytes
+  // The memo of `group` holding at least `shared` hashes (group < kMemoGroups).
+  const std::vector<std::uint64_t>& group_hashes(std::int64_t group, std::int64_t shared);
   std::vector<std::vector<std::uint64_t>> groups_;
 };
 

@@ -14,7 +14,9 @@ struct Request {
   std::int64_t output_tokens = 0;  // tokens to generate (ignore_eos semantics)
   // Prefix structure for prefix caching: hash of each full prompt block of
   // `hash_block_tokens` tokens, in order; equal leading hashes = shared prefix.
-  // Empty when the workload has no prefix information.
+  // Empty when the workload has no prefix information. Only the first
+  // unique_hashes_from of them when own_ids_implied (below): read them through
+  // PromptIds (workload/prompt_ids.h), which gives the whole list either way.
   std::vector<std::uint64_t> block_hashes;
   std::int32_t hash_block_tokens = 0;
   // block_hashes[j] for j >= unique_hashes_from belong to this request alone: no
@@ -28,6 +30,21 @@ struct Request {
   std::int32_t unique_hashes_from = kNotUnique;
   static constexpr std::int32_t kNotUnique = 0x7fffffff;
   std::int32_t session = -1;       // closed-loop user / multi-turn session, -1 if none
+  // The request's own ids are implied, not stored (the synthetic workload's
+  // per-request questions: HashOwner::request). block_hashes then holds only the
+  // ids before unique_hashes_from, with room reserved for all
+  // input_tokens / hash_block_tokens of them, and id j >= unique_hashes_from is
+  // prefix_block_hash(HashOwner::request, id, j). Read a request's ids through
+  // PromptIds (workload/prompt_ids.h), which gives them all either way;
+  // materialize_block_ids writes the implied ones into block_hashes. Why: a
+  // request's own ids are read only after a preemption or by a CPU tier, and with
+  // thousands of requests in flight writing ~1 KB of them each missed the caches.
+  bool own_ids_implied = false;
 };
+// own_ids_implied lives in session's padding: a Request is the 72 bytes the
+// decode-only engine's queue reports per request (engine.h, queued_request_bytes).
+#if defined(__GLIBCXX__) && __SIZEOF_POINTER__ == 8
+static_assert(sizeof(Request) == 72, "Request grew: the queues' reported bytes per request change with it");
+#endif
 
 }  // namespace servesim

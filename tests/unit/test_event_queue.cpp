@@ -2,7 +2,11 @@
 
 #include <cmath>
 #include <limits>
+#include <set>
+#include <tuple>
 #include <vector>
+
+#include "core/rng.h"
 
 #include "core/event_queue.h"
 #include "core/sim_time.h"
@@ -66,6 +70,29 @@ TEST_CASE("event queue interleaves pushes and pops like a simulation loop", "[ev
   for (std::size_t i = 1; i < seen.size(); ++i) REQUIRE(seen[i - 1] <= seen[i]);
   REQUIRE(seen[1] == std::make_pair<servesim::Nanos, int>(3, 0));
   REQUIRE(seen[2] == std::make_pair<servesim::Nanos, int>(3, 1));
+}
+
+TEST_CASE("event queue pops in the order of a sorted reference under random pushes and pops", "[event_queue]") {
+  // Queue sizes from 0 to a few hundred (the heap's levels fill and empty), many
+  // equal times and priorities (the tie-break by insertion order decides), pops
+  // and pushes interleaved. The reference is a std::set of (time, priority, seq).
+  servesim::RandomStream rng(11, "event queue");
+  EventQueue q;
+  std::set<std::tuple<Nanos, int, std::uint64_t>> ref;
+  for (int op = 0; op < 200000; ++op) {
+    const bool grow = (op / 5000) % 2 == 0;  // phases that fill and drain the queue
+    if (ref.empty() || rng.uniform_int(0, 9) < (grow ? 6 : 3)) {
+      const Nanos t = rng.uniform_int(0, 50);
+      const auto pr = static_cast<int>(rng.uniform_int(-1, 1));
+      const std::uint64_t seq = q.push(t, pr, 0, static_cast<std::int64_t>(op));
+      ref.emplace(t, pr, seq);
+    } else {
+      const Event e = q.pop();
+      REQUIRE(std::make_tuple(e.time, e.priority, e.seq) == *ref.begin());
+      ref.erase(ref.begin());
+    }
+    REQUIRE(q.size() == ref.size());
+  }
 }
 
 TEST_CASE("to_nanos rounds half away from zero exactly as llround", "[core]") {

@@ -13,6 +13,7 @@
 #include "engine/min_tree.h"
 #include "engine/prefix_cache.h"
 #include "workload/prefix_hash.h"
+#include "workload/prompt_ids.h"
 
 using namespace servesim;
 
@@ -347,5 +348,84 @@ TEST_CASE("PromptBlockHashes gives prompt_block_hashes' hashes", "[workload][pre
     const auto kind = rng.uniform_int(0, 1) == 0 ? HashOwner::request : HashOwner::session;
     const auto owner = static_cast<std::uint64_t>(rng.uniform_int(0, 100));
     REQUIRE(memo(total, block, group, prefix, kind, owner) == prompt_block_hashes(total, block, group, prefix, kind, owner));
+  }
+}
+
+namespace {
+// A request of the synthetic workload's per-request questions as
+// SyntheticSource makes it: the system prompt's ids stored, its own implied.
+Request implied_request(PromptBlockHashes& memo, std::int64_t id, std::int64_t total, std::int32_t block,
+                        std::int64_t group, std::int64_t prefix) {
+  Request r;
+  r.id = id;
+  r.input_tokens = total;
+  r.hash_block_tokens = block;
+  r.block_hashes = memo.system_prompt_part(total, block, group, prefix);
+  r.unique_hashes_from = static_cast<std::int32_t>(r.block_hashes.size());
+  r.own_ids_implied = !r.block_hashes.empty() && r.unique_hashes_from < total / block;
+  return r;
+}
+}  // namespace
+
+TEST_CASE("implied own ids read as the stored list, and materialise into its reserved room", "[workload][prefix]") {
+  // Groups inside and past the memo (4096), prompts shorter and longer than their
+  // system prompt, block sizes that do and do not divide it. The reference is
+  // prompt_block_hashes, every id written.
+  RandomStream rng(37, "implied ids");
+  PromptBlockHashes memo;
+  int implied = 0;
+  for (int i = 0; i < 3000; ++i) {
+    const std::int64_t group = rng.uniform_int(0, 9) == 0 ? 5000 : rng.uniform_int(0, 5);
+    const auto block = static_cast<std::int32_t>(rng.uniform_int(0, 2) == 0 ? 48 : 16);
+    const std::int64_t prefix = rng.uniform_int(0, 1200), total = rng.uniform_int(0, 3000);
+    const auto id = rng.uniform_int(0, 100000);
+    const std::vector<std::uint64_t> want =
+        prompt_block_hashes(total, block, group, prefix, HashOwner::request, static_cast<std::uint64_t>(id));
+    Request r = implied_request(memo, id, total, block, group, prefix);
+    // The stored part is the system prompt's, with room for the whole list.
+    REQUIRE(r.block_hashes == std::vector<std::uint64_t>(want.begin(), want.begin() + r.unique_hashes_from));
+    REQUIRE(r.block_hashes.capacity() == want.size());
+    if (!r.own_ids_implied) continue;  // nothing of its own, or no full system-prompt block
+    ++implied;
+    const PromptIds ids(r);
+    REQUIRE(ids.size() == want.size());
+    for (std::size_t j = 0; j < want.size(); ++j) REQUIRE(ids[j] == want[j]);
+    REQUIRE(ids.to_vector() == want);
+    const std::uint64_t* room = r.block_hashes.data();
+    materialize_block_ids(r);
+    CHECK_FALSE(r.own_ids_implied);
+    REQUIRE(r.block_hashes == want);
+    REQUIRE(r.block_hashes.data() == room);  // written in place, not reallocated
+    REQUIRE(PromptIds(r).to_vector() == want);
+  }
+  CHECK(implied > 1000);  // most draws have both a full system-prompt block and ids of their own
+}
+
+TEST_CASE("BlockHashChains on implied own ids gives the stored list's hashes", "[engine][prefix]") {
+  // As the engine asks (batch_state.cpp): the first blocks up to the first unique
+  // one, then all of them, the system prompt named by its first id; id blocks of
+  // 16 and 32 tokens under engine blocks of 16 and 48.
+  RandomStream rng(41, "implied chains");
+  for (std::int32_t idb : {16, 32}) {
+    for (std::int64_t bs : {16, 48}) {
+      PromptBlockHashes memo;
+      BlockHashChains chains;
+      std::vector<std::uint64_t> got;
+      for (int i = 0; i < 400; ++i) {
+        const std::int64_t group = rng.uniform_int(0, 3), prefix = 32 * rng.uniform_int(1, 30);
+        const std::int64_t total = prefix + rng.uniform_int(1, 1500);
+        Request r = implied_request(memo, i, total, idb, group, prefix);
+        if (!r.own_ids_implied) continue;
+        const std::vector<std::uint64_t> ids =
+            prompt_block_hashes(total, idb, group, prefix, HashOwner::request, static_cast<std::uint64_t>(i));
+        const std::vector<std::uint64_t> want = engine_block_hashes(ids, idb, total, bs);
+        REQUIRE(engine_block_count(PromptIds(r), idb, total, bs) == static_cast<std::int64_t>(want.size()));
+        const std::int64_t first = rng.uniform_int(0, static_cast<std::int64_t>(want.size()));
+        chains.hashes(PromptIds(r), idb, total, bs, got, first, r.unique_hashes_from);
+        REQUIRE(got == std::vector<std::uint64_t>(want.begin(), want.begin() + first));
+        chains.hashes(PromptIds(r), idb, total, bs, got, std::numeric_limits<std::int64_t>::max(), r.unique_hashes_from);
+        REQUIRE(got == want);
+      }
+    }
   }
 }

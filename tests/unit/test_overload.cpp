@@ -42,6 +42,20 @@ TEST_CASE("a waiting request costs 48 bytes", "[overload]") {
   CHECK(back.block_hashes == r.block_hashes);
   CHECK(back.hash_block_tokens == 16);
   CHECK(back.unique_hashes_from == 4);
+  CHECK_FALSE(back.own_ids_implied);
+  // A request whose own ids are implied (Request::own_ids_implied: 4 stored, room
+  // for 10) counts the room it holds and comes back marked.
+  Request lazy = r;
+  lazy.block_hashes = std::vector<std::uint64_t>();
+  lazy.block_hashes.reserve(10);
+  lazy.block_hashes.assign(4, 1);
+  lazy.own_ids_implied = true;
+  QueuedRequest ql{std::move(lazy)};
+  CHECK(ql.bytes() == 48 + 32 + 10 * 8);
+  const Request lazy_back = ql.take();
+  CHECK(lazy_back.own_ids_implied);
+  CHECK(lazy_back.block_hashes.size() == 4);
+  CHECK(lazy_back.block_hashes.capacity() == 10);
   // A queue of Requests (the decode-only engine's) counts the Request itself.
   CHECK(queued_request_bytes(Request{}) == static_cast<std::int64_t>(sizeof(Request)));
 }

@@ -2,7 +2,8 @@
 // batch_state.h change no result: a run whose synthetic requests mark their own
 // blocks (Request::unique_hashes_from) gives the same summary, byte for byte, as
 // the same run with the mark removed (every block its own node, every hash
-// computed), under eviction, preemption and recompute.
+// computed), under eviction, preemption and recompute. Likewise the implied own
+// ids (Request::own_ids_implied): the same summary as with every id stored.
 #include <catch2/catch.hpp>
 
 #include <memory>
@@ -10,21 +11,29 @@
 #include "metrics/summary_json.h"
 #include "run/simulation.h"
 #include "test_sim_helpers.h"
+#include "workload/prompt_ids.h"
 #include "workload/workload_spec.h"
 
 using namespace servesim;
 using namespace servesim::testing;
 
 namespace {
-// The requests of `inner` without the mark.
+// The requests of `inner` with every id stored (materialize_block_ids) and,
+// when `unmark`, without the mark of their own blocks.
 class Unmarked : public RequestSource {
  public:
-  explicit Unmarked(std::unique_ptr<RequestSource> inner) : inner_(std::move(inner)) {}
+  explicit Unmarked(std::unique_ptr<RequestSource> inner, bool unmark = true)
+      : inner_(std::move(inner)), unmark_(unmark) {}
   std::optional<Request> next() override {
     std::optional<Request> r = inner_->next();
-    if (r) r->unique_hashes_from = Request::kNotUnique;
+    if (r) {
+      implied_ += r->own_ids_implied ? 1 : 0;
+      materialize_block_ids(*r);
+      if (unmark_) r->unique_hashes_from = Request::kNotUnique;
+    }
     return r;
   }
+  std::int64_t implied() const { return implied_; }
   void on_complete(const Request& r, Nanos t) override { inner_->on_complete(r, t); }
   void on_abandon(const Request& r, Nanos t) override { inner_->on_abandon(r, t); }
   bool withdrawn(const Request& r) override { return inner_->withdrawn(r); }
@@ -34,7 +43,22 @@ class Unmarked : public RequestSource {
 
  private:
   std::unique_ptr<RequestSource> inner_;
+  bool unmark_;
+  std::int64_t implied_ = 0;
 };
+
+// One summary per way of carrying the ids: implied, and all of them stored.
+void check_implied_ids_change_nothing(const Scenario& sc) {
+  std::unique_ptr<RequestSource> implied = make_request_source(sc.workload);
+  const SimulationResult a = simulate(sc, *implied, {});
+  Unmarked stored(make_request_source(sc.workload), false);
+  const SimulationResult b = simulate(sc, stored, {});
+  // Nearly every request had them implied (all but those whose question is
+  // shorter than a block: lognormal, mean 600 tokens, stddev 300).
+  CHECK(stored.implied() >= 1400);
+  CHECK(a.summary.load.queued_peak > 0);  // the queue's bytes are in the summary compared
+  CHECK(summary_json(a.summary).dump() == summary_json(b.summary).dump());
+}
 }  // namespace
 
 TEST_CASE("runs of a request's own blocks give the results of one node per block", "[engine][prefix]") {
@@ -55,4 +79,40 @@ TEST_CASE("runs of a request's own blocks give the results of one node per block
   CHECK(ja["requests"]["preemptions"].get<std::int64_t>() > 0);  // the case the runs must survive
   CHECK(ja["tokens"]["prefix_hit_rate"].get<double>() > 0.1);
   CHECK(ja.dump() == jb.dump());
+}
+
+TEST_CASE("implied own ids give the results of stored ones", "[engine][prefix]") {
+  // The same workload as above: every request's ids after its system prompt are
+  // implied (Request::own_ids_implied) and read through PromptIds; stored, they
+  // must give the same summary byte for byte, including the queue's peak bytes
+  // (the stored list keeps room for every id). Preempted requests re-match all
+  // their blocks (complete_hashes), a CPU tier hashes every block, and two
+  // replicas with prefix_affinity route by the first id.
+  const std::string workload = "{requests: 1500, seed: 3, arrival: {process: poisson, rate: 30}, "
+                               "input_tokens: {dist: lognormal, mean: 600, stddev: 300, max: 2000}, "
+                               "output_tokens: {dist: uniform, min: 64, max: 512}, "
+                               "shared_prefix: {groups: 40, tokens: 512}}";
+  SECTION("one replica, evicting and preempting") {
+    const Scenario sc = scenario_from("{kind: vllm, prefix_caching: true, num_gpu_blocks_override: 3000}", workload);
+    check_implied_ids_change_nothing(sc);
+  }
+  SECTION("a CPU tier (every block hashed)") {
+    const Scenario sc = scenario_from(
+        "{kind: vllm, prefix_caching: true, num_gpu_blocks_override: 3000, cpu_offload: 1 GiB}", workload);
+    check_implied_ids_change_nothing(sc);
+  }
+  SECTION("disaggregated prefill and decode pools (a request's copies queued in both)") {
+    const std::string text =
+        "hardware: {gpu: h100-sxm}\nmodel: {name: llama-3.1-8b}\nparallelism: {tp: 1, replicas: 1}\n"
+        "engine: {kind: vllm, prefix_caching: true, num_gpu_blocks_override: 3000}\n"
+        "disaggregation: {prefill: {replicas: 1}, decode: {replicas: 1}, "
+        "transfer: {bandwidth: \"50 GB/s\", latency: \"20 us\"}}\n"
+        "workload: " + workload + "\n";
+    check_implied_ids_change_nothing(parse_scenario(parse_yaml_text(text), "test.yaml", true));
+  }
+  SECTION("two replicas, prefix_affinity") {
+    const Scenario sc = scenario_from("{kind: vllm, prefix_caching: true, num_gpu_blocks_override: 3000}", workload,
+                                      "llama-3.1-8b", "{tp: 1, replicas: 2, router: prefix_affinity}");
+    check_implied_ids_change_nothing(sc);
+  }
 }

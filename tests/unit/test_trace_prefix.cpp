@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "config/edits.h"
 #include "config/yaml_text.h"
 #include "workload/prefix_hash.h"
+#include "workload/prompt_ids.h"
 #include "workload/synthetic_source.h"
 #include "config/workload_reader.h"
 #include "workload/workload_spec.h"
@@ -29,9 +31,13 @@ WorkloadSpec load(const std::string& yaml) {
   return parse_workload(m);
 }
 
+// Every id written out (a request's own ids may be implied: Request::own_ids_implied).
 std::vector<Request> drain(RequestSource& src) {
   std::vector<Request> out;
-  while (auto r = src.next()) out.push_back(*r);
+  while (auto r = src.next()) {
+    materialize_block_ids(*r);
+    out.push_back(*r);
+  }
   return out;
 }
 
@@ -90,8 +96,28 @@ TEST_CASE("requests of one group share its system prompt's full blocks", "[prefi
       else CHECK(common == 0);
     }
   }
-  // The group's blocks are its own: hash(group, block index).
+  // The group's blocks are its own: hash(group, block index); the rest the
+  // request's: hash(request id, block index).
   CHECK(rs[4].block_hashes[0] == prefix_block_hash(HashOwner::group, 1, 0));
+  CHECK(rs[4].block_hashes[6] == prefix_block_hash(HashOwner::request, 4, 6));
+  CHECK(rs[4].unique_hashes_from == 6);
+}
+
+TEST_CASE("a synthetic request stores its system prompt's ids and implies its own", "[prefix]") {
+  // 150-token prompts: 6 system-prompt blocks of 16 (100 tokens) stored, 3 of the
+  // request's own (floor(150 / 16) = 9) implied, with room for all 9.
+  auto src = make_request_source(load(std::string(kBase) +
+                                      "requests: 3\ninput_tokens: {dist: fixed, value: 50}\n"
+                                      "shared_prefix: {groups: 3, tokens: 100}\n"));
+  const std::optional<Request> r = src->next();
+  REQUIRE(r);
+  CHECK(r->own_ids_implied);
+  CHECK(r->block_hashes.size() == 6);
+  CHECK(r->block_hashes.capacity() == 9);
+  const PromptIds ids(*r);
+  REQUIRE(ids.size() == 9);
+  for (std::size_t j = 0; j < 9; ++j)
+    CHECK(ids[j] == (j < 6 ? prefix_block_hash(HashOwner::group, 0, j) : prefix_block_hash(HashOwner::request, 0, j)));
 }
 
 TEST_CASE("hash_block_tokens sets the block size of synthetic prefixes", "[prefix]") {
