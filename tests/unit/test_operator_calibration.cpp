@@ -413,6 +413,11 @@ TEST_CASE("operator calibration: knobs fitted on A100 predict H100's tables, and
     // H100 0.906, A100 0.796), while the fitted gemm_memory is carried for the GEMMs.
     CHECK(t.carried.stream_memory == t.defaults.gemm_memory);
     CHECK(t.carried.gemm_memory == c.fit.efficiency.gemm_memory);
+    // The FP32 instructions per byte are the kernels' own, held (not fitted) and carried.
+    CHECK(t.carried.act_fp32_per_byte == c.fit.efficiency.act_fp32_per_byte);
+    CHECK(t.carried.norm_fp32_per_byte == c.fit.efficiency.norm_fp32_per_byte);
+    CHECK(t.carried.rope_fp32_per_byte == c.fit.efficiency.rope_fp32_per_byte);
+    CHECK(std::find(c.fit.fields.begin(), c.fit.fields.end(), "act_fp32_per_byte") == c.fit.fields.end());
     // Both GPU files give l2_cache, so the L2-resident rates are fitted and carried.
     CHECK(std::find(c.fit.fields.begin(), c.fit.fields.end(), "norm_l2_bytes_per_sm_cycle") != c.fit.fields.end());
     INFO("defaults:\n" << describe(t.before) << "carried fit:\n" << describe(t.after));
