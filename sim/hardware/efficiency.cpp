@@ -67,28 +67,29 @@ const std::vector<EfficiencyKnob>& efficiency_knobs() {
        "SiLU-and-mul (mlp_act, moe_act): bytes moved per SM clock cycle, rate = min(stream_memory x HBM peak, "
        "this x SMs x boost clock); > 0 turns on this kind's SM-bound form (act_floor_cycles, act_tokens_per_sm) "
        "on GPUs whose file gives sm_count and boost_clock; 0: the shared elementwise knobs",
-       "0: off (the shared form). Fitted on Vidur's tables (calibrate operators, beyond the L2): A100 6.48, H100 "
-       "7.32; as a default (with the A100 fit's other elementwise knobs) it moved the held-out serving runs from "
-       "2.4% to 3.4% TPOT (docs/validation.md)",
+       "0: off (the shared form). Fitted on Vidur's tables (calibrate operators, beyond the L2, with "
+       "act_fp32_per_byte 2): A100 8.13, H100 8.26 (6.48, 7.32 without the FP32 term); as a default (with the A100 "
+       "fit's other elementwise knobs) it moved the held-out serving runs from 2.4% to 3.2% TPOT (docs/validation.md)",
        0.0, 20.0, ""},
       {"act_floor_cycles", &Efficiency::act_floor_cycles, KnobKind::cycles, 0.0,
        "SiLU-and-mul (mlp_act, moe_act): fixed time per kernel in SM clock cycles (floor / boost clock), with "
        "act_bytes_per_sm_cycle > 0",
-       "0 (used only with act_bytes_per_sm_cycle > 0). Fitted on Vidur's tables: A100 1828, H100 2118 cycles (1.1-1.3 "
+       "0 (used only with act_bytes_per_sm_cycle > 0). Fitted on Vidur's tables: A100 1868, H100 2118 cycles (1.1-1.3 "
        "us)",
        0.0, 20000.0, ""},
       {"act_tokens_per_sm", &Efficiency::act_tokens_per_sm, KnobKind::tokens_per_sm, 0.0,
        "SiLU-and-mul (mlp_act, moe_act): occupancy threshold, with act_bytes_per_sm_cycle > 0: a kernel over "
        "fewer than this x SMs tokens "
        "(one thread block per token) takes as long as one over that many",
-       "0 (used only with act_bytes_per_sm_cycle > 0). Fitted on Vidur's tables: A100 1.04, H100 1.02 "
+       "0 (used only with act_bytes_per_sm_cycle > 0). Fitted on Vidur's tables: A100 1.02, H100 1.02 "
        "(SiLU-and-mul is flat up to ~64-128 tokens on both)",
        0.0, 4.0, ""},
       {"act_l2_bytes_per_sm_cycle", &Efficiency::act_l2_bytes_per_sm_cycle, KnobKind::sm_rate, 0.0,
        "SiLU-and-mul (mlp_act, moe_act): bytes moved per SM clock cycle by a kernel whose bytes "
        "per launch fit in the GPU's L2 cache (l2_cache in the GPU file), with act_bytes_per_sm_cycle > 0; not "
        "capped by HBM; 0: act_bytes_per_sm_cycle at every size",
-       "0: one rate at every size. Fitted on Vidur's tables (calibrate operators): A100 6.58, H100 6.99 "
+       "0: one rate at every size. Fitted on Vidur's tables (calibrate operators, with act_fp32_per_byte 2): A100 "
+       "8.29, H100 7.84 "
        "(docs/validation.md, \"L2-resident kernels\")",
        0.0, 20.0, ""},
       {"norm_bytes_per_sm_cycle", &Efficiency::norm_bytes_per_sm_cycle, KnobKind::sm_rate, 0.0,
@@ -97,7 +98,7 @@ const std::vector<EfficiencyKnob>& efficiency_knobs() {
        "clock); > 0 turns on this kind's SM-bound form (norm_floor_cycles, norm_tokens_per_sm) on GPUs whose file "
        "gives sm_count and boost_clock; 0: the shared elementwise knobs",
        "0: off (the shared form). Fitted on Vidur's tables (calibrate operators, beyond the L2, on Vidur's "
-       "unfused work): A100 7.27, H100 7.42 (docs/validation.md)",
+       "unfused work, with norm_fp32_per_byte 0.5375): A100 7.74, H100 7.66 (docs/validation.md)",
        0.0, 20.0, ""},
       {"norm_floor_cycles", &Efficiency::norm_floor_cycles, KnobKind::cycles, 0.0,
        "fused residual add + RMSNorm (attn_norm_residual, final_norm): fixed time per kernel in SM clock cycles "
@@ -115,7 +116,8 @@ const std::vector<EfficiencyKnob>& efficiency_knobs() {
        "fused residual add + RMSNorm (attn_norm_residual, final_norm): bytes moved per SM clock cycle by a kernel whose bytes "
        "per launch fit in the GPU's L2 cache (l2_cache in the GPU file), with norm_bytes_per_sm_cycle > 0; not "
        "capped by HBM; 0: norm_bytes_per_sm_cycle at every size",
-       "0: one rate at every size. Fitted on Vidur's tables (calibrate operators): A100 9.12, H100 9.29 "
+       "0: one rate at every size. Fitted on Vidur's tables (calibrate operators, with norm_fp32_per_byte 0.5375): "
+       "A100 9.88, H100 9.67 "
        "(docs/validation.md, \"L2-resident kernels\")",
        0.0, 20.0, ""},
       {"rope_bytes_per_sm_cycle", &Efficiency::rope_bytes_per_sm_cycle, KnobKind::sm_rate, 0.0,
@@ -123,8 +125,8 @@ const std::vector<EfficiencyKnob>& efficiency_knobs() {
        "boost "
        "clock); > 0 turns on this kind's SM-bound form (rope_floor_cycles, rope_tokens_per_sm) on GPUs whose file "
        "gives sm_count and boost_clock; 0: the shared elementwise knobs",
-       "0: off (the shared form). Fitted on Vidur's tables (calibrate operators, beyond the L2): A100 5.65, "
-       "H100 6.18 (docs/validation.md)",
+       "0: off (the shared form). Fitted on Vidur's tables (calibrate operators, beyond the L2, with "
+       "rope_fp32_per_byte 0.75): A100 6.05, H100 6.41 (docs/validation.md)",
        0.0, 20.0, ""},
       {"rope_floor_cycles", &Efficiency::rope_floor_cycles, KnobKind::cycles, 0.0,
        "rotary embedding (rope): fixed time per kernel in SM clock cycles (floor / boost clock), with "
@@ -141,7 +143,8 @@ const std::vector<EfficiencyKnob>& efficiency_knobs() {
        "rotary embedding (rope): bytes moved per SM clock cycle by a kernel whose bytes "
        "per launch fit in the GPU's L2 cache (l2_cache in the GPU file), with rope_bytes_per_sm_cycle > 0; not "
        "capped by HBM; 0: rope_bytes_per_sm_cycle at every size",
-       "0: one rate at every size. Fitted on Vidur's tables (calibrate operators): A100 6.29, H100 6.72 "
+       "0: one rate at every size. Fitted on Vidur's tables (calibrate operators, with rope_fp32_per_byte 0.75): "
+       "A100 6.79, H100 6.99 "
        "(docs/validation.md, \"L2-resident kernels\")",
        0.0, 20.0, ""},
       // FP32 instructions per byte: counted, not fitted (tools/operator-prototype/kernels/count_fp32.py
