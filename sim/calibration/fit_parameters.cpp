@@ -41,6 +41,10 @@ const std::vector<FitParameter>& table() {
         // 0.7-1.3 spans hand-tuned kernels a third slower or faster; the product stays <= 1
         // for any profile with gemm_compute <= 0.75 (the catalog's is 0.70).
         {"gemm_compute_ratio", "engine.gemm_compute_ratio", 0.7, 1.3, 1.0, ""},
+        // A framework's decode-attention kernels against the catalog's attention_memory (vLLM's
+        // paged attention): the product stays <= 1 for any profile with attention_memory <= 0.77
+        // over 0.7-1.3 (the catalog's is 0.70).
+        {"attention_memory_ratio", "engine.attention_memory_ratio", 0.7, 1.3, 1.0, ""},
         // Host time per layer of a prefill step: 0 for kernels replayed from the GPU's
         // queue, hundreds of us for per-layer set-up on the host.
         {"prefill_layer_overhead", "engine.prefill_layer_overhead", 0.0, 1000.0, 50.0, "us"},
@@ -110,6 +114,7 @@ double current_value(const Setup& s, const FitParameter& p) {
   if (p.key == "engine.frontend_latency") return s.engine.frontend_latency / scale;
   if (p.key == "engine.kernel_launch_overhead") return s.engine.kernel_launch_overhead / scale;
   if (p.key == "engine.gemm_compute_ratio") return s.engine.gemm_compute_ratio / scale;
+  if (p.key == "engine.attention_memory_ratio") return s.engine.attention_memory_ratio / scale;
   if (p.key == "engine.prefill_layer_overhead") return s.engine.prefill_layer_overhead / scale;
   // The effective per-hop latency (read_setup.cpp put the larger of the two in the link).
   if (p.key == "engine.collective_latency") return s.gpu.intra_node.latency / scale;

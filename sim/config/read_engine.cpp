@@ -46,7 +46,7 @@ const Key kFramework{
     .name = "framework",
     .type = KeyType::choice,
     .doc = "the serving framework whose CPU-side and kernel defaults apply (step and per-sequence CPU time, kernel launches, "
-           "GEMM ratio, prefill cost per layer, "
+           "GEMM and attention ratios, prefill cost per layer, "
            "async scheduling, prefix cache); keys set here override them (`servesim list frameworks`)",
     .spec = "EngineConfig::framework",
     .default_text = default_framework_preset().name,
@@ -247,6 +247,20 @@ const Key kGemmComputeRatio{
     .max = 2,
     .why = "a framework's GEMMs within a factor of 2 of cuBLAS's; the product with gemm_compute must stay <= 1",
 };
+const Key kAttentionMemoryRatio{
+    .name = "attention_memory_ratio",
+    .type = KeyType::number,
+    .doc = "the framework's decode-attention kernels against the GPU profile's: its attention_memory (the fraction "
+           "of HBM bandwidth at which attention reads the KV cache, from vLLM's paged-attention kernels) is "
+           "multiplied by this ratio, which carries to any GPU; 1 = the profile's kernels",
+    .spec = "EngineConfig::attention_memory_ratio",
+    .default_number = kDefaults.attention_memory_ratio,
+    .default_note = "the framework's (vllm-v1: 1)",
+    .min = 0.5,
+    .max = 2,
+    .why = "a framework's attention kernels within a factor of 2 of vLLM's; the product with attention_memory must "
+           "stay <= 1",
+};
 const Key kPrefillLayerOverhead{
     .name = "prefill_layer_overhead",
     .type = KeyType::quantity,
@@ -432,7 +446,7 @@ const KeySection& engine_key_section() {
       .doc = "the serving engine's settings (vLLM's engine arguments where they exist)",
       .keys = {&kKind, &kFramework, &kScheduler, &kMaxNumSeqs, &kMaxBatchedTokens, &kBlockSize, &kGpuMemoryUtilization, &kPrefixCaching, &kFreeWindowKv,
                &kChunkedPrefill, &kMaxModelLen, &kNumGpuBlocksOverride, &kRuntimeOverhead, &kStepCpuOverhead,
-               &kPerSeqCpuOverhead, &kKernelLaunchOverhead, &kCollectiveLatency, &kFrontendLatency, &kGemmComputeRatio,
+               &kPerSeqCpuOverhead, &kKernelLaunchOverhead, &kCollectiveLatency, &kFrontendLatency, &kGemmComputeRatio, &kAttentionMemoryRatio,
                &kPrefillLayerOverhead, &kAsyncScheduling, &kCpuOffload, &kMaxQueueMemory,
                &kAttentionKernel, &kSpeculative},
   };
@@ -480,6 +494,8 @@ EngineConfig read_engine(ConfigMap& e) {
   c.collective_latency = preset_number(kCollectiveLatency, preset.collective_latency);
   c.frontend_latency = preset_number(kFrontendLatency, preset.frontend_latency);
   c.gemm_compute_ratio = has_key(e, kGemmComputeRatio) ? read_number(e, kGemmComputeRatio) : preset.gemm_compute_ratio;
+  c.attention_memory_ratio =
+      has_key(e, kAttentionMemoryRatio) ? read_number(e, kAttentionMemoryRatio) : preset.attention_memory_ratio;
   c.prefill_layer_overhead = preset_number(kPrefillLayerOverhead, preset.prefill_layer_overhead);
   c.async_scheduling = preset_bool(kAsyncScheduling, preset.async_scheduling);
   c.cpu_offload_bytes = read_quantity(e, kCpuOffload);

@@ -165,8 +165,9 @@ ConfigMap section_map(ConfigMap& parent, const KeySection& s) { return parent.ma
 
 namespace {
 // The framework's kernel terms (engine/framework_preset.h) on this GPU and model: its
-// GEMM ratio scales the profile's gemm_compute, which must stay a fraction of peak,
-// and its per-layer prefill cost becomes a cost per prefill step of one pipeline stage.
+// GEMM ratio scales the profile's gemm_compute, which must stay a fraction of peak, its
+// attention ratio the profile's attention_memory, a fraction of HBM bandwidth, and its
+// per-layer prefill cost becomes a cost per prefill step of one pipeline stage.
 void resolve_framework_kernels(ConfigMap& eng, Setup& s) {
   EngineConfig& e = s.engine;
   if (e.gemm_compute_ratio != 1.0) {
@@ -177,6 +178,15 @@ void resolve_framework_kernels(ConfigMap& eng, Setup& s) {
                            "lower the ratio (framework {}) or hardware.efficiency.gemm_compute",
                            e.gemm_compute_ratio, s.gpu.efficiency.gemm_compute, g, e.framework));
     s.gpu.efficiency.gemm_compute = g;
+  }
+  if (e.attention_memory_ratio != 1.0) {
+    const double a = s.gpu.efficiency.attention_memory * e.attention_memory_ratio;
+    if (!(a <= 1.0))
+      eng.fail("attention_memory_ratio",
+               fmt::format("{} x the GPU's attention_memory {} is {:.3g} of HBM bandwidth, more than the bandwidth "
+                           "itself; lower the ratio (framework {}) or hardware.efficiency.attention_memory",
+                           e.attention_memory_ratio, s.gpu.efficiency.attention_memory, a, e.framework));
+    s.gpu.efficiency.attention_memory = a;
   }
   if (e.prefill_layer_overhead > 0)
     e.prefill_step_overhead =

@@ -58,6 +58,10 @@ struct EngineConfig {
   // The framework's GEMM kernels against the catalog's (engine/framework_preset.h):
   // read_setup.cpp multiplies the GPU's gemm_compute by it; 1 = the catalog's.
   double gemm_compute_ratio = 1;
+  // The framework's decode-attention kernel against the catalog's paged attention
+  // (engine/framework_preset.h): read_setup.cpp multiplies the GPU's attention_memory
+  // (the fraction of HBM bandwidth at which KV is read) by it; 1 = the catalog's.
+  double attention_memory_ratio = 1;
   // Host time per layer of a step that prefills (framework_preset.h), and what it
   // makes of such a step: the layers of one pipeline stage times it, resolved in
   // config/read_setup.cpp.

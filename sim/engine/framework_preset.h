@@ -38,6 +38,11 @@ struct FrameworkPreset {
   // It moves compute-bound (prefill) GEMMs; weight-streaming decode GEMMs keep
   // gemm_memory. 1 = the catalog's kernels.
   double gemm_compute_ratio = 1;
+  // The framework's decode-attention kernel against the catalog's: the GPU profile's
+  // attention_memory (the fraction of HBM bandwidth at which decode attention reads the
+  // KV cache, set for vLLM's paged-attention kernels) is multiplied by this ratio. It
+  // moves memory-bound attention time (the KV reads of decode steps); 1 = the catalog's.
+  double attention_memory_ratio = 1;
   // Host time per transformer layer of a step that prefills at least one prompt
   // (a sequence with more than one new token), on top of step_cpu_overhead: the
   // per-layer set-up of a framework's prefill path (seconds per layer; 0 = none).

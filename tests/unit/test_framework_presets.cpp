@@ -254,3 +254,60 @@ TEST_CASE("the engine charges the prefill cost to the step that prefills: TTFT g
   CHECK(r1.summary.ttft_ms.mean - r0.summary.ttft_ms.mean == Approx(12.8).margin(1e-5));
   CHECK(r1.summary.tpot_ms.mean == Approx(r0.summary.tpot_ms.mean).margin(1e-6));
 }
+
+TEST_CASE("engine.attention_memory_ratio scales the GPU's attention_memory, and trtllm's fitted 1.14 arrives there",
+          "[config][framework]") {
+  const Scenario base = scenario_from("{kind: vllm}");  // llama-3.1-8b bf16 on h100-sxm
+  REQUIRE(base.engine.attention_memory_ratio == 1.0);
+  const double a = base.gpu.efficiency.attention_memory;
+  SECTION("the decode attention's KV reads take 1/ratio of their time; GEMMs do not move") {
+    const Scenario sc = scenario_from("{kind: vllm, attention_memory_ratio: 1.25}");
+    CHECK(sc.gpu.efficiency.attention_memory == Approx(a * 1.25).epsilon(1e-12));
+    CHECK(sc.gpu.efficiency.gemm_compute == base.gpu.efficiency.gemm_compute);
+    // 64 sequences decoding at 4,096 tokens of context: attention reads 64 x 4,096 tokens of
+    // KV a layer and is memory-bound, so its memory time is bytes / (HBM x attention_memory):
+    // with 1.25 x the fraction it is exactly 1/1.25 of the base; the bytes are the same.
+    const BatchSummary b = batch_of(64, SeqWork{1, 4096, true});
+    auto attention = [&](const Scenario& s) {
+      for (const OpCost& op : make_cost_model(s).breakdown(b).ops)
+        if (op.kind == OpKind::attention) return op;
+      FAIL("no attention op");
+      return OpCost{};
+    };
+    const OpCost o0 = attention(base), o1 = attention(sc);
+    CHECK(o1.bytes() == o0.bytes());
+    CHECK(o1.memory_time == Approx(o0.memory_time / 1.25).epsilon(1e-12));
+    CHECK(o0.bound == Bound::memory);
+  }
+  SECTION("trtllm sets it (0.70 x 1.14 = 0.798 of HBM bandwidth on the catalog's profiles); a key overrides it") {
+    const FrameworkPreset& p = *find_framework_preset("trtllm");
+    CHECK(p.attention_memory_ratio == 1.14);
+    CHECK(p.gemm_compute_ratio == 1.0);
+    CHECK(p.prefill_layer_overhead == 0.0);
+    const Scenario sc = scenario_from("{kind: vllm, framework: trtllm}");
+    CHECK(sc.engine.attention_memory_ratio == 1.14);
+    CHECK(sc.gpu.efficiency.attention_memory == Approx(a * 1.14).epsilon(1e-12));
+    CHECK(a == 0.70);  // the catalog's H100 profile: no attention_memory of its own
+    CHECK(sc.gpu.efficiency.attention_memory == Approx(0.798).epsilon(1e-12));
+    const Scenario off = scenario_from("{kind: vllm, framework: trtllm, attention_memory_ratio: 1}");
+    CHECK(off.gpu.efficiency.attention_memory == a);
+  }
+  SECTION("every other preset keeps the catalog's attention kernels") {
+    for (const FrameworkPreset& p : framework_presets()) {
+      if (p.name == "trtllm") continue;
+      INFO(p.name);
+      CHECK(p.attention_memory_ratio == 1.0);
+      CHECK(scenario_from(fmt::format("{{kind: vllm, framework: {}}}", p.name)).gpu.efficiency.attention_memory == a);
+    }
+  }
+  SECTION("a ratio that would take attention_memory past the HBM bandwidth is refused, naming the key") {
+    try {
+      scenario_from("{kind: vllm, attention_memory_ratio: 1.5}");  // 0.7 x 1.5 = 1.05 of HBM
+      FAIL("no error");
+    } catch (const Error& e) {
+      const std::string msg = e.what();
+      CHECK_THAT(msg, Catch::Contains("engine.attention_memory_ratio"));
+      CHECK_THAT(msg, Catch::Contains("more than the bandwidth"));
+    }
+  }
+}

@@ -238,7 +238,8 @@ def frameworks(p):
     p.table(["framework preset", "TTFT p50 @1 (ms)", "TPOT p50 @1 (ms)", "TTFT p99 @8 (ms)", "TPOT p50 @8 (ms)",
              "SLOs met @8"], out)
     p.w("The presets differ in CPU time per step and per sequence, kernel-launch cost (CUDA graphs or eager),")
-    p.w("asynchronous scheduling and the scheduler (docs/validation.md, \"Framework presets\", says which were")
+    p.w("asynchronous scheduling, the scheduler and, for trtllm, a faster decode-attention kernel than the")
+    p.w("catalog's (docs/validation.md, \"Framework presets\", says which were")
     p.w("fitted and on what). A 2023 eager-mode vLLM pays a launch floor on every small decode step.")
     p.w()
     p.commands([cmd])
