@@ -125,7 +125,7 @@ TEST_CASE("disaggregation: layer-wise transfer hides all but 1/L of the wire tim
   CHECK(exposed < wire);  // the overlap hid something
 }
 
-TEST_CASE("disaggregation: KV bytes transferred = sum of prompts x KV bytes per token; one-token requests stay",
+TEST_CASE("disaggregation: KV bytes transferred = sum of prompts x KV bytes per token, one-token requests stay",
           "[disagg]") {
   const Scenario sc = disagg_scenario(
       "{prefill: {replicas: 2}, decode: {replicas: 3}, transfer: {bandwidth: \"50 GB/s\"}}");

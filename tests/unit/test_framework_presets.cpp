@@ -25,7 +25,7 @@ TEST_CASE("step wall time: the launch floor replaces GPU time shorter than it", 
   CHECK(step_wall_seconds(3e-3, CpuOverheads{0.5e-3, 5e-6}, 10) == 3e-3 + 0.5e-3 + 10 * 5e-6);
 }
 
-TEST_CASE("kernels per step: tensor parallelism adds two all-reduces per layer and a logits gather; pipeline stages divide",
+TEST_CASE("kernels per step: tensor parallelism adds two all-reduces per layer and a logits gather, pipeline stages divide",
           "[cost][framework]") {
   const Scenario tp1 = scenario_from("{kind: vllm}");
   const Scenario tp2 = scenario_from("{kind: vllm}", "", "llama-3.1-8b", "{tp: 2}");
@@ -41,7 +41,7 @@ TEST_CASE("kernels per step: tensor parallelism adds two all-reduces per layer a
   CHECK(kernels_per_step(make_cost_model(tp1), 2) == Approx(k1 / 2.0));
 }
 
-TEST_CASE("engine.framework sets the CPU-side defaults; keys written in engine: override them",
+TEST_CASE("engine.framework sets the CPU-side defaults, keys written in engine: override them",
           "[config][framework]") {
   SECTION("the default is vllm-v1, whose values are EngineConfig's") {
     const Scenario sc = scenario_from("{kind: vllm}");
@@ -176,7 +176,7 @@ TEST_CASE("step wall time: the prefill cost is paid once by a step that prefills
   CHECK(step_wall_seconds(3e-3, CpuOverheads{0.5e-3, 5e-6}, 10, 3) == 3e-3 + 0.5e-3 + 10 * 5e-6);
 }
 
-TEST_CASE("engine.gemm_compute_ratio scales the GPU's gemm_compute; prefill_layer_overhead is per layer of a stage",
+TEST_CASE("engine.gemm_compute_ratio scales the GPU's gemm_compute, prefill_layer_overhead is per layer of a stage",
           "[config][framework]") {
   const Scenario base = scenario_from("{kind: vllm}");  // llama-3.1-8b on h100-sxm: 32 layers
   REQUIRE(base.engine.gemm_compute_ratio == 1.0);
@@ -222,7 +222,7 @@ TEST_CASE("engine.gemm_compute_ratio scales the GPU's gemm_compute; prefill_laye
   }
 }
 
-TEST_CASE("a static-batch prefill pays the per-layer prefill cost once; a 1-token prompt (a decode) does not",
+TEST_CASE("a static-batch prefill pays the per-layer prefill cost once, a 1-token prompt (a decode) does not",
           "[validation][framework]") {
   // TurboMind runs a sequence whose input is one token as a decode (LlamaBatch.cc v0.1.0:
   // prefill only where input_length > 1), as servesim's BatchSummary counts it.

@@ -43,7 +43,7 @@ TEST_CASE("engine.scheduler defaults to the framework's and may be set", "[polic
   }
 }
 
-TEST_CASE("trtllm_no_evict: with KV for exactly N whole requests the (N+1)th waits for a finish; none is preempted",
+TEST_CASE("trtllm_no_evict: with KV for exactly N whole requests the (N+1)th waits for a finish, none is preempted",
           "[policies][no_evict]") {
   // block_size 16; in = 256, out = 256: a request's KV peaks at in + out - 1 = 511
   // tokens = ceil(511/16) = 32 blocks. KV = N * 32 blocks with N = 3, and N + 1 = 4

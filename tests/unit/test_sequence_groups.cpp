@@ -81,7 +81,7 @@ TEST_CASE("n samples of one prompt cost one prefill: the same TTFT and prefill t
   }
 }
 
-TEST_CASE("KV blocks: n samples hold the shared prompt blocks plus n private suffixes; b beams one history "
+TEST_CASE("KV blocks: n samples hold the shared prompt blocks plus n private suffixes, b beams one history "
           "plus b last blocks",
           "[sim][sampling][kv]") {
   // P = 1000: S = 62 full blocks and an 8-token partial one (copied on write);

@@ -6,7 +6,7 @@
 using namespace servesim;
 using namespace servesim::testing;
 
-TEST_CASE("prefix cache: N identical prompts one by one; the first pays the full prefill", "[sim][prefix]") {
+TEST_CASE("prefix cache: N identical prompts one by one, the first pays the full prefill", "[sim][prefix]") {
   // Prompt of 1000 tokens with one id per 16-token block (hash_block_tokens 16):
   // 1000 / 16 = 62 full blocks (992 tokens) and an 8-token tail. A hit is capped so
   // that at least one prompt token is computed: floor((1000 - 1) / 16) = 62 blocks,

@@ -112,7 +112,7 @@ TEST_CASE("Little's law: time-average number in system = throughput x mean E2E",
   }
 }
 
-TEST_CASE("same seed gives byte-identical requests.csv; a different seed does not", "[sim][property]") {
+TEST_CASE("same seed gives byte-identical requests.csv, a different seed does not", "[sim][property]") {
   const Scenario a = load_scenario(quickstart_path(), {"workload.requests=300"});
   const Scenario b = load_scenario(quickstart_path(), {"workload.requests=300"});
   const Scenario c = load_scenario(quickstart_path(), {"workload.requests=300", "workload.seed=2"});
