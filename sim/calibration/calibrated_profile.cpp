@@ -34,7 +34,8 @@ std::string efficiency_value(const Efficiency& e, const std::string& field) {
     case KnobKind::duration: return quoted(fmt::format("{:.3f} us", v * 1e6));
     case KnobKind::tokens:
     case KnobKind::sm_rate: return fmt::format("{:.2f}", v);
-    case KnobKind::tokens_per_sm: return fmt::format("{:.4f}", v);
+    case KnobKind::tokens_per_sm:
+    case KnobKind::fp32_per_byte: return fmt::format("{:.4f}", v);
     case KnobKind::cycles: return fmt::format("{:.0f}", v);
     case KnobKind::fraction:
     case KnobKind::share: break;

@@ -153,7 +153,7 @@ double closed_form(const OperatorSample& s, bool gemm, const Efficiency& e, doub
   }
   const ElementwiseCost c =
       elementwise_cost(e, s.elementwise_kind, s.bytes, s.kernels, s.m_tokens, bw, gpu.sm_count, gpu.boost_clock,
-                       gpu.l2_cache);
+                       gpu.l2_cache, gpu.supports(DType::fp32) ? gpu.peak(DType::fp32) : 0.0);
   return c.memory_time + c.overhead_time;
 }
 

@@ -18,6 +18,11 @@ Efficiency carry_fitted_knobs(const Efficiency& gpu, const Efficiency& fitted, c
   // gemm_memory (which the fit carries for the GEMMs).
   e.stream_memory = stream_memory_fraction(gpu);
   for (const auto& f : fields) efficiency_field(e, f) = efficiency_field(fitted, f);
+  // The FP32 instructions per byte are the kernels' own (counted, not fitted): the same kernels
+  // on the other GPU, so they carry with the fit that used them.
+  e.act_fp32_per_byte = fitted.act_fp32_per_byte;
+  e.norm_fp32_per_byte = fitted.norm_fp32_per_byte;
+  e.rope_fp32_per_byte = fitted.rope_fp32_per_byte;
   return e;
 }
 

@@ -5,6 +5,7 @@
 // (sim/calibration/operator_calibration.h); this file parses options and prints.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -40,6 +41,18 @@ std::string cell(const OperatorError& e) {
   return fmt::format("{:.1f}/{:.1f}", 100 * e.median, 100 * e.p90);
 }
 
+// Whether the fit used the per-kind elementwise form (the one the FP32 counts belong to).
+bool sm_form(const std::vector<std::string>& fields) {
+  return std::find(fields.begin(), fields.end(), "act_bytes_per_sm_cycle") != fields.end();
+}
+
+// The per-kind FP32 instruction counts the fit held (kernel properties, not fitted).
+nlohmann::json counted_json(const Efficiency& e) {
+  return {{"act_fp32_per_byte", e.act_fp32_per_byte},
+          {"norm_fp32_per_byte", e.norm_fp32_per_byte},
+          {"rope_fp32_per_byte", e.rope_fp32_per_byte}};
+}
+
 void run(Args& a) {
   if (!a.o.out.empty()) check_output_file(a.o.out, "--out");  // before the fit, not after
   a.o.cross_validate = !a.no_cross_validate;
@@ -61,6 +74,7 @@ void run(Args& a) {
                           {"samples", {{"train", c.fit.train_samples}, {"test", c.fit.test_samples}}},
                           {"efficiency_before", start},
                           {"efficiency_fitted", fitted},
+                          {"efficiency_counted", counted_json(c.fit.efficiency)},
                           {"units", "efficiency times in seconds; errors are absolute % of one layer's op time"},
                           {"train", changes_json(c.train)},
                           {"test", changes_json(c.test)},
@@ -93,6 +107,11 @@ void run(Args& a) {
     else
       fmt::print("  {:<24} {:8.4g}    -> {:8.4g}\n", f, was, now);
   }
+  if (sm_form(c.fit.fields))
+    fmt::print("  (held, not fitted: FP32 instructions per byte, counted in the kernels' machine code: act {:.4g}, "
+               "norm {:.4g}, rope {:.4g})\n",
+               c.fit.efficiency.act_fp32_per_byte, c.fit.efficiency.norm_fp32_per_byte,
+               c.fit.efficiency.rope_fp32_per_byte);
   fmt::print("\nabsolute error of one layer's op time, median/p90 %, before -> after the fit:\n");
   fmt::print("{:<10} {:>13} {:>13}   {:>13} {:>13}{}\n", "op", "train before", "train after", "held-out bef.",
              "held-out aft.", c.cross_validated ? "   held-out shape" : "");

@@ -27,13 +27,14 @@ const std::vector<Key>& efficiency_keys() {
       Key key;
       key.name = k.name;
       const bool plain = k.kind == KnobKind::tokens || k.kind == KnobKind::sm_rate || k.kind == KnobKind::cycles ||
-                         k.kind == KnobKind::tokens_per_sm;
+                         k.kind == KnobKind::tokens_per_sm || k.kind == KnobKind::fp32_per_byte;
       key.type = plain ? KeyType::number : KeyType::quantity;
       key.dimension = knob_dimension(k);
       key.unit = k.kind == KnobKind::tokens          ? "tokens"
                  : k.kind == KnobKind::sm_rate       ? "bytes per SM-cycle"
                  : k.kind == KnobKind::cycles        ? "SM cycles"
                  : k.kind == KnobKind::tokens_per_sm ? "tokens per SM"
+                 : k.kind == KnobKind::fp32_per_byte ? "FP32 instructions per byte"
                                                      : "";
       key.doc = texts.emplace_back(fmt::format("{}; {}. Default from: {}; `calibrate` fits it in [{:g}, {:g}]{}",
                                                k.doc, knob_range_text(k), k.citation, k.fit_lo, k.fit_hi,

@@ -109,7 +109,7 @@ void CostModel::finish_op(OpCost& op) const {
     case OpKind::elementwise: {
       const ElementwiseCost c =
           elementwise_cost(e, op.elementwise_kind, op.bytes(), op.count, op.m_tokens, bw, gpu_.sm_count, gpu_.boost_clock,
-                           gpu_.l2_cache);
+                           gpu_.l2_cache, gpu_.supports(DType::fp32) ? gpu_.peak(DType::fp32) : 0.0);
       op.memory_time = c.memory_time;
       op.overhead_time += c.overhead_time;
       break;

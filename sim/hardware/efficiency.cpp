@@ -67,28 +67,29 @@ const std::vector<EfficiencyKnob>& efficiency_knobs() {
        "SiLU-and-mul (mlp_act, moe_act): bytes moved per SM clock cycle, rate = min(stream_memory x HBM peak, "
        "this x SMs x boost clock); > 0 turns on this kind's SM-bound form (act_floor_cycles, act_tokens_per_sm) "
        "on GPUs whose file gives sm_count and boost_clock; 0: the shared elementwise knobs",
-       "0: off (the shared form). Fitted on Vidur's tables (calibrate operators, beyond the L2): A100 6.48, H100 "
-       "7.32; as a default (with the A100 fit's other elementwise knobs) it moved the held-out serving runs from "
-       "2.4% to 3.4% TPOT (docs/validation.md)",
+       "0: off (the shared form). Fitted on Vidur's tables (calibrate operators, beyond the L2, with "
+       "act_fp32_per_byte 2): A100 8.13, H100 8.26 (6.48, 7.32 without the FP32 term); as a default (with the A100 "
+       "fit's other elementwise knobs) it moved the held-out serving runs from 2.4% to 3.2% TPOT (docs/validation.md)",
        0.0, 20.0, ""},
       {"act_floor_cycles", &Efficiency::act_floor_cycles, KnobKind::cycles, 0.0,
        "SiLU-and-mul (mlp_act, moe_act): fixed time per kernel in SM clock cycles (floor / boost clock), with "
        "act_bytes_per_sm_cycle > 0",
-       "0 (used only with act_bytes_per_sm_cycle > 0). Fitted on Vidur's tables: A100 1828, H100 2118 cycles (1.1-1.3 "
+       "0 (used only with act_bytes_per_sm_cycle > 0). Fitted on Vidur's tables: A100 1868, H100 2118 cycles (1.1-1.3 "
        "us)",
        0.0, 20000.0, ""},
       {"act_tokens_per_sm", &Efficiency::act_tokens_per_sm, KnobKind::tokens_per_sm, 0.0,
        "SiLU-and-mul (mlp_act, moe_act): occupancy threshold, with act_bytes_per_sm_cycle > 0: a kernel over "
        "fewer than this x SMs tokens "
        "(one thread block per token) takes as long as one over that many",
-       "0 (used only with act_bytes_per_sm_cycle > 0). Fitted on Vidur's tables: A100 1.04, H100 1.02 "
+       "0 (used only with act_bytes_per_sm_cycle > 0). Fitted on Vidur's tables: A100 1.02, H100 1.02 "
        "(SiLU-and-mul is flat up to ~64-128 tokens on both)",
        0.0, 4.0, ""},
       {"act_l2_bytes_per_sm_cycle", &Efficiency::act_l2_bytes_per_sm_cycle, KnobKind::sm_rate, 0.0,
        "SiLU-and-mul (mlp_act, moe_act): bytes moved per SM clock cycle by a kernel whose bytes "
        "per launch fit in the GPU's L2 cache (l2_cache in the GPU file), with act_bytes_per_sm_cycle > 0; not "
        "capped by HBM; 0: act_bytes_per_sm_cycle at every size",
-       "0: one rate at every size. Fitted on Vidur's tables (calibrate operators): A100 6.58, H100 6.99 "
+       "0: one rate at every size. Fitted on Vidur's tables (calibrate operators, with act_fp32_per_byte 2): A100 "
+       "8.29, H100 7.84 "
        "(docs/validation.md, \"L2-resident kernels\")",
        0.0, 20.0, ""},
       {"norm_bytes_per_sm_cycle", &Efficiency::norm_bytes_per_sm_cycle, KnobKind::sm_rate, 0.0,
@@ -97,7 +98,7 @@ const std::vector<EfficiencyKnob>& efficiency_knobs() {
        "clock); > 0 turns on this kind's SM-bound form (norm_floor_cycles, norm_tokens_per_sm) on GPUs whose file "
        "gives sm_count and boost_clock; 0: the shared elementwise knobs",
        "0: off (the shared form). Fitted on Vidur's tables (calibrate operators, beyond the L2, on Vidur's "
-       "unfused work): A100 7.27, H100 7.42 (docs/validation.md)",
+       "unfused work, with norm_fp32_per_byte 0.5375): A100 7.74, H100 7.66 (docs/validation.md)",
        0.0, 20.0, ""},
       {"norm_floor_cycles", &Efficiency::norm_floor_cycles, KnobKind::cycles, 0.0,
        "fused residual add + RMSNorm (attn_norm_residual, final_norm): fixed time per kernel in SM clock cycles "
@@ -115,7 +116,8 @@ const std::vector<EfficiencyKnob>& efficiency_knobs() {
        "fused residual add + RMSNorm (attn_norm_residual, final_norm): bytes moved per SM clock cycle by a kernel whose bytes "
        "per launch fit in the GPU's L2 cache (l2_cache in the GPU file), with norm_bytes_per_sm_cycle > 0; not "
        "capped by HBM; 0: norm_bytes_per_sm_cycle at every size",
-       "0: one rate at every size. Fitted on Vidur's tables (calibrate operators): A100 9.12, H100 9.29 "
+       "0: one rate at every size. Fitted on Vidur's tables (calibrate operators, with norm_fp32_per_byte 0.5375): "
+       "A100 9.88, H100 9.67 "
        "(docs/validation.md, \"L2-resident kernels\")",
        0.0, 20.0, ""},
       {"rope_bytes_per_sm_cycle", &Efficiency::rope_bytes_per_sm_cycle, KnobKind::sm_rate, 0.0,
@@ -123,8 +125,8 @@ const std::vector<EfficiencyKnob>& efficiency_knobs() {
        "boost "
        "clock); > 0 turns on this kind's SM-bound form (rope_floor_cycles, rope_tokens_per_sm) on GPUs whose file "
        "gives sm_count and boost_clock; 0: the shared elementwise knobs",
-       "0: off (the shared form). Fitted on Vidur's tables (calibrate operators, beyond the L2): A100 5.65, "
-       "H100 6.18 (docs/validation.md)",
+       "0: off (the shared form). Fitted on Vidur's tables (calibrate operators, beyond the L2, with "
+       "rope_fp32_per_byte 0.75): A100 6.05, H100 6.41 (docs/validation.md)",
        0.0, 20.0, ""},
       {"rope_floor_cycles", &Efficiency::rope_floor_cycles, KnobKind::cycles, 0.0,
        "rotary embedding (rope): fixed time per kernel in SM clock cycles (floor / boost clock), with "
@@ -141,9 +143,34 @@ const std::vector<EfficiencyKnob>& efficiency_knobs() {
        "rotary embedding (rope): bytes moved per SM clock cycle by a kernel whose bytes "
        "per launch fit in the GPU's L2 cache (l2_cache in the GPU file), with rope_bytes_per_sm_cycle > 0; not "
        "capped by HBM; 0: rope_bytes_per_sm_cycle at every size",
-       "0: one rate at every size. Fitted on Vidur's tables (calibrate operators): A100 6.29, H100 6.72 "
+       "0: one rate at every size. Fitted on Vidur's tables (calibrate operators, with rope_fp32_per_byte 0.75): "
+       "A100 6.79, H100 6.99 "
        "(docs/validation.md, \"L2-resident kernels\")",
        0.0, 20.0, ""},
+      // FP32 instructions per byte: counted, not fitted (tools/operator-prototype/kernels/count_fp32.py
+      // decodes the kernels' machine code for sm_80 and sm_90; the counts agree on both).
+      {"act_fp32_per_byte", &Efficiency::act_fp32_per_byte, KnobKind::fp32_per_byte, 2.0,
+       "SiLU-and-mul (mlp_act, moe_act): FP32 instructions (FFMA, FADD, FMUL) its kernel issues per byte moved, "
+       "with act_bytes_per_sm_cycle > 0 on a GPU whose file gives the FP32 peak: each byte costs "
+       "1 / act_bytes_per_sm_cycle SM-cycles plus this / (FP32 lanes per SM = FP32 peak / (2 x SMs x clock)); "
+       "0: no arithmetic term",
+       "2: 12 per element (expf and an IEEE division in FP32, the product) over its 6 bytes, counted in the "
+       "machine code of sarathi-serve's silu_and_mul_kernel, the kernel Vidur's tables time, for sm_80 and sm_90 "
+       "alike (docs/validation.md, \"FP32 issue\")",
+       0.0, 10.0, ""},
+      {"norm_fp32_per_byte", &Efficiency::norm_fp32_per_byte, KnobKind::fp32_per_byte, 0.5375,
+       "residual add + RMSNorm (attn_norm_residual, final_norm): FP32 instructions its kernels issue per byte "
+       "moved, with norm_bytes_per_sm_cycle > 0 (as act_fp32_per_byte)",
+       "0.5375: Vidur's two RMSNorms (3 per element, plus 11 per thread for the block reduction: 1.375 per "
+       "element at hidden 8192) and two adds (1 per element) over 20 bytes per element, counted in the machine "
+       "code of sarathi-serve's rms_norm_kernel and a half-precision add for sm_80 and sm_90",
+       0.0, 10.0, ""},
+      {"rope_fp32_per_byte", &Efficiency::rope_fp32_per_byte, KnobKind::fp32_per_byte, 0.75,
+       "rotary embedding (rope): FP32 instructions its kernel issues per byte moved, with rope_bytes_per_sm_cycle "
+       "> 0 (as act_fp32_per_byte)",
+       "0.75: 6 per rotated pair (4 products, 2 sums, each a half-precision operator through FP32) over its 8 "
+       "bytes, counted in the machine code of sarathi-serve's rotary_embedding_kernel for sm_80 and sm_90",
+       0.0, 10.0, ""},
       {"stream_memory", &Efficiency::stream_memory, KnobKind::share, 0.0,
        "the per-kind elementwise form's HBM cap (act_*, norm_*, rope_*): the fraction of HBM peak a streaming "
        "kernel reaches where its SMs are not the limit; 0: gemm_memory (the weight-streaming share)",
@@ -196,6 +223,7 @@ bool knob_value_valid(const EfficiencyKnob& k, double v) {
     case KnobKind::sm_rate:
     case KnobKind::cycles:
     case KnobKind::tokens_per_sm:
+    case KnobKind::fp32_per_byte:
     case KnobKind::duration: return v >= 0;
   }
   return false;
@@ -210,6 +238,7 @@ std::string_view knob_range_text(const EfficiencyKnob& k) {
     case KnobKind::sm_rate: return "bytes per SM-cycle >= 0 (0: no SM cap)";
     case KnobKind::cycles: return "SM clock cycles >= 0";
     case KnobKind::tokens_per_sm: return "tokens per SM >= 0";
+    case KnobKind::fp32_per_byte: return "FP32 instructions per byte >= 0";
   }
   return "";
 }
@@ -230,20 +259,20 @@ double stream_memory_fraction(const Efficiency& e) { return e.stream_memory > 0 
 
 ElementwiseCost elementwise_cost(const Efficiency& e, ElementwiseKind kind, double bytes, double kernels,
                                  double tokens, double memory_bandwidth, int sm_count, double boost_clock,
-                                 double l2_cache) {
-  double rate = 0, floor_cycles = 0, tokens_per_sm = 0, l2_rate = 0;
+                                 double l2_cache, double fp32_flops) {
+  double rate = 0, floor_cycles = 0, tokens_per_sm = 0, l2_rate = 0, fp32_per_byte = 0;
   switch (kind) {
     case ElementwiseKind::act:
       rate = e.act_bytes_per_sm_cycle, floor_cycles = e.act_floor_cycles, tokens_per_sm = e.act_tokens_per_sm;
-      l2_rate = e.act_l2_bytes_per_sm_cycle;
+      l2_rate = e.act_l2_bytes_per_sm_cycle, fp32_per_byte = e.act_fp32_per_byte;
       break;
     case ElementwiseKind::norm:
       rate = e.norm_bytes_per_sm_cycle, floor_cycles = e.norm_floor_cycles, tokens_per_sm = e.norm_tokens_per_sm;
-      l2_rate = e.norm_l2_bytes_per_sm_cycle;
+      l2_rate = e.norm_l2_bytes_per_sm_cycle, fp32_per_byte = e.norm_fp32_per_byte;
       break;
     case ElementwiseKind::rope:
       rate = e.rope_bytes_per_sm_cycle, floor_cycles = e.rope_floor_cycles, tokens_per_sm = e.rope_tokens_per_sm;
-      l2_rate = e.rope_l2_bytes_per_sm_cycle;
+      l2_rate = e.rope_l2_bytes_per_sm_cycle, fp32_per_byte = e.rope_fp32_per_byte;
       break;
     case ElementwiseKind::other: break;
   }
@@ -270,7 +299,18 @@ ElementwiseCost elementwise_cost(const Efficiency& e, ElementwiseKind kind, doub
   // rate, not bound by HBM. Fitted on Vidur's tables, norm's is 25% above its rate beyond the
   // L2 on both A100 (40 MiB) and H100 (50 MiB), rope's 9-11% (docs/validation.md).
   const bool in_l2 = l2_rate > 0 && l2_cache > 0 && kernels > 0 && bytes / kernels <= l2_cache;
-  c.memory_time = charged / (in_l2 ? l2_rate * sms * boost_clock : std::min(hbm, sm));
+  // The kernel's FP32 arithmetic adds SM cycles per byte: one thread per element loads, computes
+  // and stores in turn, so its issue slots on the FP32 lanes (FP32 peak / 2 instructions per
+  // second over the GPU) do not hide under the loads. Hopper has twice Ampere's lanes per SM,
+  // so an arithmetic-heavy kernel (SiLU-and-mul) moves more bytes per SM-cycle there.
+  const double arith = fp32_per_byte > 0 && fp32_flops > 0 ? 2.0 * fp32_per_byte / fp32_flops : 0.0;
+  const double sm_rate = in_l2 ? l2_rate * sms * boost_clock : sm;
+  if (arith > 0) {
+    const double sm_time = 1.0 / sm_rate + arith;  // seconds per byte on the SMs
+    c.memory_time = charged * (in_l2 ? sm_time : std::max(1.0 / hbm, sm_time));
+  } else {
+    c.memory_time = charged / (in_l2 ? sm_rate : std::min(hbm, sm));
+  }
   c.overhead_time = kernels * floor_cycles / boost_clock;
   return c;
 }

@@ -45,6 +45,11 @@ struct Efficiency {
   // L2 (inputs and outputs stay resident; not capped by HBM); 0: <kind>_bytes_per_sm_cycle
   // at every size.
   double act_l2_bytes_per_sm_cycle, norm_l2_bytes_per_sm_cycle, rope_l2_bytes_per_sm_cycle;
+  // ... and the FP32 instructions (FFMA, FADD, FMUL) the kind's kernel issues per byte it moves,
+  // a count from its machine code, not a fit: on a GPU whose file gives the FP32 peak, each byte
+  // costs 1 / <kind>_bytes_per_sm_cycle SM-cycles plus this / (FP32 lanes per SM) (the lanes:
+  // FP32 peak / (2 x SMs x clock); Ampere GA100 64, Hopper 128). 0: no arithmetic term.
+  double act_fp32_per_byte, norm_fp32_per_byte, rope_fp32_per_byte;
   // The per-kind form's HBM cap, as a fraction of peak: what a streaming kernel reaches
   // where its SMs are not the limit, a property of the GPU's memory system; 0: gemm_memory
   // (the weight-streaming share).
@@ -65,6 +70,7 @@ enum class KnobKind {
   sm_rate,   // >= 0 bytes per SM clock cycle; 0 turns the cap off
   cycles,    // >= 0 SM clock cycles (a duration that scales with the GPU's clock)
   tokens_per_sm,  // >= 0 tokens per SM (an occupancy threshold, carried as a count)
+  fp32_per_byte,  // >= 0 FP32 instructions per byte moved (a kernel's arithmetic, counted)
 };
 
 struct EfficiencyKnob {
@@ -105,7 +111,9 @@ enum class ElementwiseKind { other, act, norm, rope };
 // boost_clock: memory = bytes x max(1, tokens_per_sm x SMs / tokens) / rate and fixed =
 // kernels x floor_cycles / clock, where rate = l2_bytes_per_sm_cycle x SMs x clock when
 // that knob and l2_cache are > 0 and bytes / kernels <= l2_cache (the kernel's data stay
-// in the L2), else min(stream_memory (0: gemm_memory) x HBM, b x SMs x clock).
+// in the L2), else min(stream_memory (0: gemm_memory) x HBM, b x SMs x clock); with the kind's
+// fp32_per_byte w > 0 and fp32_flops (the GPU's FP32 peak, FLOP/s) > 0, the SM side's seconds per
+// byte gain 2 w / fp32_flops (w instructions per byte at one per FP32 lane per cycle).
 // Otherwise the shared form: bytes / elementwise_rate() and kernels x elementwise_overhead.
 struct ElementwiseCost {
   double memory_time = 0;
@@ -113,7 +121,7 @@ struct ElementwiseCost {
 };
 ElementwiseCost elementwise_cost(const Efficiency& e, ElementwiseKind kind, double bytes, double kernels,
                                  double tokens, double memory_bandwidth, int sm_count, double boost_clock,
-                                 double l2_cache);
+                                 double l2_cache, double fp32_flops);
 // The per-kind form's HBM cap as a fraction of peak: stream_memory, or gemm_memory where it is 0.
 double stream_memory_fraction(const Efficiency& e);
 

@@ -54,8 +54,17 @@ TRUTH_AND_TOLERANCE = {  # knob: (value in FakeGpu, allowed relative deviation)
 # well (seen: 0.700; it was 0.70 x 8/10 = 0.56 on the fused bytes). The A100 file gives l2_cache,
 # so each kind also has an L2-resident rate (not capped by HBM); the fake moves every size at 0.70
 # of HBM, so that rate must come back as 0.70 of HBM too (seen: 9.37 B/SM-cycle = 0.700).
+# The per-kind form holds each kind's FP32 instructions per byte w (counted, not fitted; JSON
+# "efficiency_counted"): an SM moves a byte in 1 / b + w / lanes cycles, i.e. the rate over the
+# GPU is 1 / (1 / (b x SMs x clock) + 2 w / FP32 peak), which is what must come back as 0.70
+# (seen: 0.700 for every kind, within and beyond the L2; b is then 13.3 for act, 10.2 norm, 10.5 rope).
 ELEMENTWISE_SHARE = {"act": (0.70, 0.02), "rope": (0.70, 0.02), "norm": (0.70, 0.02)}
-A100_SM_CYCLES, A100_HBM = 108 * 1.41e9, 2.039e12
+A100_SM_CYCLES, A100_HBM, A100_FP32 = 108 * 1.41e9, 2.039e12, 19.5e12
+
+
+def sm_rate(b, w):
+    """Bytes per second over the A100's SMs at b bytes per SM-cycle and w FP32 instructions per byte."""
+    return 1.0 / (1.0 / (b * A100_SM_CYCLES) + 2.0 * w / A100_FP32)
 GEMM_KINDS = ("qkv_proj", "o_proj", "mlp_up", "mlp_down")
 
 
@@ -93,17 +102,18 @@ def main():
                 failures.append(line)
         for kind, (truth, tol) in ELEMENTWISE_SHARE.items():
             b = fitted[f"{kind}_bytes_per_sm_cycle"]
-            share = min(fitted["gemm_memory"], b * A100_SM_CYCLES / A100_HBM)
+            w = doc["efficiency_counted"][f"{kind}_fp32_per_byte"]
+            share = min(fitted["gemm_memory"], sm_rate(b, w) / A100_HBM)
             dev = share / truth - 1.0
-            line = (f"{kind} rate: min(gemm_memory, {b:.3g} B/SM-cycle x SMs x clock / HBM) = {share:.3f} of HBM, "
+            line = (f"{kind} rate: min(gemm_memory, SM rate at {b:.3g} B/SM-cycle, {w:.3g} FP32/B / HBM) = {share:.3f} of HBM, "
                     f"synthetic truth {truth:.3g} ({100 * dev:+.1f}%, allowed +-{100 * tol:.0f}%)")
             print(("ok   " if abs(dev) <= tol else "FAIL ") + line)
             if abs(dev) > tol:
                 failures.append(line)
             b2 = fitted[f"{kind}_l2_bytes_per_sm_cycle"]
-            share2 = b2 * A100_SM_CYCLES / A100_HBM
+            share2 = sm_rate(b2, w) / A100_HBM
             dev2 = share2 / truth - 1.0
-            line = (f"{kind} L2-resident rate: {b2:.3g} B/SM-cycle x SMs x clock / HBM = {share2:.3f} of HBM, "
+            line = (f"{kind} L2-resident rate: SM rate at {b2:.3g} B/SM-cycle, {w:.3g} FP32/B / HBM = {share2:.3f} of HBM, "
                     f"synthetic truth {truth:.3g} ({100 * dev2:+.1f}%, allowed +-{100 * tol:.0f}%)")
             print(("ok   " if abs(dev2) <= tol else "FAIL ") + line)
             if abs(dev2) > tol:

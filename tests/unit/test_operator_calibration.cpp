@@ -413,6 +413,11 @@ TEST_CASE("operator calibration: knobs fitted on A100 predict H100's tables, and
     // H100 0.906, A100 0.796), while the fitted gemm_memory is carried for the GEMMs.
     CHECK(t.carried.stream_memory == t.defaults.gemm_memory);
     CHECK(t.carried.gemm_memory == c.fit.efficiency.gemm_memory);
+    // The FP32 instructions per byte are the kernels' own, held (not fitted) and carried.
+    CHECK(t.carried.act_fp32_per_byte == c.fit.efficiency.act_fp32_per_byte);
+    CHECK(t.carried.norm_fp32_per_byte == c.fit.efficiency.norm_fp32_per_byte);
+    CHECK(t.carried.rope_fp32_per_byte == c.fit.efficiency.rope_fp32_per_byte);
+    CHECK(std::find(c.fit.fields.begin(), c.fit.fields.end(), "act_fp32_per_byte") == c.fit.fields.end());
     // Both GPU files give l2_cache, so the L2-resident rates are fitted and carried.
     CHECK(std::find(c.fit.fields.begin(), c.fit.fields.end(), "norm_l2_bytes_per_sm_cycle") != c.fit.fields.end());
     INFO("defaults:\n" << describe(t.before) << "carried fit:\n" << describe(t.after));
@@ -425,15 +430,16 @@ TEST_CASE("operator calibration: knobs fitted on A100 predict H100's tables, and
     }
     // Over the four GEMMs the carried fit beats the predicted GPU's defaults.
     CHECK(after < before);
-    // The per-kind elementwise form carries every kind within 12% both ways (measured when
-    // written, with the L2-resident rates and Vidur's unfused norm work: A100 -> H100 act 11.7,
-    // norm 4.2, rope 8.0%; H100 -> A100 9.3, 4.1, 7.1%; before them 11.5, 8.1, 8.5 and 8.4,
-    // 10.2, 9.1%), where the shared form missed act A100 -> H100 by 17.5% and norm / rope
-    // H100 -> A100 by 15.3 / 14.4% (docs/validation.md). A regression bound, not the issue's
-    // 8% target (act misses it both ways).
+    // The per-kind elementwise form carries every kind within the issue's 8% between A100 and
+    // H100 (measured when written, with the counted FP32 instructions per byte: A100 -> H100 act
+    // 4.9, norm 5.3, rope 5.9%; H100 -> A100 3.9, 3.7, 5.9%; without them 11.7, 4.2, 8.0 and 9.3,
+    // 4.1, 7.1%; the shared form missed act A100 -> H100 by 17.5% and norm / rope H100 -> A100 by
+    // 15.3 / 14.4%, docs/validation.md), and within 12% into the A40 (act 3.6, norm 9.6, rope
+    // 4.9%: its norm kernels reach a lower share of its HBM cap).
+    const bool into_a40 = std::string(dir.predict_gpu).find("a40") != std::string::npos;
     for (const char* k : kElementwise) {
       INFO(k);
-      CHECK(find_error(t.after, k).median < 0.12);
+      CHECK(find_error(t.after, k).median < (into_a40 ? 0.12 : 0.08));
     }
   }
 }

@@ -494,6 +494,7 @@ TEST_CASE("elementwise kernels per op kind: SM-cycle floor, bytes per SM-cycle, 
   gpu.efficiency.act_bytes_per_sm_cycle = 6.5;
   gpu.efficiency.act_floor_cycles = 1410;
   gpu.efficiency.act_tokens_per_sm = 1.0;
+  gpu.efficiency.act_fp32_per_byte = 0;  // the memory side alone (the FP32 term: its own test below)
   GpuSpec shared = gpu;
   shared.efficiency.act_bytes_per_sm_cycle = 0;  // off: the shared knobs again
   const double rate = 6.5 * 108 * 1.41e9;
@@ -555,6 +556,7 @@ TEST_CASE("elementwise kernels per op kind: an L2-resident rate and the stream_m
   REQUIRE(gpu.l2_cache == 40960.0 * 1024);
   gpu.efficiency.act_bytes_per_sm_cycle = 6.5;
   gpu.efficiency.act_l2_bytes_per_sm_cycle = 8.0;
+  gpu.efficiency.act_fp32_per_byte = 0;  // the memory side alone (the FP32 term: its own test below)
   const double sm_cycles = 108 * 1.41e9;
   const auto act = [](const GpuSpec& g, std::int64_t T) {
     for (const auto& op : make_cost(g, "llama-2-7b", DType::fp16, DType::fp16, DType::fp16).breakdown(prefill_batch(T)).ops)
@@ -581,6 +583,61 @@ TEST_CASE("elementwise kernels per op kind: an L2-resident rate and the stream_m
   knob_off.efficiency.act_l2_bytes_per_sm_cycle = 0;
   for (const GpuSpec* g : {&no_l2, &knob_off})
     CHECK(act(*g, 512).memory_time == Approx(layers * 66048.0 * 512 / (6.5 * sm_cycles)).epsilon(1e-12));
+}
+
+TEST_CASE("elementwise kernels per op kind: FP32 instructions add SM cycles per byte", "[cost]") {
+  // A100 SXM4: 108 SMs x 1.41 GHz = 1.5228e11 SM-cycles/s, FP32 peak 19.5 TFLOP/s, i.e. 9.75e12
+  // FP32 instructions/s over the GPU (64 lanes per SM); gemm_memory 0.796 x 2.039 TB/s HBM; L2
+  // 41,943,040 bytes. H100 SXM: 132 SMs x 1.98 GHz = 2.6136e11 SM-cycles/s, FP32 67 TFLOP/s,
+  // 3.35e13 instructions/s (128 lanes per SM). llama-2-7b's mlp_act moves 66,048 x T bytes per
+  // layer (32 layers). With act b = 6.5 bytes per SM-cycle and w = 2 FP32 instructions per byte,
+  // seconds per byte = 1 / (6.5 x SMs x clock) + w / (FP32 peak / 2):
+  //   A100, T = 1024 (beyond the L2): 1 / 9.8982e11 + 2 / 9.75e12 = 1.01029e-12 + 2.05128e-13;
+  //   H100, T = 1024 (67.6 MB > 50 MiB): 1 / 1.69884e12 + 2 / 3.35e13 = 5.88637e-13 + 5.97015e-14.
+  // Per SM-cycle the H100 moves (1/6.5 + 2/64.03) / (1/6.5 + 2/128.2) = 0.18508 / 0.16945 = 1.092x
+  // the A100's bytes (lanes = FP32 peak / (2 x SMs x clock)): the arithmetic share halves with twice
+  // the lanes.
+  const auto act = [](const GpuSpec& g, std::int64_t T) {
+    for (const auto& op : make_cost(g, "llama-2-7b", DType::fp16, DType::fp16, DType::fp16).breakdown(prefill_batch(T)).ops)
+      if (std::string_view(op.name) == "mlp_act") return op;
+    FAIL("no mlp_act op");
+    return OpCost{};
+  };
+  const double layers = 32, bytes = 66048.0 * 1024;
+  GpuSpec a100 = load_gpu("a100-sxm4-80gb"), h100 = load_gpu("h100-sxm");
+  for (GpuSpec* g : {&a100, &h100}) {
+    g->efficiency.act_bytes_per_sm_cycle = 6.5;
+    g->efficiency.act_fp32_per_byte = 2.0;
+  }
+  const double a100_s = 1.0 / (6.5 * 108 * 1.41e9) + 2.0 / (19.5e12 / 2);
+  const double h100_s = 1.0 / (6.5 * 132 * 1.98e9) + 2.0 / (67e12 / 2);
+  CHECK(act(a100, 1024).memory_time == Approx(layers * bytes * a100_s).epsilon(1e-12));
+  CHECK(act(h100, 1024).memory_time == Approx(layers * bytes * h100_s).epsilon(1e-12));
+  const double per_sm_cycle_ratio = (a100_s * 108 * 1.41e9) / (h100_s * 132 * 1.98e9);
+  const double a100_lanes = 19.5e12 / (2 * 108 * 1.41e9), h100_lanes = 67e12 / (2 * 132 * 1.98e9);
+  CHECK(per_sm_cycle_ratio == Approx((1 / 6.5 + 2.0 / a100_lanes) / (1 / 6.5 + 2.0 / h100_lanes)));
+  CHECK(per_sm_cycle_ratio == Approx(1.092).margin(0.001));
+  // The L2-resident rate gains the same term (T = 512: 33.8 MB fits the A100's 40 MiB L2).
+  GpuSpec l2 = a100;
+  l2.efficiency.act_l2_bytes_per_sm_cycle = 8.0;
+  CHECK(act(l2, 512).memory_time ==
+        Approx(layers * 66048.0 * 512 * (1.0 / (8.0 * 108 * 1.41e9) + 2.0 / 9.75e12)).epsilon(1e-12));
+  // The HBM cap still binds where it is slower: b = 20 gives 1 / 3.0456e12 + 2.05128e-13 =
+  // 5.3347e-13 s/B on the SMs, faster than 0.796 x 2.039e12 (6.1613e-13 s/B).
+  GpuSpec fast = a100;
+  fast.efficiency.act_bytes_per_sm_cycle = 20;
+  CHECK(act(fast, 1024).memory_time == Approx(layers * bytes / (0.796 * 2.039e12)).epsilon(1e-12));
+  // w = 0, or a GPU file without an FP32 peak: the memory side alone, bit for bit.
+  GpuSpec off = a100, no_fp32 = a100;
+  off.efficiency.act_fp32_per_byte = 0;
+  no_fp32.peak_flops.erase(DType::fp32);
+  CHECK(act(off, 1024).memory_time == Approx(layers * bytes / (6.5 * 108 * 1.41e9)).epsilon(1e-12));
+  CHECK(act(no_fp32, 1024).memory_time == act(off, 1024).memory_time);
+  // The declared defaults are the counted figures (efficiency.cpp citations).
+  const Efficiency defaults;
+  CHECK(defaults.act_fp32_per_byte == 2.0);     // 12 FP32 instructions per element / 6 bytes
+  CHECK(defaults.rope_fp32_per_byte == 0.75);   // 6 per rotated pair / 8 bytes
+  CHECK(defaults.norm_fp32_per_byte == Approx((2 * (3 + 11.0 / 8) + 2 * 1) / 20));  // Vidur's 4 kernels
 }
 
 TEST_CASE("gemm_8bit_compute_ratio scales fp8 GEMM compute time, not 16-bit", "[cost][precision]") {
