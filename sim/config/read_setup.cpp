@@ -164,30 +164,29 @@ const KeySection& model_key_section() {
 ConfigMap section_map(ConfigMap& parent, const KeySection& s) { return parent.map(std::string(s.path)); }
 
 namespace {
+// Multiplies one of the profile's fractions (of dense peak, of HBM bandwidth) by the framework's
+// ratio for it; the product must stay a fraction.
+void scale_profile_fraction(ConfigMap& eng, const EngineConfig& e, const char* ratio_key, double ratio,
+                            double& fraction, const char* fraction_key, const char* of_what, const char* limit) {
+  if (ratio == 1.0) return;
+  const double scaled = fraction * ratio;
+  if (!(scaled <= 1.0))
+    eng.fail(ratio_key, fmt::format("{} x the GPU's {} {} is {:.3g} of {}, more than the {} itself; lower the ratio "
+                                    "(framework {}) or hardware.efficiency.{}",
+                                    ratio, fraction_key, fraction, scaled, of_what, limit, e.framework, fraction_key));
+  fraction = scaled;
+}
+
 // The framework's kernel terms (engine/framework_preset.h) on this GPU and model: its
 // GEMM ratio scales the profile's gemm_compute, which must stay a fraction of peak, its
 // attention ratio the profile's attention_memory, a fraction of HBM bandwidth, and its
 // per-layer prefill cost becomes a cost per prefill step of one pipeline stage.
 void resolve_framework_kernels(ConfigMap& eng, Setup& s) {
   EngineConfig& e = s.engine;
-  if (e.gemm_compute_ratio != 1.0) {
-    const double g = s.gpu.efficiency.gemm_compute * e.gemm_compute_ratio;
-    if (!(g <= 1.0))
-      eng.fail("gemm_compute_ratio",
-               fmt::format("{} x the GPU's gemm_compute {} is {:.3g} of dense peak, more than the peak itself; "
-                           "lower the ratio (framework {}) or hardware.efficiency.gemm_compute",
-                           e.gemm_compute_ratio, s.gpu.efficiency.gemm_compute, g, e.framework));
-    s.gpu.efficiency.gemm_compute = g;
-  }
-  if (e.attention_memory_ratio != 1.0) {
-    const double a = s.gpu.efficiency.attention_memory * e.attention_memory_ratio;
-    if (!(a <= 1.0))
-      eng.fail("attention_memory_ratio",
-               fmt::format("{} x the GPU's attention_memory {} is {:.3g} of HBM bandwidth, more than the bandwidth "
-                           "itself; lower the ratio (framework {}) or hardware.efficiency.attention_memory",
-                           e.attention_memory_ratio, s.gpu.efficiency.attention_memory, a, e.framework));
-    s.gpu.efficiency.attention_memory = a;
-  }
+  scale_profile_fraction(eng, e, "gemm_compute_ratio", e.gemm_compute_ratio, s.gpu.efficiency.gemm_compute,
+                         "gemm_compute", "dense peak", "peak");
+  scale_profile_fraction(eng, e, "attention_memory_ratio", e.attention_memory_ratio,
+                         s.gpu.efficiency.attention_memory, "attention_memory", "HBM bandwidth", "bandwidth");
   if (e.prefill_layer_overhead > 0)
     e.prefill_step_overhead =
         e.prefill_layer_overhead * static_cast<double>(s.model.layers) / static_cast<double>(std::max(1, s.parallelism.pp));
