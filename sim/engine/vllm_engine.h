@@ -100,15 +100,15 @@ class VllmEngine final : public Engine {
       return kk * first + slope * kk * (kk - 1.0) / 2.0;
     }
   };
-  RunShape run_shape(double first_step_time);
+  __attribute__((always_inline)) inline RunShape run_shape(double first_step_time);
   // The number of the run's steps to fuse from `start` (at least 1) so that the
   // last one starts before `horizon`, their total wall time and the start of the
   // last one (seconds from start).
-  std::int64_t run_length(const RunShape& run, Nanos start, Nanos horizon, double* total_time,
+  __attribute__((always_inline)) inline std::int64_t run_length(const RunShape& run, Nanos start, Nanos horizon, double* total_time,
                           double* last_start) const;
   // Completes step_record_ (its start-time fields are set) and reports it, with
   // the inter-token gaps of the step's decoders, to the observer.
-  void report_step(Nanos end, std::int64_t k, std::int64_t emitted, double seconds, double transfer_s,
+  __attribute__((always_inline)) inline void report_step(Nanos end, std::int64_t k, std::int64_t emitted, double seconds, double transfer_s,
                    const StepTotals& totals);
 
   // Tokens each decoder emits at speculating step s (from 1).

@@ -282,7 +282,9 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   // short (cut_run) gets a new end event, and the old one, of an earlier count,
   // is passed over when it comes.
   std::vector<std::int64_t> cuts(replicas.size(), 0);
-  auto step_end_data = [&](int r) { return static_cast<std::int64_t>(r) | (cuts[static_cast<std::size_t>(r)] << 32); };
+  auto step_end_data = [&](int r) __attribute__((always_inline)) {
+    return open_runs ? static_cast<std::int64_t>(r) | (cuts[static_cast<std::size_t>(r)] << 32) : std::int64_t{r};
+  };
   auto kick = [&](int r, Nanos now) __attribute__((always_inline)) {
     Engine& e = *replicas[static_cast<std::size_t>(r)];
     if (patience) abandon_due(r, now);  // before planning: due prefills are aborted now
@@ -359,7 +361,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
       const int r = static_cast<int>(ev.data);
       if (kick_at[static_cast<std::size_t>(r)] == now) kick_at[static_cast<std::size_t>(r)] = kNever;
       mark(r);
-    } else if (const int r = static_cast<int>(ev.data & 0xffffffff); (ev.data >> 32) == cuts[static_cast<std::size_t>(r)]) {
+    } else if (const int r = static_cast<int>(ev.data & 0xffffffff); !open_runs || (ev.data >> 32) == cuts[static_cast<std::size_t>(r)]) {
       done.clear();
       replicas[static_cast<std::size_t>(r)]->finish_step(now, done);
       observe(r);
