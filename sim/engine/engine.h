@@ -62,13 +62,6 @@ class Engine {
   // steps whose last one starts before `horizon` (the next external event).
   // Returns the end time.
   virtual Nanos start_step(Nanos now, Nanos horizon) = 0;
-  // Open runs (EngineContext::open_runs): a fused run was started with only this
-  // replica's own events as its horizon, not the next arrival (which may go to
-  // another replica). A request routed here at `at`, while the run is in flight,
-  // cuts it to the run start_step would have fused with horizon `at`; the caller
-  // then moves the step's end event. Returns the new end time when it moved
-  // earlier, kNever when the run already ends by then (or the engine never fuses).
-  virtual Nanos cut_run(Nanos /*at*/) { return kNever; }
   // Completes the oldest step in flight (steps end in the order they started);
   // finished (or failed) requests are appended to `done`.
   virtual void finish_step(Nanos now, std::vector<Request>& done) = 0;
@@ -106,12 +99,6 @@ struct EngineContext {
   // Fuse runs of identical decode steps and price decode-only steps from the
   // memoised cost cache (step_cost_cache.h); off: every step priced by the model.
   bool fast_forward = true;
-  // Fused runs stay open to cut_run() until they end: their KV blocks are taken
-  // and their step record reported at finish_step, when the run's length is final.
-  // The simulation sets it when no one reads a replica mid-run but the router's
-  // load figures that a pure decode run leaves unchanged (simulation.cpp), so
-  // that other replicas' events need not end this replica's runs.
-  bool open_runs = false;
   // Step-cost tables of `cost` shared by the engines that price with it (identical
   // replicas of one run: one warm set instead of a cold set each; the tables are a
   // pure function of the model, so sharing changes no result). Null: each engine

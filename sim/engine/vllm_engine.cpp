@@ -29,11 +29,10 @@ std::int64_t VllmEngine::spec_emitted(std::int64_t s) const {
          static_cast<std::int64_t>(std::floor(static_cast<double>(s - 1) * e));
 }
 
-VllmEngine::RunShape VllmEngine::run_shape(double first_step_time) {
+std::int64_t VllmEngine::fast_forward_steps(Nanos now, Nanos horizon, double first_step_time, double* total_time,
+                                            double* last_start) {
   const DecodeAggregate& dec = state_.decoders();
   const std::int64_t g = dec.step();
-  RunShape run;
-  run.first = first_step_time;
   // Upper bound: the first completion ends the run of identical steps.
   const std::int64_t finish = state_.next_finish_step();
   std::int64_t k_max = finish < 0 ? 1 : std::max<std::int64_t>(1, finish - g);
@@ -42,34 +41,28 @@ VllmEngine::RunShape VllmEngine::run_shape(double first_step_time) {
   const LocalDecoders& local = state_.local_decoders();
   if (local_) k_max = std::min(k_max, local.steps_left(g + 1));
   // KV: blocks allocated over the run must fit in the free blocks.
-  run.k_max = dec.max_steps(g + 1, k_max, state_.kv().free());
-  if (run.k_max <= 1) return run;
-  // Step time is affine in the decoders' KV length within a roofline regime, so
-  // the sum over k steps is k times the mean of the first and last (trapezoid).
-  // One evaluation at the far end gives the slope: step j costs f1 + slope*(j-1).
-  const double last_step_time =
-      local_ ? pricer_.decode_seconds(dec.count(), dec.kv_tokens(g + run.k_max),
-                                      local.kv_tokens(g + run.k_max, dec.count()))
-             : pricer_.decode_seconds(dec.count(), dec.kv_tokens(g + run.k_max));
-  run.slope = (last_step_time - first_step_time) / static_cast<double>(run.k_max - 1);
-  return run;
-}
-
-std::int64_t VllmEngine::run_length(const RunShape& run, Nanos start, Nanos horizon, double* total_time,
-                                    double* last_start) const {
-  const std::int64_t k_max = run.k_max;
-  const double first_step_time = run.first, slope = run.slope;
+  k_max = dec.max_steps(g + 1, k_max, state_.kv().free());
   std::int64_t lo = 1, hi = k_max;
   *last_start = 0.0;
   if (k_max <= 1) {
     *total_time = first_step_time;
     return 1;
   }
-  auto span = [&](std::int64_t k) { return run.span(k); };
+  // Step time is affine in the decoders' KV length within a roofline regime, so
+  // the sum over k steps is k times the mean of the first and last (trapezoid).
+  // One evaluation at the far end gives the slope: step j costs f1 + slope*(j-1).
+  const double last_step_time =
+      local_ ? pricer_.decode_seconds(dec.count(), dec.kv_tokens(g + k_max), local.kv_tokens(g + k_max, dec.count()))
+                      : pricer_.decode_seconds(dec.count(), dec.kv_tokens(g + k_max));
+  const double slope = (last_step_time - first_step_time) / static_cast<double>(k_max - 1);
+  auto span = [&](std::int64_t k) {
+    const double kk = static_cast<double>(k);
+    return kk * first_step_time + slope * kk * (kk - 1.0) / 2.0;
+  };
   // The last fused step must start before the horizon (the next arrival or event):
-  // start + to_nanos(x) < horizon, i.e. llround(x * 1e9) < horizon - start, i.e.
-  // x * 1e9 < horizon - start - 0.5 (to_nanos rounds halves away from zero; x >= 0).
-  const double room = static_cast<double>(horizon - start) - 0.5;
+  // now + to_nanos(x) < horizon, i.e. llround(x * 1e9) < horizon - now, i.e.
+  // x * 1e9 < horizon - now - 0.5 (to_nanos rounds halves away from zero; x >= 0).
+  const double room = static_cast<double>(horizon - now) - 0.5;
   // fits(j): a run of j + 1 steps starts its last one before the horizon. span() is
   // nondecreasing in k (f > 0 and slope >= 0: the step time grows with the KV, and
   // every rounding is monotone), so fits() holds for j up to some j* and no further,
@@ -106,21 +99,6 @@ std::int64_t VllmEngine::run_length(const RunShape& run, Nanos start, Nanos hori
   *total_time = span(lo);
   *last_start = lo > 1 ? span(lo - 1) : 0.0;
   return lo;
-}
-
-Nanos VllmEngine::cut_run(Nanos at) {
-  if (!run_.open) return kNever;
-  double seconds = 0, last_start = 0;
-  const std::int64_t k = run_length(run_.shape, run_.start, at, &seconds, &last_start);
-  if (k >= run_.steps) return kNever;  // the run's last step starts at or after `at` already
-  // What start_step(run_.start, at) would have set (a fused run carries no transfer).
-  run_.steps = k;
-  run_.seconds = seconds;
-  step_decode_steps_ = k;
-  step_start_ = run_.start + to_nanos(last_start);
-  step_end_ = run_.start + std::max<Nanos>(1, to_nanos(seconds));
-  step_stage_nanos_ = step_end_ - run_.start;
-  return step_end_;
 }
 
 void VllmEngine::PausedDecoders::pause(std::int64_t decoders, double seconds) {
@@ -206,24 +184,17 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
     seconds = pricer_.seconds(b, &totals);
   }
   std::int64_t k = 1;
-  bool open = false;
   if (fuse_ && prefill_tokens == 0 && n_decode > 0 && transfer_s == 0 && steady) {
     double span = seconds, last_start = 0;
-    const RunShape shape = run_shape(seconds);
-    k = run_length(shape, now, horizon, &span, &last_start);
+    k = fast_forward_steps(now, horizon, seconds, &span, &last_start);
     // Async scheduling plans the step after the run when the run's last step starts.
     step_start_ = now + to_nanos(last_start);
     seconds = span;
-    // A run of one step cannot be cut shorter: it is reported now, as any step.
-    open = ctx_.open_runs && k > 1;
-    if (open) run_ = OpenRun{true, shape, now, k, seconds, totals};
   }
   // Host-link transfers (reloads, swaps) hold the step up; fused runs carry none.
   seconds += transfer_s;
   step_decode_steps_ = n_decode > 0 ? k * emitted : 0;
-  // An open run takes its blocks when it ends (its length may still shrink); no
-  // one reads this replica's KV use before then (EngineContext::open_runs).
-  if (!open) kv.allocate(n_decode > 0 ? dec.blocks_needed(dec.step() + 1, k * emitted) : 0);
+  kv.allocate(n_decode > 0 ? dec.blocks_needed(dec.step() + 1, k * emitted) : 0);
 
   const Nanos end = now + std::max<Nanos>(1, to_nanos(seconds));
   step_end_ = end;
@@ -231,50 +202,36 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
   step_stage_nanos_ = ctx_.virtual_engine ? std::max<Nanos>(1, to_nanos(seconds - totals.time + totals.stage_time))
                                           : end - now;
   if (ctx_.observer) {
-    // Every field is written here or in report_step: reusing one record spares zeroing it per step.
+    // Every field is written below: reusing one record spares zeroing it per step.
     StepRecord& r = step_record_;
     r.replica = ctx_.replica;
     r.start = now;
+    r.end = ctx_.virtual_engine ? now + step_stage_nanos_ : end;
+    r.steps = k;
     r.batch_seqs = b.seqs;
     r.prefill_tokens = prefill_tokens;
+    r.decode_tokens = n_decode * k * emitted;
+    r.kv_blocks_used = kv.used();
     r.kv_blocks_total = kv.total();
     r.queue_length = state_.queue_length();
-    if (!open) report_step(ctx_.virtual_engine ? now + step_stage_nanos_ : end, k, emitted, seconds, transfer_s, totals);
-  }
-  return end;
-}
-
-void VllmEngine::report_step(Nanos end, std::int64_t k, std::int64_t emitted, double seconds, double transfer_s,
-                             const StepTotals& totals) {
-  StepRecord& r = step_record_;
-  const std::int64_t n_decode = step_decoders_;
-  r.end = end;
-  r.steps = k;
-  r.decode_tokens = n_decode * k * emitted;
-  r.kv_blocks_used = state_.kv().used();
-  StepPricer::record_cost(r, totals, k, seconds, transfer_s);
-  ctx_.observer->on_step(r);
-  if (!ctx_.virtual_engine) {
-    if (step_paused_ > 0) pauses_.pause(step_paused_, seconds);
-    if (n_decode > 0) {
-      // A speculating step emits `emitted` tokens per decoder (1 otherwise).
-      const double gap = seconds / static_cast<double>(k * emitted);
-      if (pauses_.empty()) ctx_.observer->on_itl(gap, n_decode * k * emitted);
-      else pauses_.emit(*ctx_.observer, gap, n_decode * k * emitted, n_decode);
+    StepPricer::record_cost(r, totals, k, seconds, transfer_s);
+    ctx_.observer->on_step(r);
+    if (!ctx_.virtual_engine) {
+      if (step_paused_ > 0) pauses_.pause(step_paused_, seconds);
+      if (n_decode > 0) {
+        // A speculating step emits `emitted` tokens per decoder (1 otherwise).
+        const double gap = seconds / static_cast<double>(k * emitted);
+        if (pauses_.empty()) ctx_.observer->on_itl(gap, n_decode * k * emitted);
+        else pauses_.emit(*ctx_.observer, gap, n_decode * k * emitted, n_decode);
+      }
     }
   }
+  return end;
 }
 
 void VllmEngine::finish_step(Nanos now, std::vector<Request>& done) {
   assert(in_step_);
   in_step_ = false;
-  if (run_.open) {
-    // The open run is final now: its blocks, then its record (as start_step does for the others).
-    run_.open = false;
-    DecodeAggregate& dec = state_.decoders();
-    state_.kv().allocate(dec.blocks_needed(dec.step() + 1, run_.steps));
-    if (ctx_.observer) report_step(now, run_.steps, 1, run_.seconds, 0.0, run_.totals);
-  }
   state_.advance_decoders(step_decode_steps_);
   if (ctx_.virtual_engine) {
     // Other virtual engines' steps interleave with this one's: a decoder's gap is

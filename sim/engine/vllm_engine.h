@@ -56,7 +56,6 @@ class VllmEngine final : public Engine {
   bool has_work() const override { return state_.has_work(); }
   bool can_start(Nanos /*now*/) const override { return !in_step_ && has_work(); }
   Nanos start_step(Nanos now, Nanos horizon) override;
-  Nanos cut_run(Nanos at) override;
   void finish_step(Nanos now, std::vector<Request>& done) override;
   std::int64_t outstanding() const override { return state_.outstanding(); }
   std::int64_t queued() const override { return state_.queued(); }
@@ -87,29 +86,10 @@ class VllmEngine final : public Engine {
   const CpuKvTier& cpu_tier() const { return state_.kv().cpu_tier(); }
 
  private:
-  // A run of identical decode steps from the current state: at most k_max of them
-  // (the first completion, the KV blocks free, a local-attention window end it),
-  // step j (from 1) costing first + slope * (j - 1).
-  struct RunShape {
-    std::int64_t k_max = 1;
-    double first = 0;
-    double slope = 0;
-    // The wall time of its first k steps.
-    double span(std::int64_t k) const {
-      const double kk = static_cast<double>(k);
-      return kk * first + slope * kk * (kk - 1.0) / 2.0;
-    }
-  };
-  __attribute__((always_inline)) inline RunShape run_shape(double first_step_time);
-  // The number of the run's steps to fuse from `start` (at least 1) so that the
-  // last one starts before `horizon`, their total wall time and the start of the
-  // last one (seconds from start).
-  __attribute__((always_inline)) inline std::int64_t run_length(const RunShape& run, Nanos start, Nanos horizon, double* total_time,
-                          double* last_start) const;
-  // Completes step_record_ (its start-time fields are set) and reports it, with
-  // the inter-token gaps of the step's decoders, to the observer.
-  __attribute__((always_inline)) inline void report_step(Nanos end, std::int64_t k, std::int64_t emitted, double seconds, double transfer_s,
-                   const StepTotals& totals);
+  // The number of identical decode steps to fuse from `now` (at least 1), their
+  // total wall time and the start of the last one (seconds from now).
+  std::int64_t fast_forward_steps(Nanos now, Nanos horizon, double first_step_time, double* total_time,
+                                  double* last_start);
 
   // Tokens each decoder emits at speculating step s (from 1).
   std::int64_t spec_emitted(std::int64_t s) const;
@@ -138,17 +118,6 @@ class VllmEngine final : public Engine {
   Nanos last_finish_ = -1;    // virtual engines: end of the previous step (inter-token gaps)
   bool in_step_ = false;
   StepRecord step_record_;    // start_step's report to the observer
-  // The fused run in flight while it is open to cut_run() (EngineContext::open_runs):
-  // its blocks are allocated and its record reported when it ends.
-  struct OpenRun {
-    bool open = false;
-    RunShape shape;
-    Nanos start = 0;
-    std::int64_t steps = 0;  // its length (cut_run only shortens it)
-    double seconds = 0;      // its wall time
-    StepTotals totals;       // its first step's (the record scales them by the steps)
-  };
-  OpenRun run_;
 
   // Decoders that sat out prefill-only steps (vllm_v0_prefill_first) since the
   // last decode step, in groups by the steps they sat out, oldest first: the next

@@ -131,16 +131,6 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
                               sc.engine.kind));
     patience.emplace(*sc.workload.patience, sc.workload.seed);
   }
-  // Open runs (EngineContext::open_runs): a replica's fused decode run ends at its
-  // own events only, and an arrival cuts just the run of the replica it is routed
-  // to, so other replicas' events do not cut it short. That holds where nothing
-  // reads a replica mid-run but the router and the overload guard, whose figures
-  // (outstanding, queued requests and bytes) a pure decode run leaves unchanged:
-  // not least_kv (it reads the KV use, which grows step by step) and not with
-  // patience (deadlines abort requests of any replica). One replica needs none:
-  // every arrival is its own.
-  const bool open_runs =
-      sc.parallelism.replicas > 1 && !patience && sc.router != RouterKind::least_kv;
   // Every replica prices with `cost`: one set of step-cost tables for all of them.
   StepCostCache step_costs(cost);
   // And one memo of prompt block hashes: the replicas see the same system prompts.
@@ -159,7 +149,6 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
     ctx.observer = &collector;
     ctx.patience = patience ? &*patience : nullptr;
     ctx.fast_forward = options.fast_forward;
-    ctx.open_runs = open_runs;
     ctx.sampling = sc.workload.sampling;
     replicas.push_back(make_engine(ctx));
   }
@@ -278,18 +267,10 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   // Pipelined replicas (pp > 1) may start a step while others are in flight: a
   // kick event wakes them when their first stage frees (at most one queued each).
   std::vector<Nanos> kick_at(replicas.size(), kNever);
-  // A step's end event carries its replica and the replica's cut count: a run cut
-  // short (cut_run) gets a new end event, and the old one, of an earlier count,
-  // is passed over when it comes.
-  std::vector<std::int64_t> cuts(replicas.size(), 0);
-  auto step_end_data = [&](int r) __attribute__((always_inline)) {
-    return open_runs ? static_cast<std::int64_t>(r) | (cuts[static_cast<std::size_t>(r)] << 32) : std::int64_t{r};
-  };
   auto kick = [&](int r, Nanos now) __attribute__((always_inline)) {
     Engine& e = *replicas[static_cast<std::size_t>(r)];
     if (patience) abandon_due(r, now);  // before planning: due prefills are aborted now
-    if (e.can_start(now))
-      queue.push(e.start_step(now, open_runs ? kNever : horizon()), kStepEndPriority, kStepEnd, step_end_data(r));
+    if (e.can_start(now)) queue.push(e.start_step(now, horizon()), kStepEndPriority, kStepEnd, r);
     const Nanos again = e.next_start();
     Nanos& at = kick_at[static_cast<std::size_t>(r)];
     if (again != kNever && again > now && (at == kNever || at <= now || again < at)) {
@@ -334,14 +315,6 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
       } else {
         if (!single) refresh_stale();  // the router and the guard read current loads
         const int r = single ? 0 : router.pick(replicas, req);  // (one replica: pick says 0)
-        if (open_runs) {
-          // The run in flight ends with the step under way now, as if it had known of this arrival.
-          const Nanos cut = replicas[static_cast<std::size_t>(r)]->cut_run(now);
-          if (cut != kNever) {
-            ++cuts[static_cast<std::size_t>(r)];
-            queue.push(cut, kStepEndPriority, kStepEnd, step_end_data(r));
-          }
-        }
         // Moved, not copied (its prefix hashes are ~1 KB): on_complete reads only
         // the scalar fields, which a moved-from Request keeps.
         const bool taken = replicas[static_cast<std::size_t>(r)]->enqueue(std::move(req), now);
@@ -361,7 +334,8 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
       const int r = static_cast<int>(ev.data);
       if (kick_at[static_cast<std::size_t>(r)] == now) kick_at[static_cast<std::size_t>(r)] = kNever;
       mark(r);
-    } else if (const int r = static_cast<int>(ev.data & 0xffffffff); !open_runs || (ev.data >> 32) == cuts[static_cast<std::size_t>(r)]) {
+    } else {
+      const int r = static_cast<int>(ev.data);
       done.clear();
       replicas[static_cast<std::size_t>(r)]->finish_step(now, done);
       observe(r);
