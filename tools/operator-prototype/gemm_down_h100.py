@@ -77,7 +77,7 @@ def fmt(d): return ' '.join(f'{k}:{v:5.1f}' for k,v in d.items())
 def model(var, p, g, hopper_epilogue_hidden=False):
     G = GPU[g]
     rate = min(G['bw'], p['b'] * G['sm'] * G['clk']) if 'r' in var else G['bw'] * p['gm']
-    eo = 0.0 if 'e' not in var or (hopper_epilogue_hidden and g == 'h100') else p['eo']
+    eo = 0.0 if var != 're' or (hopper_epilogue_hidden and g == 'h100') else p['eo']
     def f(s):
         fill = s['M'] / (s['M'] + p['half']); c = s['flops'] / (G['peak'] * p['gc'] * fill); m = s['bytes'] / rate
         return max(c, m) + (1 - p['ov']) * min(c, m) + eo * s['out'] / rate + p['ko']
@@ -87,7 +87,7 @@ def model(var, p, g, hopper_epilogue_hidden=False):
 def params(var):
     P = [('gc', 0.05, 1, 0.76), ('half', 0.01, 4096, 17), ('ov', 0, 1, 0.5), ('ko', 0, 50e-6, 5e-6)]
     P += [('b', 1, 40, 11.9)] if 'r' in var else [('gm', 0.05, 0.98, 0.88)]
-    if 'e' in var: P.append(('eo', 0, 3, 0.3))
+    if var == 're': P.append(('eo', 0, 3, 0.3))
     return P
 
 
@@ -100,7 +100,7 @@ def main():
             for g in GPU:
                 f = model(var, p, g)
                 print(f'  {var} {src} -> {g}: median |err| %', fmt(errs(data[g], f)), '| signed', fmt(bias(data[g], f)))
-            if 'e' in var:
+            if var == 're':
                 f = model(var, p, 'h100', True)
                 print(f'  {var} {src} -> h100, eo = 0 there:', fmt(errs(data['h100'], f)), '| signed', fmt(bias(data['h100'], f)))
     print('4. fraction of dense peak at M = 4096 (A100 / H100 / A40)')
