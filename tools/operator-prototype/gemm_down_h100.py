@@ -13,7 +13,12 @@ SM counts and clocks: hardware/*.yaml (the boost clock derived from the FP32 pea
 Usage: python3 tools/operator-prototype/gemm_down_h100.py   (about 10 minutes, pure Python)
 """
 import csv, glob, math, os, statistics as st, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import prototype as P  # the Nelder-Mead fitter the other prototypes share
 D=os.path.join(os.path.dirname(os.path.abspath(__file__)),'..','..','data','operator_timings')
+# Dense BF16 peak and HBM bandwidth as the catalog files give them, each citing its datasheet:
+# hardware/a100-sxm4-80gb.yaml (312 TFLOP/s, 2,039 GB/s), hardware/h100-sxm.yaml (989.4 TFLOP/s
+# dense = 1,979 sparse / 2, 3.35 TB/s), data/operator_timings/gpus/a40.yaml (149.7 TFLOP/s, 696 GB/s).
 GPU={'a100':dict(peak=312e12,bw=2.039e12,sm=108,clk=1.41e9),
      'h100':dict(peak=989.4e12,bw=3.35e12,sm=132,clk=1.98e9),
      'a40':dict(peak=149.7e12,bw=696e9,sm=84,clk=1.74e9)}
@@ -32,25 +37,6 @@ def load(g):
     for s in S: s['test']=s['M'] in test
     return S
 def med(v): return st.median(v) if v else float('nan')
-def nm(f,x0,step=0.5,iters=1500,tol=1e-10):
-    n=len(x0); pts=[list(x0)]+[[x0[j]+(step if j==i else 0) for j in range(n)] for i in range(n)]
-    vals=[f(p) for p in pts]
-    for it in range(iters):
-        o=sorted(range(n+1),key=lambda i:vals[i]); pts=[pts[i] for i in o]; vals=[vals[i] for i in o]
-        if vals[-1]-vals[0]<tol*max(1,abs(vals[0])): break
-        c=[sum(p[j] for p in pts[:-1])/n for j in range(n)]
-        xr=[c[j]+(c[j]-pts[-1][j]) for j in range(n)]; fr=f(xr)
-        if fr<vals[0]:
-            xe=[c[j]+2*(c[j]-pts[-1][j]) for j in range(n)]; fe=f(xe)
-            pts[-1],vals[-1]=(xe,fe) if fe<fr else (xr,fr)
-        elif fr<vals[-2]: pts[-1],vals[-1]=xr,fr
-        else:
-            xc=[c[j]+0.5*(pts[-1][j]-c[j]) for j in range(n)]; fc=f(xc)
-            if fc<vals[-1]: pts[-1],vals[-1]=xc,fc
-            else:
-                for i in range(1,n+1):
-                    pts[i]=[pts[0][j]+0.5*(pts[i][j]-pts[0][j]) for j in range(n)]; vals[i]=f(pts[i])
-    i=min(range(n+1),key=lambda i:vals[i]); return pts[i],vals[i]
 # params: list of (name, lo, hi, start)
 def fitv(model, params, S, g, restarts=None):
     lo=[p[1] for p in params]; hi=[p[2] for p in params]
@@ -63,8 +49,8 @@ def fitv(model, params, S, g, restarts=None):
     best=None
     for st0 in (restarts or [{}]):
         x0=[lg(st0.get(p[0],p[3]),i) for i,p in enumerate(params)]
-        x,v=nm(cost,x0)
-        x,v=nm(cost,x,step=0.1)
+        x,v=P.nm(cost,x0,steps=[0.5]*len(x0),iters=1500,tol=1e-10)
+        x,v=P.nm(cost,x,steps=[0.1]*len(x),iters=1500,tol=1e-10)
         if best is None or v<best[1]: best=(x,v)
     return conv(best[0])
 def errs(S,pred,sel=None):

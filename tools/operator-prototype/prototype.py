@@ -36,12 +36,14 @@ def report(S,pred,label):
         e=[abs(pred(s)/s['meas']-1) for s in S if s['kind']==k]
         out.append(f"{k}:{100*med(e):5.1f}")
     print(f"{label:28s}"," ".join(out))
-def nm(f,x0,steps=None,iters=600):
+def nm(f,x0,steps=None,iters=600,tol=None):
+    # tol: stop once the simplex's values agree to tol (relative); None runs all iters.
     n=len(x0); steps=steps or [0.3]*n
     pts=[list(x0)]+[[x0[j]+(steps[i] if j==i else 0) for j in range(n)] for i in range(n)]
     vals=[f(p) for p in pts]
     for it in range(iters):
         o=sorted(range(n+1),key=lambda i:vals[i]); pts=[pts[i] for i in o]; vals=[vals[i] for i in o]
+        if tol is not None and vals[-1]-vals[0]<tol*max(1,abs(vals[0])): break
         c=[sum(p[j] for p in pts[:-1])/n for j in range(n)]
         xr=[c[j]+(c[j]-pts[-1][j]) for j in range(n)]; fr=f(xr)
         if fr<vals[0]:
