@@ -63,6 +63,7 @@ int BatchState::new_slot() {
     return s;
   }
   slots_.emplace_back();
+  versions_.push_back(0);
   return static_cast<int>(slots_.size()) - 1;
 }
 
@@ -197,6 +198,9 @@ void BatchState::materialize_front() {
   s.rec = arrival_record(s.req, replica_);
   s.rec.sequences = group_.sequences();
   reset_fields(s);
+  // The slot's version survives its reuse: a completion entry its previous
+  // occupant left behind (one that left decode early) must never match the new one.
+  ++versions_[static_cast<std::size_t>(slot)];
   s.target = s.req.input_tokens;
   if (prefix_caching_ && !s.req.block_hashes.empty()) prompt_hashes(s);
   s.phase = Phase::waiting;
@@ -221,9 +225,6 @@ void BatchState::reset_fields(Seq& s) {
   s.cached_nodes.clear();
   s.join_step = s.len_join = s.gen_join = 0;
   s.key = 0;
-  // The slot's version survives its reuse: a completion entry its previous
-  // occupant left behind (one that left decode early) must never match the new one.
-  ++s.version;
   s.swapped_blocks = s.reserved = s.extra = s.owed = 0;
   s.last_token = 0;
   s.prev = s.next = -1;
@@ -281,8 +282,8 @@ void BatchState::join_decode(int slot, Nanos now) {
   s.key = dec_.join(s.len_join, group_.sequences(), weight, s.owed).key;
   if (local_.enabled()) local_.join(offset, s.join_step);
   s.last_token = now;
-  ++s.version;
-  finishes_.push(FinishCalendar::Entry{dec_.step() + (s.req.output_tokens - s.generated), s.req.id, slot, s.version});
+  const std::uint32_t version = ++versions_[static_cast<std::size_t>(slot)];
+  finishes_.push(FinishCalendar::Entry{dec_.step() + (s.req.output_tokens - s.generated), s.req.id, slot, version});
 }
 
 void BatchState::leave_decode(int slot) {
@@ -298,7 +299,7 @@ void BatchState::leave_decode(int slot) {
   const std::int64_t weight = local_.enabled() ? local_.weight(offset, g + 1) : group_.weight();
   dec_.leave(DecodeAggregate::Member{offset, s.key}, group_.sequences(), weight, owed);
   if (local_.enabled()) local_.leave(offset, g);
-  ++s.version;  // its completion-heap entry is now stale
+  ++versions_[static_cast<std::size_t>(slot)];  // its completion entry is now stale
 }
 
 void BatchState::preempt(int slot, Nanos now) {

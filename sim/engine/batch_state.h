@@ -80,7 +80,6 @@ class BatchState {
     std::int64_t len_join = 0;   // decode phase: KV tokens when it joined
     std::int64_t gen_join = 0;
     int key = 0;                 // (len_join - join_step) mod block_size
-    std::uint32_t version = 0;   // invalidates stale completion-heap entries
     std::int64_t swapped_blocks = 0;  // KV held in the CPU tier's swap space (preempted by swap)
     std::int64_t reserved = 0;   // peak KV blocks reserved at admission (no-evict policy; else 0)
     // Sequence groups (sequence_group.h): a recompute prefills the group's distinct
@@ -237,7 +236,7 @@ class BatchState {
   void drop_gone_front();
   // Moves the oldest never-scheduled request (fresh_.front()) into a slot at the back of waiting_.
   void materialize_front();
-  // A reused slot's fields (all but req and rec) as a new Seq has them; its version moves on.
+  // A reused slot's fields (all but req and rec) as a new Seq has them.
   static void reset_fields(Seq& s);
   void join_decode(int slot, Nanos now);
   void leave_decode(int slot);
@@ -264,10 +263,11 @@ class BatchState {
     return r.unique_hashes_from == Request::kNotUnique ? 0 : r.unique_hashes_from;
   }
   void finish_request(int slot, Nanos now, std::vector<Request>& done, bool failed);
-  // A completion entry whose decoder is still decoding since it pushed it.
+  // A completion entry whose decoder is still decoding since it pushed it: its
+  // slot's version is the one the entry took when the decoder joined, and every
+  // way out of decode (leave_decode) and every reuse of the slot moves it on.
   bool is_current(const FinishCalendar::Entry& f) const {
-    const Seq& s = seq(f.slot);
-    return s.version == f.version && s.phase == Phase::decode;
+    return versions_[static_cast<std::size_t>(f.slot)] == f.version;
   }
   FailureReason admissible(const Request& r) const;  // none when it can ever be served
   void running_push_back(int slot);
@@ -304,6 +304,11 @@ class BatchState {
   }
 
   std::vector<Seq> slots_;
+  // Each slot's version (invalidates stale completion-calendar entries), kept
+  // apart from the Seq: the calendar checks the entries of the next finish step
+  // every step, and with many replicas a decoder's Seq is out of the CPU caches by
+  // then, where these 4 bytes a slot mostly are not.
+  std::vector<std::uint32_t> versions_;
   std::vector<int> free_slots_;
   std::deque<int> waiting_;
   std::deque<QueuedRequest> fresh_;  // the compact form (queued_request.h)

@@ -52,21 +52,4 @@ std::vector<std::uint64_t> PromptBlockHashes::operator()(std::int64_t total_toke
   return out;
 }
 
-std::vector<std::uint64_t> PromptBlockHashes::system_prompt_part(std::int64_t total_tokens, std::int32_t block_tokens,
-                                                                 std::int64_t group, std::int64_t prefix_tokens) {
-  const std::int64_t n = block_tokens > 0 ? std::max<std::int64_t>(total_tokens / block_tokens, 0) : 0;
-  const std::int64_t shared = group >= 0 && block_tokens > 0 ? std::max<std::int64_t>(std::min(n, prefix_tokens / block_tokens), 0) : 0;
-  std::vector<std::uint64_t> out;
-  out.reserve(static_cast<std::size_t>(n));  // the room the owner's ids would take (see the header)
-  if (shared == 0) return out;
-  if (group < kMemoGroups) {
-    const std::vector<std::uint64_t>& memo = group_hashes(group, shared);
-    out.insert(out.end(), memo.begin(), memo.begin() + shared);
-  } else {
-    const std::uint64_t group_base = prefix_owner_base(HashOwner::group, static_cast<std::uint64_t>(group));
-    for (std::int64_t j = 0; j < shared; ++j) out.push_back(prefix_owner_id(group_base, static_cast<std::uint64_t>(j)));
-  }
-  return out;
-}
-
 }  // namespace servesim

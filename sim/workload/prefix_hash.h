@@ -23,6 +23,30 @@ inline std::uint64_t prefix_hash_mix(std::uint64_t z) {
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
 }
+// Its inverse: each step of the finaliser (an add, xor-shifts, multiplications by odd
+// constants) is a bijection of 64-bit words. A prompt's first id is
+// prefix_owner_id(base, 0) = prefix_hash_mix(base), so the first id of a synthetic
+// system prompt gives back the base its other ids follow from, and they need not be
+// stored (Request::system_ids_implied).
+namespace detail {
+// The inverse of an odd c modulo 2^64 (Newton's iteration doubles the correct low
+// bits each round: c * c = 1 mod 8 gives 3 of them, six rounds give 64+).
+constexpr std::uint64_t odd_inverse(std::uint64_t c) {
+  std::uint64_t x = c;
+  for (int i = 0; i < 6; ++i) x *= 2 - c * x;
+  return x;
+}
+// The inverse of z ^= z >> s (s >= 22: three terms reach past 64 bits).
+constexpr std::uint64_t unshift_xor(std::uint64_t z, int s) { return z ^ (z >> s) ^ (z >> (2 * s)); }
+}  // namespace detail
+inline std::uint64_t prefix_hash_unmix(std::uint64_t z) {
+  constexpr std::uint64_t inv1 = detail::odd_inverse(0xbf58476d1ce4e5b9ULL);
+  constexpr std::uint64_t inv2 = detail::odd_inverse(0x94d049bb133111ebULL);
+  static_assert(inv1 * 0xbf58476d1ce4e5b9ULL == 1 && inv2 * 0x94d049bb133111ebULL == 1);
+  z = detail::unshift_xor(z, 31) * inv2;
+  z = detail::unshift_xor(z, 27) * inv1;
+  return detail::unshift_xor(z, 30) - 0x9e3779b97f4a7c15ULL;
+}
 // prefix_block_hash(kind, owner, j) = prefix_owner_id(prefix_owner_base(kind, owner), j):
 // the base is the same for every block of one owner, so it is mixed once.
 inline std::uint64_t prefix_owner_base(HashOwner kind, std::uint64_t owner) {
@@ -47,14 +71,6 @@ class PromptBlockHashes {
  public:
   std::vector<std::uint64_t> operator()(std::int64_t total_tokens, std::int32_t block_tokens, std::int64_t group,
                                         std::int64_t prefix_tokens, HashOwner kind, std::uint64_t owner);
-  // Only the system prompt's part of operator()'s hashes (its first
-  // min(full blocks, prefix_tokens / block_tokens)), in a vector with room
-  // reserved for all of them: the owner's part is implied
-  // (prefix_owner_id(prefix_owner_base(kind, owner), j)), and a request that
-  // carries it so (Request::own_ids_implied) holds the memory it held with them
-  // written, and can have them written in place (workload/prompt_ids.h).
-  std::vector<std::uint64_t> system_prompt_part(std::int64_t total_tokens, std::int32_t block_tokens,
-                                                std::int64_t group, std::int64_t prefix_tokens);
 
  private:
   static constexpr std::int64_t kMemoGroups = 4096;  // at most 4096 x the prefix's blocks x 8 bytes

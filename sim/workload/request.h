@@ -14,8 +14,8 @@ struct Request {
   std::int64_t output_tokens = 0;  // tokens to generate (ignore_eos semantics)
   // Prefix structure for prefix caching: hash of each full prompt block of
   // `hash_block_tokens` tokens, in order; equal leading hashes = shared prefix.
-  // Empty when the workload has no prefix information. Only the first
-  // unique_hashes_from of them when own_ids_implied (below): read them through
+  // Empty when the workload has no prefix information. Only some of them when
+  // ids are implied (own_ids_implied, system_ids_implied below): read them through
   // PromptIds (workload/prompt_ids.h), which gives the whole list either way.
   std::vector<std::uint64_t> block_hashes;
   std::int32_t hash_block_tokens = 0;
@@ -31,17 +31,24 @@ struct Request {
   static constexpr std::int32_t kNotUnique = 0x7fffffff;
   std::int32_t session = -1;       // closed-loop user / multi-turn session, -1 if none
   // The request's own ids are implied, not stored (the synthetic workload's
-  // per-request questions: HashOwner::request). block_hashes then holds only the
-  // ids before unique_hashes_from, with room reserved for all
-  // input_tokens / hash_block_tokens of them, and id j >= unique_hashes_from is
-  // prefix_block_hash(HashOwner::request, id, j). Read a request's ids through
-  // PromptIds (workload/prompt_ids.h), which gives them all either way;
-  // materialize_block_ids writes the implied ones into block_hashes. Why: a
-  // request's own ids are read only after a preemption or by a CPU tier, and with
-  // thousands of requests in flight writing ~1 KB of them each missed the caches.
+  // per-request questions: HashOwner::request): id j >= unique_hashes_from is
+  // prefix_block_hash(HashOwner::request, id, j), and block_hashes holds none of
+  // them. materialize_block_ids (workload/prompt_ids.h) writes every implied id
+  // into block_hashes. Why: a request's own ids are read only after a preemption
+  // or by a CPU tier, and with thousands of requests in flight writing ~1 KB of
+  // them each missed the caches.
   bool own_ids_implied = false;
+  // The system prompt's ids after its first are implied by the first (the
+  // synthetic workload's shared system prompts, HashOwner::group): block_hashes
+  // then holds that one id, the prompt's name n, and id j < unique_hashes_from is
+  // prefix_owner_id(prefix_hash_unmix(n), j) (workload/prefix_hash.h: n is
+  // prefix_owner_id(base, 0) = prefix_hash_mix(base)). Why: the router and the
+  // engine's hash memo read only the name; copying the ~64 ids into every
+  // request was an allocation and ~1 KB written cold per request with many
+  // replicas in flight.
+  bool system_ids_implied = false;
 };
-// own_ids_implied lives in session's padding: a Request is the 72 bytes the
+// own_ids_implied and system_ids_implied live in session's padding: a Request is the 72 bytes the
 // decode-only engine's queue reports per request (engine.h, queued_request_bytes).
 #if defined(__GLIBCXX__) && __SIZEOF_POINTER__ == 8
 static_assert(sizeof(Request) == 72, "Request grew: the queues' reported bytes per request change with it");

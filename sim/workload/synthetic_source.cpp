@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "workload/prefix_hash.h"
+#include "workload/prompt_ids.h"
 #include "workload/trace_source.h"
 
 namespace servesim {
@@ -78,13 +79,11 @@ Request SyntheticSource::make_request(Nanos arrival, std::int32_t session) {
     } else {
       const std::int64_t group = pick_group(static_cast<std::uint64_t>(r.id));
       r.input_tokens = sp.tokens + input_length_(input_rng_);
-      // The blocks after the system prompt's are owned by this request id alone;
-      // their ids are implied by it (Request::own_ids_implied), only the system
-      // prompt's are stored.
-      r.block_hashes = prompt_hashes_.system_prompt_part(r.input_tokens, block_, group, sp.tokens);
-      r.unique_hashes_from = static_cast<std::int32_t>(r.block_hashes.size());
-      r.own_ids_implied = !r.block_hashes.empty() && r.unique_hashes_from < r.input_tokens / block_;
-      if (r.block_hashes.empty())  // no full system-prompt block: every id is the request's, stored
+      r.hash_block_tokens = block_;
+      // The blocks after the system prompt's are owned by this request id alone,
+      // and the system prompt's follow from its first: only that one id is stored
+      // (Request::own_ids_implied, system_ids_implied).
+      if (!imply_prompt_ids(r, group, sp.tokens))  // no full system-prompt block: every id is the request's, stored
         r.block_hashes = prompt_hashes_(r.input_tokens, block_, group, sp.tokens, HashOwner::request,
                                         static_cast<std::uint64_t>(r.id));
     }

@@ -352,28 +352,27 @@ TEST_CASE("PromptBlockHashes gives prompt_block_hashes' hashes", "[workload][pre
 }
 
 namespace {
-// A request of the synthetic workload's per-request questions as
-// SyntheticSource makes it: the system prompt's ids stored, its own implied.
-Request implied_request(PromptBlockHashes& memo, std::int64_t id, std::int64_t total, std::int32_t block,
-                        std::int64_t group, std::int64_t prefix) {
+// A request of the synthetic workload's per-request questions as SyntheticSource
+// makes it: the system prompt's first id stored, every other id implied (or, with
+// no full system-prompt block, every id stored).
+Request implied_request(std::int64_t id, std::int64_t total, std::int32_t block, std::int64_t group,
+                        std::int64_t prefix) {
   Request r;
   r.id = id;
   r.input_tokens = total;
   r.hash_block_tokens = block;
-  r.block_hashes = memo.system_prompt_part(total, block, group, prefix);
-  r.unique_hashes_from = static_cast<std::int32_t>(r.block_hashes.size());
-  r.own_ids_implied = !r.block_hashes.empty() && r.unique_hashes_from < total / block;
+  if (!imply_prompt_ids(r, group, prefix))
+    r.block_hashes = prompt_block_hashes(total, block, group, prefix, HashOwner::request, static_cast<std::uint64_t>(id));
   return r;
 }
 }  // namespace
 
-TEST_CASE("implied own ids read as the stored list, and materialise into its reserved room", "[workload][prefix]") {
-  // Groups inside and past the memo (4096), prompts shorter and longer than their
-  // system prompt, block sizes that do and do not divide it. The reference is
+TEST_CASE("implied ids read as the stored list, and materialise into it", "[workload][prefix]") {
+  // Small and large groups, prompts shorter and longer than their system prompt,
+  // block sizes that do and do not divide it. The reference is
   // prompt_block_hashes, every id written.
   RandomStream rng(37, "implied ids");
-  PromptBlockHashes memo;
-  int implied = 0;
+  int implied = 0, system_only = 0;
   for (int i = 0; i < 3000; ++i) {
     const std::int64_t group = rng.uniform_int(0, 9) == 0 ? 5000 : rng.uniform_int(0, 5);
     const auto block = static_cast<std::int32_t>(rng.uniform_int(0, 2) == 0 ? 48 : 16);
@@ -381,24 +380,50 @@ TEST_CASE("implied own ids read as the stored list, and materialise into its res
     const auto id = rng.uniform_int(0, 100000);
     const std::vector<std::uint64_t> want =
         prompt_block_hashes(total, block, group, prefix, HashOwner::request, static_cast<std::uint64_t>(id));
-    Request r = implied_request(memo, id, total, block, group, prefix);
-    // The stored part is the system prompt's, with room for the whole list.
-    REQUIRE(r.block_hashes == std::vector<std::uint64_t>(want.begin(), want.begin() + r.unique_hashes_from));
-    REQUIRE(r.block_hashes.capacity() == want.size());
-    if (!r.own_ids_implied) continue;  // nothing of its own, or no full system-prompt block
-    ++implied;
+    Request r = implied_request(id, total, block, group, prefix);
+    const std::int64_t shared = std::min(total / block, prefix / block);  // full system-prompt blocks
+    if (shared <= 0) {  // nothing to name: every id stored, none implied
+      REQUIRE(r.block_hashes == want);
+      REQUIRE_FALSE(r.own_ids_implied);
+      REQUIRE_FALSE(r.system_ids_implied);
+      continue;
+    }
+    // Only the system prompt's name is stored; its own ids start after the system prompt's.
+    REQUIRE(r.block_hashes == std::vector<std::uint64_t>{want[0]});
+    REQUIRE(r.unique_hashes_from == shared);
+    REQUIRE(r.system_ids_implied == (shared > 1));
+    REQUIRE(r.own_ids_implied == (shared < static_cast<std::int64_t>(want.size())));
+    implied += r.own_ids_implied ? 1 : 0;
+    system_only += r.own_ids_implied ? 0 : 1;
     const PromptIds ids(r);
     REQUIRE(ids.size() == want.size());
     for (std::size_t j = 0; j < want.size(); ++j) REQUIRE(ids[j] == want[j]);
     REQUIRE(ids.to_vector() == want);
-    const std::uint64_t* room = r.block_hashes.data();
     materialize_block_ids(r);
     CHECK_FALSE(r.own_ids_implied);
+    CHECK_FALSE(r.system_ids_implied);
     REQUIRE(r.block_hashes == want);
-    REQUIRE(r.block_hashes.data() == room);  // written in place, not reallocated
     REQUIRE(PromptIds(r).to_vector() == want);
   }
-  CHECK(implied > 1000);  // most draws have both a full system-prompt block and ids of their own
+  CHECK(implied > 1000);     // most draws have both a full system-prompt block and ids of their own
+  CHECK(system_only > 100);  // and some are all system prompt (the prompt ends inside it)
+}
+
+TEST_CASE("prefix_hash_unmix inverts prefix_hash_mix", "[workload][prefix]") {
+  // The finaliser is a bijection; its inverse gives back every input (edge words and random ones).
+  RandomStream rng(43, "unmix");
+  for (std::uint64_t z : {0ULL, 1ULL, ~0ULL, 0x9e3779b97f4a7c15ULL, 1ULL << 63}) {
+    REQUIRE(prefix_hash_unmix(prefix_hash_mix(z)) == z);
+    REQUIRE(prefix_hash_mix(prefix_hash_unmix(z)) == z);
+  }
+  for (int i = 0; i < 100000; ++i) {
+    const std::uint64_t z = (static_cast<std::uint64_t>(rng.uniform_int(0, (1LL << 62) - 1)) << 2) ^
+                            static_cast<std::uint64_t>(rng.uniform_int(0, 3));
+    REQUIRE(prefix_hash_unmix(prefix_hash_mix(z)) == z);
+  }
+  // A system prompt's first id names its base: prefix_owner_id(base, 0) = prefix_hash_mix(base).
+  const std::uint64_t base = prefix_owner_base(HashOwner::group, 7);
+  CHECK(prefix_hash_unmix(prefix_block_hash(HashOwner::group, 7, 0)) == base);
 }
 
 TEST_CASE("BlockHashChains on implied own ids gives the stored list's hashes", "[engine][prefix]") {
@@ -408,13 +433,12 @@ TEST_CASE("BlockHashChains on implied own ids gives the stored list's hashes", "
   RandomStream rng(41, "implied chains");
   for (std::int32_t idb : {16, 32}) {
     for (std::int64_t bs : {16, 48}) {
-      PromptBlockHashes memo;
       BlockHashChains chains;
       std::vector<std::uint64_t> got;
       for (int i = 0; i < 400; ++i) {
         const std::int64_t group = rng.uniform_int(0, 3), prefix = 32 * rng.uniform_int(1, 30);
         const std::int64_t total = prefix + rng.uniform_int(1, 1500);
-        Request r = implied_request(memo, i, total, idb, group, prefix);
+        Request r = implied_request(i, total, idb, group, prefix);
         if (!r.own_ids_implied) continue;
         const std::vector<std::uint64_t> ids =
             prompt_block_hashes(total, idb, group, prefix, HashOwner::request, static_cast<std::uint64_t>(i));

@@ -103,17 +103,19 @@ TEST_CASE("requests of one group share its system prompt's full blocks", "[prefi
   CHECK(rs[4].unique_hashes_from == 6);
 }
 
-TEST_CASE("a synthetic request stores its system prompt's ids and implies its own", "[prefix]") {
-  // 150-token prompts: 6 system-prompt blocks of 16 (100 tokens) stored, 3 of the
-  // request's own (floor(150 / 16) = 9) implied, with room for all 9.
+TEST_CASE("a synthetic request stores its system prompt's first id and implies the others", "[prefix]") {
+  // 150-token prompts: 6 system-prompt blocks of 16 (floor(100 / 16)), the first
+  // stored (the prompt's name) and 5 implied by it, and 3 of the request's own
+  // (floor(150 / 16) = 9) implied by its id.
   auto src = make_request_source(load(std::string(kBase) +
                                       "requests: 3\ninput_tokens: {dist: fixed, value: 50}\n"
                                       "shared_prefix: {groups: 3, tokens: 100}\n"));
   const std::optional<Request> r = src->next();
   REQUIRE(r);
   CHECK(r->own_ids_implied);
-  CHECK(r->block_hashes.size() == 6);
-  CHECK(r->block_hashes.capacity() == 9);
+  CHECK(r->system_ids_implied);
+  CHECK(r->block_hashes == std::vector<std::uint64_t>{prefix_block_hash(HashOwner::group, 0, 0)});
+  CHECK(r->unique_hashes_from == 6);
   const PromptIds ids(*r);
   REQUIRE(ids.size() == 9);
   for (std::size_t j = 0; j < 9; ++j)
