@@ -63,7 +63,6 @@ int BatchState::new_slot() {
     return s;
   }
   slots_.emplace_back();
-  versions_.push_back(0);
   return static_cast<int>(slots_.size()) - 1;
 }
 
@@ -198,9 +197,6 @@ void BatchState::materialize_front() {
   s.rec = arrival_record(s.req, replica_);
   s.rec.sequences = group_.sequences();
   reset_fields(s);
-  // The slot's version survives its reuse: a completion entry its previous
-  // occupant left behind (one that left decode early) must never match the new one.
-  ++versions_[static_cast<std::size_t>(slot)];
   s.target = s.req.input_tokens;
   if (prefix_caching_ && !s.req.block_hashes.empty()) prompt_hashes(s);
   s.phase = Phase::waiting;
@@ -282,8 +278,7 @@ void BatchState::join_decode(int slot, Nanos now) {
   s.key = dec_.join(s.len_join, group_.sequences(), weight, s.owed).key;
   if (local_.enabled()) local_.join(offset, s.join_step);
   s.last_token = now;
-  const std::uint32_t version = ++versions_[static_cast<std::size_t>(slot)];
-  finishes_.push(FinishCalendar::Entry{dec_.step() + (s.req.output_tokens - s.generated), s.req.id, slot, version});
+  finishes_.push(slot, dec_.step() + (s.req.output_tokens - s.generated), s.req.id);
 }
 
 void BatchState::leave_decode(int slot) {
@@ -299,7 +294,7 @@ void BatchState::leave_decode(int slot) {
   const std::int64_t weight = local_.enabled() ? local_.weight(offset, g + 1) : group_.weight();
   dec_.leave(DecodeAggregate::Member{offset, s.key}, group_.sequences(), weight, owed);
   if (local_.enabled()) local_.leave(offset, g);
-  ++versions_[static_cast<std::size_t>(slot)];  // its completion entry is now stale
+  finishes_.remove(slot);  // it finishes no more at its filed step (or drain took it out)
 }
 
 void BatchState::preempt(int slot, Nanos now) {

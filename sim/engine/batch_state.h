@@ -263,12 +263,6 @@ class BatchState {
     return r.unique_hashes_from == Request::kNotUnique ? 0 : r.unique_hashes_from;
   }
   void finish_request(int slot, Nanos now, std::vector<Request>& done, bool failed);
-  // A completion entry whose decoder is still decoding since it pushed it: its
-  // slot's version is the one the entry took when the decoder joined, and every
-  // way out of decode (leave_decode) and every reuse of the slot moves it on.
-  bool is_current(const FinishCalendar::Entry& f) const {
-    return versions_[static_cast<std::size_t>(f.slot)] == f.version;
-  }
   FailureReason admissible(const Request& r) const;  // none when it can ever be served
   void running_push_back(int slot);
   void running_erase(int slot);
@@ -304,11 +298,6 @@ class BatchState {
   }
 
   std::vector<Seq> slots_;
-  // Each slot's version (invalidates stale completion-calendar entries), kept
-  // apart from the Seq: the calendar checks the entries of the next finish step
-  // every step, and with many replicas a decoder's Seq is out of the CPU caches by
-  // then, where these 4 bytes a slot mostly are not.
-  std::vector<std::uint32_t> versions_;
   std::vector<int> free_slots_;
   std::deque<int> waiting_;
   std::deque<QueuedRequest> fresh_;  // the compact form (queued_request.h)
@@ -380,14 +369,12 @@ inline void BatchState::undo_prefix(int slot) {
 }
 
 inline void BatchState::finish_decoders(Nanos now, std::vector<Request>& done) {
-  // finish_request leaves decode, which makes the entry stale: it is dropped first.
-  finishes_.drain(
-      dec_.step(), [this](const FinishCalendar::Entry& f) { return is_current(f); },
-      [&](const FinishCalendar::Entry& f) { finish_request(f.slot, now, done, false); });
+  // (finish_request leaves decode, which takes the slot out of the calendar: drain did already.)
+  finishes_.drain(dec_.step(), [&](int slot) { finish_request(slot, now, done, false); });
 }
 
 inline std::int64_t BatchState::next_finish_step() {
-  return finishes_.earliest([this](const FinishCalendar::Entry& f) { return is_current(f); });
+  return finishes_.earliest();
 }
 
 inline void BatchState::running_push_back(int slot) {

@@ -9,12 +9,19 @@
 // steps ahead are few (an output length), so a calendar does them in O(1): bucket
 // step % kBuckets, a bitmap of the buckets in use to skip empty ones a word at a time.
 //
+// Entries are filed by the decoder's slot (BatchState's slot number): a bucket is
+// a list linked through the slots' entries, in one array indexed by slot, so a
+// decoder that leaves early (preempted) is taken out at once and nothing in the
+// calendar is ever stale. Why not a vector per bucket: 1,024 of them are 24 KB of
+// headers plus a heap buffer each, visited in turn as the steps advance; with
+// many replicas that was a cache miss or two per step, where the bucket heads
+// here are 4 KB and an entry is 24 bytes of its slot.
+//
 // A bucket may also hold entries a lap or more ahead (outputs longer than
 // kBuckets tokens): they stay in it until their own step comes round, which costs a
-// look at them each lap and is never wrong. Entries go stale when their decoder
-// leaves early (preempted): the caller's `valid` says which, and stale ones are
-// dropped where they are met. Entries of one step are handed out in request id
-// order, the heap's tie-break, so the completions come in the same order as before.
+// look at them each lap and is never wrong. Entries of one step are handed out in
+// request id order, the heap's tie-break, so the completions come in the same
+// order as before.
 #include <array>
 #include <bit>
 #include <cstdint>
@@ -27,87 +34,92 @@ namespace servesim {
 
 class FinishCalendar {
  public:
-  struct Entry {
-    std::int64_t step;
-    std::int64_t id;
-    int slot;
-    std::uint32_t version;
-  };
+  FinishCalendar() { heads_.fill(-1); }
 
   bool empty() const { return size_ == 0; }
-
-  // Precondition: e.step is past every step drained so far (a decoder joins after
-  // the step's completions and has at least one token to emit).
-  void push(const Entry& e) {
-    if (e.step < next_) throw std::logic_error("FinishCalendar::push: a finish step already drained");
-    const std::size_t b = bucket(e.step);
-    buckets_[b].push_back(e);
+  // Files `slot`, whose decoder finishes at decode step `step`, for request `id`.
+  // Preconditions: the slot is not filed, and `step` is past every step drained so
+  // far (a decoder joins after the step's completions and has a token to emit).
+  void push(int slot, std::int64_t step, std::int64_t id) {
+    if (step < next_) throw std::logic_error("FinishCalendar::push: a finish step already drained");
+    const auto i = static_cast<std::size_t>(slot);
+    if (i >= entries_.size()) entries_.resize(i + 1);
+    Entry& e = entries_[i];
+    if (e.step >= 0) throw std::logic_error("FinishCalendar::push: the slot is filed already");
+    const std::size_t b = bucket(step);
+    e = Entry{step, id, -1, heads_[b]};
+    if (heads_[b] >= 0) entries_[static_cast<std::size_t>(heads_[b])].prev = slot;
+    heads_[b] = slot;
     used_[b >> 6] |= std::uint64_t{1} << (b & 63);
     ++size_;
   }
-
-  // The earliest step of a valid entry; -1 when there is none. valid(entry) says
-  // whether its decoder is still the one that pushed it.
-  template <class Valid>
-  std::int64_t earliest(Valid&& valid) {
+  // Takes `slot` out (its decoder left before finishing); nothing when it is not filed.
+  void remove(int slot) {
+    const auto i = static_cast<std::size_t>(slot);
+    if (i < entries_.size() && entries_[i].step >= 0) unlink(slot);
+  }
+  // The earliest finish step filed; -1 when there is none.
+  std::int64_t earliest() const {
     std::int64_t s = next_;
     while (size_ > 0) {
       s = next_used(s);
-      std::vector<Entry>& in = buckets_[bucket(s)];
-      bool found = false;
-      for (std::size_t i = 0; i < in.size();) {
-        if (!valid(in[i])) {
-          drop(in, i);
-          continue;
-        }
-        if (in[i].step == s) found = true;
-        ++i;
-      }
-      if (in.empty()) clear_used(bucket(s));
-      if (found) return s;
+      for (int i = heads_[bucket(s)]; i >= 0; i = at(i).next)
+        if (at(i).step == s) return s;
       ++s;  // only later laps' entries here
     }
     return -1;
   }
-
-  // Hands every valid entry with step <= g to take(entry), in (step, id) order, and
-  // forgets them (and the stale ones among them). take must not push.
-  template <class Valid, class Take>
-  void drain(std::int64_t g, Valid&& valid, Take&& take) {
+  // Takes out every slot filed with a step <= g and hands it to take(slot), in
+  // (step, id) order. take must not push (it may remove: a no-op by then).
+  template <class Take>
+  void drain(std::int64_t g, Take&& take) {
     std::int64_t s = next_;
     while (size_ > 0 && s <= g) {
       s = next_used(s, g);
       if (s > g) break;
-      std::vector<Entry>& in = buckets_[bucket(s)];
       due_.clear();
-      for (std::size_t i = 0; i < in.size();) {
-        if (in[i].step != s) {
-          ++i;  // a later lap's
-          continue;
+      for (int i = heads_[bucket(s)]; i >= 0;) {
+        const int next = at(i).next;
+        if (at(i).step == s) {
+          due_.push_back(Due{at(i).id, i});
+          unlink(i);
         }
-        if (valid(in[i])) due_.push_back(in[i]);
-        drop(in, i);
+        i = next;
       }
-      if (in.empty()) clear_used(bucket(s));
       // Insertion sort by id: a step's finishers are few.
       for (std::size_t i = 1; i < due_.size(); ++i)
         for (std::size_t j = i; j > 0 && due_[j].id < due_[j - 1].id; --j) std::swap(due_[j], due_[j - 1]);
-      for (const Entry& e : due_) take(e);
+      for (const Due& d : due_) take(d.slot);
       ++s;
     }
     if (g + 1 > next_) next_ = g + 1;
   }
 
  private:
+  struct Entry {
+    std::int64_t step = -1;  // -1: not filed
+    std::int64_t id = 0;
+    int prev = -1, next = -1;  // neighbours in the bucket's list (slots)
+  };
+  struct Due {
+    std::int64_t id;
+    int slot;
+  };
   static constexpr std::size_t kBuckets = 1024;  // a power of two
   static constexpr std::size_t kWords = kBuckets / 64;
   static std::size_t bucket(std::int64_t step) { return static_cast<std::size_t>(step) & (kBuckets - 1); }
-  void drop(std::vector<Entry>& in, std::size_t i) {
-    in[i] = in.back();
-    in.pop_back();
+  const Entry& at(int slot) const { return entries_[static_cast<std::size_t>(slot)]; }
+  Entry& at(int slot) { return entries_[static_cast<std::size_t>(slot)]; }
+  void unlink(int slot) {
+    Entry& e = at(slot);
+    const std::size_t b = bucket(e.step);
+    if (e.prev >= 0) at(e.prev).next = e.next;
+    else heads_[b] = e.next;
+    if (e.next >= 0) at(e.next).prev = e.prev;
+    if (heads_[b] < 0) used_[b >> 6] &= ~(std::uint64_t{1} << (b & 63));
+    e.step = -1;
     --size_;
   }
-  void clear_used(std::size_t b) { used_[b >> 6] &= ~(std::uint64_t{1} << (b & 63)); }
   // The first step at or after s whose bucket is in use (some entry exists, so
   // one comes within a lap), or a step past `limit` when none is in use up to it.
   std::int64_t next_used(std::int64_t s, std::int64_t limit = std::numeric_limits<std::int64_t>::max()) const {
@@ -121,11 +133,12 @@ class FinishCalendar {
     }
   }
 
-  std::array<std::vector<Entry>, kBuckets> buckets_;
+  std::array<int, kBuckets> heads_;  // first slot of each bucket's list, -1 when empty
   std::array<std::uint64_t, kWords> used_{};
+  std::vector<Entry> entries_;  // by slot
   std::int64_t size_ = 0;
-  std::int64_t next_ = 0;   // every step before it has been drained
-  std::vector<Entry> due_;  // drain's entries of one step
+  std::int64_t next_ = 0;  // every step before it has been drained
+  std::vector<Due> due_;   // drain's entries of one step
 };
 
 }  // namespace servesim
