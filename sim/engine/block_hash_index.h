@@ -25,6 +25,15 @@ class BlockHashIndex {
       if (s.hash == hash) return s.handle;
     }
   }
+  // The stored handle of `hash`, to read or change in place; null when absent
+  // (valid until the next insert or erase).
+  std::int32_t* find_handle(std::uint64_t hash) {
+    for (std::size_t i = home(hash);; i = (i + 1) & mask_) {
+      Slot& s = slots_[i];
+      if (s.handle < 0) return nullptr;
+      if (s.hash == hash) return &s.handle;
+    }
+  }
   // Stores hash -> handle; the hash must not be present.
   void insert(std::uint64_t hash, std::int32_t handle) {
     if ((size_ + 1) * 2 > slots_.size()) rehash(slots_.size() * 2);  // load factor <= 1/2

@@ -52,18 +52,18 @@ int Router::pick_affinity(const std::vector<std::unique_ptr<Engine>>& replicas, 
   if (r.block_hashes.empty()) return least;
   const std::uint64_t key = r.block_hashes.front();
   int chosen = least;
-  const auto it = affinity_.find(key);
-  if (it != affinity_.end()) {
+  if (std::int32_t* last = affinity_.find_handle(key)) {
     const std::int64_t min_load = std::max<std::int64_t>(1, outstanding(replicas, least));
-    if (outstanding(replicas, it->second) <= 2 * min_load) chosen = it->second;
-    it->second = chosen;
-  } else {
-    if (affinity_.size() >= kAffinityEntries) {
-      affinity_.erase(affinity_order_.front());
-      affinity_order_.pop_front();
-    }
-    affinity_.emplace(key, chosen);
+    if (outstanding(replicas, *last) <= 2 * min_load) chosen = *last;
+    *last = chosen;
+  } else if (affinity_order_.size() < kAffinityEntries) {
+    affinity_.insert(key, chosen);
     affinity_order_.push_back(key);
+  } else {  // full: the oldest id is forgotten, the new one takes its place in the ring
+    affinity_.erase(affinity_order_[affinity_next_]);
+    affinity_.insert(key, chosen);
+    affinity_order_[affinity_next_] = key;
+    affinity_next_ = (affinity_next_ + 1) % kAffinityEntries;
   }
   return chosen;
 }

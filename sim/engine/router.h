@@ -11,12 +11,11 @@
 // The map from first block to replica is bounded (kAffinityEntries, oldest
 // entries forgotten first).
 #include <cstdint>
-#include <deque>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "engine/block_hash_index.h"
 #include "engine/engine.h"
 #include "engine/min_tree.h"
 
@@ -64,9 +63,12 @@ class Router {
   MinTree<std::int64_t> outstanding_;  // least_outstanding, prefix_affinity
   MinTree<double> kv_;                 // least_kv
   std::size_t next_ = 0;
-  // prefix_affinity: first block id -> replica that served it last; insertion order for eviction.
-  std::unordered_map<std::uint64_t, int> affinity_;
-  std::deque<std::uint64_t> affinity_order_;
+  // prefix_affinity: first block id -> replica that served it last (a flat map:
+  // it is asked once per arrival), and the ids in insertion order for eviction
+  // (a ring of kAffinityEntries once full: the oldest is at affinity_next_).
+  BlockHashIndex affinity_;
+  std::vector<std::uint64_t> affinity_order_;
+  std::size_t affinity_next_ = 0;
 };
 
 }  // namespace servesim

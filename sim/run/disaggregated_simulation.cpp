@@ -347,7 +347,7 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
       reject(*r, r->arrival);
     }
   };
-  auto horizon = [&] { return queue.empty() ? std::numeric_limits<Nanos>::max() : queue.top().time; };
+  auto horizon = [&] { return queue.empty() ? std::numeric_limits<Nanos>::max() : queue.top_time(); };
 
   pull();
   std::vector<Request> done;
@@ -402,7 +402,7 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
       to_grant[idx] = 1;
       to_kick_d[idx] = 1;
     }
-    if (queue.empty() || queue.top().time > now) {
+    if (queue.empty() || queue.top_time() > now) {
       for (int d = 0; d < nd; ++d) {
         if (!to_grant[static_cast<std::size_t>(d)]) continue;
         to_grant[static_cast<std::size_t>(d)] = 0;

@@ -242,7 +242,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
       reject(*r, r->arrival);
     }
   };
-  auto horizon = [&] { return queue.empty() ? std::numeric_limits<Nanos>::max() : queue.top().time; };
+  auto horizon = [&] { return queue.empty() ? std::numeric_limits<Nanos>::max() : queue.top_time(); };
   // Patience: one deadline event queued per replica at most, at its earliest
   // pending deadline; the users who gave up are told to the source (closed loop:
   // the user comes back after its think time; multi-turn: the conversation ends).
@@ -343,10 +343,10 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
       if (!done.empty()) pull();  // closed loop: a completion may release the next request
       mark(r);
     }
-    if (single && to_kick[0] && (queue.empty() || queue.top().time > now)) {
+    if (single && to_kick[0] && (queue.empty() || queue.top_time() > now)) {
       to_kick[0] = 0;
       kick(0, now);
-    } else if (kick_count > 0 && (queue.empty() || queue.top().time > now)) {
+    } else if (kick_count > 0 && (queue.empty() || queue.top_time() > now)) {
       // Only the marked replicas, in index order as a scan over all would take them.
       const auto marked = kick_list.begin() + static_cast<std::ptrdiff_t>(kick_count);
       if (kick_count > 1) std::sort(kick_list.begin(), marked);

@@ -3,8 +3,12 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <deque>
 #include <memory>
+#include <unordered_map>
 #include <vector>
+
+#include "core/rng.h"
 
 #include "engine/engine.h"
 #include "run/simulation.h"
@@ -137,4 +141,80 @@ TEST_CASE("a replica's load() gives its four load figures, step by step", "[engi
     CHECK(checks > 1200);
     if (sc.engine.kind == "vllm") CHECK(preemptions.count > 0);
   }
+}
+
+namespace {
+// A replica that only reports a load the test sets (Router::pick reads nothing else).
+class LoadOnly : public Engine {
+ public:
+  std::int64_t load_now = 0;
+  bool enqueue(Request, Nanos) override { return true; }
+  bool has_work() const override { return false; }
+  bool can_start(Nanos) const override { return false; }
+  Nanos start_step(Nanos now, Nanos) override { return now; }
+  void finish_step(Nanos, std::vector<Request>&) override {}
+  std::int64_t outstanding() const override { return load_now; }
+  std::int64_t queued() const override { return 0; }
+  std::int64_t queued_bytes() const override { return 0; }
+  void abort_queued(Nanos, FailureReason, const std::function<void(const Request&)>&) override {}
+  double kv_load() const override { return 0; }
+  std::int64_t kv_blocks_total() const override { return 1; }
+};
+}  // namespace
+
+TEST_CASE("prefix_affinity remembers the latest kAffinityEntries first blocks, oldest forgotten first", "[engine][router]") {
+  // The rule written out with a node map and a FIFO of keys (the router's form
+  // before its flat map and ring): a known first block goes to its replica unless
+  // that one has over twice the least load (counted as at least 1), an unknown one
+  // to the least-loaded replica (lowest index on ties), and past kAffinityEntries
+  // distinct blocks the oldest remembered is forgotten. 300k picks over 150k
+  // distinct first blocks (so many are forgotten and come back), random loads;
+  // the router scanning the replicas and the router reading tracked loads must
+  // both pick as the reference does.
+  constexpr int kReplicas = 5;
+  std::vector<std::unique_ptr<Engine>> replicas;
+  for (int i = 0; i < kReplicas; ++i) replicas.push_back(std::make_unique<LoadOnly>());
+  auto load_of = [&](int i) { return static_cast<LoadOnly&>(*replicas[static_cast<std::size_t>(i)]).load_now; };
+  Router scanning(RouterKind::prefix_affinity), tracked(RouterKind::prefix_affinity);
+  tracked.track(replicas);
+  std::unordered_map<std::uint64_t, int> ref;
+  std::deque<std::uint64_t> ref_order;
+  RandomStream rng(29, "affinity");
+  int known = 0, kept = 0, forgotten_again = 0;
+  std::unordered_map<std::uint64_t, int> seen_before;
+  for (int n = 0; n < 300000; ++n) {
+    for (int i = 0; i < kReplicas; ++i) {
+      static_cast<LoadOnly&>(*replicas[static_cast<std::size_t>(i)]).load_now = rng.uniform_int(0, 6);
+      tracked.observe(i, replicas[static_cast<std::size_t>(i)]->load());
+    }
+    Request r;
+    r.block_hashes = {static_cast<std::uint64_t>(rng.uniform_int(0, 149999)) * 0x9e3779b97f4a7c15ULL};
+    const std::uint64_t key = r.block_hashes[0];
+    int least = 0;
+    for (int i = 1; i < kReplicas; ++i)
+      if (load_of(i) < load_of(least)) least = i;
+    int want = least;
+    if (auto it = ref.find(key); it != ref.end()) {
+      ++known;
+      if (load_of(it->second) <= 2 * std::max<std::int64_t>(1, load_of(least))) {
+        want = it->second;
+        ++kept;
+      }
+      it->second = want;
+    } else {
+      if (seen_before.count(key)) ++forgotten_again;
+      if (ref.size() >= Router::kAffinityEntries) {
+        ref.erase(ref_order.front());
+        ref_order.pop_front();
+      }
+      ref.emplace(key, want);
+      ref_order.push_back(key);
+    }
+    seen_before[key] = 1;
+    REQUIRE(scanning.pick(replicas, r) == want);
+    REQUIRE(tracked.pick(replicas, r) == want);
+  }
+  CHECK(known > 50000);            // remembered blocks came back
+  CHECK(kept > 10000);             // and often kept their replica
+  CHECK(forgotten_again > 10000);  // forgotten ones came back as new
 }

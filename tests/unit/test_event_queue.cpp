@@ -49,7 +49,20 @@ TEST_CASE("event queue assigns increasing sequence numbers and keeps payloads", 
   REQUIRE(q.pop().kind == 8);
   REQUIRE(q.empty());
   REQUIRE_THROWS(q.top());
+  REQUIRE_THROWS(q.top_time());
   REQUIRE_THROWS(q.pop());
+  // The heap keeps the priority in one byte (-128..127): others are refused, not wrapped.
+  REQUIRE_THROWS(q.push(1, 128, 0, 0));
+  REQUIRE_THROWS(q.push(1, -129, 0, 0));
+  // Times of either sign and the extremes of the clock keep their order.
+  q.push(kMaxSimNanos, 127, 0, 3);
+  q.push(-kMaxSimNanos, -128, 0, 0);
+  q.push(0, 127, 0, 2);
+  q.push(0, -128, 0, 1);
+  for (std::int64_t want = 0; want < 4; ++want) {
+    REQUIRE(q.top_time() == q.top().time);
+    REQUIRE(q.pop().data == want);
+  }
 }
 
 TEST_CASE("event queue interleaves pushes and pops like a simulation loop", "[event_queue]") {
