@@ -10,19 +10,21 @@
 namespace servesim {
 
 BatchState::BatchState(const EngineContext& ctx, const StepPricer& pricer)
-    : pricer_(pricer),
-      observer_(ctx.observer),
-      replica_(ctx.replica),
-      max_model_len_(ctx.config.max_model_len),
+    : frontend_ns_(to_nanos(ctx.config.frontend_latency)),
       prefix_caching_(ctx.config.prefix_caching),
-      frontend_ns_(to_nanos(ctx.config.frontend_latency)),
+      local_on_(ctx.cost && ctx.cost->model().local.enabled()),
+      replica_(ctx.replica),
+      observer_(ctx.observer),
+      max_model_len_(ctx.config.max_model_len),
       kv_(ctx),
       dec_(kv_.block()),
-      local_(ctx.cost ? ctx.cost->model().local : LocalAttention{}, kv_.block()),
       group_(kv_.block(), ctx.sampling),
+      pricer_(pricer),
+      local_(ctx.cost ? ctx.cost->model().local : LocalAttention{}, kv_.block()),
       own_chains_(ctx.hash_chains ? nullptr : std::make_unique<BlockHashChains>()),
       chains_(ctx.hash_chains ? ctx.hash_chains : own_chains_.get()),
       patience_(ctx.patience) {
+  if (local_on_ != local_.enabled()) throw std::logic_error("BatchState: local_on_ disagrees with local_");
   if (local_.enabled()) check_local_supported(ctx);
   // A group larger than max_num_seqs could never start (the config layer refuses it first).
   if (group_.sequences() > ctx.config.max_num_seqs)
@@ -274,9 +276,9 @@ void BatchState::join_decode(int slot, Nanos now) {
   s.gen_join = s.generated;
   s.owed = group_.held(s.req.input_tokens, s.len_join) - physical;
   const std::int64_t offset = s.len_join - s.join_step;
-  const std::int64_t weight = local_.enabled() ? local_.weight(offset, s.join_step + 1) : group_.weight();
+  const std::int64_t weight = local_on_ ? local_.weight(offset, s.join_step + 1) : group_.weight();
   s.key = dec_.join(s.len_join, group_.sequences(), weight, s.owed).key;
-  if (local_.enabled()) local_.join(offset, s.join_step);
+  if (local_on_) local_.join(offset, s.join_step);
   s.last_token = now;
   finishes_.push(slot, dec_.step() + (s.req.output_tokens - s.generated), s.req.id);
 }
@@ -291,9 +293,9 @@ void BatchState::leave_decode(int slot) {
   const std::int64_t owed = g == s.join_step ? s.owed : 0;
   kv_.release(group_.held(s.req.input_tokens, len) - owed - s.cached_blocks);
   const std::int64_t offset = s.len_join - s.join_step;
-  const std::int64_t weight = local_.enabled() ? local_.weight(offset, g + 1) : group_.weight();
+  const std::int64_t weight = local_on_ ? local_.weight(offset, g + 1) : group_.weight();
   dec_.leave(DecodeAggregate::Member{offset, s.key}, group_.sequences(), weight, owed);
-  if (local_.enabled()) local_.leave(offset, g);
+  if (local_on_) local_.leave(offset, g);
   finishes_.remove(slot);  // it finishes no more at its filed step (or drain took it out)
 }
 

@@ -103,7 +103,7 @@ class BatchState {
   // Runs `steps` decode steps (the aggregate, and the local sums with it).
   void advance_decoders(std::int64_t steps) {
     dec_.advance(steps);
-    if (local_.enabled()) local_.advance(dec_);
+    if (local_on_) local_.advance(dec_);
   }
   Seq& seq(int slot) { return slots_[static_cast<std::size_t>(slot)]; }
   const Seq& seq(int slot) const { return slots_[static_cast<std::size_t>(slot)]; }
@@ -267,20 +267,43 @@ class BatchState {
   void running_push_back(int slot);
   void running_erase(int slot);
 
-  const StepPricer& pricer_;
-  RunObserver* observer_;
-  int replica_;
-  std::int64_t max_model_len_;
-  bool prefix_caching_;
-  Nanos frontend_ns_;  // config.frontend_latency
+  // Member order is for the CPU caches: with many replicas each one's state is
+  // cold when its next event comes (the other replicas' events came between), so
+  // what every step and arrival reads is kept in the first lines, and what only
+  // admission, patience or a trace reads after it.
 
+  // Read at every step or arrival.
+  std::int64_t running_count_ = 0;
+  // fresh_.size(), kept beside fresh_bytes_ (a deque's size is recomputed from its
+  // iterators; the guard reads it per arrival and the step record per step).
+  std::int64_t fresh_count_ = 0;
+  std::int64_t fresh_bytes_ = 0;  // QueuedRequest::bytes over fresh_
+  // Running requests in admission order (an intrusive list through Seq::prev/next).
+  int run_head_ = -1, run_tail_ = -1;
+  double transfer_s_ = 0;
+  Nanos frontend_ns_;  // config.frontend_latency
+  std::int64_t reserved_blocks_ = 0;  // sum of running requests' Seq::reserved
+  bool decoders_paused_ = false;
+  bool prefix_caching_;
+  bool local_on_;  // local_.enabled(), read where the decoders move
+  int replica_;
+  RunObserver* observer_;
+  std::int64_t max_model_len_;
+  std::deque<int> waiting_;
+  std::deque<QueuedRequest> fresh_;  // the compact form (queued_request.h)
+  std::vector<int> prefilling_;  // running requests still in prefill, admission order
+  std::vector<int> scratch_;     // complete_chunks' copy of prefilling_
+  std::vector<Seq> slots_;
+  std::vector<int> free_slots_;
   KvBlocks kv_;
   DecodeAggregate dec_;
-  LocalDecoders local_;
   SequenceGroupBlocks group_;  // the blocks of a request's sequences (workload.sampling)
-  double transfer_s_ = 0;
-  bool decoders_paused_ = false;
-  std::int64_t reserved_blocks_ = 0;  // sum of running requests' Seq::reserved
+  // Decoders by the decode step they finish on (its bucket heads, 4 KB, last).
+  FinishCalendar finishes_;
+
+  // Read at admission and less often.
+  const StepPricer& pricer_;
+  LocalDecoders local_;
   // Prompt block hashes, shared prefixes hashed once: the run's memo
   // (EngineContext::hash_chains), else own_chains_.
   std::unique_ptr<BlockHashChains> own_chains_;
@@ -296,15 +319,6 @@ class BatchState {
     spare_hashes_.push_back(std::move(s.hashes));
     s.hashes = std::vector<std::uint64_t>();
   }
-
-  std::vector<Seq> slots_;
-  std::vector<int> free_slots_;
-  std::deque<int> waiting_;
-  std::deque<QueuedRequest> fresh_;  // the compact form (queued_request.h)
-  std::int64_t fresh_bytes_ = 0;     // QueuedRequest::bytes over fresh_
-  // fresh_.size(), kept beside fresh_bytes_ (a deque's size is recomputed from its
-  // iterators; the guard reads it per arrival and the step record per step).
-  std::int64_t fresh_count_ = 0;
   // Patience (null: nobody gives up). Deadlines of requests not yet past them;
   // ids of never-scheduled requests that gave up but are still in fresh_ (ids
   // increase along fresh_, so the smallest is the first to reach its front);
@@ -316,13 +330,6 @@ class BatchState {
   std::vector<Request> late_;  // abandoned by complete_chunks, handed out by the next abandon_due
   std::unordered_set<std::int64_t> answered_;  // first token in time, deadline still in deadlines_
   bool fresh_by_id_ = true;  // ids increase along fresh_ (arrival order); else gone ones are erased at once
-  // Running requests in admission order (an intrusive list through Seq::prev/next).
-  int run_head_ = -1, run_tail_ = -1;
-  std::int64_t running_count_ = 0;
-  std::vector<int> prefilling_;  // running requests still in prefill, admission order
-  std::vector<int> scratch_;     // complete_chunks' copy of prefilling_
-  // Decoders by the decode step they finish on (entries go stale when a decoder leaves early).
-  FinishCalendar finishes_;
 };
 
 // The moves a policy or the engine makes every step or every admission, inline:

@@ -133,12 +133,13 @@ class FinishCalendar {
     }
   }
 
-  std::array<int, kBuckets> heads_;  // first slot of each bucket's list, -1 when empty
-  std::array<std::uint64_t, kWords> used_{};
-  std::vector<Entry> entries_;  // by slot
+  // (The small fields first: they are read at every step, the heads one line at a time.)
   std::int64_t size_ = 0;
   std::int64_t next_ = 0;  // every step before it has been drained
-  std::vector<Due> due_;   // drain's entries of one step
+  std::vector<Entry> entries_;  // by slot
+  std::vector<Due> due_;        // drain's entries of one step
+  std::array<std::uint64_t, kWords> used_{};
+  std::array<int, kBuckets> heads_;  // first slot of each bucket's list, -1 when empty
 };
 
 }  // namespace servesim

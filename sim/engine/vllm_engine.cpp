@@ -7,12 +7,16 @@
 namespace servesim {
 
 VllmEngine::VllmEngine(const EngineContext& ctx)
-    : ctx_(ctx),
+    : fuse_(ctx.fast_forward && !ctx.virtual_engine),
+      local_(ctx.cost->model().local.enabled()),
+      async_(ctx.config.async_scheduling),
+      virtual_(ctx.virtual_engine),
+      replica_(ctx.replica),
+      observer_(ctx.observer),
+      policy_(make_scheduling_policy(ctx.config)),
       pricer_(*ctx.cost, ctx.config.cpu_overheads(), ctx.memory.kv_bytes_per_token, ctx.fast_forward, ctx.step_costs),
       state_(ctx, pricer_),
-      policy_(make_scheduling_policy(ctx.config)),
-      fuse_(ctx.fast_forward && !ctx.virtual_engine),
-      local_(ctx.cost->model().local.enabled()) {
+      ctx_(ctx) {
   if (ctx.draft_cost && ctx.config.speculative.enabled()) {
     spec_ = true;
     spec_k_ = ctx.config.speculative.num_speculative_tokens;
@@ -95,7 +99,7 @@ std::int64_t VllmEngine::fast_forward_steps(Nanos now, Nanos horizon, double fir
   // what arrives at the horizon is first seen by the step after the first one
   // starting at or after it: that step is still a plain decode step and joins the
   // run (step by step, it would run alone with the new request not yet eligible).
-  if (ctx_.config.async_scheduling && lo < k_max && !(span(lo) * 1e9 < room)) ++lo;
+  if (async_ && lo < k_max && !(span(lo) * 1e9 < room)) ++lo;
   *total_time = span(lo);
   *last_start = lo > 1 ? span(lo - 1) : 0.0;
   return lo;
@@ -129,7 +133,7 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
   assert(!in_step_);
   // 1. The policy plans the step. With async scheduling this step was planned when
   // the previous one started, so only requests that had arrived by then are seen.
-  const Nanos cutoff = ctx_.config.async_scheduling && step_end_ == now ? step_start_ : now;
+  const Nanos cutoff = async_ && step_end_ == now ? step_start_ : now;
   state_.begin_step();
   if (spec_) state_.decoders().set_step_tokens(spec_emitted(spec_steps_ + 1), spec_k_ + 1);
   const bool steady = policy_->plan(state_, now, cutoff);
@@ -199,14 +203,14 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
   const Nanos end = now + std::max<Nanos>(1, to_nanos(seconds));
   step_end_ = end;
   // A pipeline's next step may enter once the busiest stage has taken this one.
-  step_stage_nanos_ = ctx_.virtual_engine ? std::max<Nanos>(1, to_nanos(seconds - totals.time + totals.stage_time))
+  step_stage_nanos_ = virtual_ ? std::max<Nanos>(1, to_nanos(seconds - totals.time + totals.stage_time))
                                           : end - now;
-  if (ctx_.observer) {
-    // Every field is written below: reusing one record spares zeroing it per step.
-    StepRecord& r = step_record_;
-    r.replica = ctx_.replica;
+  if (observer_) {
+    // A record on the stack: with many replicas one kept per engine was written cold.
+    StepRecord r;
+    r.replica = replica_;
     r.start = now;
-    r.end = ctx_.virtual_engine ? now + step_stage_nanos_ : end;
+    r.end = virtual_ ? now + step_stage_nanos_ : end;
     r.steps = k;
     r.batch_seqs = b.seqs;
     r.prefill_tokens = prefill_tokens;
@@ -215,14 +219,14 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
     r.kv_blocks_total = kv.total();
     r.queue_length = state_.queue_length();
     StepPricer::record_cost(r, totals, k, seconds, transfer_s);
-    ctx_.observer->on_step(r);
-    if (!ctx_.virtual_engine) {
+    observer_->on_step(r);
+    if (!virtual_) {
       if (step_paused_ > 0) pauses_.pause(step_paused_, seconds);
       if (n_decode > 0) {
         // A speculating step emits `emitted` tokens per decoder (1 otherwise).
         const double gap = seconds / static_cast<double>(k * emitted);
-        if (pauses_.empty()) ctx_.observer->on_itl(gap, n_decode * k * emitted);
-        else pauses_.emit(*ctx_.observer, gap, n_decode * k * emitted, n_decode);
+        if (pauses_.empty()) observer_->on_itl(gap, n_decode * k * emitted);
+        else pauses_.emit(*observer_, gap, n_decode * k * emitted, n_decode);
       }
     }
   }
@@ -233,15 +237,15 @@ void VllmEngine::finish_step(Nanos now, std::vector<Request>& done) {
   assert(in_step_);
   in_step_ = false;
   state_.advance_decoders(step_decode_steps_);
-  if (ctx_.virtual_engine) {
+  if (virtual_) {
     // Other virtual engines' steps interleave with this one's: a decoder's gap is
     // from this engine's previous step end (its previous token) to now.
-    if (ctx_.observer && last_finish_ >= 0) {
+    if (observer_ && last_finish_ >= 0) {
       const double gap = to_seconds(now - last_finish_);
       if (step_paused_ > 0) pauses_.pause(step_paused_, gap);
       if (step_decoders_ > 0) {
-        if (pauses_.empty()) ctx_.observer->on_itl(gap, step_decoders_);
-        else pauses_.emit(*ctx_.observer, gap, step_decoders_, step_decoders_);
+        if (pauses_.empty()) observer_->on_itl(gap, step_decoders_);
+        else pauses_.emit(*observer_, gap, step_decoders_, step_decoders_);
       }
     }
     last_finish_ = now;

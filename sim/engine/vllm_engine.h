@@ -94,20 +94,17 @@ class VllmEngine final : public Engine {
   // Tokens each decoder emits at speculating step s (from 1).
   std::int64_t spec_emitted(std::int64_t s) const;
 
-  EngineContext ctx_;
-  StepPricer pricer_;
-  BatchState state_;
-  std::unique_ptr<SchedulingPolicy> policy_;
-  bool fuse_ = true;  // fast-forward runs of decode steps
+  // Member order is for the CPU caches (with many replicas each one's state is cold
+  // when its next event comes): what every step reads first, copied out of ctx_
+  // where ctx_ has it, then the batch state, then the rest.
+  bool in_step_ = false;
+  bool fuse_ = true;   // fast-forward runs of decode steps
   bool local_ = false;  // the model has local attention (LocalDecoders in use)
-  // Speculative decoding (speculative.h): k, the tokens a sequence emits per step
-  // in expectation, and the speculating steps run so far (step s emits
-  // floor(s E) - floor((s-1) E) tokens per decoder).
-  bool spec_ = false;
-  std::int64_t spec_k_ = 0;
-  double spec_expected_ = 1.0;
-  std::int64_t spec_steps_ = 0;
-
+  bool spec_ = false;  // speculative decoding (below)
+  bool async_;         // ctx_.config.async_scheduling
+  bool virtual_;       // ctx_.virtual_engine
+  int replica_;        // ctx_.replica
+  RunObserver* observer_;  // ctx_.observer
   // The step in flight.
   std::int64_t step_decode_steps_ = 0;  // decode steps it covers (k when fast-forwarded)
   std::int64_t step_decoders_ = 0;
@@ -116,8 +113,16 @@ class VllmEngine final : public Engine {
   Nanos step_end_ = -1;       // end of the last step (async scheduling)
   Nanos step_stage_nanos_ = 0;
   Nanos last_finish_ = -1;    // virtual engines: end of the previous step (inter-token gaps)
-  bool in_step_ = false;
-  StepRecord step_record_;    // start_step's report to the observer
+  std::unique_ptr<SchedulingPolicy> policy_;
+  StepPricer pricer_;
+  BatchState state_;
+  EngineContext ctx_;
+  // Speculative decoding (speculative.h): k, the tokens a sequence emits per step
+  // in expectation, and the speculating steps run so far (step s emits
+  // floor(s E) - floor((s-1) E) tokens per decoder).
+  std::int64_t spec_k_ = 0;
+  double spec_expected_ = 1.0;
+  std::int64_t spec_steps_ = 0;
 
   // Decoders that sat out prefill-only steps (vllm_v0_prefill_first) since the
   // last decode step, in groups by the steps they sat out, oldest first: the next
