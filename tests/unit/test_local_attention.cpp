@@ -120,7 +120,8 @@ TEST_CASE("local attention: decode and prefill attention cost in closed form", "
   SECTION("prefill: one prompt of 4096 tokens") {
     BatchSummary b = cost.batch();
     b.add(SeqWork{4096, 0, true});
-    const OpCost& a = op_named(cost.breakdown(b), "attention_prefill");
+    const StepCost step = cost.breakdown(b);  // held: op_named returns a reference into it
+    const OpCost& a = op_named(step, "attention_prefill");
     // Global layers: 4096 x 4097 / 2 causal pairs; local: 1024 x 1025 / 2 then
     // (4096 - 1024) x 1024.
     const double global_pairs = 4096.0 * 4097 / 2, local_pairs = 1024.0 * 1025 / 2 + 3072.0 * 1024;
