@@ -11,7 +11,9 @@
 #                   (peak RSS - RSS of the 1k-request run) / peak waiting requests
 #   multi-turn      prefix caching, 6 turns 30 s apart, 1 conversation/s (6 turns/s)
 # Prints simulated requests per CPU second (user + sys: other processes on the
-# machine do not count against it), per wall second, and peak RSS, one core pinned.
+# machine do not count against it), per wall second, and peak RSS, one core pinned;
+# then, for each N-replica case, its CPU time per request against the prefix
+# case's (one replica at the same per-replica load).
 #
 # Usage: tools/bench/cases.sh [path/to/servesim]   (default: build/servesim)
 #   N=100000 CASES="prefix prefix-8r-prefix_affinity" tools/bench/cases.sh
@@ -64,6 +66,7 @@ run_case() {  # run_case REQUESTS ARGS...: sets cpu, wall, rss, waiting
 
 printf '%-30s %9s %8s %8s %12s %12s %8s %9s %s\n' case requests cpu_s wall_s 'req/s(cpu)' 'req/s(wall)' peak_MB waiting B/waiting
 base_rss=""
+declare -A cpu_of  # CPU seconds per case, for the replica ratios printed last
 for c in $cases; do
   read -r reqs rest <<<"$(args_of "$c")"
   # shellcheck disable=SC2086
@@ -80,4 +83,15 @@ for c in $cases; do
   awk -v c="$c" -v n="$reqs" -v cpu="$cpu" -v w="$wall" -v rss="$rss" -v q="${waiting:-0}" -v per="$per" 'BEGIN {
     printf "%-30s %9d %8.2f %8.2f %12.0f %12.0f %8.1f %9d %s\n", c, n, cpu, w, n / (cpu > 0 ? cpu : 1e-9),
       n / (w > 0 ? w : 1e-9), rss / 1024, q, per }'
+  cpu_of[$c]=$cpu
 done
+# Issue 15's replica target: CPU time per request with N replicas against one
+# replica's (the prefix case: the same per-replica load), when both ran.
+if [ -n "${cpu_of[prefix]:-}" ]; then
+  for c in $cases; do
+    case "$c" in
+      prefix-*r-*) awk -v c="$c" -v a="${cpu_of[$c]}" -v b="${cpu_of[prefix]}" \
+        'BEGIN { if (b > 0) printf "%-30s %.2fx one replica per request (target for 32 replicas: 1.3x)\n", c, a / b }' ;;
+    esac
+  done
+fi
