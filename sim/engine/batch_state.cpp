@@ -236,6 +236,10 @@ void BatchState::prompt_hashes(Seq& s) {
   }
   const PromptIds ids(r);  // its own ids may be implied (Request::own_ids_implied)
   s.hash_blocks = engine_block_count(ids, r.hash_block_tokens, r.input_tokens, kv_.block_size());
+  if (r.extended_later && !kv_.offload()) {
+    extended_hashes(s);
+    return;
+  }
   const std::int64_t unique = unique_blocks_from(r);
   const std::int64_t upto = kv_.offload() || unique >= s.hash_blocks ? s.hash_blocks : unique + 1;
   chains_->hashes(ids, r.hash_block_tokens, r.input_tokens, kv_.block_size(), s.hashes, upto, named_ids(r));
@@ -243,8 +247,30 @@ void BatchState::prompt_hashes(Seq& s) {
 
 void BatchState::complete_hashes(Seq& s) {
   const Request& r = s.req;
+  if (r.extended_later && !kv_.offload()) {
+    extended_hashes(s);
+    return;
+  }
   chains_->hashes(PromptIds(r), r.hash_block_tokens, r.input_tokens, kv_.block_size(), s.hashes,
                  std::numeric_limits<std::int64_t>::max(), named_ids(r));
+}
+
+void BatchState::extended_hashes(Seq& s) {
+  const Request& r = s.req;
+  const std::int64_t bs = kv_.block_size(), idb = r.hash_block_tokens;
+  PromptIds ids(r);
+  // The block after the last full one, as the conversation's later turns have it:
+  // its tokens fall in ids up to ceil((hash_blocks + 1) bs / idb).
+  const std::int64_t next_end = (s.hash_blocks + 1) * bs;
+  if (idb > 0 && ids.extend_by_owner(static_cast<std::size_t>((next_end + idb - 1) / idb),
+                                     static_cast<std::size_t>(r.unique_hashes_from))) {
+    chains_->hashes(ids, idb, next_end, bs, s.hashes, s.hash_blocks + 1, named_ids(r));
+  } else {
+    // No id of the conversation's own to go on from: then no block of this prompt
+    // is past the system prompt's, and no run (all of them are past it) can reach
+    // past its end.
+    chains_->hashes(ids, idb, r.input_tokens, bs, s.hashes, s.hash_blocks, named_ids(r));
+  }
 }
 
 void BatchState::abort_queued(Nanos now, FailureReason why, const std::function<void(const Request&)>& aborted) {

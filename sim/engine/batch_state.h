@@ -250,6 +250,10 @@ class BatchState {
   // All of them, before a request that registered its blocks matches them again
   // (after a preemption: its own run may be cached, and cut anywhere).
   void complete_hashes(Seq& s);
+  // Request::extended_later: every block's hash and, when its conversation's ids
+  // go on past this prompt (they do from its first own block), the next block's:
+  // s.hashes holds hash_blocks + 1 then (see Request::extended_later).
+  void extended_hashes(Seq& s);
   // The first of a request's engine blocks that no other request can hit: block b's
   // hash chains the ids its tokens and those before them fall in, ids [0, ceil((b+1)
   // bs / idb)), so it contains the first unique id u exactly when (b+1) bs > u idb.
@@ -353,7 +357,8 @@ inline KvBlocks::PrefixHit BatchState::reuse_prefix(int slot) {
   KvBlocks::PrefixHit hit;
   if (s.swapped_blocks == 0 && s.hash_blocks > 0) {
     if (s.registered && static_cast<std::int64_t>(s.hashes.size()) < s.hash_blocks) complete_hashes(s);
-    const std::int64_t limit = (s.target - 1) / kv_.block_size();
+    // (At most its prompt's blocks: s.hashes may hold one past them, extended_hashes.)
+    const std::int64_t limit = std::min((s.target - 1) / kv_.block_size(), s.hash_blocks);
     hit = kv_.acquire_prefix(s.hashes, limit, s.cached_nodes);
     s.cached_blocks = hit.gpu;
     s.computed = (hit.gpu + hit.cpu) * kv_.block_size();

@@ -14,7 +14,9 @@ constexpr std::int64_t kAhead = 8;
 // The hash a split at block n indexes the rest by. A node reaching past a
 // request's last hash would be one whose later blocks that request cannot name:
 // runs are only reached by their owner and chains only by requests of their group,
-// which have every hash of it (tests/unit/test_flat_structures.cpp).
+// which have every hash of it, and a conversation's turn (Request::extended_later),
+// which may meet a run a later turn registered past its own end, carries the hash
+// of the block after its prompt (tests/unit/test_flat_structures.cpp).
 std::uint64_t rest_hash(const std::vector<std::uint64_t>& hashes, std::int64_t n) {
   if (n >= static_cast<std::int64_t>(hashes.size()))
     throw std::logic_error("PrefixCache: a cached run or chain reaches past a prompt's last block");

@@ -38,6 +38,18 @@ class PromptIds {
     return prefix_owner_id(j < system_end_ ? system_base_ : own_base_, static_cast<std::uint64_t>(j));
   }
   std::uint64_t front() const { return (*this)[0]; }
+  // Goes on past the list with the ids its owner's later prompts have there, up to
+  // `size` of them: id j is prefix_owner_id(base, j), base recovered from the last
+  // stored id j0 (prefix_hash_unmix(id) ^ j0). Only for a list whose ids are all
+  // stored and whose last one is its owner's (Request::extended_later, past
+  // unique_hashes_from); false, and nothing changed, otherwise.
+  bool extend_by_owner(std::size_t size, std::size_t owner_from) {
+    if (size_ != stored_ || stored_ == 0 || stored_ - 1 < owner_from) return false;
+    own_base_ = prefix_hash_unmix(data_[stored_ - 1]) ^ static_cast<std::uint64_t>(stored_ - 1);
+    system_end_ = stored_;
+    size_ = std::max(size_, size);
+    return true;
+  }
   // All of them into `out` (its capacity reused).
   void assign_to(std::vector<std::uint64_t>& out) const {
     out.assign(data_, data_ + stored_);

@@ -21,7 +21,7 @@ struct Request {
   std::int32_t hash_block_tokens = 0;
   // block_hashes[j] for j >= unique_hashes_from belong to this request alone: no
   // other request's prompt contains them (the synthetic workload's per-request
-  // question). The prefix cache keeps such blocks as one run (prefix_cache.h).
+  // question), or, with extended_later, to its conversation alone. The prefix cache keeps such blocks as one run (prefix_cache.h).
   // The ones before it are a shared system prompt named by its first hash: two
   // requests with the same block_hashes[0] and unique_hashes_from have the same
   // hashes before it (the prefix cache keeps them as one chain, and the engine
@@ -47,8 +47,17 @@ struct Request {
   // request was an allocation and ~1 KB written cold per request with many
   // replicas in flight.
   bool system_ids_implied = false;
+  // A later request of the same owner (the next turn of its conversation) starts
+  // with this whole prompt, ids and all: the synthetic multi-turn workload. Its
+  // ids from unique_hashes_from on are then its conversation's (no other
+  // conversation's prompt contains them, though its later turns do), so the
+  // prefix cache keeps them as runs, as for a request's own blocks; every block is
+  // hashed up front (a later turn's run may already hold any of them), and one
+  // past the last (a run a later turn registered may reach past this prompt's end:
+  // taking only this prompt's part of it splits it there).
+  bool extended_later = false;
 };
-// own_ids_implied and system_ids_implied live in session's padding: a Request is the 72 bytes the
+// own_ids_implied, system_ids_implied and extended_later live in session's padding: a Request is the 72 bytes the
 // decode-only engine's queue reports per request (engine.h, queued_request_bytes).
 #if defined(__GLIBCXX__) && __SIZEOF_POINTER__ == 8
 static_assert(sizeof(Request) == 72, "Request grew: the queues' reported bytes per request change with it");

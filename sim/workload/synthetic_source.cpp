@@ -109,6 +109,11 @@ Request SyntheticSource::make_turn(Nanos arrival, Session& s, std::int32_t sessi
   r.output_tokens = output_length_(output_rng_);
   r.block_hashes = prompt_hashes_(r.input_tokens, block_, s.group, prefix, HashOwner::session, s.uid);
   r.hash_block_tokens = block_;
+  // Its ids after the system prompt's are the conversation's, and its later turns
+  // start with this whole prompt (Request::extended_later).
+  const std::int64_t system_ids = s.group >= 0 && block_ > 0 ? std::min(r.input_tokens / block_, prefix / block_) : 0;
+  r.unique_hashes_from = static_cast<std::int32_t>(system_ids);
+  r.extended_later = true;
   s.context = r.input_tokens + r.output_tokens;
   ++s.turn;
   return r;

@@ -453,3 +453,85 @@ TEST_CASE("BlockHashChains on implied own ids gives the stored list's hashes", "
     }
   }
 }
+
+TEST_CASE("conversation runs shared by overlapping turns and cut past a shorter turn's end count as one node per block would",
+          "[engine][prefix]") {
+  // Conversations as the multi-turn workload makes them (Request::extended_later):
+  // a system prompt of one of 2 groups (0-16 blocks, a shared chain), then the
+  // conversation's own blocks; turn k's prompt is the conversation's first L_k
+  // blocks, L_k growing with k, and the hashes a turn carries go one block past its
+  // prompt (the next block of its conversation, as its later turns have it). Turns
+  // of one conversation are admitted, registered, released and evicted in random
+  // order, so later turns hold and extend runs an earlier turn registered, and an
+  // earlier turn comes back to runs a later one registered past its own end (the
+  // cut at its last block needs the hash one past it). Every count and every
+  // match must be the per-block cache's, which sees only the prompts' blocks.
+  RandomStream rng(31, "conversation runs");
+  std::vector<std::vector<std::uint64_t>> systems(2);
+  for (auto& p : systems)
+    for (std::int64_t i = 0, n = rng.uniform_int(0, 16); i < n; ++i) p.push_back(rng.next_u64());
+  struct Turn {
+    std::vector<std::uint64_t> h;  // the prompt's hashes and one more
+    std::int64_t blocks = 0, unique_from = 0, held = -1;
+    std::vector<PrefixCache::Handle> nodes;
+  };
+  std::vector<Turn> turns;
+  for (int c = 0; c < 12; ++c) {
+    const std::vector<std::uint64_t>& sys = systems[static_cast<std::size_t>(rng.uniform_int(0, 1))];
+    std::vector<std::uint64_t> conv = sys;
+    for (int i = 0; i < 60; ++i) conv.push_back(rng.next_u64());
+    std::int64_t len = static_cast<std::int64_t>(sys.size());
+    for (int k = 0; k < 4; ++k) {
+      len = std::min<std::int64_t>(len + rng.uniform_int(1, 12), static_cast<std::int64_t>(conv.size()) - 1);
+      Turn t;
+      t.blocks = len;
+      t.h.assign(conv.begin(), conv.begin() + len + 1);
+      t.unique_from = static_cast<std::int64_t>(sys.size());
+      turns.push_back(std::move(t));
+    }
+  }
+  PrefixCache flat;
+  PerBlockCache ref;
+  auto prompt = [](const Turn& t) { return std::vector<std::uint64_t>(t.h.begin(), t.h.begin() + t.blocks); };
+  std::int64_t cut_past_end = 0, shared = 0;
+  for (int op = 0; op < 60000; ++op) {
+    Turn& t = turns[static_cast<std::size_t>(rng.uniform_int(0, static_cast<std::int64_t>(turns.size()) - 1))];
+    const std::vector<std::uint64_t> p = prompt(t);
+    const std::int64_t kind = rng.uniform_int(0, 3);
+    if (kind == 3) {
+      const std::int64_t keep = rng.uniform_int(0, flat.evictable());
+      flat.shrink_to(keep);
+      ref.shrink_to(keep);
+    } else if (t.held < 0) {  // admission: at most the prompt's blocks, often all of them
+      const std::int64_t limit = rng.uniform_int(0, 1) == 0 ? t.blocks : rng.uniform_int(0, t.blocks);
+      // A run reaching past this prompt's end, cut at it: the case the extra hash is for.
+      if (limit == t.blocks && ref.match(t.h, t.blocks + 1) > t.blocks && flat.match(p, t.blocks) == t.blocks) ++cut_past_end;
+      const PrefixCache::Pinned a = flat.match_acquire(t.h, limit, &t.nodes);
+      const PrefixCache::Pinned b = ref.match_acquire(p, limit);
+      REQUIRE(a.matched == b.matched);
+      REQUIRE(a.revived == b.revived);
+      t.held = a.matched;
+    } else if (kind == 0) {  // prefill done: blocks [held, n) registered
+      const std::int64_t n = rng.uniform_int(0, 1) == 0 ? t.blocks : rng.uniform_int(t.held, t.blocks);
+      const PrefixCache::Registered a = flat.add(t.h, t.held, n, &t.nodes, t.unique_from);
+      const PrefixCache::Registered b = ref.add(p, t.held, n);
+      REQUIRE(a.fresh == b.fresh);
+      REQUIRE(a.duplicate == b.duplicate);
+      REQUIRE(a.revived == b.revived);
+      shared += a.duplicate > 0 ? 1 : 0;
+      t.held = n;
+    } else {  // finished or preempted
+      REQUIRE(flat.release_nodes(t.nodes) == ref.release(p, t.held));
+      t.nodes.clear();
+      t.held = -1;
+    }
+    REQUIRE(flat.pinned() == ref.pinned());
+    REQUIRE(flat.evictable() == ref.evictable());
+    REQUIRE(flat.evictions() == ref.evictions());
+    const Turn& probe = turns[static_cast<std::size_t>(rng.uniform_int(0, static_cast<std::int64_t>(turns.size()) - 1))];
+    REQUIRE(flat.match(prompt(probe), probe.blocks) == ref.match(prompt(probe), probe.blocks));
+  }
+  CHECK(flat.evictions() > 10000);
+  CHECK(cut_past_end > 100);  // earlier turns took their part of later turns' runs
+  CHECK(shared > 100);        // and turns registered blocks others held
+}

@@ -134,3 +134,97 @@ TEST_CASE("implied ids give the results of stored ones", "[engine][prefix]") {
     check_implied_ids_change_nothing(sc);
   }
 }
+
+namespace {
+// A multi-turn workload's requests as they were before conversation runs: every
+// block its own cache node (no unique_hashes_from, no extended_later).
+class PerBlockTurns : public RequestSource {
+ public:
+  explicit PerBlockTurns(std::unique_ptr<RequestSource> inner) : inner_(std::move(inner)) {}
+  std::optional<Request> next() override {
+    std::optional<Request> r = inner_->next();
+    if (r) {
+      marked_ += r->extended_later ? 1 : 0;
+      r->extended_later = false;
+      r->unique_hashes_from = Request::kNotUnique;
+    }
+    return r;
+  }
+  std::int64_t marked() const { return marked_; }
+  void on_complete(const Request& r, Nanos t) override { inner_->on_complete(r, t); }
+  void on_abandon(const Request& r, Nanos t) override { inner_->on_abandon(r, t); }
+  bool withdrawn(const Request& r) override { return inner_->withdrawn(r); }
+  std::int64_t turns_not_sent() const override { return inner_->turns_not_sent(); }
+  bool exhausted() const override { return inner_->exhausted(); }
+  std::int64_t expected_total() const override { return inner_->expected_total(); }
+
+ private:
+  std::unique_ptr<RequestSource> inner_;
+  std::int64_t marked_ = 0;
+};
+
+// The run with conversation runs and the run with one node per block: the same summary, byte for byte.
+nlohmann::json check_conversation_runs_change_nothing(const Scenario& sc) {
+  std::unique_ptr<RequestSource> runs = make_request_source(sc.workload);
+  const SimulationResult a = simulate(sc, *runs, {});
+  PerBlockTurns per_block(make_request_source(sc.workload));
+  const SimulationResult b = simulate(sc, per_block, {});
+  CHECK(per_block.marked() == sc.workload.requests);  // every turn was marked extended_later
+  const nlohmann::json ja = summary_json(a.summary), jb = summary_json(b.summary);
+  CHECK(ja.dump() == jb.dump());
+  return ja;
+}
+}  // namespace
+
+TEST_CASE("a conversation's turns cached as runs give the results of one node per block", "[engine][prefix]") {
+  // Multi-turn chat: each turn's prompt is the conversation so far plus a question,
+  // so a turn's blocks after the system prompt are its conversation's, matched by
+  // its later turns (Request::extended_later: cached as runs, like a request's own
+  // blocks). Open-loop turns come every think time whether or not the last one
+  // finished, so turns of one conversation overlap and share runs; 2,500 KV blocks
+  // at 4 conversations/s (6 turns/s growing to ~2k tokens) keep the cache evicting
+  // and the engine preempting; an earlier turn re-admitted after a later one
+  // registered a run past its own end takes only its part (the split past the
+  // prompt's end). Every variant must give the per-block summary exactly.
+  const std::string base = "{requests: 3000, seed: 11, arrival: {process: poisson, rate: 6}, "
+                           "input_tokens: {dist: lognormal, mean: 250, stddev: 150, max: 1500}, "
+                           "output_tokens: {dist: uniform, min: 16, max: 300}, "
+                           "shared_prefix: {groups: 8, tokens: 500}, "
+                           "multi_turn: {turns: 6, think_time: \"1 s\"}";
+  const std::string engine = "{kind: vllm, prefix_caching: true, num_gpu_blocks_override: 2500";
+  SECTION("one replica, overlapping turns, evicting and preempting") {
+    const nlohmann::json j = check_conversation_runs_change_nothing(scenario_from(engine + "}", base + "}"));
+    CHECK(j["requests"]["preemptions"].get<std::int64_t>() > 0);
+    CHECK(j["tokens"]["prefix_hit_rate"].get<double>() > 0.3);
+  }
+  SECTION("no shared system prompt (runs from the first block)") {
+    std::string w = base;
+    w.replace(w.find("shared_prefix: {groups: 8, tokens: 500}, "), std::string("shared_prefix: {groups: 8, tokens: 500}, ").size(), "");
+    check_conversation_runs_change_nothing(scenario_from(engine + "}", w + "}"));
+  }
+  SECTION("id blocks of 32 tokens under engine blocks of 16") {
+    check_conversation_runs_change_nothing(scenario_from(engine + "}", base + ", hash_block_tokens: 32}"));
+  }
+  SECTION("engine blocks of 32 tokens over id blocks of 16") {
+    check_conversation_runs_change_nothing(scenario_from(engine + ", block_size: 32}", base + "}"));
+  }
+  SECTION("users who give up (patience)") {
+    check_conversation_runs_change_nothing(
+        scenario_from(engine + "}", base + ", patience: {dist: fixed, value: \"2 s\"}}"));
+  }
+  SECTION("vLLM V0 (prefill first) and TensorRT-LLM (no eviction) scheduling") {
+    check_conversation_runs_change_nothing(scenario_from(engine + ", framework: vllm-v0}", base + "}"));
+    check_conversation_runs_change_nothing(scenario_from(engine + ", framework: trtllm}", base + "}"));
+  }
+  SECTION("two replicas, prefix_affinity") {
+    check_conversation_runs_change_nothing(
+        scenario_from(engine + "}", base + "}", "llama-3.1-8b", "{tp: 1, replicas: 2, router: prefix_affinity}"));
+  }
+  SECTION("closed loop: a user's next turn after its last one finished") {
+    const std::string closed = "{requests: 3000, seed: 13, arrival: {process: closed_loop, users: 40, think_time: \"0.5 s\"}, "
+                               "input_tokens: {dist: lognormal, mean: 250, stddev: 150, max: 1500}, "
+                               "output_tokens: {dist: uniform, min: 16, max: 300}, "
+                               "shared_prefix: {groups: 8, tokens: 500}, multi_turn: {turns: 6}}";
+    check_conversation_runs_change_nothing(scenario_from(engine + "}", closed));
+  }
+}
