@@ -47,8 +47,9 @@ struct Request {
   // request was an allocation and ~1 KB written cold per request with many
   // replicas in flight.
   bool system_ids_implied = false;
-  // A later request of the same owner (the next turn of its conversation) starts
-  // with this whole prompt, ids and all: the synthetic multi-turn workload. Its
+  // A later request of the same owner (the next turn of its conversation, or the
+  // next request repeating the prompt) starts with this whole prompt, ids and all:
+  // the synthetic multi-turn and repeated-prompt workloads. Its
   // ids from unique_hashes_from on are then its conversation's (no other
   // conversation's prompt contains them, though its later turns do), so the
   // prefix cache keeps them as runs, as for a request's own blocks; every block is

@@ -76,6 +76,11 @@ Request SyntheticSource::make_request(Nanos arrival, std::int32_t session) {
       r.input_tokens = sp.tokens + prompt_question_[static_cast<std::size_t>(p)];
       r.block_hashes = prompt_hashes_(r.input_tokens, block_, group, sp.tokens, HashOwner::prompt,
                                            static_cast<std::uint64_t>(p));
+      // Its ids after the system prompt's are prompt p's, and every later request of
+      // p repeats this whole prompt (Request::extended_later: cached as runs).
+      r.unique_hashes_from =
+          static_cast<std::int32_t>(block_ > 0 ? std::min(r.input_tokens / block_, sp.tokens / block_) : 0);
+      r.extended_later = true;
     } else {
       const std::int64_t group = pick_group(static_cast<std::uint64_t>(r.id));
       r.input_tokens = sp.tokens + input_length_(input_rng_);

@@ -169,7 +169,7 @@ nlohmann::json check_conversation_runs_change_nothing(const Scenario& sc) {
   const SimulationResult a = simulate(sc, *runs, {});
   PerBlockTurns per_block(make_request_source(sc.workload));
   const SimulationResult b = simulate(sc, per_block, {});
-  CHECK(per_block.marked() == sc.workload.requests);  // every turn was marked extended_later
+  CHECK(per_block.marked() == sc.workload.requests);  // every request was marked extended_later
   const nlohmann::json ja = summary_json(a.summary), jb = summary_json(b.summary);
   CHECK(ja.dump() == jb.dump());
   return ja;
@@ -219,6 +219,14 @@ TEST_CASE("a conversation's turns cached as runs give the results of one node pe
   SECTION("two replicas, prefix_affinity") {
     check_conversation_runs_change_nothing(
         scenario_from(engine + "}", base + "}", "llama-3.1-8b", "{tp: 1, replicas: 2, router: prefix_affinity}"));
+  }
+  SECTION("repeated prompts (shared_prefix.prompts_per_group): every request of a prompt repeats it whole") {
+    const std::string repeated = "{requests: 3000, seed: 17, arrival: {process: poisson, rate: 30}, "
+                                 "input_tokens: {dist: lognormal, mean: 600, stddev: 300, max: 2000}, "
+                                 "output_tokens: {dist: uniform, min: 16, max: 300}, "
+                                 "shared_prefix: {groups: 8, tokens: 500, prompts_per_group: 20}}";
+    const nlohmann::json j = check_conversation_runs_change_nothing(scenario_from(engine + "}", repeated));
+    CHECK(j["requests"]["preemptions"].get<std::int64_t>() > 0);
   }
   SECTION("closed loop: a user's next turn after its last one finished") {
     const std::string closed = "{requests: 3000, seed: 13, arrival: {process: closed_loop, users: 40, think_time: \"0.5 s\"}, "
