@@ -19,22 +19,16 @@ using namespace servesim;
 using namespace servesim::testing;
 
 namespace {
-// The requests of `inner` with every id stored (materialize_block_ids) and,
-// when `unmark`, without the mark of their own blocks.
-class Unmarked : public RequestSource {
+// The requests of `inner`, each changed by edit() on its way out; everything else
+// is `inner`'s.
+class EditedSource : public RequestSource {
  public:
-  explicit Unmarked(std::unique_ptr<RequestSource> inner, bool unmark = true)
-      : inner_(std::move(inner)), unmark_(unmark) {}
+  explicit EditedSource(std::unique_ptr<RequestSource> inner) : inner_(std::move(inner)) {}
   std::optional<Request> next() override {
     std::optional<Request> r = inner_->next();
-    if (r) {
-      implied_ += r->own_ids_implied ? 1 : 0;
-      materialize_block_ids(*r);
-      if (unmark_) r->unique_hashes_from = Request::kNotUnique;
-    }
+    if (r) edit(*r);
     return r;
   }
-  std::int64_t implied() const { return implied_; }
   void on_complete(const Request& r, Nanos t) override { inner_->on_complete(r, t); }
   void on_abandon(const Request& r, Nanos t) override { inner_->on_abandon(r, t); }
   bool withdrawn(const Request& r) override { return inner_->withdrawn(r); }
@@ -42,8 +36,27 @@ class Unmarked : public RequestSource {
   bool exhausted() const override { return inner_->exhausted(); }
   std::int64_t expected_total() const override { return inner_->expected_total(); }
 
+ protected:
+  virtual void edit(Request& r) = 0;
+
  private:
   std::unique_ptr<RequestSource> inner_;
+};
+
+// The requests of `inner` with every id stored (materialize_block_ids) and,
+// when `unmark`, without the mark of their own blocks.
+class Unmarked : public EditedSource {
+ public:
+  explicit Unmarked(std::unique_ptr<RequestSource> inner, bool unmark = true)
+      : EditedSource(std::move(inner)), unmark_(unmark) {}
+  std::int64_t implied() const { return implied_; }
+
+ private:
+  void edit(Request& r) override {
+    implied_ += r.own_ids_implied ? 1 : 0;
+    materialize_block_ids(r);
+    if (unmark_) r.unique_hashes_from = Request::kNotUnique;
+  }
   bool unmark_;
   std::int64_t implied_ = 0;
 };
@@ -138,28 +151,17 @@ TEST_CASE("implied ids give the results of stored ones", "[engine][prefix]") {
 namespace {
 // A multi-turn workload's requests as they were before conversation runs: every
 // block its own cache node (no unique_hashes_from, no extended_later).
-class PerBlockTurns : public RequestSource {
+class PerBlockTurns : public EditedSource {
  public:
-  explicit PerBlockTurns(std::unique_ptr<RequestSource> inner) : inner_(std::move(inner)) {}
-  std::optional<Request> next() override {
-    std::optional<Request> r = inner_->next();
-    if (r) {
-      marked_ += r->extended_later ? 1 : 0;
-      r->extended_later = false;
-      r->unique_hashes_from = Request::kNotUnique;
-    }
-    return r;
-  }
+  using EditedSource::EditedSource;
   std::int64_t marked() const { return marked_; }
-  void on_complete(const Request& r, Nanos t) override { inner_->on_complete(r, t); }
-  void on_abandon(const Request& r, Nanos t) override { inner_->on_abandon(r, t); }
-  bool withdrawn(const Request& r) override { return inner_->withdrawn(r); }
-  std::int64_t turns_not_sent() const override { return inner_->turns_not_sent(); }
-  bool exhausted() const override { return inner_->exhausted(); }
-  std::int64_t expected_total() const override { return inner_->expected_total(); }
 
  private:
-  std::unique_ptr<RequestSource> inner_;
+  void edit(Request& r) override {
+    marked_ += r.extended_later ? 1 : 0;
+    r.extended_later = false;
+    r.unique_hashes_from = Request::kNotUnique;
+  }
   std::int64_t marked_ = 0;
 };
 
