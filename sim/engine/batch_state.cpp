@@ -236,27 +236,22 @@ void BatchState::prompt_hashes(Seq& s) {
   }
   const PromptIds ids(r);  // its own ids may be implied (Request::own_ids_implied)
   s.hash_blocks = engine_block_count(ids, r.hash_block_tokens, r.input_tokens, kv_.block_size());
-  if (r.extended_later && !kv_.offload()) {
-    extended_hashes(s);
-    return;
-  }
+  if (extended_hashes(s)) return;
   const std::int64_t unique = unique_blocks_from(r);
   const std::int64_t upto = kv_.offload() || unique >= s.hash_blocks ? s.hash_blocks : unique + 1;
   chains_->hashes(ids, r.hash_block_tokens, r.input_tokens, kv_.block_size(), s.hashes, upto, named_ids(r));
 }
 
 void BatchState::complete_hashes(Seq& s) {
+  if (extended_hashes(s)) return;
   const Request& r = s.req;
-  if (r.extended_later && !kv_.offload()) {
-    extended_hashes(s);
-    return;
-  }
   chains_->hashes(PromptIds(r), r.hash_block_tokens, r.input_tokens, kv_.block_size(), s.hashes,
                  std::numeric_limits<std::int64_t>::max(), named_ids(r));
 }
 
-void BatchState::extended_hashes(Seq& s) {
+bool BatchState::extended_hashes(Seq& s) {
   const Request& r = s.req;
+  if (!r.extended_later || kv_.offload()) return false;  // a CPU tier keeps every block its own node
   const std::int64_t bs = kv_.block_size(), idb = r.hash_block_tokens;
   PromptIds ids(r);
   // The block after the last full one, as the conversation's later turns have it:
@@ -271,6 +266,7 @@ void BatchState::extended_hashes(Seq& s) {
     // past its end.
     chains_->hashes(ids, idb, r.input_tokens, bs, s.hashes, s.hash_blocks, named_ids(r));
   }
+  return true;
 }
 
 void BatchState::abort_queued(Nanos now, FailureReason why, const std::function<void(const Request&)>& aborted) {

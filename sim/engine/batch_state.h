@@ -250,10 +250,11 @@ class BatchState {
   // All of them, before a request that registered its blocks matches them again
   // (after a preemption: its own run may be cached, and cut anywhere).
   void complete_hashes(Seq& s);
-  // Request::extended_later: every block's hash and, when its conversation's ids
-  // go on past this prompt (they do from its first own block), the next block's:
-  // s.hashes holds hash_blocks + 1 then (see Request::extended_later).
-  void extended_hashes(Seq& s);
+  // Request::extended_later (without a CPU tier; false, nothing done, otherwise):
+  // every block's hash and, when its conversation's ids go on past this prompt
+  // (they do from its first own block), the next block's: s.hashes holds
+  // hash_blocks + 1 then (see Request::extended_later).
+  bool extended_hashes(Seq& s);
   // The first of a request's engine blocks that no other request can hit: block b's
   // hash chains the ids its tokens and those before them fall in, ids [0, ceil((b+1)
   // bs / idb)), so it contains the first unique id u exactly when (b+1) bs > u idb.
