@@ -105,6 +105,14 @@ TEST_CASE("event queue pops in the order of a sorted reference under random push
       ref.erase(ref.begin());
     }
     REQUIRE(q.size() == ref.size());
+    REQUIRE(q.empty() == ref.empty());
+    if (!ref.empty()) {
+      // After a pop the root is free until the next push or pop: the earliest is
+      // then among its children (top() and top_time() must find it there too).
+      const Event t = q.top();
+      REQUIRE(std::make_tuple(t.time, t.priority, t.seq) == *ref.begin());
+      REQUIRE(q.top_time() == t.time);
+    }
   }
 }
 

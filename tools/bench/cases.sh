@@ -6,6 +6,7 @@
 #   plain           1 replica, 12 req/s (below its ~18 req/s capacity)
 #   prefix          + prefix caching, 16 shared 1,024-token system prompts
 #   prefix-Nr-ROUTER N replicas at N x 12 req/s with that router (each of the four)
+#   plain-Nr-ROUTER  the same without prefix caching (32 replicas by default)
 #   overload-5x     1 replica at 90 req/s (5x capacity), no guard trip: the
 #                   waiting queue grows through the run; bytes/waiting is
 #                   (peak RSS - RSS of the 1k-request run) / peak waiting requests
@@ -32,6 +33,7 @@ prefix=(--set engine.prefix_caching=true --set workload.shared_prefix.groups=16 
 routers="round_robin least_outstanding least_kv prefix_affinity"
 all="plain prefix"
 for r in 8 32; do for k in $routers; do all="$all prefix-${r}r-$k"; done; done
+for k in $routers; do all="$all plain-32r-$k"; done
 all="$all overload-5x multi-turn"
 cases="${CASES:-$all}"
 
@@ -40,10 +42,11 @@ args_of() {  # the --set arguments and request count of case $1
   case "$c" in
     plain) echo "$n --set workload.arrival.rate=12" ;;
     prefix) echo "$n --set workload.arrival.rate=12 ${prefix[*]}" ;;
-    prefix-*r-*)
-      local reps="${c#prefix-}"; reps="${reps%%r-*}"; local router="${c#prefix-*r-}"
+    prefix-*r-*|plain-*r-*)
+      local base="${c%%-*}"; local reps="${c#*-}"; reps="${reps%%r-*}"; local router="${c#*-*r-}"
+      local extra=""; [ "$base" = prefix ] && extra="${prefix[*]}"
       echo "$n --set workload.arrival.rate=$((12 * reps)) --set parallelism.replicas=$reps" \
-        "--set parallelism.router=$router ${prefix[*]}" ;;
+        "--set parallelism.router=$router $extra" ;;
     overload-5x) echo "$((10 * n)) --set workload.arrival.rate=90" ;;
     multi-turn) echo "$n --set workload.arrival.rate=1 ${prefix[*]} --set workload.multi_turn.turns=6" \
       "--set workload.multi_turn.think_time=30s --set workload.input_tokens.mean=300" \
@@ -86,12 +89,14 @@ for c in $cases; do
   cpu_of[$c]=$cpu
 done
 # Issue 15's replica target: CPU time per request with N replicas against one
-# replica's (the prefix case: the same per-replica load), when both ran.
-if [ -n "${cpu_of[prefix]:-}" ]; then
-  for c in $cases; do
-    case "$c" in
-      prefix-*r-*) awk -v c="$c" -v a="${cpu_of[$c]}" -v b="${cpu_of[prefix]}" \
-        'BEGIN { if (b > 0) printf "%-30s %.2fx one replica per request (target for 32 replicas: 1.3x)\n", c, a / b }' ;;
-    esac
-  done
-fi
+# replica's at the same per-replica load (prefix-Nr-* against prefix, plain-Nr-*
+# against plain), when both ran.
+for c in $cases; do
+  base="${c%%-*}"
+  case "$c" in
+    prefix-*r-*|plain-*r-*)
+      [ -n "${cpu_of[$base]:-}" ] || continue
+      awk -v c="$c" -v a="${cpu_of[$c]}" -v b="${cpu_of[$base]}" -v base="$base" \
+        'BEGIN { if (b > 0) printf "%-30s %.2fx one replica (%s) per request (target for 32 replicas: 1.3x)\n", c, a / b, base }' ;;
+  esac
+done
