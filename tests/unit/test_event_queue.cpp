@@ -107,8 +107,8 @@ TEST_CASE("event queue pops in the order of a sorted reference under random push
     REQUIRE(q.size() == ref.size());
     REQUIRE(q.empty() == ref.empty());
     if (!ref.empty()) {
-      // After a pop the root is free until the next push or pop: the earliest is
-      // then among its children (top() and top_time() must find it there too).
+      // top() and top_time() name the earliest event after every push and pop (the
+      // loop reads top_time() as its horizon between them).
       const Event t = q.top();
       REQUIRE(std::make_tuple(t.time, t.priority, t.seq) == *ref.begin());
       REQUIRE(q.top_time() == t.time);
