@@ -61,6 +61,7 @@ class JsonFields {
     if (!j_[key].is_boolean()) throw Error(fmt::format("{}: field '{}' must be true or false", file_, key));
     return j_[key].get<bool>();
   }
+  const std::string& file() const { return file_; }
   std::string string(const char* key, const std::string& fallback) const {
     return has(key) && j_[key].is_string() ? j_[key].get<std::string>() : fallback;
   }
@@ -140,6 +141,9 @@ void read_local_attention(const json& text, const JsonFields& f, const std::stri
     if (!f.has("attention_chunk_size")) return;
     local.kind = LocalAttention::Kind::chunked;
     local.span = f.integer("attention_chunk_size");
+    if (local.span <= 0)
+      throw Error(fmt::format("{}: attention_chunk_size {} must be a positive number of tokens (null: no chunking)",
+                              f.file(), local.span));
     int rope = 0;
     const bool listed = text.contains("no_rope_layers") && text["no_rope_layers"].is_array() &&
                         !text["no_rope_layers"].empty();
@@ -157,6 +161,11 @@ void read_local_attention(const json& text, const JsonFields& f, const std::stri
     if (!f.has("sliding_window") || !f.boolean("use_sliding_window", true)) return;
     local.kind = LocalAttention::Kind::sliding;
     local.span = f.integer("sliding_window");
+    // No window is written as null (or use_sliding_window: false); a window of no
+    // tokens cannot be run, and reading it as "no window" would price full attention.
+    if (local.span <= 0)
+      throw Error(fmt::format("{}: sliding_window {} must be a positive number of tokens (null: no window)",
+                              f.file(), local.span));
     const int listed = count_layer_types(text, "sliding_attention");
     if (listed >= 0) {
       local.layers = listed;
