@@ -52,7 +52,8 @@ def run(scenario: Scenario, set: Sets = None, *, timeline_rows: int = 20000, fas
     return Result._from_raw(raw)
 
 
-def sweep(scenario: Scenario, vary: Vary, set: Sets = None, *, jobs: int = 0) -> SweepResult:
+def sweep(scenario: Scenario, vary: Vary, set: Sets = None, *, jobs: int = 0,
+          max_points: Optional[int] = None) -> SweepResult:
     """Simulates every point of the cartesian product of `vary`: `servesim sweep`.
 
     vary: {key: values} in axis order (the last key varies fastest); values are a
@@ -60,6 +61,8 @@ def sweep(scenario: Scenario, vary: Vary, set: Sets = None, *, jobs: int = 0) ->
           ("2:24:2", "1:3:1,8", "bf16,fp8")
     set:  overrides applied to every point, as in run()
     jobs: threads (0: all cores); the rows do not depend on it
+    max_points: refuse sweeps of more points than this (the CLI's --max-points;
+          default: the CLI's bound)
 
     Returns a SweepResult: .csv / .json are the bytes `sweep --out F.csv` / `F.json`
     write, .rows the points as dicts, .frame() a pandas DataFrame.
@@ -73,8 +76,9 @@ def sweep(scenario: Scenario, vary: Vary, set: Sets = None, *, jobs: int = 0) ->
     0                      4   106.635986     True            False
     1                     24  2034.231713    False             True
     """
-    csv, json_text = _servesim.sweep(_args.scenario_input(scenario), _args.sets(set), _args.axes(vary),
-                                     _args.integer("jobs", jobs, 0, why=" (0: all cores)"))
+    jobs = _args.integer("jobs", jobs, 0, why=" (0: all cores)")
+    limit = 0 if max_points is None else _args.integer("max_points", max_points, 1)
+    csv, json_text = _servesim.sweep(_args.scenario_input(scenario), _args.sets(set), _args.axes(vary), jobs, limit)
     return SweepResult._from_texts(csv, json_text)
 
 

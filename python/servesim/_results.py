@@ -40,7 +40,8 @@ class Distribution:
         return cls(**{f.name: d.get(f.name) for f in dataclasses.fields(cls)})
 
 
-@dataclasses.dataclass(frozen=True, repr=False)
+# eq=False: the columns are NumPy arrays, whose == is elementwise (compare .summary).
+@dataclasses.dataclass(frozen=True, repr=False, eq=False)
 class Result:
     """One simulated run (servesim.run).
 

@@ -122,11 +122,14 @@ py::dict run(const ScenarioInput& in, const std::vector<std::string>& sets, std:
 }
 
 // sweep: (CSV text, JSON text) exactly as `sweep --out F.csv` / `--out F.json` write them.
-py::tuple sweep(const ScenarioInput& in, const std::vector<std::string>& sets, const Axes& axes, int jobs) {
+// max_points 0: the default bound (planning/sweep.h kDefaultMaxSweepPoints).
+py::tuple sweep(const ScenarioInput& in, const std::vector<std::string>& sets, const Axes& axes, int jobs,
+                std::size_t max_points) {
   const auto [csv, json] = released_call([&] {
     const LoadedScenario ls = load_input(in, sets);
     planning::SweepOptions opt;
     opt.threads = default_threads(jobs);
+    if (max_points > 0) opt.max_points = max_points;
     planning::MergedSweep m;
     m.axes = sweep_axes(axes);
     m.records = planning::run_sweep_checkpointed(ls.doc, ls.source, m.axes, opt, "", "").records;
@@ -267,7 +270,8 @@ PYBIND11_MODULE(_servesim, m) {
 
   m.def("run", &run, py::arg("scenario"), py::arg("sets"), py::arg("timeline_rows"), py::arg("fast_forward"),
         py::arg("keep_requests"));
-  m.def("sweep", &sweep, py::arg("scenario"), py::arg("sets"), py::arg("axes"), py::arg("jobs"));
+  m.def("sweep", &sweep, py::arg("scenario"), py::arg("sets"), py::arg("axes"), py::arg("jobs"),
+        py::arg("max_points"));
   m.def("sweep_shard", &sweep_shard, py::arg("scenario"), py::arg("sets"), py::arg("axes"), py::arg("k"),
         py::arg("n"), py::arg("jobs"));
   m.def("merge_shards", &merge_shards, py::arg("texts"), py::arg("names"));

@@ -164,6 +164,14 @@ def test_a_bad_scenario_value_is_a_config_error_with_the_key():
     assert e.value.key_path == "workload.arrival.rate"
 
 
+def test_a_sweep_is_bounded_as_on_the_command_line():
+    # 4 x 3 = 12 points against a bound of 10: refused before any point runs.
+    vary = {"workload.seed": [1, 2, 3, 4], "workload.arrival.rate": [2, 4, 8]}
+    with pytest.raises(servesim.Error, match=r"more than 10 points \(4 x 3 values\)"):
+        servesim.sweep(QUICK, vary=vary, set=SMALL, max_points=10)
+    assert len(servesim.sweep(QUICK, vary=vary, set={"workload.requests": 20}, max_points=12)) == 12
+
+
 def test_plan_takes_one_gpu_name_as_one_candidate(cli):
     args = dict(set={"workload.requests": 100}, target_rate=20, weights="bf16", tps=2, trial_requests=100, jobs=1)
     one = servesim.plan("scenarios/capacity-plan.yaml", gpus="h100-sxm", **args)
@@ -220,3 +228,18 @@ def test_names_from_the_scenario_are_escaped_in_the_display(tmp_path):
     assert "<img" in r.title
     assert "<img" not in r._repr_html_() and "&lt;img" in r._repr_html_()
     assert "<img" not in r._repr_markdown_()
+
+
+def test_sweep_and_plan_show_their_verdicts_in_a_notebook():
+    # engine.max_model_len 256 refuses every request of the quickstart (prompts of ~1000
+    # tokens): infeasible, its reason on the row; at 24 req/s the TPOT SLO is missed.
+    s = servesim.sweep(QUICK, vary={"workload.arrival.rate": [4, 24], "engine.max_model_len": [256, 16384]},
+                       set={"workload.requests": 300})
+    assert repr(s) == "<servesim.SweepResult: 4 points, 2 feasible, 1 meet the SLOs, 0 overloaded>"
+    html = s._repr_html_()
+    assert html.count(">infeasible<") == 2 and "longer than engine.max_model_len = 256" in html
+    assert html.count(">met<") == 1 and html.count(">MISSED<") == 1
+    p = servesim.plan("scenarios/capacity-plan.yaml", target_rate=20, gpus="h100-sxm", weights="bf16", tps=[2, 4],
+                      trial_requests=100, set={"workload.requests": 100})
+    assert p.best["rank"] == 1 and f"best: {p.best['label']}" in p._repr_html_()
+    assert p._repr_html_().startswith("<pre>") and repr(p) == p.table
