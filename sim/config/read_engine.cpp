@@ -417,8 +417,7 @@ std::string read_named_choice(ConfigMap& e, const Key& k, std::string_view noun)
   const std::string v = read_text(e, k);
   const auto valid = choice_names(k);
   if (std::find(valid.begin(), valid.end(), v) == valid.end())
-    throw Error(fmt::format("{}: unknown {} '{}'{} (valid: {})", e.where(std::string(k.name)), noun, v,
-                            did_you_mean(v, valid), join(valid)));
+    e.fail(std::string(k.name), fmt::format("unknown {} '{}'{} (valid: {})", noun, v, did_you_mean(v, valid), join(valid)));
   return v;
 }
 
@@ -552,8 +551,7 @@ EngineConfig read_engine(ConfigMap& e) {
   c.attention = read_named_choice(e, kAttentionKernel, "attention kernel") == "naive" ? AttentionKernel::naive
                                                                                       : AttentionKernel::flash;
   if (c.gpu_memory_utilization <= kGpuMemoryUtilization.min || c.gpu_memory_utilization > kGpuMemoryUtilization.max)
-    throw Error(fmt::format("{}: must be in (0, 1], got {}", e.where(std::string(kGpuMemoryUtilization.name)),
-                            c.gpu_memory_utilization));
+    e.fail(std::string(kGpuMemoryUtilization.name), fmt::format("must be in (0, 1], got {}", c.gpu_memory_utilization));
   const std::string spec(kSpeculative.name);
   if (e.has(spec)) {
     ConfigMap sm = e.map(spec);

@@ -10,6 +10,7 @@
 #include "config/catalog_reader.h"
 #include "cost/kernel_count.h"
 #include "util/error.h"
+#include "util/interrupt.h"
 #include "util/paths.h"
 
 namespace servesim {
@@ -104,14 +105,27 @@ auto with_location(const std::string& where, F&& f) -> decltype(f()) {
   }
 }
 
+// The same for one key's value (a catalog name): a bad-value ConfigError naming the key.
+template <typename F>
+auto about_key(const ConfigMap& m, const std::string& key, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const Interrupted&) {
+    throw;
+  } catch (const Error& e) {
+    m.refuse(key, e);
+  }
+}
+
 DType read_dtype(ConfigMap& md, const Key& k, const std::string& fallback) {
   const std::string name(k.name);
-  return parse_dtype(md.string(name, fallback), md.where(name));
+  const std::string text = md.string(name, fallback);
+  return about_key(md, name, [&] { return parse_dtype(text, md.where(name)); });
 }
 
 void read_hardware(ConfigMap& hw, const std::string& scenario_file, Setup& s) {
   const std::string gpu_ref = resolve_relative(read_text(hw, kGpu), scenario_file);
-  s.gpu = with_location(hw.where(std::string(kGpu.name)), [&] { return load_gpu(gpu_ref); });
+  s.gpu = about_key(hw, std::string(kGpu.name), [&] { return load_gpu(gpu_ref); });
   ConfigMap eff = hw.map(std::string(kEfficiency.name));
   apply_efficiency_overrides(eff, s.gpu.efficiency);
   ConfigMap ic = hw.map(std::string(kInterconnect.name));
@@ -121,7 +135,7 @@ void read_hardware(ConfigMap& hw, const std::string& scenario_file, Setup& s) {
 
 void read_model(ConfigMap& md, const std::string& scenario_file, Setup& s) {
   const std::string model_ref = resolve_relative(read_text(md, kModelName), scenario_file);
-  s.model = with_location(md.where(std::string(kModelName.name)), [&] { return load_model(model_ref); });
+  s.model = about_key(md, std::string(kModelName.name), [&] { return load_model(model_ref); });
   const DType native = s.model.native_dtype == DType::fp32 ? DType::bf16 : s.model.native_dtype;
   s.precision.weights = read_dtype(md, kWeights, dtype_name(native));
   const DType default_act = default_activations(s.precision.weights, s.gpu);
