@@ -22,7 +22,7 @@ Vary = Mapping[str, Union[str, int, float, Iterable[Any]]]
 
 
 def run(scenario: Scenario, set: Sets = None, *, timeline_rows: int = 20000, fast_forward: bool = True,
-        requests: bool = True) -> Result:
+        requests: bool = True, seed_replicates: Optional[int] = None) -> Result:
     """Simulates a scenario: `servesim run`.
 
     scenario:      a file path, YAML text, or the document as a dict
@@ -32,6 +32,9 @@ def run(scenario: Scenario, set: Sets = None, *, timeline_rows: int = 20000, fas
     fast_forward:  False simulates every decode step one by one (for checking)
     requests:      False keeps no per-request rows (Result.requests empty, the
                    summary the same), for runs of many millions of requests
+    seed_replicates: replay with this many more seeds and widen the 80% bands by
+                   their spread, as `run --seed-replicates` (None: 4 when the run has a
+                   band and at most 50,000 requests, else 0)
 
     Returns a Result: .summary (the dict of `run --json`), .requests and .timeline
     (NumPy columns), .ttft_ms and friends, .slo_met, .overloaded; a notebook shows
@@ -48,8 +51,19 @@ def run(scenario: Scenario, set: Sets = None, *, timeline_rows: int = 20000, fas
     """
     raw = _servesim.run(_args.scenario_input(scenario), _args.sets(set),
                         _args.integer("timeline_rows", timeline_rows, 0),
-                        _args.flag("fast_forward", fast_forward), _args.flag("requests", requests))
+                        _args.flag("fast_forward", fast_forward), _args.flag("requests", requests),
+                        _seed_replicates(seed_replicates))
     return Result._from_raw(raw)
+
+
+def _seed_replicates(value) -> int:
+    """-1 (automatic) for None; else 0..64, the CLI's --seed-replicates range."""
+    if value is None:
+        return -1
+    v = _args.integer("seed_replicates", value, 0)
+    if v > 64:
+        raise _args.bad_value(f"seed_replicates: {v} is above 64", "seed_replicates")
+    return v
 
 
 def sweep(scenario: Scenario, vary: Vary, set: Sets = None, *, jobs: int = 0,

@@ -91,7 +91,7 @@ struct RunOutput {
 
 // run: {summary (JSON text), text, requests (columns), timeline (columns), kv_blocks_per_replica, warnings}.
 py::dict run(const ScenarioInput& in, const std::vector<std::string>& sets, std::size_t timeline_rows,
-             bool fast_forward, bool keep_requests) {
+             bool fast_forward, bool keep_requests, int seed_replicates) {
   std::vector<std::string> warnings;
   RunOutput o = released_call(
       [&] {
@@ -103,7 +103,8 @@ py::dict run(const ScenarioInput& in, const std::vector<std::string>& sets, std:
         opt.timeline_rows = timeline_rows;
         if (keep_requests) opt.request_results = &out.requests;
         SimulationResult r = simulate(sc, opt);
-        const nlohmann::json j = run_report_json(sc, r);
+        nlohmann::json j = run_report_json(sc, r);
+        add_seed_spread(j, sc, r, seed_replicates, fast_forward);  // as `run` does (-1: automatic)
         out.summary = j.dump();
         out.text = run_text(sc, r, j);
         out.timeline = std::move(r.timeline);
@@ -269,7 +270,7 @@ PYBIND11_MODULE(_servesim, m) {
       .def_readwrite("decode_context", &InspectBatches::decode_context);
 
   m.def("run", &run, py::arg("scenario"), py::arg("sets"), py::arg("timeline_rows"), py::arg("fast_forward"),
-        py::arg("keep_requests"));
+        py::arg("keep_requests"), py::arg("seed_replicates"));
   m.def("sweep", &sweep, py::arg("scenario"), py::arg("sets"), py::arg("axes"), py::arg("jobs"),
         py::arg("max_points"));
   m.def("sweep_shard", &sweep_shard, py::arg("scenario"), py::arg("sets"), py::arg("axes"), py::arg("k"),

@@ -29,11 +29,6 @@ struct RunArgs {
   int seed_replicates = -1;  // -1: automatic (kAutoReplicates where it matters and is cheap)
 };
 
-// Replicate seeds when --seed-replicates is not given: this many, for runs of at most
-// kAutoReplicateRequests requests (a 1M-request benchmark is not re-run).
-constexpr int kAutoReplicates = 4;
-constexpr std::int64_t kAutoReplicateRequests = 50000;
-
 void run(const RunArgs& a) {
   const Scenario sc = load_scenario(a.scenario, a.sets);
   SimulationOptions opt;
@@ -66,28 +61,9 @@ void run(const RunArgs& a) {
   if (opt.progress) std::cerr << "\r\033[K";
   // Summary, resolved config and the uncertainty bands.
   nlohmann::json j = run_report_json(sc, r);
-  // The simulation's own sampling spread, added to the bands (uncertainty/bands.h,
-  // widen_by_seed_spread): replicate seeds by default only where it matters and is cheap
-  // (a band exists and the run has at most kAutoReplicateRequests requests: a few thousand
-  // requests at moderate load already spread a p99 by tens of percent across seeds, and
-  // replaying them costs a fraction of a second); --seed-replicates N asks for N (0: none).
-  int replicates = a.seed_replicates;
-  if (replicates < 0)
-    replicates =
-        j["bands"].value("available", false) && r.summary.load.offered <= kAutoReplicateRequests ? kAutoReplicates : 0;
-  if (replicates > 0 && j["bands"].value("available", false)) {
-    std::vector<nlohmann::json> reps;
-    std::vector<std::uint64_t> seeds;
-    for (int i = 1; i <= replicates; ++i) {
-      Scenario other = sc;
-      other.workload.seed = sc.workload.seed + static_cast<std::uint64_t>(i);
-      SimulationOptions quiet;
-      quiet.fast_forward = opt.fast_forward;
-      reps.push_back(summary_json(simulate(other, quiet).summary));
-      seeds.push_back(other.workload.seed);
-    }
-    bands::widen_by_seed_spread(j["bands"], j, reps, seeds);
-  }
+  // The simulation's own sampling spread, added to the bands (--seed-replicates N; -1:
+  // automatic, report/run_report.h).
+  add_seed_spread(j, sc, r, a.seed_replicates, opt.fast_forward);
   if (!a.out_dir.empty()) {
     out->write("summary.json", j.dump(2) + "\n");
     out->write("timeline.csv", timeline_csv(r.timeline));
