@@ -8,7 +8,8 @@ namespace servesim {
 const std::vector<FrameworkPreset>& framework_presets() {
   static const std::vector<FrameworkPreset> presets = {
       {.name = "vllm-v1",
-       .doc = "vLLM V1 engine (v0.8+): CUDA graphs, chunked prefill, async scheduling",
+       .doc = "vLLM V1 engine with async scheduling on (its default from v0.14): CUDA graphs, chunked prefill; "
+              "v0.8-v0.13 ran without it by default (vllm-v1-sync)",
        .step_cpu_overhead = 0.5e-3,
        .per_seq_cpu_overhead = 5e-6,
        // Per sampled token, overlapped with the GPU step (async scheduling plans step N+1
@@ -43,6 +44,35 @@ const std::vector<FrameworkPreset>& framework_presets() {
                  "frontend latency 8.4 ms fitted on every other H100 run (held-out TTFT 6.3% on the other H100 "
                  "runs); "
                  "vLLM V1 enables prefix caching by default, servesim leaves it off unless set",
+       .policy_note = ""},
+      {.name = "vllm-v1-sync",
+       .doc = "vLLM V1 engine before async scheduling was its default (v0.8-v0.13): the host work of each step "
+              "(scheduling, input preparation, sampler bookkeeping, output processing) runs between GPU steps",
+       // The vllm-v1 preset's host terms, none of them refitted, with host_overlap 0: async scheduling
+       // (the scheduler planning step N+1 while the GPU runs step N) was opt-in (`--async-scheduling`)
+       // until vLLM made it the default (vllm-project/vllm PR #27614; "async scheduling is now enabled
+       // by default in v0.14", deepjavalibrary/djl issue #3833, 2026-01-27; vLLM Q4 2025 roadmap "Async
+       // Scheduling on by default"). Before that every step waits on its own host work.
+       // Held out, nothing fitted: the 127 dense-model runs of the ML.ENERGY Benchmark v3 (vLLM
+       // 0.11.1, H100 and B200, batch caps 8-1024; data/serving/mlenergy_v3_lm_arena.csv, replayed by
+       // tools/fit/mlenergy_replay.py): median |ITL error| 26.4% -> 9.7% against vllm-v1, Llama-3.1-8B
+       // on one H100 (batch 8-768) 26.4% -> 2.0% (docs/host-cost.md, docs/validation-report.md).
+       .step_cpu_overhead = 0.5e-3,
+       .per_seq_cpu_overhead = 5e-6,
+       .per_token_cpu_overhead = 28e-6,
+       .host_overlap = 0,
+       .kernel_launch_overhead = 0,
+       .frontend_latency = 8.4e-3,
+       .async_scheduling = false,
+       .prefix_caching = false,
+       .free_window_kv = true,
+       .window_kv_source = "vLLM v0.10+ hybrid KV cache manager (vllm/v1/core/single_type_kv_cache_manager.py: "
+                           "SlidingWindowManager and ChunkedLocalAttentionManager free the blocks outside the "
+                           "window or current chunk); v0.8-v0.9 kept every layer's blocks",
+       .source = "vllm-v1's cited host terms (28 us per sampled token, 5 us per sequence, 0.5 ms per step) on the "
+                 "critical path: async scheduling became vLLM's default only after v0.13 (vLLM PR #27614). Not "
+                 "fitted; held out on the ML.ENERGY Benchmark v3 runs (vLLM 0.11.1, 127 runs, H100 and B200): "
+                 "median |ITL error| 9.7% (vllm-v1: 26.4%)",
        .policy_note = ""},
       {.name = "vllm-v0",
        .doc = "vLLM V0 engine (v0.3-v0.7): CUDA graphs for decode, synchronous scheduling in Python",
