@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/scenario_args.h"
 #include "cost/memory_plan.h"
+#include "cost/replica_layout.h"
 #include "config/edits.h"
 #include "report/inspect_report.h"
 #include "util/units.h"
@@ -81,6 +82,11 @@ void run_inspect(const InspectArgs& a) {
   const auto& p = setup.parallelism;
   fmt::print("{} on {} x{} (tp={}, pp={}, ep={}), {}\n", m.name, setup.gpu.display_name, p.gpus_per_replica(), p.tp, p.pp,
              p.ep, setup.resolved.describe());
+  // A wide layout (DP attention / EP): where its GPUs sit, and how the experts are run.
+  if (p.wide())
+    fmt::print("layout: {}; experts: {} slots per GPU ({} routed + {} redundant over ep={})\n",
+               resolve_layout(p, setup.gpu).describe(p), p.expert_slots(m), m.moe.num_experts, p.redundant_experts,
+               p.ep);
   fmt::print("model: {:.2f}B parameters ({:.2f}B active per token), KV {} per token ({})\n", m.total_params() / 1e9,
              m.active_params() / 1e9, format_bytes(m.kv_bytes_per_token(setup.resolved.kv_cache)),
              dtype_name(setup.resolved.kv_cache));

@@ -48,10 +48,10 @@ void list_registry(const std::string& title, const std::vector<std::pair<std::st
 void register_list(CLI::App& app) {
   auto* cmd = app.add_subcommand("list", "List known GPUs, models, and workload/engine registries");
   static std::string what = "all";
-  cmd->add_option("what", what, "gpus, models, arrivals, lengths, engines, frameworks, routers, or all")->default_val("all");
+  cmd->add_option("what", what, "gpus, models, arrivals, lengths, engines, frameworks, routers, all-to-all, or all")->default_val("all");
   cmd->callback([] {
-    const std::vector<std::string> kinds = {"gpus",    "models",     "arrivals", "lengths",
-                                            "engines", "frameworks", "routers",  "all"};
+    const std::vector<std::string> kinds = {"gpus",    "models",     "arrivals", "lengths",   "engines",
+                                            "frameworks", "routers", "all-to-all", "all"};
     if (std::find(kinds.begin(), kinds.end(), what) == kinds.end())
       throw Error(fmt::format("list: unknown category '{}'{} (valid: {})", what, did_you_mean(what, kinds), join(kinds)));
     const bool all = what == "all";

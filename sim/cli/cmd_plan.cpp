@@ -26,7 +26,7 @@ namespace {
 
 struct PlanArgs {
   std::string scenario;
-  std::vector<std::string> sets, gpus, weights;
+  std::vector<std::string> sets, gpus, weights, layouts;
   std::vector<int> tps, pps;
   double target_rate = 0;
   int gpu_budget = 0;
@@ -55,6 +55,7 @@ void run(const PlanArgs& a) {
   o.weights = a.weights;
   o.tps = a.tps;
   o.pps = a.pps;
+  o.layouts = a.layouts;
   o.max_replicas = a.max_replicas;
   o.trial_requests = a.trial_requests;
   o.tolerance = a.tolerance;
@@ -128,6 +129,10 @@ void register_plan(CLI::App& app) {
   cmd->add_option("--candidates-weights", a.weights, "weight precisions, e.g. bf16,fp8,int4")->delimiter(',');
   cmd->add_option("--candidates-tp", a.tps, "tensor-parallel degrees, e.g. 1,2,4,8")->delimiter(',');
   cmd->add_option("--candidates-pp", a.pps, "pipeline-parallel degrees, e.g. 1,2")->delimiter(',');
+  cmd->add_option("--candidates-layouts", a.layouts,
+                  "replica layouts, e.g. \"tp8,dp16 ep16,tp1 dp16 ep16 r32\" (items tp, dp, ep, r, pp; a comma "
+                  "separates layouts)")
+      ->delimiter(',');
   cmd->add_option("--max-replicas", a.max_replicas, "most replicas a candidate may use")->check(CLI::Range(1, 10'000));
   cmd->add_option("--trial-requests", a.trial_requests, "requests per trial simulation (default 1000)")
       ->check(CLI::Range(1, 10'000'000));

@@ -14,6 +14,7 @@
 #include "util/error.h"
 #include "util/interrupt.h"
 #include "config/scenario_reader.h"
+#include "cost/replica_layout.h"
 #include "uncertainty/bands.h"
 #include "uncertainty/scenario_key.h"
 
@@ -73,11 +74,18 @@ void run(const RunArgs& a) {
     std::cout << j.dump(2) << "\n";
     return;
   }
+  // A pool or replica of a wide layout (DP attention / EP) is named by its layout; others as before.
+  auto pool_layout = [](const PoolReport& p) { return p.layout.empty() ? fmt::format("tp={}", p.tp) : p.layout; };
   if (const DisaggregationReport* d = r.summary.disaggregation ? &*r.summary.disaggregation : nullptr)
-    fmt::print("{} disaggregated: {} prefill instance(s) of {} x{} (tp={}, {}) and {} decode instance(s) of {} x{} "
-               "(tp={}, {}), {} engine\n",
-               sc.model.name, d->prefill.replicas, d->prefill.gpu, d->prefill.tp, d->prefill.tp, d->prefill.precision,
-               d->decode.replicas, d->decode.gpu, d->decode.tp, d->decode.tp, d->decode.precision, sc.engine.kind);
+    fmt::print("{} disaggregated: {} prefill instance(s) of {} x{} ({}, {}) and {} decode instance(s) of {} x{} "
+               "({}, {}), {} engine\n",
+               sc.model.name, d->prefill.replicas, d->prefill.gpu, d->prefill.gpus_per_instance, pool_layout(d->prefill),
+               d->prefill.precision, d->decode.replicas, d->decode.gpu, d->decode.gpus_per_instance,
+               pool_layout(d->decode), d->decode.precision, sc.engine.kind);
+  else if (sc.parallelism.wide())
+    fmt::print("{} on {} x{} ({}, replicas={}), {}, {} engine\n", sc.model.name, sc.gpu.name,
+               sc.parallelism.total_gpus(), resolve_layout(sc.parallelism, sc.gpu).describe(sc.parallelism),
+               sc.parallelism.replicas, sc.resolved.describe(), sc.engine.kind);
   else
     fmt::print("{} on {} x{} (tp={}, pp={}, replicas={}), {}, {} engine\n", sc.model.name, sc.gpu.name,
                sc.parallelism.total_gpus(), sc.parallelism.tp, sc.parallelism.pp, sc.parallelism.replicas,

@@ -237,6 +237,7 @@ void register_validate(CLI::App& app) {
   cmd->callback([] { run(a); });
   register_validate_static(app);
   register_validate_report(app);
+  register_validate_moe(app);
 }
 
 }  // namespace servesim::cli

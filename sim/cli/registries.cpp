@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "cost/all_to_all.h"
 #include "engine/framework_preset.h"
 #include "engine/router.h"
 #include "workload/arrival_process.h"
@@ -23,6 +24,13 @@ const std::vector<Registry>& registries() {
            if (!p.policy_note.empty()) line += fmt::format(" [not modelled: {}]", p.policy_note);
            out.emplace_back(std::string(p.name), line);
          }
+         return out;
+       }},
+      {"all-to-all", "Expert all-to-all kernels (moe.prefill_all_to_all, moe.decode_all_to_all)",
+       [] {
+         std::vector<std::pair<std::string, std::string>> out;
+         for (const AllToAllKernel& k : all_to_all_kernels())
+           out.emplace_back(std::string(k.name), fmt::format("{} [{}]", k.doc, k.source));
          return out;
        }},
       {"engines", "Engines (engine.kind)",

@@ -12,6 +12,7 @@ namespace servesim::cli {
 
 void register_validate_static(CLI::App& app);  // validate-static
 void register_validate_report(CLI::App& app);  // validate-report
+void register_validate_moe(CLI::App& app);     // validate-moe (cmd_validate_moe.cpp)
 
 // The report section from `servesim calibrate static --json` documents (report_calibration.cpp).
 void static_calibration_tables(std::string& md, const std::vector<nlohmann::json>& docs);

@@ -8,6 +8,7 @@ namespace servesim {
 std::vector<const KeySection*> scenario_key_sections() {
   std::vector<const KeySection*> out{&scenario_top_section(),     &hardware_key_section(),
                                      &model_key_section(),        &parallelism_key_section(),
+                                     &moe_key_section(),
                                      &engine_key_section(),       &speculative_key_section(),
                                      &slo_key_section()};
   for (const KeySection* s : slo_metric_key_sections()) out.push_back(s);

@@ -20,6 +20,9 @@ struct PlanSection {
   std::vector<std::string> gpus;      // candidate GPU names (empty: the scenario's)
   std::vector<std::string> weights;   // candidate weight precisions (empty: the scenario's)
   std::vector<int> tps, pps;          // (empty: the scenario's)
+  // Candidate layouts ("tp8", "dp16 ep16", "tp1 dp72 ep72 r32": cost/layout_text.h),
+  // each replacing tp, attention_dp, ep and redundant experts (empty: tps, or the scenario's).
+  std::vector<std::string> layouts;
   int max_replicas = 0;               // 0: no limit
   std::int64_t trial_requests = 0;    // 0: kDefaultTrialRequests
   double tolerance = 0;               // 0: kDefaultSearchTolerance

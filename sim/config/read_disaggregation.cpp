@@ -63,6 +63,48 @@ const Key kPoolWeights{
     .default_note = "model.weights",
 };
 
+const Key kPoolAttentionDp{
+    .name = "attention_dp",
+    .type = KeyType::integer,
+    .doc = "attention data-parallel ranks of one instance of the pool (wide EP: parallelism.attention_dp)",
+    .spec = "DisaggregationSpec::{prefill,decode}.parallelism.attention_dp",
+    .unit = "ranks",
+    .default_note = "parallelism.attention_dp",
+    .min = 1,
+    .max = 1024,
+    .why = "data-parallel attention ranks of one instance",
+};
+const Key kPoolEp{
+    .name = "ep",
+    .type = KeyType::integer,
+    .doc = "expert-parallel GPUs of one instance of the pool (parallelism.ep)",
+    .spec = "DisaggregationSpec::{prefill,decode}.parallelism.ep",
+    .unit = "GPUs",
+    .default_note = "parallelism.ep",
+    .min = 1,
+    .max = 1024,
+    .why = "GPUs in an expert-parallel group",
+};
+const Key kPoolRedundantExperts{
+    .name = "redundant_experts",
+    .type = KeyType::integer,
+    .doc = "redundant expert slots of one instance of the pool (parallelism.redundant_experts)",
+    .spec = "DisaggregationSpec::{prefill,decode}.parallelism.redundant_experts",
+    .unit = "experts",
+    .default_note = "parallelism.redundant_experts",
+    .min = 0,
+    .max = 100000,
+    .why = "redundant expert slots",
+};
+const Key kPoolMoe{
+    .name = "moe",
+    .type = KeyType::section,
+    .doc = "the pool's own `moe:` keys (all-to-all kernels, overlap, load balancer...), each replacing the "
+           "scenario's; e.g. prefill with two-batch overlap, decode without",
+    .spec = "DisaggregationSpec::{prefill,decode}.moe",
+    .default_note = "the scenario's moe section",
+};
+
 // Link figures for the shipped example and the docs: one 400 Gb/s RDMA NIC per
 // GPU is 50 GB/s (NVIDIA ConnectX-7, 400 Gb/s per port: nvidia.com ConnectX-7
 // product brief), so an 8-GPU node's eight NICs move 400 GB/s.
@@ -123,7 +165,9 @@ const Key kTransfer{
 };
 
 const std::vector<const Key*>& pool_keys() {
-  static const std::vector<const Key*> keys = {&kPoolGpu, &kPoolTp, &kPoolReplicas, &kPoolRouter, &kPoolWeights};
+  static const std::vector<const Key*> keys = {&kPoolGpu,          &kPoolTp,  &kPoolAttentionDp,
+                                               &kPoolEp,           &kPoolRedundantExperts,
+                                               &kPoolReplicas,     &kPoolRouter, &kPoolWeights, &kPoolMoe};
   return keys;
 }
 
@@ -137,6 +181,18 @@ Setup read_pool(ConfigMap& root, ConfigMap& pool) {
   put(kPoolTp, "parallelism.tp");
   put(kPoolRouter, "parallelism.router");
   put(kPoolWeights, "model.weights");
+  put(kPoolAttentionDp, "parallelism.attention_dp");
+  put(kPoolEp, "parallelism.ep");
+  put(kPoolRedundantExperts, "parallelism.redundant_experts");
+  // The pool's moe keys one by one over the scenario's (their values are checked as the
+  // scenario's moe section when the pool's setup is read).
+  if (const ConfigNode* moe = pool.get(std::string(kPoolMoe.name))) {
+    if (!moe->is_map()) pool.fail(std::string(kPoolMoe.name), "must be a mapping of moe keys");
+    for (const auto& entry : moe->entries()) {
+      if (!entry.key.is_scalar()) pool.fail(std::string(kPoolMoe.name), "its keys must be names");
+      set_key(doc, "moe." + entry.key.text(), entry.value);
+    }
+  }
   (void)read_integer(pool, kPoolReplicas);  // range-checked here, with the pool's key path
   put(kPoolReplicas, "parallelism.replicas");
   pool.finish();

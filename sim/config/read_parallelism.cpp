@@ -5,6 +5,8 @@
 #include <string>
 
 #include "config/scenario_sections.h"
+#include "cost/layout_text.h"
+#include "cost/replica_layout.h"
 #include "engine/router.h"
 #include "util/error.h"
 
@@ -52,6 +54,65 @@ const Key kEp{
     .max = kMaxDegree,
     .why = "GPUs in an expert-parallel group",
 };
+const Key kAttentionDp{
+    .name = "attention_dp",
+    .type = KeyType::integer,
+    .doc = "attention data-parallel ranks per replica (DP attention: SGLang --dp with --enable-dp-attention, vLLM "
+           "--data-parallel-size with --enable-expert-parallel, TensorRT-LLM enable_attention_dp): each rank runs "
+           "attention tp-way on its own batch and KV cache (MLA's latent is not replicated across ranks); dense "
+           "layers, shared experts and the LM head follow the attention layout; mixture-of-experts models only",
+    .spec = "Parallelism::attention_dp",
+    .unit = "ranks",
+    .default_number = static_cast<double>(kDefaults.attention_dp),
+    .min = 1,
+    .max = kMaxDegree,
+    .why = "data-parallel attention ranks of one replica",
+};
+const Key kRedundantExperts{
+    .name = "redundant_experts",
+    .type = KeyType::integer,
+    .doc = "extra expert slots across the EP group, holding copies of hot experts (DeepSeek EPLB: 32 in both "
+           "phases, 256 -> 288 slots; SGLang --ep-num-redundant-experts, vLLM --num-redundant-experts): more "
+           "weights per GPU, less load on the busiest GPU (moe.load_balancer)",
+    .spec = "Parallelism::redundant_experts",
+    .unit = "experts",
+    .default_number = static_cast<double>(kDefaults.redundant_experts),
+    .min = 0,
+    .max = 100000,
+    .why = "redundant expert slots",
+};
+const Key kNodes{
+    .name = "nodes",
+    .type = KeyType::integer,
+    .doc = "nodes one replica spans, as a check of the layout: must equal ceil(tp x attention_dp x pp / "
+           "gpus_per_node)",
+    .spec = "Parallelism::nodes",
+    .unit = "nodes",
+    .default_note = "derived from the layout",
+    .min = 1,
+    .max = kMaxReplicas,
+    .why = "a replica spans at least one node",
+};
+const Key kGpusPerNode{
+    .name = "gpus_per_node",
+    .type = KeyType::integer,
+    .doc = "GPUs per node, i.e. per NVLink domain (8 on HGX H100/H200/B200, 72 on a GB200 NVL72 rack): collectives "
+           "and expert all-to-all inside a node use the GPU's intra_node link, across nodes its inter_node network",
+    .spec = "GpuSpec::gpus_per_node",
+    .unit = "GPUs",
+    .default_note = "the GPU file's gpus_per_node",
+    .min = 1,
+    .max = kMaxDegree,
+    .why = "GPUs in one node",
+};
+const Key kLayout{
+    .name = "layout",
+    .type = KeyType::text,
+    .doc = "the layout the short way, replacing tp, attention_dp, ep and redundant_experts: \"tp8\", \"dp16 ep16\", "
+           "\"tp1 dp72 ep72 r32\" (items tp, dp, ep, r, pp; handy for `sweep --vary parallelism.layout=tp8,dp16 ep16`)",
+    .spec = "Parallelism (tp, attention_dp, ep, redundant_experts, pp)",
+    .default_note = "none: the separate keys",
+};
 const Key kReplicas{
     .name = "replicas",
     .type = KeyType::integer,
@@ -96,7 +157,8 @@ const KeySection& parallelism_key_section() {
   static const KeySection s{
       .path = "parallelism",
       .doc = "how one replica is split across GPUs, and how many replicas serve",
-      .keys = {&kTp, &kPp, &kEp, &kReplicas, &kRouter},
+      .keys = {&kTp, &kPp, &kEp, &kAttentionDp, &kRedundantExperts, &kNodes, &kGpusPerNode, &kLayout, &kReplicas,
+               &kRouter},
   };
   return s;
 }
@@ -106,10 +168,25 @@ void read_parallelism(ConfigMap& par, Setup& s) {
   s.parallelism.tp = static_cast<int>(read_integer(par, kTp));
   s.parallelism.pp = static_cast<int>(read_integer(par, kPp));
   s.parallelism.ep = static_cast<int>(read_integer(par, kEp));
+  s.parallelism.attention_dp = static_cast<int>(read_integer(par, kAttentionDp));
+  s.parallelism.redundant_experts = static_cast<int>(read_integer(par, kRedundantExperts));
+  if (has_key(par, kNodes)) s.parallelism.nodes = static_cast<int>(read_integer(par, kNodes));
+  if (has_key(par, kGpusPerNode)) {
+    s.parallelism.gpus_per_node = static_cast<int>(read_integer(par, kGpusPerNode));
+    s.gpu.gpus_per_node = s.parallelism.gpus_per_node;  // the node (NVLink domain) every link choice reads
+  }
+  if (has_key(par, kLayout)) {
+    try {
+      s.parallelism = apply_layout_text(read_text(par, kLayout), s.parallelism);
+    } catch (const Error& e) {
+      throw Error(fmt::format("{}: {}", par.where(std::string(kLayout.name)), e.what()));
+    }
+  }
   s.parallelism.replicas = static_cast<int>(read_integer(par, kReplicas));
   s.router = parse_router(read_text(par, kRouter), par.where(std::string(kRouter.name)));
   try {
     validate_parallelism(s.parallelism, s.model);
+    (void)resolve_layout(s.parallelism, s.gpu);  // parallelism.nodes against the layout
   } catch (const Error& e) {
     throw Error(fmt::format("{}: {}", par.where(), e.what()));
   }

@@ -9,6 +9,7 @@
 #include "config/plan_reader.h"
 #include "config/scenario_sections.h"
 #include "config/yaml_text.h"
+#include "cost/layout_text.h"
 #include "util/error.h"
 
 namespace servesim {
@@ -112,6 +113,17 @@ const Key kCandidatePp{
     .item = "positive integer",
 };
 
+const Key kCandidateLayouts{
+    .name = "layouts",
+    .type = KeyType::list,
+    .doc = "candidate layouts as the field writes them, each replacing tp, attention_dp, ep and redundant experts: "
+           "\"tp8\" (tensor parallel), \"dp16 ep16\" (DP attention + wide EP), \"tp1 dp72 ep72 r32\" (32 redundant "
+           "experts), \"tp2 dp4 ep8\"; not with candidates.tp (--candidates-layouts)",
+    .spec = "PlanOptions::layouts",
+    .default_note = "the scenario's",
+    .item = "layout",
+};
+
 // A list of positive integers (or one standing for a list of one).
 std::vector<int> read_int_list(ConfigMap& m, const Key& k) {
   const std::string key(k.name);
@@ -146,7 +158,7 @@ const KeySection& plan_candidates_key_section() {
   static const KeySection s{
       .path = "plan.candidates",
       .doc = "the candidate grid: every combination of these lists is planned",
-      .keys = {&kCandidateGpus, &kCandidateWeights, &kCandidateTp, &kCandidatePp},
+      .keys = {&kCandidateGpus, &kCandidateWeights, &kCandidateTp, &kCandidatePp, &kCandidateLayouts},
   };
   return s;
 }
@@ -177,6 +189,7 @@ void read_plan_section(ConfigNode& doc, const ConfigNode& extra, const std::stri
   if (o.weights.empty()) o.weights = p.weights;
   if (o.tps.empty()) o.tps = p.tps;
   if (o.pps.empty()) o.pps = p.pps;
+  if (o.layouts.empty()) o.layouts = p.layouts;
 }
 
 PlanSection read_plan(ConfigMap& m) {
@@ -201,6 +214,18 @@ PlanSection read_plan(ConfigMap& m) {
   p.weights = c.strings(std::string(kCandidateWeights.name));
   p.tps = read_int_list(c, kCandidateTp);
   p.pps = read_int_list(c, kCandidatePp);
+  const std::string layouts_key(kCandidateLayouts.name);
+  p.layouts = c.strings(layouts_key);
+  for (const std::string& l : p.layouts) {
+    try {
+      (void)apply_layout_text(l, Parallelism{});
+    } catch (const Error& e) {
+      throw Error(fmt::format("{}: {}", c.where(layouts_key), e.what()));
+    }
+  }
+  if (!p.layouts.empty() && !p.tps.empty())
+    throw Error(fmt::format("{}: give candidates.tp or candidates.layouts, not both (a layout names its tp)",
+                            c.where(layouts_key)));
   c.finish();
   m.finish();
   return p;

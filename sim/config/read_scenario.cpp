@@ -47,6 +47,13 @@ const Key kParallelism{
     .doc = "tensor, pipeline and expert parallelism, replicas and their router",
     .spec = "Setup::parallelism, Setup::router",
 };
+const Key kMoe{
+    .name = moe_key_section().path,
+    .type = KeyType::section,
+    .doc = "how a mixture-of-experts model's experts run across a wide layout: all-to-all kernels, overlap, load "
+           "balance",
+    .spec = "Setup::moe",
+};
 const Key kEngine{
     .name = engine_key_section().path,
     .type = KeyType::section,
@@ -91,7 +98,7 @@ const Key kDisaggregation{
 
 const std::vector<const Key*>& top_keys() {
   static const std::vector<const Key*> keys = {&schema_version_key(), &kName,   &kDescription, &kHardware, &kModel,
-                                               &kParallelism,         &kEngine, &kWorkload,    &kSlo,      &kEnergy,
+                                               &kParallelism,         &kMoe,    &kEngine, &kWorkload,    &kSlo,      &kEnergy,
                                                &kPlan, &kDisaggregation};
   return keys;
 }

@@ -215,6 +215,8 @@ Setup read_setup(ConfigMap& doc) {
   read_model(md, doc.file(), s);
   ConfigMap par = section_map(doc, parallelism_key_section());
   read_parallelism(par, s);
+  ConfigMap moe = section_map(doc, moe_key_section());
+  read_moe(moe, s);
   ConfigMap eng = section_map(doc, engine_key_section());
   s.engine = read_engine(eng);
   resolve_max_model_len(eng, s);

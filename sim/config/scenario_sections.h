@@ -31,6 +31,8 @@ void resolve_local_attention_kv(ConfigMap& eng, Setup& s);
 void resolve_speculative(ConfigMap& eng, Setup& s);
 // The `parallelism:` mapping (finished), validated against the model.
 void read_parallelism(ConfigMap& par, Setup& s);
+// The `moe:` mapping (finished; config/read_moe.cpp), after parallelism and precision.
+void read_moe(ConfigMap& m, Setup& s);
 // The `slo:` mapping (finished).
 SloSpec read_slo(ConfigMap& m);
 // The `energy:` mapping (finished): the grid's carbon intensity, gCO2/kWh (0: unset).
@@ -46,6 +48,7 @@ const KeySection& scenario_top_section();
 const KeySection& hardware_key_section();
 const KeySection& model_key_section();
 const KeySection& parallelism_key_section();
+const KeySection& moe_key_section();
 const KeySection& engine_key_section();
 const KeySection& speculative_key_section();  // engine.speculative
 const KeySection& slo_key_section();

@@ -26,6 +26,9 @@ struct BatchSummary {
   // Prefill part (new_tokens > 1): causal query-key pairs and KV tokens read.
   std::int64_t prefill_seqs = 0;
   std::int64_t prefill_tokens = 0;
+  // Of prefill_seqs, speculative verifications (decoders feeding k+1 tokens): decode-phase
+  // work, which the wide-EP step prices with the low-latency all-to-all.
+  std::int64_t verify_seqs = 0;
   double prefill_pairs = 0.0;         // sum new*ctx + new*(new+1)/2
   double prefill_full_pairs = 0.0;    // sum new*(ctx+new): score entries a naive kernel materialises
   double prefill_kv_tokens = 0.0;     // sum ctx+new

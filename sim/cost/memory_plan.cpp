@@ -23,9 +23,21 @@ double weight_bytes_per_gpu(const ModelSpec& m, const ResolvedPrecision& p, cons
                       : static_cast<double>(m.hidden) * (s.heads + 2.0 * s.kv_heads) * m.head_dim +
                             (m.qkv_bias ? (s.heads + 2.0 * s.kv_heads) * m.head_dim : 0.0) +
                             static_cast<double>(s.heads) * m.head_dim * m.hidden;
+  // Routed experts: (experts + redundant slots) x one expert's weights over the stage's
+  // tp x attention_dp GPUs (ep groups of moe_tp GPUs each); the router and the shared
+  // experts follow the attention layout (tp-way, one copy per DP rank). With
+  // attention_dp = 1 and no redundant slots the sum is moe_params_per_layer() exactly
+  // (integers below 2^53), so the classic layout's bytes are unchanged.
+  double moe_params = static_cast<double>(m.moe_params_per_layer());
+  if (m.moe.enabled() && (par.attention_dp > 1 || par.redundant_experts > 0)) {
+    const std::int64_t one_expert = (m.gated_mlp ? 3 : 2) * m.hidden * m.moe.expert_ffn;
+    const std::int64_t routed = static_cast<std::int64_t>(m.moe.num_experts + par.redundant_experts) * one_expert;
+    const std::int64_t rest = m.moe_params_per_layer() - static_cast<std::int64_t>(m.moe.num_experts) * one_expert;
+    moe_params = static_cast<double>(routed) / par.attention_dp + static_cast<double>(rest);
+  }
   double per_gpu = stage_layers * attention * wb +
                    dense_layers * m.dense_mlp_params_per_layer() / par.tp * wb +
-                   moe_layers * m.moe_params_per_layer() / par.tp * wb;
+                   moe_layers * moe_params / par.tp * wb;
   // Embedding and LM head stay 16-bit; with PP the first stage holds the embedding and
   // the last the head: the busiest stage has at most both (pp == 1) or one of them.
   const double table = static_cast<double>(m.vocab) * m.hidden / par.tp * 2.0;
@@ -74,13 +86,21 @@ MemoryPlan plan_memory(const CostModel& cost, const MemoryConfig& cfg, const Dra
     plan.kv_bytes_per_token += draft->kv_bytes_per_token;
   }
   const double block_bytes = plan.kv_bytes_per_token * cfg.block_size;
-  plan.kv_blocks = plan.kv_bytes > 0 ? static_cast<std::int64_t>(std::floor(plan.kv_bytes / block_bytes)) : 0;
+  // Each GPU holds its shard of every block of its attention DP rank; a replica has
+  // attention_dp ranks, each with its own blocks (MLA's latent is per rank, not replicated).
+  const Parallelism& layout = cost.parallelism();
+  plan.kv_blocks_per_rank =
+      plan.kv_bytes > 0 ? static_cast<std::int64_t>(std::floor(plan.kv_bytes / block_bytes)) : 0;
+  plan.kv_blocks = plan.kv_blocks_per_rank * layout.attention_dp;
   plan.kv_tokens = plan.kv_blocks * cfg.block_size;
   plan.fits = plan.kv_blocks > 0;
 
   if (plan.fits) {
     plan.verdict = fmt::format("fits: {} KV blocks ({} tokens) in {} of KV cache per GPU", plan.kv_blocks,
                                plan.kv_tokens, format_bytes(plan.kv_bytes));
+    if (layout.attention_dp > 1)
+      plan.verdict += fmt::format(" ({} attention DP ranks of {} blocks each)", layout.attention_dp,
+                                  plan.kv_blocks_per_rank);
     return plan;
   }
   // Say by how much and what would fit: more TP, lower weight precision, a bigger GPU.
@@ -96,6 +116,19 @@ MemoryPlan plan_memory(const CostModel& cost, const MemoryConfig& cfg, const Dra
     if (w + plan.activations / 2 + plan.runtime_overhead < plan.budget * 0.8) {
       advice += fmt::format("tp={} ({} of weights per GPU)", tp, format_bytes(w));
       break;
+    }
+  }
+  // A mixture-of-experts model can spread its experts over more GPUs instead: twice the
+  // attention DP ranks and twice the EP group (the experts per GPU halve, the rest stays).
+  if (m.moe.enabled() && par.ep > 1 && (m.moe.num_experts + par.redundant_experts) % (2 * par.ep) == 0) {
+    Parallelism p2 = par;
+    p2.attention_dp *= 2;
+    p2.ep *= 2;
+    const double w = weight_bytes_per_gpu(m, cost.precision(), p2);
+    if (w + plan.activations + plan.runtime_overhead < plan.budget * 0.8) {
+      if (!advice.empty()) advice += ", or ";
+      advice += fmt::format("attention_dp={} with ep={} ({} of weights per GPU)", p2.attention_dp, p2.ep,
+                            format_bytes(w));
     }
   }
   if (dtype_bytes(cost.precision().weights) > 1.0) {
@@ -118,9 +151,10 @@ MemoryPlan plan_memory(const CostModel& cost, const MemoryConfig& cfg, const Dra
   if (!advice.empty()) advice += ", or ";
   advice += fmt::format("a GPU with more than {} of memory", format_bytes(need / cfg.gpu_memory_utilization));
   plan.verdict = fmt::format(
-      "does not fit: {} on {} (tp={}, pp={}) needs {} per GPU (weights {}, activations {}, runtime {}, one KV block "
+      "does not fit: {} on {} (tp={}, pp={}{}) needs {} per GPU (weights {}, activations {}, runtime {}, one KV block "
       "{}) but gpu_memory_utilization {} leaves {} of {}; short by {}. Would fit: {}",
-      m.name, g.name, par.tp, par.pp, format_bytes(need), format_bytes(plan.weights), format_bytes(plan.activations),
+      m.name, g.name, par.tp, par.pp,
+      par.wide() ? fmt::format(", attention_dp={}, ep={}", par.attention_dp, par.ep) : std::string(), format_bytes(need), format_bytes(plan.weights), format_bytes(plan.activations),
       format_bytes(plan.runtime_overhead), format_bytes(block_bytes), cfg.gpu_memory_utilization,
       format_bytes(plan.budget), format_bytes(plan.capacity), format_bytes(short_by), advice);
   return plan;

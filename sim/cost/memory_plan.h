@@ -27,8 +27,11 @@ struct MemoryPlan {
   double runtime_overhead = 0;
   double kv_bytes = 0;            // left for the KV cache per GPU (may be negative)
   double kv_bytes_per_token = 0;  // per GPU (its layers and KV heads)
-  std::int64_t kv_blocks = 0;     // blocks per replica (each GPU holds its shard of every block)
+  std::int64_t kv_blocks = 0;     // blocks per replica (each GPU holds its shard of every block of its DP rank)
   std::int64_t kv_tokens = 0;     // kv_blocks * block_size
+  // Blocks of one attention data-parallel rank (parallelism.attention_dp; = kv_blocks
+  // without DP attention): a request's KV lives on one rank, so this bounds one request.
+  std::int64_t kv_blocks_per_rank = 0;
   bool fits = false;
   std::string verdict;            // one line: fits, or by how much it does not and what would
 };

@@ -7,8 +7,11 @@
 namespace servesim {
 
 void validate_parallelism(const Parallelism& p, const ModelSpec& m) {
-  if (p.tp < 1 || p.pp < 1 || p.ep < 1 || p.replicas < 1)
-    throw Error(fmt::format("parallelism must be >= 1 (tp={}, pp={}, ep={}, replicas={})", p.tp, p.pp, p.ep, p.replicas));
+  if (p.tp < 1 || p.pp < 1 || p.ep < 1 || p.replicas < 1 || p.attention_dp < 1)
+    throw Error(fmt::format("parallelism must be >= 1 (tp={}, pp={}, ep={}, attention_dp={}, replicas={})", p.tp, p.pp,
+                            p.ep, p.attention_dp, p.replicas));
+  if (p.redundant_experts < 0)
+    throw Error(fmt::format("redundant_experts={} must be >= 0", p.redundant_experts));
   if (m.heads % p.tp != 0)
     throw Error(fmt::format("tp={} does not divide {} attention heads of {}", p.tp, m.heads, m.name));
   if (p.tp > m.kv_heads && p.tp % m.kv_heads != 0)
@@ -16,12 +19,27 @@ void validate_parallelism(const Parallelism& p, const ModelSpec& m) {
   if (p.tp <= m.kv_heads && m.kv_heads % p.tp != 0)
     throw Error(fmt::format("tp={} does not divide {} KV heads of {}", p.tp, m.kv_heads, m.name));
   if (p.pp > m.layers) throw Error(fmt::format("pp={} exceeds the {} layers of {}", p.pp, m.layers, m.name));
+  if (p.attention_dp > 1 && !m.moe.enabled())
+    throw Error(fmt::format("attention_dp={} given but {} is not a mixture-of-experts model: data-parallel attention "
+                            "ranks only share a replica through its experts (for a dense model use replicas={})",
+                            p.attention_dp, m.name, p.attention_dp * p.replicas));
   if (p.ep > 1) {
     if (!m.moe.enabled()) throw Error(fmt::format("ep={} given but {} is not a mixture-of-experts model", p.ep, m.name));
-    if (p.tp % p.ep != 0) throw Error(fmt::format("ep={} must divide tp={} (experts are split inside the TP group)", p.ep, p.tp));
-    if (m.moe.num_experts % p.ep != 0)
-      throw Error(fmt::format("ep={} does not divide {} experts of {}", p.ep, m.moe.num_experts, m.name));
+    if (p.gpus_per_stage() % p.ep != 0)
+      throw Error(fmt::format("ep={} must divide the {} GPUs of a pipeline stage (tp={} x attention_dp={}): the "
+                              "experts are split over the stage's GPUs",
+                              p.ep, p.gpus_per_stage(), p.tp, p.attention_dp));
   }
+  if (p.redundant_experts > 0 && p.ep < 2)
+    throw Error(fmt::format("redundant_experts={} needs expert parallelism (ep > 1): with ep=1 every GPU already holds "
+                            "a slice of every expert",
+                            p.redundant_experts));
+  if (m.moe.enabled() && (m.moe.num_experts + p.redundant_experts) % p.ep != 0)
+    throw Error(fmt::format(
+        "ep={} does not divide the {} expert slots of {} ({} routed experts{}); choose ep dividing them or change "
+        "redundant_experts",
+        p.ep, m.moe.num_experts + p.redundant_experts, m.name, m.moe.num_experts,
+        p.redundant_experts > 0 ? fmt::format(" + {} redundant", p.redundant_experts) : std::string()));
 }
 
 ShardShape shard_shape(const Parallelism& p, const ModelSpec& m) {
@@ -33,8 +51,8 @@ ShardShape shard_shape(const Parallelism& p, const ModelSpec& m) {
   s.kv_heads = std::max(1, m.kv_heads / p.tp);
   s.ffn = m.ffn / p.tp;
   if (m.moe.enabled()) {
-    s.experts = m.moe.num_experts / p.ep;
-    s.expert_ffn = m.moe.expert_ffn * p.ep / p.tp;
+    s.experts = p.expert_slots(m);
+    s.expert_ffn = m.moe.expert_ffn * p.ep / p.gpus_per_stage();  // / moe_tp()
   }
   s.vocab = (m.vocab + p.tp - 1) / p.tp;
   return s;

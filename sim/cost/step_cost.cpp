@@ -7,7 +7,9 @@
 #include <string_view>
 
 #include "cost/collectives.h"
+#include "cost/op_builders.h"
 #include "cost/kv_size.h"
+#include "cost/layer_ops.h"
 #include "util/error.h"
 
 namespace servesim {
@@ -34,12 +36,13 @@ std::string op_kind_name(OpKind k) {
 }
 
 CostModel::CostModel(GpuSpec gpu, ModelSpec model, ResolvedPrecision precision, Parallelism par,
-                     AttentionKernel attention)
+                     AttentionKernel attention, const MoeDeployment& moe)
     : gpu_(std::move(gpu)),
       model_(std::move(model)),
       precision_(precision),
       par_(par),
-      attention_(attention) {
+      attention_(attention),
+      moe_(moe) {
   validate_parallelism(par_, model_);
   shard_ = shard_shape(par_, model_);
   // A TP or PP group larger than a node crosses the network.
@@ -86,6 +89,7 @@ CostModel::CostModel(GpuSpec gpu, ModelSpec model, ResolvedPrecision precision, 
     local_decode_rates_ = rates(m.head_dim, m.head_dim);
   }
   attention_kernels_ = (attention_ == AttentionKernel::naive ? 4.0 : 1.0) * m.layers;
+  if (par_.wide()) init_wide();
 }
 
 void CostModel::finish_op(OpCost& op) const {
@@ -128,53 +132,10 @@ void CostModel::finish_op(OpCost& op) const {
 
 double CostModel::step_time(const BatchSummary& b) const { return totals(b).time; }
 
-namespace {
-
-// A GEMM of M tokens by a (K x N) weight, repeated `reps` times (layers).
-OpCost gemm(const char* name, double M, double K, double N, double reps, double weight_elem_bytes, double act_bytes) {
-  OpCost op;
-  op.name = name;
-  op.kind = OpKind::gemm;
-  op.count = reps;
-  op.m_tokens = M;
-  op.flops = reps * 2.0 * M * K * N;
-  op.weight_bytes = reps * K * N * weight_elem_bytes;
-  op.activation_bytes = reps * (M * K + M * N) * act_bytes;
-  return op;
-}
-
-// An elementwise op over `tokens` rows; `ew` picks its per-kind knobs (Efficiency).
-OpCost elementwise(const char* name, double bytes, double kernels, double flops, double tokens,
-                   ElementwiseKind ew = ElementwiseKind::other) {
-  OpCost op;
-  op.name = name;
-  op.kind = OpKind::elementwise;
-  op.m_tokens = tokens;
-  op.elementwise_kind = ew;
-  op.count = kernels;
-  op.activation_bytes = bytes;
-  op.flops = flops;
-  return op;
-}
-
-OpCost comm(const char* name, double bytes, double seconds, double reps) {
-  OpCost op;
-  op.name = name;
-  op.kind = OpKind::communication;
-  op.count = 0;
-  op.calls = reps;
-  op.comm_bytes = bytes * reps;
-  op.comm_time = seconds * reps;
-  return op;
-}
-
-// Inserts `group` after the op named `after` (the display order of the breakdown).
-void insert_after(std::vector<OpCost>& ops, const char* after, std::vector<OpCost>& group) {
-  auto at = std::find_if(ops.begin(), ops.end(), [&](const OpCost& o) { return std::string_view(o.name) == after; });
-  ops.insert(at == ops.end() ? at : at + 1, group.begin(), group.end());
-}
-
-}  // namespace
+using ops::comm;
+using ops::elementwise;
+using ops::gemm;
+using ops::insert_after;
 
 void CostModel::emit(OpCost& op, bool per_layer, CostPart& part, std::vector<OpCost>* ops) const {
   finish_op(op);
@@ -205,12 +166,14 @@ StepTotals CostModel::combine(const CostPart& tokens, const CostPart& sampled, c
 
 StepTotals CostModel::totals(const BatchSummary& b) const {
   if (b.seqs <= 0) return StepTotals{};
+  if (wide_) return wide_totals(b);
   return combine(token_part(b.new_tokens), sample_part(b.sampled), attention_part(b));
 }
 
 StepCost CostModel::breakdown(const BatchSummary& b) const {
   StepCost out;
   if (b.seqs <= 0) return out;
+  if (wide_) return wide_breakdown(b);
   std::vector<OpCost> ops, sampling, attention;
   const CostPart t = tokens_ops(static_cast<double>(b.new_tokens), &ops);
   const CostPart s = sample_ops(static_cast<double>(b.sampled), &sampling);
@@ -238,34 +201,7 @@ CostPart CostModel::tokens_ops(double T, std::vector<OpCost>* ops) const {
   put(elementwise("embedding", 2.0 * T * hidden * a, 1, 0, T), false);
 
   // ---- attention block, every layer (attention itself: attention_ops) ----
-  const double heads = s.heads;
-  const bool mla = m.mla.enabled();
-  const double kv_elems = gpu_kv_elements_per_token_layer(m, s);
-  put(elementwise("attn_norm_residual", 2.0 * 4.0 * T * hidden * a * L, 2.0 * L, 2.0 * 5.0 * T * hidden * L, T,
-                  ElementwiseKind::norm),
-      true);
-  if (mla) {
-    const double qk = m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim;
-    const double q_in = m.mla.q_lora_rank > 0 ? m.mla.q_lora_rank : 0.0;
-    // Down-projections (q_a, kv_a) replicated; up-projections (q_b, kv_b) split over TP.
-    const double replicated = hidden * (q_in + m.mla.kv_lora_rank + m.mla.qk_rope_head_dim);
-    const double split = (q_in > 0 ? q_in : hidden) * heads * qk +
-                         static_cast<double>(m.mla.kv_lora_rank) * heads * (m.mla.qk_nope_head_dim + m.mla.v_head_dim);
-    const double params = replicated + split;
-    put(gemm("qkv_proj", T, hidden, params / hidden, L, w_bytes_, a), true);
-  } else {
-    const double n_qkv = (heads + 2.0 * s.kv_heads) * m.head_dim;
-    put(gemm("qkv_proj", T, hidden, n_qkv, L, w_bytes_, a), true);
-  }
-  put(elementwise("rope", 2.0 * T * (heads + s.kv_heads) * m.head_dim * a * L, L,
-                  3.0 * T * (heads + s.kv_heads) * m.head_dim * L, T, ElementwiseKind::rope),
-      true);
-  OpCost kv_write = elementwise("kv_cache_write", T * kv_elems * a * L, L, 0, T);
-  kv_write.kv_bytes = T * kv_elems * kv_bytes_ * L;
-  put(kv_write, true);
-
-  const double d_v = mla ? m.mla.v_head_dim : m.head_dim;
-  put(gemm("o_proj", T, heads * d_v, hidden, L, w_bytes_, a), true);
+  attention_block_ops(T, put);
   if (par_.tp > 1) {
     const double msg = T * hidden * a;
     // Two per layer: after the attention output projection and after the MLP.
@@ -274,15 +210,7 @@ CostPart CostModel::tokens_ops(double T, std::vector<OpCost>* ops) const {
 
   // ---- MLP block: dense layers and MoE layers ----
   const double dense_layers = L - m.moe_layers();
-  const double gate_up = m.gated_mlp ? 2.0 : 1.0;
-  if (dense_layers > 0) {
-    const double ffn = static_cast<double>(s.ffn);
-    put(gemm("mlp_up", T, hidden, gate_up * ffn, dense_layers, w_bytes_, a), true);
-    put(elementwise("mlp_act", (gate_up + 1.0) * T * ffn * a * dense_layers, dense_layers,
-                    4.0 * T * ffn * dense_layers, T, ElementwiseKind::act),
-        true);
-    put(gemm("mlp_down", T, ffn, hidden, dense_layers, w_bytes_, a), true);
-  }
+  if (dense_layers > 0) dense_mlp_ops(T, dense_layers, put);
   const double moe_layers = m.moe_layers();
   if (moe_layers > 0) {
     const double E = m.moe.num_experts;
@@ -293,34 +221,8 @@ CostPart CostModel::tokens_ops(double T, std::vector<OpCost>* ops) const {
     const double assignments = T * k / par_.ep;
     const double local_experts = s.experts;
     const double touched = local_experts * (1.0 - std::pow(1.0 - k / E, T));
-    const double effn = static_cast<double>(s.expert_ffn);
-    const double per_expert_m = touched > 0 ? assignments / touched : 0.0;
-    OpCost up = gemm("moe_experts_up", per_expert_m, hidden, gate_up * effn, moe_layers, w_bytes_, a);
-    up.flops = moe_layers * 2.0 * assignments * hidden * gate_up * effn;
-    up.weight_bytes = moe_layers * touched * hidden * gate_up * effn * w_bytes_;
-    up.activation_bytes = moe_layers * assignments * (hidden + gate_up * effn) * a;
-    up.count = 2.0 * moe_layers;  // routing/permute + grouped GEMM
-    put(up, true);
-    put(elementwise("moe_act", (gate_up + 1.0) * assignments * effn * a * moe_layers, moe_layers,
-                    4.0 * assignments * effn * moe_layers, assignments, ElementwiseKind::act),
-        true);
-    OpCost down = gemm("moe_experts_down", per_expert_m, effn, hidden, moe_layers, w_bytes_, a);
-    down.flops = moe_layers * 2.0 * assignments * effn * hidden;
-    down.weight_bytes = moe_layers * touched * effn * hidden * w_bytes_;
-    down.activation_bytes = moe_layers * assignments * (effn + hidden) * a;
-    down.count = 2.0 * moe_layers;  // grouped GEMM + weighted combine
-    put(down, true);
-    if (m.moe.shared_experts > 0) {
-      const double sffn = static_cast<double>(m.moe.shared_expert_ffn > 0 ? m.moe.shared_expert_ffn : m.moe.expert_ffn) *
-                          m.moe.shared_experts / par_.tp;
-      put(gemm("moe_shared_up", T, hidden, gate_up * sffn, moe_layers, w_bytes_, a), true);
-      put(gemm("moe_shared_down", T, sffn, hidden, moe_layers, w_bytes_, a), true);
-    }
-    if (par_.ep > 1) {
-      const double msg = T * k * hidden * a / par_.ep;
-      put(comm("moe_all_to_all", msg, alltoall_time(msg, par_.ep, tp_link_, eff.comm_bandwidth), 2.0 * moe_layers),
-          true);
-    }
+    routed_expert_ops(assignments, touched, moe_layers, put);
+    if (m.moe.shared_experts > 0) shared_expert_ops(T, moe_layers, put);
   }
 
   // ---- per step, after the layers (sampling: sample_ops) ----

@@ -8,9 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "cost/all_to_all.h"
 #include "cost/batch.h"
+#include "cost/expert_load.h"
+#include "cost/moe_deployment.h"
 #include "cost/parallelism.h"
 #include "cost/precision.h"
+#include "cost/replica_layout.h"
 #include "hardware/gpu_spec.h"
 #include "model/model_spec.h"
 
@@ -70,10 +74,27 @@ struct StepCost : StepTotals {
   std::vector<OpCost> ops;
 };
 
+// A wide-EP step's token-dependent work on one GPU (cost/wide_ep_step.cpp), in the
+// four groups the two-batch overlap treats differently.
+struct WideParts {
+  CostPart moe;    // MoE layers' compute: their attention block, router, routed and shared experts
+  CostPart comm;   // MoE layers' dispatch and combine
+  CostPart dense;  // dense layers' compute, the attention ranks' TP all-reduces
+  CostPart other;  // embedding, final norm, LM head and sampling, step overhead, pipeline sends
+  double comm_sm_share = 0;  // SMs the all-to-all kernel holds while in flight (AllToAllKernel::sm_share)
+};
+// The tokens a wide-EP step's parts depend on.
+struct WideLoad {
+  double rank_tokens = 0;   // tokens of the busiest attention DP rank (each of its GPUs computes them)
+  double rank_sampled = 0;  // sequences the busiest rank samples
+  double total_tokens = 0;  // tokens of all ranks: what the experts receive
+  bool prefill = false;     // the step prefills: the throughput all-to-all kernel (else the low-latency one)
+};
+
 class CostModel {
  public:
   CostModel(GpuSpec gpu, ModelSpec model, ResolvedPrecision precision, Parallelism par,
-            AttentionKernel attention = AttentionKernel::flash);
+            AttentionKernel attention = AttentionKernel::flash, const MoeDeployment& moe = MoeDeployment{});
 
   // An empty batch for this model: its local attention set, so that add() keeps the
   // local layers' sums (a local-attention model refuses a batch built without it).
@@ -100,6 +121,30 @@ class CostModel {
   StepTotals totals(const BatchSummary& b) const;
   StepCost breakdown(const BatchSummary& b) const;
 
+  // Wide layouts (attention DP or EP > 1; Parallelism::wide()): totals() and breakdown()
+  // price the replica's whole batch at its busiest DP rank and busiest expert GPU
+  // (cost/wide_ep_step.cpp), from these pieces, which the step-cost cache memoises:
+  //   wide_load(b)            the busiest rank's share of the batch and the tokens the experts see;
+  //   rank_batch(b)           the busiest rank's batch (its attention over the KV cache);
+  //   wide_parts(w)           the token-dependent work of a step of load w;
+  //   wide_combine(...)       the step from the parts and the attention, with or without
+  //                           two-batch overlap (half: the parts and attention of one micro-batch).
+  bool wide() const { return wide_; }
+  WideLoad wide_load(const BatchSummary& b) const;
+  BatchSummary rank_batch(const BatchSummary& b) const;
+  WideParts wide_parts(const WideLoad& w, std::vector<OpCost>* ops = nullptr) const;
+  // One of two micro-batches of the busiest rank's batch `rank` (two-batch overlap).
+  static BatchSummary half_batch(const BatchSummary& rank);
+  static WideLoad half_load(const WideLoad& w);
+  StepTotals wide_combine(const WideParts& full, const CostPart& attention, const WideParts* half,
+                          const CostPart* half_attention) const;
+  // Whether a step of load w runs as two overlapped micro-batches (moe.overlap: two_batch
+  // and at least two tokens on the busiest rank).
+  bool two_batch(const WideLoad& w) const { return moe_.overlap == MoeOverlap::two_batch && w.rank_tokens >= 2; }
+  const MoeDeployment& moe() const { return moe_; }
+  const ReplicaLayout& layout() const { return layout_; }
+  const ExpertLoad& expert_load() const { return expert_load_; }
+
   const GpuSpec& gpu() const { return gpu_; }
   const ModelSpec& model() const { return model_; }
   const ResolvedPrecision& precision() const { return precision_; }
@@ -116,6 +161,18 @@ class CostModel {
   // Times the op (roofline) and adds it to the part (and to ops when given).
   void emit(OpCost& op, bool per_layer, CostPart& part, std::vector<OpCost>* ops) const;
   void finish_op(OpCost& op) const;
+  // Op groups shared with the wide-EP step (cost/layer_ops.h).
+  template <typename Put>
+  void attention_block_ops(double T, Put& put) const;
+  template <typename Put>
+  void dense_mlp_ops(double T, double dense_layers, Put& put) const;
+  template <typename Put>
+  void routed_expert_ops(double assignments, double touched, double moe_layers, Put& put) const;
+  template <typename Put>
+  void shared_expert_ops(double T, double moe_layers, Put& put) const;
+  StepTotals wide_totals(const BatchSummary& b) const;
+  StepCost wide_breakdown(const BatchSummary& b) const;
+  void init_wide();  // the wide-EP members below (cost/wide_ep_step.cpp)
 
   GpuSpec gpu_;
   ModelSpec model_;
@@ -125,6 +182,16 @@ class CostModel {
   ShardShape shard_;
   Link tp_link_;
   Link pp_link_;
+  // Wide layouts (Parallelism::wide()): the MoE deployment, the replica's geometry, the
+  // expert load model and the all-to-all kernels with their copies per token.
+  bool wide_ = false;
+  MoeDeployment moe_;
+  ReplicaLayout layout_;
+  ExpertLoad expert_load_;
+  const AllToAllKernel* prefill_a2a_ = nullptr;
+  const AllToAllKernel* decode_a2a_ = nullptr;
+  TokenCopies prefill_copies_, decode_copies_;
+  double dispatch_payload_ = 0, combine_payload_ = 0;  // bytes of one token copy
   double peak_compute_ = 0;    // FLOP/s for GEMMs
   bool eight_bit_compute_ = false;  // fp8 / int8 tensor compute: Efficiency::gemm_8bit_compute_ratio applies
   double peak_attention_ = 0;  // FLOP/s for attention (16-bit)

@@ -16,6 +16,7 @@ BatchState::BatchState(const EngineContext& ctx, const StepPricer& pricer)
       replica_(ctx.replica),
       observer_(ctx.observer),
       max_model_len_(ctx.config.max_model_len),
+      max_request_blocks_(ctx.max_request_blocks),
       kv_(ctx),
       dec_(kv_.block()),
       group_(kv_.block(), ctx.sampling),
@@ -73,7 +74,8 @@ FailureReason BatchState::admissible(const Request& r) const {
   if (total > max_model_len_) return FailureReason::too_long_for_max_model_len;
   // The last sampled token is never written back, so the KV peaks at total - 1 tokens
   // (a sequence group's: every sequence's, sequence_group.h).
-  if (group_.peak(r.input_tokens, r.output_tokens) > kv_.total()) return FailureReason::exceeds_kv_capacity;
+  const std::int64_t cap = max_request_blocks_ > 0 ? max_request_blocks_ : kv_.total();
+  if (group_.peak(r.input_tokens, r.output_tokens) > cap) return FailureReason::exceeds_kv_capacity;
   return FailureReason::none;
 }
 

@@ -294,6 +294,7 @@ class BatchState {
   int replica_;
   RunObserver* observer_;
   std::int64_t max_model_len_;
+  std::int64_t max_request_blocks_;  // EngineContext::max_request_blocks (0: the KV cache's total)
   std::deque<int> waiting_;
   std::deque<QueuedRequest> fresh_;  // the compact form (queued_request.h)
   std::vector<int> prefilling_;  // running requests still in prefill, admission order

@@ -1,6 +1,7 @@
 #include "engine/decode_only_engine.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "util/error.h"
 #include "workload/request_copy.h"
@@ -11,7 +12,14 @@ DecodeOnlyEngine::DecodeOnlyEngine(const EngineContext& ctx)
     : ctx_(ctx),
       pricer_(*ctx.cost, ctx.config.cpu_overheads(), ctx.memory.kv_bytes_per_token, ctx.fast_forward, ctx.step_costs),
       block_(ctx.config.block_size),
-      total_(ctx.kv_blocks) {}
+      total_(ctx.kv_blocks) {
+  if (ctx.config.speculative.enabled() && ctx.draft_cost) {
+    pricer_.set_drafter(ctx.draft_cost);
+    spec_ = true;
+    spec_k_ = ctx.config.speculative.num_speculative_tokens;
+    spec_expected_ = ctx.config.speculative.expected_tokens();
+  }
+}
 
 bool DecodeOnlyEngine::enqueue(Request /*r*/, Nanos /*now*/) {
   throw Error("internal: a decode instance takes requests through accept() (their prompt KV comes from a prefill "
@@ -22,7 +30,7 @@ bool DecodeOnlyEngine::accept(const Request& r, const RequestRecord& rec, Nanos 
   Seq s{copy_request(r), rec};  // its bytes are r's (queued_request_bytes when it leaves the queue)
   s.peak = peak_blocks(r);
   s.rec.replica = ctx_.replica;
-  if (s.peak > total_) {
+  if (s.peak > total_ || (ctx_.max_request_blocks > 0 && s.peak > ctx_.max_request_blocks)) {
     s.rec.failed = true;
     s.rec.failure = FailureReason::exceeds_kv_capacity;
     s.rec.finish = now;
@@ -70,11 +78,23 @@ Nanos DecodeOnlyEngine::start_step(Nanos now, Nanos /*horizon*/) {
   std::int64_t kv = 0;
   for (const Seq& s : running_) kv += s.req.input_tokens + s.generated;
   const auto n = static_cast<std::int64_t>(running_.size());
-  BatchSummary b;
-  b.seqs = b.new_tokens = b.sampled = b.decode_seqs = n;
-  b.decode_kv_tokens = static_cast<double>(kv);
+  BatchSummary b = ctx_.cost->batch();
   StepTotals totals;
-  const double seconds = pricer_.seconds(b, &totals);
+  double seconds = 0;
+  step_emitted_ = 1;
+  if (spec_) {
+    // Draft k tokens, then verify k+1 per sequence in one pass (speculative.h); step s
+    // emits floor(s E) - floor((s-1) E) tokens per sequence.
+    ++spec_steps_;
+    const double e = spec_expected_, s = static_cast<double>(spec_steps_);
+    step_emitted_ = static_cast<std::int64_t>(std::floor(s * e)) - static_cast<std::int64_t>(std::floor((s - 1.0) * e));
+    StepPricer::add_verify(b, n, static_cast<double>(kv), spec_k_ + 1);
+    seconds = pricer_.speculative_seconds(b, pricer_.draft_totals(n, kv, spec_k_), &totals);
+  } else {
+    b.seqs = b.new_tokens = b.sampled = b.decode_seqs = n;
+    b.decode_kv_tokens = static_cast<double>(kv);
+    seconds = pricer_.seconds(b, &totals);
+  }
   const Nanos end = now + std::max<Nanos>(1, to_nanos(seconds));
   in_step_ = true;
   if (ctx_.observer) {
@@ -86,7 +106,7 @@ Nanos DecodeOnlyEngine::start_step(Nanos now, Nanos /*horizon*/) {
     r.steps = 1;
     r.batch_seqs = n;
     r.prefill_tokens = 0;
-    r.decode_tokens = n;
+    r.decode_tokens = n * step_emitted_;
     // The blocks the step's KV fills once written (a block boundary takes a new one).
     std::int64_t filled = used_;
     for (const Seq& s : running_)
@@ -97,14 +117,15 @@ Nanos DecodeOnlyEngine::start_step(Nanos now, Nanos /*horizon*/) {
     r.queue_length = static_cast<std::int64_t>(waiting_.size());
     StepPricer::record_cost(r, totals, 1, seconds, 0.0);
     ctx_.observer->on_step(r);
-    // Inter-token gaps: one step for those decoding already; for those joining,
-    // from their first token (the KV's arrival) to this step's end.
+    // Inter-token gaps: one step for those decoding already (split over the tokens it
+    // emits); for those joining, from their first token (the KV's arrival) to this step's end.
     std::int64_t steady = 0;
+    const auto emitted = static_cast<double>(step_emitted_);
     for (const Seq& s : running_) {
-      if (s.joined_this_step) ctx_.observer->on_itl(to_seconds(end - s.rec.first_token), 1);
+      if (s.joined_this_step) ctx_.observer->on_itl(to_seconds(end - s.rec.first_token) / emitted, step_emitted_);
       else ++steady;
     }
-    if (steady > 0) ctx_.observer->on_itl(to_seconds(end - now), steady);
+    if (steady > 0) ctx_.observer->on_itl(to_seconds(end - now) / emitted, steady * step_emitted_);
   }
   return end;
 }
@@ -115,9 +136,12 @@ void DecodeOnlyEngine::finish_step(Nanos now, std::vector<Request>& done) {
   for (std::size_t i = 0; i < running_.size(); ++i) {
     Seq& s = running_[i];
     s.joined_this_step = false;
-    // The fed token is in the KV now (a new block at each boundary), and one more is sampled.
-    used_ += block_.blocks_for(s.req.input_tokens + s.generated) - block_.blocks_for(s.req.input_tokens + s.generated - 1);
-    ++s.generated;
+    // The fed tokens are in the KV now (a new block at each boundary), and as many more are
+    // sampled (one, or the accepted drafts plus one; never past the request's output).
+    const std::int64_t add = std::min(step_emitted_, s.req.output_tokens - s.generated);
+    used_ += block_.blocks_for(s.req.input_tokens + s.generated + add - 1) -
+             block_.blocks_for(s.req.input_tokens + s.generated - 1);
+    s.generated += add;
     if (s.generated >= s.req.output_tokens) {
       used_ -= block_.blocks_for(s.req.input_tokens + s.generated - 1);
       reserved_ -= s.peak;

@@ -13,6 +13,10 @@
 //  3. decoding: it joins the batch at the next step that starts after its KV
 //     arrived; each step feeds every running sequence its last token (one
 //     decode-only step, priced as the vLLM engine prices one, step_pricing.h).
+//     With speculative decoding (engine.speculative, e.g. DeepSeek's MTP) a step is
+//     the drafter's k steps and one verification of k+1 tokens per sequence, and
+//     step s emits floor(s E) - floor((s-1) E) tokens per sequence (speculative.h),
+//     as the vLLM engine's decoders do.
 // Every step is simulated (no fast-forwarding): O(running) work per step.
 #include <cstdint>
 #include <deque>
@@ -83,6 +87,12 @@ class DecodeOnlyEngine final : public Engine {
   std::vector<Seq> running_;
   bool in_step_ = false;
   StepRecord record_;
+  // Speculative decoding (engine.speculative): k draft tokens, E expected tokens a step.
+  bool spec_ = false;
+  std::int64_t spec_k_ = 0;
+  double spec_expected_ = 1.0;
+  std::int64_t spec_steps_ = 0;  // speculative steps run
+  std::int64_t step_emitted_ = 1;  // tokens each sequence emits in the step in flight
 };
 
 }  // namespace servesim

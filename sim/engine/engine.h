@@ -93,6 +93,9 @@ struct EngineContext {
   EngineConfig config;
   MemoryPlan memory;
   std::int64_t kv_blocks = 0;  // per replica, after any override
+  // The most blocks one request may take: its KV lives on one attention data-parallel
+  // rank (parallelism.attention_dp), so a replica of D ranks holds D x this; 0: kv_blocks.
+  std::int64_t max_request_blocks = 0;
   int replica = 0;
   RunObserver* observer = nullptr;
   const Patience* patience = nullptr;  // workload.patience: users who give up; null: none do

@@ -22,7 +22,8 @@ class StaticEngine : public Engine {
 
   bool enqueue(Request r, Nanos now) override {
     const std::int64_t total = r.input_tokens + r.output_tokens;
-    if (total > ctx_.config.max_model_len || blocks_for(total) > ctx_.kv_blocks) {
+    const std::int64_t cap = ctx_.max_request_blocks > 0 ? ctx_.max_request_blocks : ctx_.kv_blocks;
+    if (total > ctx_.config.max_model_len || blocks_for(total) > cap) {
       const FailureReason why = total > ctx_.config.max_model_len ? FailureReason::too_long_for_max_model_len
                                                                   : FailureReason::exceeds_kv_capacity;
       if (ctx_.observer) ctx_.observer->on_request_done(failed_record(r, ctx_.replica, why, now));

@@ -19,6 +19,32 @@ const CostPart& StepCostCache::tabulated(std::vector<Entry>& table, std::int64_t
   return e.part;
 }
 
+StepTotals StepCostCache::wide_totals(const BatchSummary& b) {
+  if (b.seqs <= 0) return StepTotals{};
+  // The table's key, n, fixes a decode-only step's load: n decoders, n tokens, n samples.
+  const bool plain_decode = b.prefill_seqs == 0 && b.decode_seqs == b.new_tokens && b.sampled == b.new_tokens;
+  if (!plain_decode || b.new_tokens > kMaxTabulatedTokens) {
+    ++computed_;
+    return cost_.totals(b);
+  }
+  const WideLoad w = cost_.wide_load(b);
+  const auto at = static_cast<std::size_t>(b.new_tokens);
+  if (wide_.size() <= at) wide_.resize(at + 1);
+  WideEntry& e = wide_[at];
+  const bool two_batch = cost_.two_batch(w);
+  if (!e.known) {
+    ++computed_;
+    e.full = cost_.wide_parts(w);
+    if (two_batch) e.half = cost_.wide_parts(CostModel::half_load(w));
+    e.known = true;
+  }
+  const BatchSummary r = cost_.rank_batch(b);
+  const CostPart attention = cost_.attention_part(r);
+  if (!two_batch) return cost_.wide_combine(e.full, attention, nullptr, nullptr);
+  const CostPart half_attention = cost_.attention_part(CostModel::half_batch(r));
+  return cost_.wide_combine(e.full, attention, &e.half, &half_attention);
+}
+
 const CostPart& StepCostCache::make_paired(std::int64_t n) {
   const CostPart& t = tabulated(tokens_, n, &CostModel::token_part, token_scratch_);
   const CostPart& s = tabulated(samples_, n, &CostModel::sample_part, sample_scratch_);

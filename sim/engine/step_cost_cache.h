@@ -49,6 +49,7 @@ class StepCostCache {
     b.seqs = b.new_tokens = b.sampled = b.decode_seqs = n;
     b.decode_kv_tokens = static_cast<double>(kv);
     b.decode_local_kv_tokens = static_cast<double>(local_kv);
+    if (cost_.wide()) return wide_totals(b).time;
     const CostPart a = cost_.attention_part(b);
     const CostPart& ts = paired(n);
     return (ts.layer_time + a.layer_time) + (ts.other_time + a.other_time);  // sum()'s time
@@ -56,12 +57,19 @@ class StepCostCache {
   // cost.totals(b) for any batch, without the per-op list.
   StepTotals totals(const BatchSummary& b) {
     if (b.seqs <= 0) return StepTotals{};
+    if (cost_.wide()) return wide_totals(b);
     const CostPart a = cost_.attention_part(b);
     if (b.new_tokens == b.sampled) return sum(paired(b.new_tokens), a);
     const CostPart& t = tabulated(tokens_, b.new_tokens, &CostModel::token_part, token_scratch_);
     const CostPart& s = tabulated(samples_, b.sampled, &CostModel::sample_part, sample_scratch_);
     return cost_.combine(t, s, a);
   }
+
+  // A wide layout's step (CostModel::wide()): a decode-only step's token parts (and its
+  // micro-batches' with two-batch overlap) memoised by its sequences; the attention over
+  // the KV cache priced every time; every other step priced by the model. Exact: the
+  // same CostModel functions as CostModel::totals, in the same order.
+  StepTotals wide_totals(const BatchSummary& b);
 
   // How many token and sample parts were computed (the rest came from the tables).
   std::int64_t parts_computed() const { return computed_; }
@@ -102,6 +110,11 @@ class StepCostCache {
   std::vector<Entry> tokens_;   // [new_tokens]
   std::vector<Entry> samples_;  // [sampled]
   std::vector<Entry> paired_;   // [n]: tokens_[n] + samples_[n]
+  struct WideEntry {
+    bool known = false;
+    WideParts full, half;  // half: one micro-batch's (two-batch overlap), else unused
+  };
+  std::vector<WideEntry> wide_;  // [n]: a wide layout's decode step of n sequences
   std::int64_t computed_ = 0;
   CostPart token_scratch_, sample_scratch_, paired_scratch_;  // parts beyond the tables (not zeroed per call)
 };

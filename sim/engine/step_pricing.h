@@ -59,6 +59,7 @@ class StepPricer {
     b.new_tokens += n * queries;
     b.sampled += n * queries;
     b.prefill_seqs += n;
+    b.verify_seqs += n;
     b.prefill_tokens += n * queries;
     b.prefill_pairs += q * ctx + nn * q * (q + 1.0) / 2.0;
     b.prefill_full_pairs += q * ctx + nn * q * q;

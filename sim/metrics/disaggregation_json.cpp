@@ -9,7 +9,7 @@ namespace servesim {
 namespace {
 
 nlohmann::json pool_json(const PoolReport& p) {
-  return {{"gpu", p.gpu},
+  nlohmann::json j = {{"gpu", p.gpu},
           {"tp", p.tp},
           {"replicas", p.replicas},
           {"gpus", p.gpus},
@@ -26,13 +26,20 @@ nlohmann::json pool_json(const PoolReport& p) {
           {"queue_length_max", p.queue_length_max},
           {"steps", p.steps},
           {"energy_j", p.energy_j}};
+  // A wide layout's instance (DP attention / EP): its GPUs and layout (other pools' JSON unchanged).
+  if (!p.layout.empty()) {
+    j["gpus_per_instance"] = p.gpus_per_instance;
+    j["layout"] = p.layout;
+  }
+  return j;
 }
 
 std::string pool_text(const char* name, const PoolReport& p) {
+  const std::string layout = p.layout.empty() ? fmt::format("tp={}", p.tp) : p.layout;
   return fmt::format(
-      "  {:<7} {} x {} GPU{} (tp={}), {}: busy {:.0f}%, MFU {:.1f}%, HBM {:.0f}%, batch {:.1f} mean / {} max, KV "
+      "  {:<7} {} x {} GPU{} ({}), {}: busy {:.0f}%, MFU {:.1f}%, HBM {:.0f}%, batch {:.1f} mean / {} max, KV "
       "{:.0f}% mean / {:.0f}% max, queue {:.1f} mean / {} max\n",
-      name, p.replicas, p.tp, p.tp == 1 ? "" : "s", p.tp, p.gpu, 100 * p.busy_fraction, 100 * p.mfu,
+      name, p.replicas, p.gpus_per_instance, p.gpus_per_instance == 1 ? "" : "s", layout, p.gpu, 100 * p.busy_fraction, 100 * p.mfu,
       100 * p.bandwidth_utilization, p.batch_size_mean, p.batch_size_max, 100 * p.kv_utilization_mean,
       100 * p.kv_utilization_max, p.queue_length_mean, p.queue_length_max);
 }

@@ -10,7 +10,9 @@ namespace servesim {
 
 struct PoolReport {
   std::string gpu;
-  int tp = 1, replicas = 1, gpus = 1;  // gpus = tp x pp x replicas
+  int tp = 1, replicas = 1, gpus = 1;  // gpus = GPUs per instance x replicas
+  int gpus_per_instance = 1;           // tp x attention_dp x pp
+  std::string layout;                  // "tp=1 dp=72 ep=72 r=32" for a wide layout (DP attention / EP); "" otherwise
   std::string precision;               // the pool's resolved precision
   std::int64_t kv_blocks_per_instance = 0;
   // Over the whole run (first arrival to last completion), per instance averaged.

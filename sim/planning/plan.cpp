@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "config/catalog_reader.h"
+#include "cost/layout_text.h"
 #include "model/dtype.h"
 #include "planning/sweep.h"
 #include "metrics/summary_json.h"
@@ -77,27 +78,39 @@ PlanResult plan(const ConfigNode& doc, const std::string& source, const PlanOpti
   const std::vector<std::string> weights = opt.weights.empty() ? std::vector<std::string>{""} : opt.weights;
   const std::vector<int> tps = opt.tps.empty() ? std::vector<int>{0} : opt.tps;
   const std::vector<int> pps = opt.pps.empty() ? std::vector<int>{0} : opt.pps;
+  // Layouts replace tp (a layout names its own); none given: the tp list as before.
+  const std::vector<std::string> layouts = opt.layouts.empty() ? std::vector<std::string>{""} : opt.layouts;
+  const bool by_layout = !opt.layouts.empty();
   for (const auto& g : gpus)
     for (const auto& w : weights)
-      for (int tp : tps)
-        for (int pp : pps) {
-          Candidate c;
-          c.gpu = g.empty() ? base.gpu.name : g;
-          c.weights = w.empty() ? dtype_name(base.precision.weights) : w;
-          c.tp = tp ? tp : base.parallelism.tp;
-          c.pp = pp ? pp : base.parallelism.pp;
-          c.label = fmt::format("{} {} tp={}{}", c.gpu, c.weights, c.tp, c.pp > 1 ? fmt::format(" pp={}", c.pp) : "");
-          c.gpus_per_replica = c.tp * c.pp;
-          out.candidates.push_back(c);
-        }
+      for (const auto& lay : layouts)
+        for (int tp : (by_layout ? std::vector<int>{0} : tps))
+          for (int pp : pps) {
+            Candidate c;
+            c.gpu = g.empty() ? base.gpu.name : g;
+            c.weights = w.empty() ? dtype_name(base.precision.weights) : w;
+            c.layout = base.parallelism;
+            c.layout.nodes = 0;  // derived anew for each layout
+            if (by_layout) c.layout = apply_layout_text(lay, c.layout);
+            if (tp) c.layout.tp = tp;
+            if (pp) c.layout.pp = pp;
+            c.tp = c.layout.tp;
+            c.pp = c.layout.pp;
+            c.label = by_layout || c.layout.wide()
+                          ? fmt::format("{} {} {}", c.gpu, c.weights, layout_label(c.layout))
+                          : fmt::format("{} {} tp={}{}", c.gpu, c.weights, c.tp, c.pp > 1 ? fmt::format(" pp={}", c.pp) : "");
+            c.gpus_per_replica = c.layout.gpus_per_replica();
+            out.candidates.push_back(c);
+          }
 
   std::mutex progress_mutex;
   std::size_t done = 0;
   parallel_for(out.candidates.size(), opt.threads, [&](std::size_t i) {
     Candidate& c = out.candidates[i];
     ConfigNode d = doc;  // this candidate's draft: a plain copy, no lock
-    const std::size_t gi = i / (weights.size() * tps.size() * pps.size());
-    const std::size_t wi = (i / (tps.size() * pps.size())) % weights.size();
+    const std::size_t per_weight = layouts.size() * (by_layout ? 1 : tps.size()) * pps.size();
+    const std::size_t gi = i / (weights.size() * per_weight);
+    const std::size_t wi = (i / per_weight) % weights.size();
     try {
       if (!gpus[gi].empty()) apply_edit(d, text_edit("hardware.gpu", gpus[gi], "plan candidate"));
       if (!weights[wi].empty()) {
@@ -108,6 +121,13 @@ PlanResult plan(const ConfigNode& doc, const std::string& source, const PlanOpti
       }
       apply_edit(d, number_edit("parallelism.tp", c.tp, "plan candidate"));
       apply_edit(d, number_edit("parallelism.pp", c.pp, "plan candidate"));
+      if (by_layout || c.layout.wide()) {
+        apply_edit(d, number_edit("parallelism.attention_dp", c.layout.attention_dp, "plan candidate"));
+        apply_edit(d, number_edit("parallelism.ep", c.layout.ep, "plan candidate"));
+        apply_edit(d, number_edit("parallelism.redundant_experts", c.layout.redundant_experts, "plan candidate"));
+        // A declared node count belongs to the scenario's own layout, not to this one.
+        if (ConfigNode* par = d.is_map() ? d.find("parallelism") : nullptr; par && par->is_map()) par->remove("nodes");
+      }
       apply_edit(d, number_edit("parallelism.replicas", 1, "plan candidate"));
       c.scenario = parse_scenario(d, source);
       c.precision = c.scenario->resolved.describe();
@@ -208,6 +228,7 @@ PlanResult plan(const ConfigNode& doc, const std::string& source, const PlanOpti
                               out.target_rate ? fmt::format(" at {:g} req/s", *out.target_rate) : "", why));
     throw Error(fmt::format("no candidate can serve this workload within its SLOs:{}", why));
   }
+  out.explanation = plan_explanation(out);
   return out;
 }
 
@@ -294,6 +315,7 @@ std::string plan_table(const PlanResult& p) {
                            c.operating->rate, s.ttft_ms.p99, s.tpot_ms.p99, s.batch_size_mean, 100 * s.busy_fraction);
       }
     }
+  if (!p.explanation.empty()) out += "\n" + p.explanation;
   return out;
 }
 
@@ -321,6 +343,11 @@ nlohmann::ordered_json plan_json(const PlanResult& p) {
     x["weights"] = c.weights;
     x["tp"] = c.tp;
     x["pp"] = c.pp;
+    if (c.layout.wide()) {
+      x["attention_dp"] = c.layout.attention_dp;
+      x["ep"] = c.layout.ep;
+      x["redundant_experts"] = c.layout.redundant_experts;
+    }
     x["precision"] = c.precision;
     x["status"] = c.status;
     x["error"] = c.error;
@@ -369,6 +396,7 @@ nlohmann::ordered_json plan_json(const PlanResult& p) {
     cs.push_back(x);
   }
   j["candidates"] = cs;
+  if (!p.explanation.empty()) j["explanation"] = p.explanation;
   return j;
 }
 

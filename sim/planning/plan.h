@@ -47,6 +47,7 @@ struct PlanOptions : PlanSection {
 struct Candidate {
   std::string gpu, weights;
   int tp = 1, pp = 1;
+  Parallelism layout;      // tp, attention_dp, ep, redundant experts, pp of one replica
   std::string label;       // "h100-sxm bf16 tp=4"
   std::string precision;   // resolved, e.g. "W8A8 (fp8 weights, fp8 compute), bf16 KV"
   std::string error;       // why it cannot run at all (loader error, does not fit, SLO unreachable)
@@ -74,7 +75,14 @@ struct PlanResult {
   SloSpec slo;
   SearchOptions search;
   std::vector<Candidate> candidates;  // ranked first, then the rest in candidate order
+  // Why the best candidate won, against the best of every other layout (plan_explanation).
+  std::string explanation;
 };
+
+// With a candidate of DP attention or expert parallelism: one line per layout the best beat: what it gains or loses against it
+// (cost, output per GPU, speed per user, KV capacity, what binds each), from the plan's
+// own numbers; "" without a ranked candidate of another layout.
+std::string plan_explanation(const PlanResult& p);
 
 // Evaluates every candidate. Throws servesim::Error when there is no SLO, no
 // target and no budget, or when no candidate can serve / fits the budget.

@@ -7,6 +7,8 @@
 #include <unordered_map>
 
 #include "core/event_queue.h"
+#include "cost/layout_text.h"
+#include "engine/data_parallel_ranks.h"
 #include "engine/decode_only_engine.h"
 #include "engine/engine.h"
 #include "engine/router.h"
@@ -40,7 +42,6 @@ void refuse_unsupported(const Scenario& sc, const DisaggregationSpec& d) {
   };
   if (d.prefill.engine.kind != "vllm") refuse(fmt::format("engine.kind: {} (only vllm)", d.prefill.engine.kind));
   if (d.prefill.parallelism.pp > 1 || d.decode.parallelism.pp > 1) refuse("pipeline parallelism (parallelism.pp > 1)");
-  if (sc.engine.speculative.enabled()) refuse("engine.speculative");
   if (sc.workload.patience) refuse("workload.patience");
   if (!sc.workload.sampling.single()) refuse("workload.sampling (parallel samples or beams)");
   if (d.prefill.resolved.kv_cache != d.decode.resolved.kv_cache)
@@ -51,7 +52,8 @@ void refuse_unsupported(const Scenario& sc, const DisaggregationSpec& d) {
 
 // One pool: its cost model, memory plan, collector and instances.
 struct Pool {
-  Pool(const Setup& s, const std::string& role, const SimulationOptions& o) : setup(s), cost(make_cost_model(s)) {
+  Pool(const Setup& s, const std::string& role, const SimulationOptions& o)
+      : setup(s), cost(make_cost_model(s)), draft_cost(make_draft_cost_model(s)) {
     memory = plan_setup_memory(s, cost);
     if (!memory.fits) throw Error(fmt::format("disaggregation.{}: {}", role, memory.verdict));
     blocks = s.engine.num_gpu_blocks_override > 0 ? s.engine.num_gpu_blocks_override : memory.kv_blocks;
@@ -63,10 +65,12 @@ struct Pool {
   EngineContext context(int replica, RunObserver* observer, bool fast_forward) const {
     EngineContext ctx;
     ctx.cost = &cost;
+    ctx.draft_cost = draft_cost.get();  // the speculative drafter (engine.speculative), else null
     ctx.step_costs = &step_costs;  // the pool's instances share one set of tables
-    ctx.config = setup.engine;
+    ctx.config = replica_engine_config(setup.engine, setup.parallelism.attention_dp);
     ctx.memory = memory;
     ctx.kv_blocks = blocks;
+    ctx.max_request_blocks = rank_kv_blocks(blocks, setup.parallelism.attention_dp);
     ctx.replica = replica;
     ctx.observer = observer;
     ctx.fast_forward = fast_forward;
@@ -74,6 +78,7 @@ struct Pool {
   }
   const Setup& setup;
   CostModel cost;
+  std::unique_ptr<CostModel> draft_cost;
   mutable StepCostCache step_costs{cost};  // tables shared by the pool's instances (context() hands them out)
   MemoryPlan memory;
   std::int64_t blocks = 0;
@@ -131,6 +136,8 @@ PoolReport pool_report(const Pool& p, const RunSummary& s, double duration_s, do
   PoolReport r;
   r.gpu = p.setup.gpu.name;
   r.tp = p.setup.parallelism.tp;
+  r.gpus_per_instance = p.setup.parallelism.gpus_per_replica();
+  if (p.setup.parallelism.wide()) r.layout = layout_label(p.setup.parallelism);
   r.replicas = p.setup.parallelism.replicas;
   r.gpus = p.setup.parallelism.total_gpus();
   r.precision = p.setup.resolved.describe();
@@ -166,7 +173,8 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
     Scenario as_decode = sc;
     static_cast<Setup&>(as_decode) = spec.decode;
     try {
-      refuse_unservable_workload(as_decode, decode.blocks);
+      const std::int64_t rank_blocks = rank_kv_blocks(decode.blocks, spec.decode.parallelism.attention_dp);
+      refuse_unservable_workload(as_decode, rank_blocks > 0 ? rank_blocks : decode.blocks);
     } catch (const Error& e) {
       throw Error(fmt::format("disaggregation.decode: {}", e.what()));
     }

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "core/event_queue.h"
+#include "engine/data_parallel_ranks.h"
 #include "engine/engine.h"
 #include "engine/prefix_cache.h"
 #include "engine/router.h"
@@ -110,7 +111,8 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   const std::int64_t blocks =
       sc.engine.num_gpu_blocks_override > 0 ? sc.engine.num_gpu_blocks_override : result.memory.kv_blocks;
   result.kv_blocks_per_replica = blocks;
-  if (options.check_workload) refuse_unservable_workload(sc, blocks);
+  const std::int64_t rank_blocks = rank_kv_blocks(blocks, sc.parallelism.attention_dp);
+  if (options.check_workload) refuse_unservable_workload(sc, rank_blocks > 0 ? rank_blocks : blocks);
 
   Collector collector(cost.peak_flops(), sc.gpu.memory_bandwidth, sc.parallelism.gpus_per_replica(),
                       sc.parallelism.replicas, sc.slo);
@@ -142,9 +144,10 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
     ctx.step_costs = &step_costs;
     ctx.hash_chains = &hash_chains;
     ctx.draft_cost = draft_cost.get();
-    ctx.config = sc.engine;
+    ctx.config = replica_engine_config(sc.engine, sc.parallelism.attention_dp);
     ctx.memory = result.memory;
     ctx.kv_blocks = blocks;
+    ctx.max_request_blocks = rank_blocks;
     ctx.replica = r;
     ctx.observer = &collector;
     ctx.patience = patience ? &*patience : nullptr;

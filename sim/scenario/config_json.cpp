@@ -1,5 +1,7 @@
 #include "scenario/config_json.h"
 
+#include "cost/replica_layout.h"
+
 #include <fmt/format.h>
 
 #include "util/version.h"
@@ -42,6 +44,23 @@ nlohmann::json resolved_config_json(const Scenario& sc, std::int64_t kv_blocks, 
   const Parallelism& par = sc.parallelism;
   j["parallelism"] = {{"tp", par.tp}, {"pp", par.pp}, {"ep", par.ep}, {"replicas", par.replicas},
                       {"gpus", par.total_gpus()}, {"router", router_name(sc.router)}};
+  if (par.wide()) {  // DP attention / wide EP (other scenarios' JSON unchanged)
+    j["parallelism"]["attention_dp"] = par.attention_dp;
+    j["parallelism"]["redundant_experts"] = par.redundant_experts;
+    j["parallelism"]["gpus_per_replica"] = par.gpus_per_replica();
+    j["parallelism"]["layout"] = resolve_layout(par, sc.gpu).describe(par);
+    const MoeDeployment& m = sc.moe;
+    j["moe"] = {{"prefill_all_to_all", m.prefill_all_to_all},
+                {"decode_all_to_all", m.decode_all_to_all},
+                {"overlap", m.overlap == MoeOverlap::two_batch      ? "two_batch"
+                            : m.overlap == MoeOverlap::single_batch ? "single_batch"
+                                                                    : "none"},
+                {"load_balancer", m.balancer == ExpertBalancer::eplb     ? "eplb"
+                                  : m.balancer == ExpertBalancer::perfect ? "perfect"
+                                                                          : "none"},
+                {"dispatch", dtype_name(m.dispatch)},
+                {"combine", dtype_name(m.combine)}};
+  }
   const EngineConfig& e = sc.engine;
   j["engine"] = {{"kind", e.kind},
                  {"framework", e.framework},

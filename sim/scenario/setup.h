@@ -18,6 +18,7 @@ struct Setup {
   PrecisionSpec precision;
   ResolvedPrecision resolved;
   Parallelism parallelism;
+  MoeDeployment moe;  // the `moe:` section: read only with a wide layout (Parallelism::wide())
   EngineConfig engine;
   RouterKind router = RouterKind::least_outstanding;  // parallelism.router, with replicas > 1
 };

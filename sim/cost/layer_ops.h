@@ -1,0 +1,113 @@
+#pragma once
+// The op groups of one transformer layer, shared by the tensor-parallel step
+// (step_cost.cpp) and the wide-EP step (wide_ep_step.cpp): each hands its ops to
+// `put(op, per_layer)` in execution order, so both steps time and sum them the same
+// way. Internal to sim/cost.
+#include <cmath>
+
+#include "cost/kv_size.h"
+#include "cost/op_builders.h"
+#include "cost/step_cost.h"
+
+namespace servesim {
+
+// Norm, QKV projection, rotary, KV write and output projection of every layer over T
+// tokens (the attention over the KV cache itself: attention_ops).
+template <typename Put>
+void CostModel::attention_block_ops(double T, Put& put) const {
+  using ops::elementwise;
+  using ops::gemm;
+  const ModelSpec& m = model_;
+  const ShardShape& s = shard_;
+  const double L = m.layers;
+  const double hidden = static_cast<double>(m.hidden);
+  const double a = act_bytes_;
+  const double heads = s.heads;
+  const bool mla = m.mla.enabled();
+  const double kv_elems = gpu_kv_elements_per_token_layer(m, s);
+  put(elementwise("attn_norm_residual", 2.0 * 4.0 * T * hidden * a * L, 2.0 * L, 2.0 * 5.0 * T * hidden * L, T,
+                  ElementwiseKind::norm),
+      true);
+  if (mla) {
+    const double qk = m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim;
+    const double q_in = m.mla.q_lora_rank > 0 ? m.mla.q_lora_rank : 0.0;
+    // Down-projections (q_a, kv_a) replicated; up-projections (q_b, kv_b) split over TP.
+    const double replicated = hidden * (q_in + m.mla.kv_lora_rank + m.mla.qk_rope_head_dim);
+    const double split = (q_in > 0 ? q_in : hidden) * heads * qk +
+                         static_cast<double>(m.mla.kv_lora_rank) * heads * (m.mla.qk_nope_head_dim + m.mla.v_head_dim);
+    const double params = replicated + split;
+    put(gemm("qkv_proj", T, hidden, params / hidden, L, w_bytes_, a), true);
+  } else {
+    const double n_qkv = (heads + 2.0 * s.kv_heads) * m.head_dim;
+    put(gemm("qkv_proj", T, hidden, n_qkv, L, w_bytes_, a), true);
+  }
+  put(elementwise("rope", 2.0 * T * (heads + s.kv_heads) * m.head_dim * a * L, L,
+                  3.0 * T * (heads + s.kv_heads) * m.head_dim * L, T, ElementwiseKind::rope),
+      true);
+  OpCost kv_write = elementwise("kv_cache_write", T * kv_elems * a * L, L, 0, T);
+  kv_write.kv_bytes = T * kv_elems * kv_bytes_ * L;
+  put(kv_write, true);
+
+  const double d_v = mla ? m.mla.v_head_dim : m.head_dim;
+  put(gemm("o_proj", T, heads * d_v, hidden, L, w_bytes_, a), true);
+}
+
+// The dense MLP of `layers` layers over T tokens (its FFN split over tp).
+template <typename Put>
+void CostModel::dense_mlp_ops(double T, double dense_layers, Put& put) const {
+  using ops::elementwise;
+  using ops::gemm;
+  const double hidden = static_cast<double>(model_.hidden);
+  const double a = act_bytes_;
+  const double gate_up = model_.gated_mlp ? 2.0 : 1.0;
+  const double ffn = static_cast<double>(shard_.ffn);
+  put(gemm("mlp_up", T, hidden, gate_up * ffn, dense_layers, w_bytes_, a), true);
+  put(elementwise("mlp_act", (gate_up + 1.0) * T * ffn * a * dense_layers, dense_layers, 4.0 * T * ffn * dense_layers,
+                  T, ElementwiseKind::act),
+      true);
+  put(gemm("mlp_down", T, ffn, hidden, dense_layers, w_bytes_, a), true);
+}
+
+// The routed experts of `moe_layers` layers on one GPU: `assignments` token-expert
+// pairs over its experts, `touched` of which are hit at least once (each touched
+// expert's weights are read once).
+template <typename Put>
+void CostModel::routed_expert_ops(double assignments, double touched, double moe_layers, Put& put) const {
+  using ops::elementwise;
+  using ops::gemm;
+  const double hidden = static_cast<double>(model_.hidden);
+  const double a = act_bytes_;
+  const double gate_up = model_.gated_mlp ? 2.0 : 1.0;
+  const double effn = static_cast<double>(shard_.expert_ffn);
+  const double per_expert_m = touched > 0 ? assignments / touched : 0.0;
+  OpCost up = gemm("moe_experts_up", per_expert_m, hidden, gate_up * effn, moe_layers, w_bytes_, a);
+  up.flops = moe_layers * 2.0 * assignments * hidden * gate_up * effn;
+  up.weight_bytes = moe_layers * touched * hidden * gate_up * effn * w_bytes_;
+  up.activation_bytes = moe_layers * assignments * (hidden + gate_up * effn) * a;
+  up.count = 2.0 * moe_layers;  // routing/permute + grouped GEMM
+  put(up, true);
+  put(elementwise("moe_act", (gate_up + 1.0) * assignments * effn * a * moe_layers, moe_layers,
+                  4.0 * assignments * effn * moe_layers, assignments, ElementwiseKind::act),
+      true);
+  OpCost down = gemm("moe_experts_down", per_expert_m, effn, hidden, moe_layers, w_bytes_, a);
+  down.flops = moe_layers * 2.0 * assignments * effn * hidden;
+  down.weight_bytes = moe_layers * touched * effn * hidden * w_bytes_;
+  down.activation_bytes = moe_layers * assignments * (effn + hidden) * a;
+  down.count = 2.0 * moe_layers;  // grouped GEMM + weighted combine
+  put(down, true);
+}
+
+// The shared experts of `moe_layers` layers over T tokens (split over tp).
+template <typename Put>
+void CostModel::shared_expert_ops(double T, double moe_layers, Put& put) const {
+  using ops::gemm;
+  const ModelSpec& m = model_;
+  const double hidden = static_cast<double>(m.hidden);
+  const double gate_up = m.gated_mlp ? 2.0 : 1.0;
+  const double sffn = static_cast<double>(m.moe.shared_expert_ffn > 0 ? m.moe.shared_expert_ffn : m.moe.expert_ffn) *
+                      m.moe.shared_experts / par_.tp;
+  put(gemm("moe_shared_up", T, hidden, gate_up * sffn, moe_layers, w_bytes_, act_bytes_), true);
+  put(gemm("moe_shared_down", T, sffn, hidden, moe_layers, w_bytes_, act_bytes_), true);
+}
+
+}  // namespace servesim
