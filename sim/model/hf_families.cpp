@@ -51,6 +51,7 @@ const std::map<std::string, HfFamily>& by_architecture() {
       {"GraniteMoeHybridForCausalLM", HfFamily::granite_hybrid},
       {"MiniMaxM2ForCausalLM", HfFamily::minimax_m2},
       {"Glm4MoeForCausalLM", HfFamily::glm4_moe},
+      {"Glm4vMoeForConditionalGeneration", HfFamily::glm4_moe},
       {"Gemma4ForCausalLM", HfFamily::gemma4},
       {"Gemma4ForConditionalGeneration", HfFamily::gemma4},
   };
@@ -71,7 +72,7 @@ const std::map<std::string, HfFamily>& by_model_type() {
       {"qwen3_5_text", HfFamily::qwen_hybrid}, {"qwen3_5_moe_text", HfFamily::qwen_hybrid},
       {"nemotron_h", HfFamily::nemotron_h}, {"jamba", HfFamily::jamba},
       {"granitemoehybrid", HfFamily::granite_hybrid}, {"minimax_m2", HfFamily::minimax_m2},
-      {"glm4_moe", HfFamily::glm4_moe},    {"gemma4_text", HfFamily::gemma4},
+      {"glm4_moe", HfFamily::glm4_moe},    {"glm4v_moe_text", HfFamily::glm4_moe}, {"gemma4_text", HfFamily::gemma4},
   };
   return m;
 }

@@ -168,8 +168,8 @@ void read_jamba(const JsonFields& f, ModelSpec& m) {
   s.conv_kernel = static_cast<int>(f.integer("mamba_d_conv", 4));
   s.conv_bias = f.boolean("mamba_conv_bias", true);
   // mamba_dt_rank "auto" (the default) is ceil(hidden / 16).
-  const JsonFields::json& dt = f.doc().contains("mamba_dt_rank") ? f.doc()["mamba_dt_rank"] : JsonFields::json();
-  s.dt_rank = dt.is_number_integer() ? dt.get<int>() : static_cast<int>((m.hidden + 15) / 16);
+  const bool dt_given = f.has("mamba_dt_rank") && f.doc()["mamba_dt_rank"].is_number_integer();
+  s.dt_rank = static_cast<int>(dt_given ? f.at_least("mamba_dt_rank", 1) : (m.hidden + 15) / 16);
   s.chunk = 1;  // a sequential selective scan
   s.state_dtype = state_dtype(f, m.native_dtype);
   const std::int64_t experts = f.integer("num_experts", 1);

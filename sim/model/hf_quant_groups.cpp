@@ -32,12 +32,17 @@ constexpr std::array<TensorGroup, kTensorGroups> kGroups = {TensorGroup::attenti
 
 bool has(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
 
+// Module names are short ("model.language_model.layers.12.self_attn.q_proj"); a longer one
+// is not a module name, and std::regex (recursive in libstdc++) is kept away from it.
+constexpr std::size_t kMaxModuleName = 512;
+
 // The group a module name belongs to; nullopt: none of servesim's (router, norm, head, ...).
 std::optional<TensorGroup> group_of(const std::string& raw) {
+  if (raw.size() > kMaxModuleName) return std::nullopt;
   const std::string n = to_lower(raw);
   if (has(n, "lm_head") || has(n, "embed") || has(n, "vision") || has(n, "visual") || has(n, "mm_projector") ||
       has(n, "multi_modal") || has(n, "patch_merge") || has(n, "mtp") || has(n, "norm") || has(n, "router") ||
-      has(n, "e_score") || has(n, "eh_proj"))
+      has(n, "e_score") || has(n, "eh_proj") || has(n, "shared_expert_gate"))  // a 1-wide gate, not the expert
     return std::nullopt;
   if (has(n, "shared_expert")) return TensorGroup::shared_experts;
   if (has(n, "linear_attn") || has(n, "mamba") || has(n, "mixer.in_proj") || has(n, "mixer.out_proj") ||
@@ -59,7 +64,8 @@ std::optional<TensorGroup> group_of(const std::string& raw) {
 
 // The layer index a module name names ("layers.12."), if any.
 std::optional<int> layer_of(const std::string& n) {
-  static const std::regex layer(R"(layers\.(\d+)(\.|\*|$))");
+  if (n.size() > kMaxModuleName) return std::nullopt;
+  static const std::regex layer(R"(layers\.(\d{1,9})(\.|\*|$))");  // at most 9 digits: std::stoi cannot overflow
   std::smatch m;
   if (!std::regex_search(n, m, layer)) return std::nullopt;
   return std::stoi(m[1].str());
@@ -67,7 +73,8 @@ std::optional<int> layer_of(const std::string& n) {
 
 // "model.layers.0*", "model.layers.3.*": a whole layer.
 bool whole_layer(const std::string& n) {
-  static const std::regex whole(R"(layers\.\d+(\*|\.\*)$)");
+  if (n.size() > kMaxModuleName) return false;
+  static const std::regex whole(R"(layers\.\d{1,9}(\*|\.\*)$)");
   return std::regex_search(n, whole);
 }
 

@@ -8,7 +8,10 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "config/catalog_reader.h"
 #include "model/hf_json.h"
@@ -169,4 +172,69 @@ TEST_CASE("models 2026: JSON as Hugging Face writes it", "[hf][models2026]") {
         R"({"s": "Infinity \" NaN", "InfinityX": 1})");
   // Nemotron-H-56B's config.json holds "time_step_limit": [0.0, Infinity].
   CHECK_NOTHROW(load("nemotron-h-56b-base-8k"));
+}
+
+TEST_CASE("models 2026: wrappers and hybrids built from their documented fields", "[hf][models2026]") {
+  // Configs written here from the fields the families document (no published file among the
+  // fixtures): a Mistral 3 wrapper around a "ministral3" text model, and a Granite 4.0-H hybrid.
+  const auto dir = std::filesystem::temp_directory_path() / "servesim-models2026";
+  auto write = [&](const std::string& name, const nlohmann::json& j) {
+    std::filesystem::create_directories(dir / name);
+    std::ofstream((dir / name / "config.json").string()) << j.dump(2) << "\n";
+    return (dir / name).string();
+  };
+  SECTION("Mistral3ForConditionalGeneration reads its text_config by model_type") {
+    // Ministral 3 8B's text shapes (34 layers of 4096, 32 heads, 8 KV heads of 128).
+    const nlohmann::json j = {
+        {"architectures", {"Mistral3ForConditionalGeneration"}},
+        {"model_type", "mistral3"},
+        {"torch_dtype", "bfloat16"},
+        {"text_config",
+         {{"model_type", "ministral3"}, {"hidden_size", 4096}, {"num_hidden_layers", 34}, {"num_attention_heads", 32},
+          {"num_key_value_heads", 8}, {"head_dim", 128}, {"intermediate_size", 14336}, {"vocab_size", 131072},
+          {"max_position_embeddings", 262144}, {"hidden_act", "silu"}, {"tie_word_embeddings", false}}},
+        {"vision_config", {{"hidden_size", 1024}, {"num_hidden_layers", 24}, {"intermediate_size", 4096},
+                           {"patch_size", 14}}}};
+    const ModelSpec m = load_model(write("ministral3", j));
+    CHECK(m.layers == 34);
+    CHECK(!m.moe.enabled());
+    // 34 x (4096 x (4096 + 2 x 1024) + 4096 x 4096 + 3 x 4096 x 14336) + 2 x 131072 x 4096 + norms.
+    CHECK(m.total_params() ==
+          34LL * (4096LL * 6144 + 4096LL * 4096 + 3LL * 4096 * 14336) + 2LL * 131072 * 4096 + (2LL * 34 + 1) * 4096);
+    // The vision encoder, estimated and left out: 24 x (4 x 1024^2 + 2 x 1024 x 4096) + 3 x 14^2 x 1024.
+    CHECK(m.vision_params_estimate == 24LL * (4LL * 1024 * 1024 + 2LL * 1024 * 4096) + 3LL * 14 * 14 * 1024);
+  }
+  SECTION("GraniteMoeHybrid: Mamba-2 layers from layer_types, a shared MLP") {
+    // Granite 4.0-H-Micro's fields: 40 layers, attention on 4 (5, 15, 25, 35), 64 Mamba-2 heads of
+    // 64, d_state 128, one group, conv 4; a shared MLP of 8192, no routed experts.
+    nlohmann::json types = nlohmann::json::array();
+    for (int i = 0; i < 40; ++i) types.push_back(i % 10 == 5 ? "attention" : "mamba");
+    const nlohmann::json j = {{"architectures", {"GraniteMoeHybridForCausalLM"}},
+                              {"model_type", "granitemoehybrid"},
+                              {"hidden_size", 2048},
+                              {"num_hidden_layers", 40},
+                              {"num_attention_heads", 32},
+                              {"num_key_value_heads", 8},
+                              {"intermediate_size", 8192},
+                              {"shared_intermediate_size", 8192},
+                              {"num_local_experts", 0},
+                              {"layer_types", types},
+                              {"mamba_n_heads", 64},
+                              {"mamba_d_head", 64},
+                              {"mamba_d_state", 128},
+                              {"mamba_n_groups", 1},
+                              {"mamba_d_conv", 4},
+                              {"vocab_size", 100352},
+                              {"max_position_embeddings", 131072},
+                              {"tie_word_embeddings", true}};
+    const ModelSpec m = load_model(write("granite-h", j));
+    CHECK(m.state.kind == StateLayers::Kind::mamba2);
+    CHECK(m.state.layers == 36);
+    CHECK(m.attention_layers() == 4);
+    CHECK(m.ffn == 8192);
+    // State per sequence (bf16): 36 x (64 x 64 x 128 x 2 + (64 x 64 + 2 x 128) x 3 x 2).
+    CHECK(m.state_bytes_per_sequence(DType::bf16) == 36.0 * (64.0 * 64 * 128 * 2 + (64.0 * 64 + 2 * 128) * 3 * 2));
+    // KV only in the 4 attention layers: 4 x 2 x 8 x 64 x 2 bytes a token.
+    CHECK(m.kv_bytes_per_token(DType::bf16) == 4.0 * 2 * 8 * 64 * 2);
+  }
 }
