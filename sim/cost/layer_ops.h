@@ -11,45 +11,62 @@
 
 namespace servesim {
 
-// Norm, QKV projection, rotary, KV write and output projection of every layer over T
-// tokens (the attention over the KV cache itself: attention_ops).
+// Norm, QKV projection, rotary, KV write and output projection of every attention layer
+// over T tokens (the attention over the KV cache itself: attention_ops; state layers'
+// mixers: state_token_ops).
 template <typename Put>
 void CostModel::attention_block_ops(double T, Put& put) const {
   using ops::elementwise;
   using ops::gemm;
   const ModelSpec& m = model_;
   const ShardShape& s = shard_;
-  const double L = m.layers;
+  // Layers with attention (all, but for hybrids with state layers), and the norms: one
+  // before each sublayer (attention or state mixer, MLP), two per layer of the usual kind.
+  const double L = m.attention_layers();
+  const double norm_layers = m.sublayers() / 2.0;
   const double hidden = static_cast<double>(m.hidden);
   const double a = act_bytes_;
   const double heads = s.heads;
   const bool mla = m.mla.enabled();
-  const double kv_elems = gpu_kv_elements_per_token_layer(m, s);
-  put(elementwise("attn_norm_residual", 2.0 * 4.0 * T * hidden * a * L, 2.0 * L, 2.0 * 5.0 * T * hidden * L, T,
-                  ElementwiseKind::norm),
-      true);
-  if (mla) {
-    const double qk = m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim;
-    const double q_in = m.mla.q_lora_rank > 0 ? m.mla.q_lora_rank : 0.0;
-    // Down-projections (q_a, kv_a) replicated; up-projections (q_b, kv_b) split over TP.
-    const double replicated = hidden * (q_in + m.mla.kv_lora_rank + m.mla.qk_rope_head_dim);
-    const double split = (q_in > 0 ? q_in : hidden) * heads * qk +
-                         static_cast<double>(m.mla.kv_lora_rank) * heads * (m.mla.qk_nope_head_dim + m.mla.v_head_dim);
-    const double params = replicated + split;
-    put(gemm("qkv_proj", T, hidden, params / hidden, L, w_bytes_, a), true);
-  } else {
-    const double n_qkv = (heads + 2.0 * s.kv_heads) * m.head_dim;
-    put(gemm("qkv_proj", T, hidden, n_qkv, L, w_bytes_, a), true);
+  // Widths per attention layer: Gemma 4's global and local layers differ (the mean over the
+  // layers prices the same FLOPs and bytes); a query gate doubles q_proj's output.
+  const double q_out = m.attention_output_gate ? 2.0 : 1.0;
+  double kv_elems = gpu_kv_elements_per_token_layer(m, s);
+  double n_qkv = (heads * q_out + 2.0 * s.kv_heads) * m.head_dim;
+  double n_rope = (heads + s.kv_heads) * m.head_dim;
+  double d_o = heads * (mla ? m.mla.v_head_dim : m.head_dim);
+  if (m.mixed_attention_shapes() && L > 0) {
+    const double g = m.global_attention_layers(), l = m.local.enabled() ? m.local.layers : 0;
+    auto mean = [&](double global, double local) { return (g * global + l * local) / L; };
+    const double kv_g = gpu_kv_heads_of(m, s, true), hd_g = m.head_dim_of(true);
+    const double kv_l = gpu_kv_heads_of(m, s, false), hd_l = m.head_dim_of(false);
+    kv_elems = mean(gpu_kv_elements_per_token_layer(m, s, true), gpu_kv_elements_per_token_layer(m, s, false));
+    n_qkv = mean((heads * q_out + (m.global_k_eq_v ? 1.0 : 2.0) * kv_g) * hd_g, (heads * q_out + 2.0 * kv_l) * hd_l);
+    n_rope = mean((heads + kv_g) * hd_g, (heads + kv_l) * hd_l);
+    d_o = mean(heads * hd_g, heads * hd_l);
   }
-  put(elementwise("rope", 2.0 * T * (heads + s.kv_heads) * m.head_dim * a * L, L,
-                  3.0 * T * (heads + s.kv_heads) * m.head_dim * L, T, ElementwiseKind::rope),
+  put(elementwise("attn_norm_residual", 2.0 * 4.0 * T * hidden * a * norm_layers, 2.0 * norm_layers,
+                  2.0 * 5.0 * T * hidden * norm_layers, T, ElementwiseKind::norm),
       true);
-  OpCost kv_write = elementwise("kv_cache_write", T * kv_elems * a * L, L, 0, T);
-  kv_write.kv_bytes = T * kv_elems * kv_bytes_ * L;
-  put(kv_write, true);
-
-  const double d_v = mla ? m.mla.v_head_dim : m.head_dim;
-  put(gemm("o_proj", T, heads * d_v, hidden, L, w_bytes_, a), true);
+  if (L > 0) {
+    if (mla) {
+      const double qk = m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim;
+      const double q_in = m.mla.q_lora_rank > 0 ? m.mla.q_lora_rank : 0.0;
+      // Down-projections (q_a, kv_a) replicated; up-projections (q_b, kv_b) split over TP.
+      const double replicated = hidden * (q_in + m.mla.kv_lora_rank + m.mla.qk_rope_head_dim);
+      const double split = (q_in > 0 ? q_in : hidden) * heads * qk +
+                           static_cast<double>(m.mla.kv_lora_rank) * heads * (m.mla.qk_nope_head_dim + m.mla.v_head_dim);
+      const double params = replicated + split;
+      put(gemm("qkv_proj", T, hidden, params / hidden, L, w_attention_, a), true);
+    } else {
+      put(gemm("qkv_proj", T, hidden, n_qkv, L, w_attention_, a), true);
+    }
+    put(elementwise("rope", 2.0 * T * n_rope * a * L, L, 3.0 * T * n_rope * L, T, ElementwiseKind::rope), true);
+    OpCost kv_write = elementwise("kv_cache_write", T * kv_elems * a * L, L, 0, T);
+    kv_write.kv_bytes = T * kv_elems * kv_bytes_ * L;
+    put(kv_write, true);
+    put(gemm("o_proj", T, d_o, hidden, L, w_attention_, a), true);
+  }
 }
 
 // The dense MLP of `layers` layers over T tokens (its FFN split over tp).
@@ -61,40 +78,44 @@ void CostModel::dense_mlp_ops(double T, double dense_layers, Put& put) const {
   const double a = act_bytes_;
   const double gate_up = model_.gated_mlp ? 2.0 : 1.0;
   const double ffn = static_cast<double>(shard_.ffn);
-  put(gemm("mlp_up", T, hidden, gate_up * ffn, dense_layers, w_bytes_, a), true);
+  put(gemm("mlp_up", T, hidden, gate_up * ffn, dense_layers, w_dense_, a), true);
   put(elementwise("mlp_act", (gate_up + 1.0) * T * ffn * a * dense_layers, dense_layers, 4.0 * T * ffn * dense_layers,
                   T, ElementwiseKind::act),
       true);
-  put(gemm("mlp_down", T, ffn, hidden, dense_layers, w_bytes_, a), true);
+  put(gemm("mlp_down", T, ffn, hidden, dense_layers, w_dense_, a), true);
 }
 
 // The routed experts of `moe_layers` layers on one GPU: `assignments` token-expert
 // pairs over its experts, `touched` of which are hit at least once (each touched
-// expert's weights are read once).
+// expert's weights are read once); with a latent MoE (Nemotron-3) the experts run at the
+// latent width and the T tokens are projected back after them (the projection in:
+// tokens_ops).
 template <typename Put>
-void CostModel::routed_expert_ops(double assignments, double touched, double moe_layers, Put& put) const {
+void CostModel::routed_expert_ops(double T, double assignments, double touched, double moe_layers, Put& put) const {
   using ops::elementwise;
   using ops::gemm;
   const double hidden = static_cast<double>(model_.hidden);
+  const double width = model_.moe.latent > 0 ? static_cast<double>(model_.moe.latent) : hidden;
   const double a = act_bytes_;
   const double gate_up = model_.gated_mlp ? 2.0 : 1.0;
   const double effn = static_cast<double>(shard_.expert_ffn);
   const double per_expert_m = touched > 0 ? assignments / touched : 0.0;
-  OpCost up = gemm("moe_experts_up", per_expert_m, hidden, gate_up * effn, moe_layers, w_bytes_, a);
-  up.flops = moe_layers * 2.0 * assignments * hidden * gate_up * effn;
-  up.weight_bytes = moe_layers * touched * hidden * gate_up * effn * w_bytes_;
-  up.activation_bytes = moe_layers * assignments * (hidden + gate_up * effn) * a;
+  OpCost up = gemm("moe_experts_up", per_expert_m, width, gate_up * effn, moe_layers, w_experts_, a);
+  up.flops = moe_layers * 2.0 * assignments * width * gate_up * effn;
+  up.weight_bytes = moe_layers * touched * width * gate_up * effn * w_experts_;
+  up.activation_bytes = moe_layers * assignments * (width + gate_up * effn) * a;
   up.count = 2.0 * moe_layers;  // routing/permute + grouped GEMM
   put(up, true);
   put(elementwise("moe_act", (gate_up + 1.0) * assignments * effn * a * moe_layers, moe_layers,
                   4.0 * assignments * effn * moe_layers, assignments, ElementwiseKind::act),
       true);
-  OpCost down = gemm("moe_experts_down", per_expert_m, effn, hidden, moe_layers, w_bytes_, a);
-  down.flops = moe_layers * 2.0 * assignments * effn * hidden;
-  down.weight_bytes = moe_layers * touched * effn * hidden * w_bytes_;
-  down.activation_bytes = moe_layers * assignments * (effn + hidden) * a;
+  OpCost down = gemm("moe_experts_down", per_expert_m, effn, width, moe_layers, w_experts_, a);
+  down.flops = moe_layers * 2.0 * assignments * effn * width;
+  down.weight_bytes = moe_layers * touched * effn * width * w_experts_;
+  down.activation_bytes = moe_layers * assignments * (effn + width) * a;
   down.count = 2.0 * moe_layers;  // grouped GEMM + weighted combine
   put(down, true);
+  if (model_.moe.latent > 0) put(gemm("moe_latent_out", T, width, hidden, moe_layers, w_experts_, a), true);
 }
 
 // The shared experts of `moe_layers` layers over T tokens (split over tp).
@@ -106,8 +127,8 @@ void CostModel::shared_expert_ops(double T, double moe_layers, Put& put) const {
   const double gate_up = m.gated_mlp ? 2.0 : 1.0;
   const double sffn = static_cast<double>(m.moe.shared_expert_ffn > 0 ? m.moe.shared_expert_ffn : m.moe.expert_ffn) *
                       m.moe.shared_experts / par_.tp;
-  put(gemm("moe_shared_up", T, hidden, gate_up * sffn, moe_layers, w_bytes_, act_bytes_), true);
-  put(gemm("moe_shared_down", T, sffn, hidden, moe_layers, w_bytes_, act_bytes_), true);
+  put(gemm("moe_shared_up", T, hidden, gate_up * sffn, moe_layers, w_shared_, act_bytes_), true);
+  put(gemm("moe_shared_down", T, sffn, hidden, moe_layers, w_shared_, act_bytes_), true);
 }
 
 }  // namespace servesim

@@ -54,23 +54,31 @@ CostModel::CostModel(GpuSpec gpu, ModelSpec model, ResolvedPrecision precision, 
   peak_attention_ = gpu_.supports(DType::bf16) ? gpu_.peak(DType::bf16) : gpu_.peak(DType::fp16);
   act_bytes_ = dtype_bytes(precision_.activation_storage);
   w_bytes_ = model_.weight_element_bytes(precision_.weights);  // with group scales of a quantized checkpoint
+  w_attention_ = model_.weight_element_bytes(precision_.weights, TensorGroup::attention);
+  w_dense_ = model_.weight_element_bytes(precision_.weights, TensorGroup::dense_mlp);
+  w_experts_ = model_.weight_element_bytes(precision_.weights, TensorGroup::experts);
+  w_shared_ = model_.weight_element_bytes(precision_.weights, TensorGroup::shared_experts);
+  w_state_ = model_.weight_element_bytes(precision_.weights, TensorGroup::state_layers);
   kv_bytes_ = dtype_bytes(precision_.kv_cache);
   attention_s_per_flop_ = 1.0 / (peak_attention_ * gpu_.efficiency.attention_compute);
   attention_s_per_byte_ = 1.0 / (gpu_.memory_bandwidth * gpu_.efficiency.attention_memory);
+  attention_s_per_flop8_ =
+      gpu_.supports(DType::fp8) ? 1.0 / (gpu_.peak(DType::fp8) * gpu_.efficiency.attention_compute) : attention_s_per_flop_;
+  has_layer_kinds_ = model_.state.enabled() || model_.indexer.enabled();
   // Attention rates (see attention_ops for the shapes). Prefill: scores over (d_qk =
   // head_dim; MLA prefill runs as plain MHA with nope+rope key dims) and values over
   // d_v. Decode: MLA absorbs the up-projection, so scores run over the latent
   // (kv_lora + rope) and values over kv_lora.
   const ModelSpec& m = model_;
   // With local attention the rates below are the global layers' and a second set the
-  // local layers' (the same shapes over fewer layers each).
+  // local layers' (the same shapes over fewer layers each; Gemma 4's global layers have
+  // their own head width and KV heads). Layers without attention (state layers) have none.
   has_local_ = m.local.enabled();
-  double L = has_local_ ? m.layers - m.local.layers : m.layers;
+  double L = has_local_ ? m.global_attention_layers() : m.attention_layers();
   const double heads = shard_.heads;
   const bool mla = m.mla.enabled();
-  const double kv_elems = gpu_kv_elements_per_token_layer(m, shard_);
   const double d_v = mla ? m.mla.v_head_dim : m.head_dim;
-  auto rates = [&](double d_qk, double d_out) {
+  auto rates = [&](double d_qk, double d_out, double kv_elems) {
     AttentionRates r;
     r.flops_per_pair = 2.0 * heads * (d_qk + d_out) * L;
     r.act_bytes_per_query = heads * (d_qk + d_out) * act_bytes_ * L;
@@ -80,15 +88,23 @@ CostModel::CostModel(GpuSpec gpu, ModelSpec model, ResolvedPrecision precision, 
     r.naive_bytes_per_entry = attention_ == AttentionKernel::naive ? 4.0 * heads * act_bytes_ * L : 0.0;
     return r;
   };
-  prefill_rates_ = rates(m.head_dim, d_v);
-  decode_rates_ = mla ? rates(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim, m.mla.kv_lora_rank)
-                      : rates(m.head_dim, m.head_dim);
-  if (has_local_) {  // validate_model refuses local attention with MLA
+  const double kv_global = gpu_kv_elements_per_token_layer(m, shard_, true);
+  const double hd_global = m.head_dim_of(true);
+  prefill_rates_ = rates(mla ? m.head_dim : hd_global, mla ? d_v : hd_global, kv_global);
+  decode_rates_ = mla ? rates(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim, m.mla.kv_lora_rank, kv_global)
+                      : rates(hd_global, hd_global, kv_global);
+  if (has_local_) {
     L = m.local.layers;
-    local_prefill_rates_ = rates(m.head_dim, d_v);
-    local_decode_rates_ = rates(m.head_dim, m.head_dim);
+    const double kv_local = gpu_kv_elements_per_token_layer(m, shard_, false);
+    if (mla) {  // top-k sparse MLA (DSA): prefill and decode both run on the latent (FlashMLA's sparse kernels)
+      local_prefill_rates_ = rates(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim, m.mla.kv_lora_rank, kv_local);
+      local_decode_rates_ = local_prefill_rates_;
+    } else {
+      local_prefill_rates_ = rates(m.head_dim, d_v, kv_local);
+      local_decode_rates_ = rates(m.head_dim, m.head_dim, kv_local);
+    }
   }
-  attention_kernels_ = (attention_ == AttentionKernel::naive ? 4.0 : 1.0) * m.layers;
+  attention_kernels_ = (attention_ == AttentionKernel::naive ? 4.0 : 1.0) * m.attention_layers();
   if (par_.wide()) init_wide();
 }
 
@@ -107,7 +123,7 @@ void CostModel::finish_op(OpCost& op) const {
     }
     case OpKind::attention:
       // Shared with attention_part, which must give the same numbers bit for bit.
-      op.compute_time = op.flops * attention_s_per_flop_;
+      op.compute_time = op.flops * (op.fp8_math ? attention_s_per_flop8_ : attention_s_per_flop_);
       op.memory_time = op.bytes() * attention_s_per_byte_;
       break;
     case OpKind::elementwise: {
@@ -192,7 +208,9 @@ CostPart CostModel::tokens_ops(double T, std::vector<OpCost>* ops) const {
   const Efficiency& eff = gpu_.efficiency;
   const ModelSpec& m = model_;
   const ShardShape& s = shard_;
-  const double L = m.layers;
+  // The norms: one before each sublayer (attention or state mixer, MLP), two per layer of
+  // the usual kind; one all-reduce after each sublayer.
+  const double norm_layers = m.sublayers() / 2.0;
   const double hidden = static_cast<double>(m.hidden);
   const double a = act_bytes_;
   auto put = [&](OpCost op, bool per_layer) { emit(op, per_layer, part, ops); };
@@ -200,28 +218,33 @@ CostPart CostModel::tokens_ops(double T, std::vector<OpCost>* ops) const {
   // ---- per step, before the layers ----
   put(elementwise("embedding", 2.0 * T * hidden * a, 1, 0, T), false);
 
-  // ---- attention block, every layer (attention itself: attention_ops) ----
+  // ---- attention block, every attention layer (attention itself: attention_ops) ----
   attention_block_ops(T, put);
+  if (has_layer_kinds_) state_token_ops(T, part, ops);
   if (par_.tp > 1) {
     const double msg = T * hidden * a;
-    // Two per layer: after the attention output projection and after the MLP.
-    put(comm("tp_allreduce", msg, allreduce_time(msg, par_.tp, tp_link_, eff.comm_bandwidth), 2.0 * L), true);
+    // One after each sublayer's output projection: attention (or state mixer), MLP.
+    const double reduces = 2.0 * norm_layers;
+    put(comm("tp_allreduce", msg, allreduce_time(msg, par_.tp, tp_link_, eff.comm_bandwidth), reduces), true);
   }
 
   // ---- MLP block: dense layers and MoE layers ----
-  const double dense_layers = L - m.moe_layers();
+  const double dense_layers = m.dense_mlp_layers();
   if (dense_layers > 0) dense_mlp_ops(T, dense_layers, put);
   const double moe_layers = m.moe_layers();
   if (moe_layers > 0) {
     const double E = m.moe.num_experts;
     const double k = m.moe.experts_per_token;
     put(gemm("moe_router", T, hidden, E, moe_layers, act_bytes_, a), true);
+    // Nemotron-3's latent MoE: the experts run at the latent width, between two projections.
+    const double width = m.moe.latent > 0 ? static_cast<double>(m.moe.latent) : hidden;
+    if (m.moe.latent > 0) put(gemm("moe_latent_in", T, hidden, width, moe_layers, w_experts_, a), true);
     // Token-expert assignments handled by this GPU, and how many of its experts are
     // touched at least once (each expert's weights are read once if touched).
     const double assignments = T * k / par_.ep;
     const double local_experts = s.experts;
     const double touched = local_experts * (1.0 - std::pow(1.0 - k / E, T));
-    routed_expert_ops(assignments, touched, moe_layers, put);
+    routed_expert_ops(T, assignments, touched, moe_layers, put);
     if (m.moe.shared_experts > 0) shared_expert_ops(T, moe_layers, put);
   }
 
@@ -290,6 +313,7 @@ CostPart CostModel::attention_ops(const BatchSummary& b, std::vector<OpCost>* op
     attention("attention_decode", decode_rates_, local_decode_rates_, b.decode_kv_tokens,
               static_cast<double>(b.decode_seqs), b.decode_kv_tokens, b.decode_kv_tokens, b.decode_local_kv_tokens,
               b.decode_local_kv_tokens);
+  if (has_layer_kinds_) state_batch_ops(b, part, ops);
   return part;
 }
 
@@ -298,7 +322,10 @@ CostPart CostModel::attention_part(const BatchSummary& b) const {
   // order (so the totals match breakdown() bit for bit), without an OpCost. The
   // full-attention path is the hot one: local attention's terms are added only in
   // attention_sum<true>.
-  return has_local_ ? attention_sum<true>(b) : attention_sum<false>(b);
+  if (!has_layer_kinds_) return has_local_ ? attention_sum<true>(b) : attention_sum<false>(b);
+  CostPart part = has_local_ ? attention_sum<true>(b) : attention_sum<false>(b);
+  state_batch_ops(b, part, nullptr);  // the same ops in the same order as attention_ops
+  return part;
 }
 
 template <bool Local>

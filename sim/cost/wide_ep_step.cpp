@@ -57,6 +57,17 @@ double ceil_div(double x, double d) { return std::ceil(x / d); }
 void CostModel::init_wide() {
   wide_ = true;
   layout_ = resolve_layout(par_, gpu_);
+  // Not modelled in wide layouts, so refused rather than priced wrong: state layers (their
+  // mixers are not split into the wide step's parts) and a latent MoE (its dispatch would
+  // move latent-width tokens).
+  if (has_layer_kinds_)
+    throw Error(fmt::format("{}: attention_dp > 1 or ep > 1 with state layers or a sparse-attention indexer is not "
+                            "modelled; use tensor parallelism (attention_dp = 1, ep = 1)",
+                            model_.name));
+  if (model_.moe.latent > 0)
+    throw Error(fmt::format("{}: attention_dp > 1 or ep > 1 with a latent MoE (moe.latent) is not modelled; use "
+                            "tensor parallelism (attention_dp = 1, ep = 1)",
+                            model_.name));
   if (layout_.ep_crosses_network() && !(gpu_.inter_node.bandwidth > 0))
     throw Error(fmt::format("ep={} spans {} nodes of {} GPUs but {} gives no inter_node network "
                             "(hardware.interconnect.inter_node.bandwidth)",
@@ -198,7 +209,7 @@ WideParts CostModel::wide_parts(const WideLoad& w, std::vector<OpCost>* ops) con
       emit(op, per_layer, parts.moe, ops);
       if (name == "moe_experts_down" || name == "moe_shared_up" || name == "moe_shared_down") overlappable += op.time;
     };
-    routed_expert_ops(assignments, touched, Lm, put_expert);
+    routed_expert_ops(T, assignments, touched, Lm, put_expert);
     if (m.moe.shared_experts > 0) shared_expert_ops(T, Lm, put_expert);
     const AllToAllKernel& kernel = w.prefill ? *prefill_a2a_ : *decode_a2a_;
     const TokenCopies& copies = w.prefill ? prefill_copies_ : decode_copies_;
