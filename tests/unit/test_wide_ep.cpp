@@ -152,9 +152,18 @@ TEST_CASE("wide EP: the busiest expert GPU under a given skew", "[wide_ep]") {
   CHECK(hottest_gpu_ratio(pop, 2, 2, ExpertBalancer::none) == Approx(1.2));
   // EPLB without spare slots packs 0.4 alone first, then 0.2s: GPU 0 gets 0.4 + 0.2 = 0.6.
   CHECK(hottest_gpu_ratio(pop, 2, 2, ExpertBalancer::eplb) == Approx(1.2));
-  // Two redundant slots (3 per GPU): expert 0 is split in two copies of 0.2, then expert 1
-  // (the first of the 0.2s) in two of 0.1; slots 0.2 x 4 + 0.1 x 2 pack to 0.5 each: 1.0.
-  CHECK(hottest_gpu_ratio(pop, 2, 3, ExpertBalancer::eplb) == Approx(1.0));
+  // Two redundant slots (3 per GPU): EPLB gives each new copy to the expert of the largest
+  // load per copy, the first such expert on a tie (github deepseek-ai/EPLB eplb.py,
+  // replicate_experts: (weight / logcnt).max(dim=-1).indices). First 0.4 > 0.2: expert 0
+  // gets a 2nd copy; then 0.4/2 = 0.2 ties the others and expert 0 wins again: copies
+  // (3, 1, 1, 1), slots 0.2 x 3 and 0.4/3 x 3. Packing, heaviest first onto the lightest
+  // GPU with room: GPU 0 gets 0.2 + 0.2 + 0.4/3 = 8/15, GPU 1 0.2 + 0.4/3 + 0.4/3 = 7/15
+  // (the best any split of these slots 3 + 3 can do): 8/15 over the mean 1/2 = 16/15.
+  CHECK(hottest_gpu_ratio(pop, 2, 3, ExpertBalancer::eplb) == Approx(16.0 / 15.0));
+  // Six redundant slots (5 per GPU): loads per copy go (0.4, .2, .2, .2) -> expert 0 ->
+  // (.2, .2, .2, .2) -> expert 0 (tie) -> (.4/3, .2, .2, .2) -> experts 1, 2, 3 in turn ->
+  // (.4/3, .1, .1, .1) -> expert 0: copies (4, 2, 2, 2), ten slots of 0.1, five per GPU: 1.0.
+  CHECK(hottest_gpu_ratio(pop, 2, 5, ExpertBalancer::eplb) == Approx(1.0));
   CHECK(hottest_gpu_ratio(pop, 2, 2, ExpertBalancer::perfect) == 1.0);
 
   // No skew: every layer's hottest GPU expects the mean, and the noise of T k pairs over

@@ -10,6 +10,7 @@
 #include "engine/step_cost_cache.h"
 #include "metrics/summary_json.h"
 #include "run/simulation.h"
+#include "scenario/disaggregation.h"
 #include "test_sim_helpers.h"
 
 using namespace servesim;
