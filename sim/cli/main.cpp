@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   servesim::cli::register_planning(app);
   servesim::cli::register_describe(app);
   servesim::cli::register_report(app);
+  servesim::cli::register_llama_bench(app);
   servesim::install_interrupt_handler();
   int code = servesim::kExitOk;
   try {

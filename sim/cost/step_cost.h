@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cost/batch.h"
+#include "cost/ggml_kernels.h"
 #include "cost/parallelism.h"
 #include "cost/precision.h"
 #include "hardware/gpu_spec.h"
@@ -72,8 +73,10 @@ struct StepCost : StepTotals {
 
 class CostModel {
  public:
+  // `ggml`: the weight matrices run on a ggml back end's kernels (llama.cpp; cost/ggml_kernels.h)
+  // instead of the roofline's tensor-core GEMMs; off by default.
   CostModel(GpuSpec gpu, ModelSpec model, ResolvedPrecision precision, Parallelism par,
-            AttentionKernel attention = AttentionKernel::flash);
+            AttentionKernel attention = AttentionKernel::flash, GgmlKernels ggml = {});
 
   // An empty batch for this model: its local attention set, so that add() keeps the
   // local layers' sums (a local-attention model refuses a batch built without it).
@@ -106,6 +109,7 @@ class CostModel {
   const Parallelism& parallelism() const { return par_; }
   const ShardShape& shard() const { return shard_; }
   AttentionKernel attention_kernel() const { return attention_; }
+  const GgmlKernels& ggml_kernels() const { return ggml_; }
   // Peak FLOP/s of the compute precision, per GPU (for MFU).
   double peak_flops() const { return peak_compute_; }
 
@@ -122,6 +126,9 @@ class CostModel {
   ResolvedPrecision precision_;
   Parallelism par_;
   AttentionKernel attention_;
+  GgmlKernels ggml_;
+  bool ggml_quantized_ = false;  // the GGUF file's matrices are a quantized ggml type
+  bool ggml_amx_ = false;        // ... one llama.cpp repacks for AMX
   ShardShape shard_;
   Link tp_link_;
   Link pp_link_;
@@ -129,7 +136,8 @@ class CostModel {
   bool eight_bit_compute_ = false;  // fp8 / int8 tensor compute: Efficiency::gemm_8bit_compute_ratio applies
   double peak_attention_ = 0;  // FLOP/s for attention (16-bit)
   double act_bytes_ = 2;       // bytes per activation element
-  double w_bytes_ = 2;         // bytes per weight element
+  double w_bytes_ = 2;         // bytes per weight element of the layers' matrices
+  double lm_head_bytes_ = 2;   // ... of the LM head (16-bit unless a GGUF file quantizes it)
   double kv_bytes_ = 2;        // bytes per KV element
   // Attention per unit of work (attention_ops), precomputed for attention_part: FLOPs
   // per query-key pair, activation bytes per query token and KV bytes per cached
