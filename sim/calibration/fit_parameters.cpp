@@ -131,7 +131,7 @@ std::vector<ConfigEdit> parameter_edits(const std::vector<FitParameter>& params,
   // A value of "v us" is read as v * 1e-6 s (util/units.cpp), so v * 1e-6 here is the
   // same double a --set written with the round-trip digits of v would give.
   for (std::size_t i = 0; i < params.size(); ++i)
-    out.push_back(number_edit(params[i].key, values[i] * seconds_per_unit(params[i].unit)));
+    out.push_back(number_edit(params[i].key, values[i] * seconds_per_unit(params[i].unit), "fitted value"));
   return out;
 }
 

@@ -14,6 +14,7 @@
 #include "config/yaml_text.h"
 #include "uncertainty/bands.h"
 #include "uncertainty/coverage.h"
+#include "util/json_file.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/paths.h"
@@ -33,11 +34,7 @@ struct Args {
 const char* kMetrics[] = {"ttft_mean", "ttft_p90", "ttft_p99", "tpot_mean", "e2e_mean", "e2e_p90", "e2e_p99"};
 
 nlohmann::json read_json(const std::string& path) {
-  try {
-    return nlohmann::json::parse(read_text_file(path));
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(fmt::format("{}: not valid JSON ({})", path, e.what()));
-  }
+  return read_json_file(path);
 }
 
 // The architecture of a catalog GPU (hardware/<gpu>.yaml `architecture:`): its family.

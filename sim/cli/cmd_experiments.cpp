@@ -1,6 +1,7 @@
 // `servesim validate-experiments [FILE] [--set K=V]... [--sharing cycled|groups] [--only KEY] [--json] [--out DIR]`:
 // replays the measured vLLM serving experiments and reports the error of each metric.
 #include <fmt/format.h>
+#include <optional>
 
 #include <algorithm>
 #include <cmath>
@@ -11,8 +12,10 @@
 #include "cli/commands.h"
 #include "planning/progress.h"
 #include "util/atomic_file.h"
+#include "util/output_dir.h"
 #include "util/error.h"
 #include "util/paths.h"
+#include "util/untrusted_text.h"
 #include "config/config_map.h"
 #include "config/edits.h"
 #include "config/yaml_text.h"
@@ -44,7 +47,8 @@ double median(std::vector<double> v) {
 }
 
 void run(const Args& a) {
-  if (!a.out.empty()) check_output_dir(a.out, "--out");  // before the replays, not after
+  std::optional<OutputDir> out;  // checked before the replays, not after
+  if (!a.out.empty()) out.emplace(a.out, "--out");
   const std::string file = a.file.empty() ? data_root() + "/data/serving/vllm_serving_experiments.json" : a.file;
   const auto experiments = load_vllm_experiments(file);
   const PromptSharing sharing = a.sharing == "groups" ? PromptSharing::groups : PromptSharing::cycled;
@@ -78,7 +82,7 @@ void run(const Args& a) {
     if (!a.profiles.empty()) {
       const std::string profile = a.profiles + "/" + e.gpu + "-vllm.yaml";
       if (file_exists(profile)) {
-        sets.push_back(text_edit("hardware.gpu", profile));  // a path, never re-parsed
+        sets.push_back(text_edit("hardware.gpu", profile, "--profiles"));  // a path, never re-parsed
         // Engine-side settings fitted together with the profile (e.g. frontend latency).
         const ConfigNode doc = load_yaml_file(profile);
         const ConfigNode* cal = doc.is_map() ? doc.find("calibration") : nullptr;
@@ -106,7 +110,8 @@ void run(const Args& a) {
       const double err = pct_err(p, m);
       row[metrics[i]] = {{"measured_ms", m}, {"predicted_ms", p}, {"error_pct", err}};
       if (m > 0) abs_err[static_cast<std::size_t>(i)].push_back(std::fabs(err));
-      csv += fmt::format("{},{},{},{},{},{},{:.3f},{:.3f},{:.2f}\n", e.key, e.gpu, e.model, e.tp, e.workload, metrics[i], m, p,
+      csv += fmt::format("{},{},{},{},{},{},{:.3f},{:.3f},{:.2f}\n", csv_cell(e.key), csv_cell(e.gpu), csv_cell(e.model), e.tp,
+                         csv_cell(e.workload), metrics[i], m, p,
                          err);
     }
     rows.push_back(row);
@@ -123,7 +128,8 @@ void run(const Args& a) {
   nlohmann::json med;
   for (int i = 0; i < 7; ++i) med[metrics[i]] = median(abs_err[static_cast<std::size_t>(i)]);
   if (!a.out.empty()) {
-    write_file_atomically(a.out + "/experiments_errors.csv", csv);
+    out->write("experiments_errors.csv", csv);
+    out->commit();
   }
   if (a.json) {
     std::cout << nlohmann::json{{"experiments", rows}, {"median_abs_error_pct", med}}.dump(2) << "\n";

@@ -41,20 +41,22 @@ void print_ops(const std::string& title, const StepCost& c) {
 // colon stays one string), degrees as numbers. Applied before --set, which wins.
 std::vector<ConfigEdit> flag_edits(const InspectArgs& a) {
   std::vector<ConfigEdit> edits;
-  auto text = [&](const char* key, const std::string& v) {
-    if (!v.empty()) edits.push_back(text_edit(key, v));
+  // Each named after its flag, so an error says "--model: ..." (not "--set") when
+  // that is what the user typed.
+  auto text = [&](const char* key, const std::string& v, const char* flag) {
+    if (!v.empty()) edits.push_back(text_edit(key, v, flag));
   };
-  auto degree = [&](const char* key, int v) {
-    if (v) edits.push_back(number_edit(key, v));
+  auto degree = [&](const char* key, int v, const char* flag) {
+    if (v) edits.push_back(number_edit(key, v, flag));
   };
-  text("hardware.gpu", a.gpu);
-  text("model.name", a.model);
-  text("model.weights", a.weights);
-  text("model.activations", a.activations);
-  text("model.kv_cache", a.kv_cache);
-  degree("parallelism.tp", a.tp);
-  degree("parallelism.pp", a.pp);
-  degree("parallelism.ep", a.ep);
+  text("hardware.gpu", a.gpu, "--gpu");
+  text("model.name", a.model, "--model");
+  text("model.weights", a.weights, "--weights");
+  text("model.activations", a.activations, "--activations");
+  text("model.kv_cache", a.kv_cache, "--kv-cache");
+  degree("parallelism.tp", a.tp, "--tp");
+  degree("parallelism.pp", a.pp, "--pp");
+  degree("parallelism.ep", a.ep, "--ep");
   return edits;
 }
 
@@ -64,7 +66,7 @@ void run_inspect(const InspectArgs& a) {
   apply_edits(doc, parse_edits(a.sets));
   // The same top-level keys as `run` accepts; the workload and SLOs are not read.
   const InspectBatches batches{a.prefill_batch, a.prefill_len, a.decode_batch, a.decode_context};
-  const InspectReport report = inspect_setup(doc, a.scenario.empty() ? "--flags" : a.scenario, batches);
+  const InspectReport report = inspect_setup(doc, a.scenario, batches);
   if (doc.is_map() && doc.find("disaggregation"))
     std::cerr << "note: inspect shows the scenario's top-level (co-located) setup, not its disaggregation pools; "
                  "inspect a pool by setting its values (--set hardware.gpu=... --set parallelism.tp=...), and see "
@@ -95,10 +97,15 @@ void run_inspect(const InspectArgs& a) {
                m.weight_element_bytes(m.native_dtype));
   fmt::print("\nmemory per GPU ({} total, gpu_memory_utilization {}):\n", format_bytes(plan.capacity),
              setup.engine.gpu_memory_utilization);
-  fmt::print("  weights            {:>10}\n  activations        {:>10}\n  runtime overhead   {:>10}\n"
-             "  KV cache           {:>10}  ({} per token per GPU, block {} tokens)\n",
-             format_bytes(plan.weights), format_bytes(plan.activations), format_bytes(plan.runtime_overhead),
-             format_bytes(plan.kv_bytes), format_bytes(plan.kv_bytes_per_token), setup.engine.block_size);
+  fmt::print("  weights            {:>10}\n  activations        {:>10}\n  runtime overhead   {:>10}\n",
+             format_bytes(plan.weights), format_bytes(plan.activations), format_bytes(plan.runtime_overhead));
+  // Nothing left is said as such: a negative size would read as a (strange) amount of KV.
+  if (plan.kv_bytes > 0)
+    fmt::print("  KV cache           {:>10}  ({} per token per GPU, block {} tokens)\n", format_bytes(plan.kv_bytes),
+               format_bytes(plan.kv_bytes_per_token), setup.engine.block_size);
+  else
+    fmt::print("  KV cache           {:>10}  (nothing left: the rest exceeds the budget by {}; {} per token per GPU)\n",
+               "none", format_bytes(-plan.kv_bytes), format_bytes(plan.kv_bytes_per_token));
   fmt::print("  {}\n", plan.verdict);
   print_ops(fmt::format("prefill batch {} x {} tokens", a.prefill_batch, a.prefill_len), report.prefill);
   print_ops(fmt::format("decode batch {} at context {}", a.decode_batch, a.decode_context), report.decode);

@@ -17,6 +17,7 @@
 #include "planning/plan.h"
 #include "planning/progress.h"
 #include "util/atomic_file.h"
+#include "util/output_dir.h"
 #include "util/error.h"
 #include "util/interrupt.h"
 
@@ -59,7 +60,8 @@ void run(const PlanArgs& a) {
   o.tolerance = a.tolerance;
   read_plan_section(doc, plan_document(a.scenario), a.scenario, o);
   o.threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  if (!a.out_dir.empty()) check_output_dir(a.out_dir, "--out");  // before the searches, not after
+  std::optional<OutputDir> out;  // checked before the searches, not after; plan.json and plan.csv as a set
+  if (!a.out_dir.empty()) out.emplace(a.out_dir, "--out");
   planning::ProgressBar bar("candidates", planning::stderr_is_terminal());
   std::size_t done = 0, total = 0;
   o.progress = [&](std::size_t d, std::size_t t) {
@@ -96,8 +98,9 @@ void run(const PlanArgs& a) {
   nlohmann::ordered_json j = planning::plan_json(p);
   if (disaggregated) j["disaggregated"] = planning::disaggregated_plan_json(*disaggregated, p);
   if (!a.out_dir.empty()) {
-    write_file_atomically(a.out_dir + "/plan.json", j.dump(2) + "\n");
-    write_file_atomically(a.out_dir + "/plan.csv", planning::plan_csv(p));
+    out->write("plan.json", j.dump(2) + "\n");
+    out->write("plan.csv", planning::plan_csv(p));
+    out->commit();
   }
   if (a.json) {
     std::cout << j.dump(2) << "\n";

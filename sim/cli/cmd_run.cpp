@@ -10,6 +10,7 @@
 #include "metrics/summary_json.h"
 #include "report/run_report.h"
 #include "util/atomic_file.h"
+#include "util/output_dir.h"
 #include "util/error.h"
 #include "util/interrupt.h"
 #include "config/scenario_reader.h"
@@ -33,11 +34,10 @@ void run(const RunArgs& a) {
   // requests.csv is streamed during the run into a temporary file that only becomes
   // requests.csv once the run finished and every file was written: an error or Ctrl-C
   // leaves nothing under the final names.
-  std::optional<AtomicFile> requests;
+  std::optional<OutputDir> out;
   if (!a.out_dir.empty()) {
-    check_output_dir(a.out_dir, "--out");  // before simulating, not after
-    requests.emplace(a.out_dir + "/requests.csv");
-    opt.requests_csv = &requests->stream();
+    out.emplace(a.out_dir, "--out");  // before simulating, not after
+    opt.requests_csv = &out->stream("requests.csv");
     opt.timeline_rows = 20000;
   }
   if (isatty(STDERR_FILENO)) {
@@ -60,9 +60,9 @@ void run(const RunArgs& a) {
   // Summary, resolved config and the uncertainty bands.
   nlohmann::json j = run_report_json(sc, r);
   if (!a.out_dir.empty()) {
-    write_file_atomically(a.out_dir + "/summary.json", j.dump(2) + "\n");
-    write_file_atomically(a.out_dir + "/timeline.csv", timeline_csv(r.timeline));
-    requests->commit();
+    out->write("summary.json", j.dump(2) + "\n");
+    out->write("timeline.csv", timeline_csv(r.timeline));
+    out->commit();
   }
   if (a.json) {
     std::cout << j.dump(2) << "\n";

@@ -97,6 +97,7 @@ void run_shard(const SweepArgs& a) {
   const ConfigNode doc = load_document(a.scenario, a.sets);
   planning::SweepOptions opt;
   opt.threads = varied_threads(a);
+  opt.max_points = a.max_points;
   planning::ProgressBar bar("points", planning::stderr_is_terminal());
   opt.progress = [&bar](std::size_t done, std::size_t total) { bar.update(done, total); };
   const std::string fingerprint =
@@ -124,6 +125,7 @@ void run(const SweepArgs& a) {
   const ConfigNode doc = load_document(a.scenario, a.sets);
   planning::SweepOptions opt;
   opt.threads = varied_threads(a);
+  opt.max_points = a.max_points;
   planning::ProgressBar bar("points", planning::stderr_is_terminal());
   opt.progress = [&bar](std::size_t done, std::size_t total) { bar.update(done, total); };
   const std::string fingerprint =
@@ -165,6 +167,9 @@ void register_sweep(CLI::App& app) {
   cmd->add_option("--set", a.sets, "override a scenario key for every point");
   cmd->add_option("-j,--jobs", a.threads, "points simulated in parallel (default: all cores)")
       ->check(CLI::Range(1, 1024));
+  cmd->add_option("--max-points", a.max_points,
+                  fmt::format("refuse sweeps of more points than this (default {})", planning::kDefaultMaxSweepPoints))
+      ->check(CLI::Range(std::size_t{1}, std::size_t{100'000'000}));
   cmd->add_option("--out", a.out, "write every point's full summary to FILE.csv or FILE.json");
   cmd->add_flag("--csv", a.csv, "print the CSV to stdout instead of the table");
   cmd->add_flag("--json", a.json, "print JSON to stdout instead of the table");

@@ -2,17 +2,20 @@
 //  [--out DIR] [--no-plots]`: replays a trace with measured per-request latencies through the
 // scenario's hardware, model and engine and reports the error of each metric.
 #include <fmt/format.h>
+#include <optional>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 
+#include "cli/cli_checks.h"
 #include "cli/commands.h"
 #include "cli/scenario_args.h"
 #include "cli/validate_commands.h"
 #include "metrics/summary_json.h"
 #include "util/atomic_file.h"
+#include "util/output_dir.h"
 #include "util/error.h"
 #include "util/text.h"
 #include "config/scenario_reader.h"
@@ -51,7 +54,10 @@ nlohmann::json stats_json(const Distribution& d) {
 }
 
 void run(const Args& a) {
-  if (!a.out.empty()) check_output_dir(a.out, "--out");  // before simulating, not after
+  // Checked before simulating, not after; every file (plots too) is staged and the
+  // folder committed as a set at the end.
+  std::optional<OutputDir> out;
+  if (!a.out.empty()) out.emplace(a.out, "--out");
   ConfigNode doc = load_document(a.scenario, a.sets);
   std::string trace = a.trace;
   TraceFormat format = parse_trace_format(a.format, "--format");
@@ -69,15 +75,17 @@ void run(const Args& a) {
   for (const auto& w : v.warnings) std::cerr << "warning: " << w << "\n";
 
   if (!a.out.empty()) {
-    write_file_atomically(a.out + "/predicted_vs_measured.csv", predicted_vs_measured_csv(v));
-    write_file_atomically(a.out + "/validation.json", trace_validation_json(sc, v).dump(2) + "\n");
+    out->write("predicted_vs_measured.csv", predicted_vs_measured_csv(v));
+    out->write("validation.json", trace_validation_json(sc, v).dump(2) + "\n");
   }
   std::vector<std::string> images;
   if (!a.out.empty() && !a.no_plots) {
     const std::string title = fmt::format("{} on {} x{}, {}", sc.model.name, sc.gpu.name, sc.parallelism.total_gpus(),
                                           std::filesystem::path(v.trace_path).filename().string());
-    images = write_validation_plots(v, a.out, title);
+    for (const std::string& staged : write_validation_plots(v, out->staging(), title))
+      images.push_back(out->path() + "/" + std::filesystem::path(staged).filename().string());
   }
+  if (out) out->commit();
   if (a.json) {
     std::cout << trace_validation_json(sc, v).dump(2) << "\n";
     return;
@@ -218,9 +226,14 @@ void register_validate(CLI::App& app) {
                   "write predicted_vs_measured.csv, validation.json and plots (TTFT/E2E CDFs, E2E scatter; "
                   "PNG + SVG via gnuplot) here");
   cmd->add_flag("--no-plots", a.no_plots, "with --out: skip the gnuplot plots");
-  cmd->add_option("--e2e-target", a.targets.e2e_mean_pct, "target |error| of mean E2E, % (default 10)");
-  cmd->add_option("--tpot-target", a.targets.tpot_mean_pct, "target |error| of mean TPOT, % (default 10)");
-  cmd->add_option("--ttft-target", a.targets.ttft_mean_pct, "target |error| of mean TTFT, % (default 20)");
+  // A target is an error size in percent: negative (or NaN) could never be met, and
+  // past 1000% it says nothing.
+  const auto percent = real_range(0.0, 1000.0);
+  cmd->add_option("--e2e-target", a.targets.e2e_mean_pct, "target |error| of mean E2E, % (default 10)")->check(percent);
+  cmd->add_option("--tpot-target", a.targets.tpot_mean_pct, "target |error| of mean TPOT, % (default 10)")
+      ->check(percent);
+  cmd->add_option("--ttft-target", a.targets.ttft_mean_pct, "target |error| of mean TTFT, % (default 20)")
+      ->check(percent);
   cmd->callback([] { run(a); });
   register_validate_static(app);
   register_validate_report(app);

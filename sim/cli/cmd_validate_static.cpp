@@ -3,6 +3,7 @@
 // `servesim validate-report --static F --experiments F [--trace F]...`: the Markdown
 // report tools/validate-all writes (docs/validation-report.md) from their JSON.
 #include <fmt/format.h>
+#include <optional>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,10 +18,12 @@
 #include "cli/commands.h"
 #include "cli/validate_commands.h"
 #include "util/atomic_file.h"
+#include "util/output_dir.h"
 #include "util/error.h"
 #include "util/json_file.h"
 #include "util/paths.h"
 #include "util/text.h"
+#include "util/untrusted_text.h"
 #include "validation/static_batch.h"
 
 namespace servesim::cli {
@@ -58,12 +61,8 @@ std::string row_label(const RowResult& r) {
   return s;
 }
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
+std::string csv_field(const std::string& s) { return csv_cell(s); }
+
 
 json row_json(const RowResult& r) {
   return {{"dataset", r.row.dataset}, {"line", r.row.line},        {"hardware", r.row.hardware},
@@ -76,7 +75,8 @@ json row_json(const RowResult& r) {
 }
 
 void run_static(const StaticArgs& a) {
-  if (!a.out.empty()) check_output_dir(a.out, "--out");  // before simulating, not after
+  std::optional<OutputDir> out;  // checked before simulating, not after; its three files as a set
+  if (!a.out.empty()) out.emplace(a.out, "--out");
   std::vector<std::string> files = a.files;
   if (files.empty()) {
     const std::string root = a.data.empty() ? data_root() + "/data" : a.data;
@@ -167,25 +167,26 @@ void run_static(const StaticArgs& a) {
   if (!a.out.empty()) {
     json summary = doc;  // the rows are in static_rows.csv
     summary.erase("rows");
-    write_file_atomically(a.out + "/static.json", summary.dump(1) + "\n");
+    out->write("static.json", summary.dump(1) + "\n");
     std::string csv =
         "dataset,line,hardware,gpu,model,catalog_model,precision,tp,num_gpus,isl,osl,concurrency_or_rate,batch,metric,"
         "unit,measured,predicted,error_pct,prediction,skip_reason\n";
     for (const auto& r : results)
-      csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.row.dataset, r.row.line,
-                         csv_field(r.row.hardware), r.gpu, csv_field(r.row.model), r.model, csv_field(r.row.precision),
+      csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(r.row.dataset), r.row.line,
+                         csv_field(r.row.hardware), csv_field(r.gpu), csv_field(r.row.model), csv_field(r.model), csv_field(r.row.precision),
                          r.row.tp, r.row.num_gpus, csv_field(r.row.isl_text), csv_field(r.row.osl_text),
                          csv_field(r.row.concurrency), r.batch, r.row.metric, r.unit,
                          r.compared ? fmt::format("{:.6g}", r.measured) : "",
                          r.compared ? fmt::format("{:.6g}", r.predicted) : "",
                          r.compared ? fmt::format("{:.2f}", r.error_pct) : "", csv_field(r.prediction),
                          csv_field(r.skip_reason));
-    write_file_atomically(a.out + "/static_rows.csv", csv);
+    out->write("static_rows.csv", csv);
     std::string gcsv = "dataset,gpu,metric,count,median_abs_error_pct,median_signed_error_pct\n";
     for (const auto& g : groups)
-      gcsv += fmt::format("{},{},{},{},{:.2f},{:.2f}\n", g.dataset, g.gpu, g.metric, g.count, g.median_abs_pct,
+      gcsv += fmt::format("{},{},{},{},{:.2f},{:.2f}\n", csv_field(g.dataset), csv_field(g.gpu), g.metric, g.count, g.median_abs_pct,
                           g.median_signed_pct);
-    write_file_atomically(a.out + "/static_groups.csv", gcsv);
+    out->write("static_groups.csv", gcsv);
+    out->commit();
   }
   if (a.json) {
     std::cout << doc.dump(2) << "\n";
@@ -202,7 +203,7 @@ void run_static(const StaticArgs& a) {
       worst = fmt::format("{}: {} -> {} {} ({:+.0f}%)", row_label(w), num(w.measured), num(w.predicted), w.unit,
                           w.error_pct);
     }
-    fmt::print("{:<34} {:<15} {:<24} {:>4} {:>8.1f}% {:>+8.1f}%  {}\n", g.dataset, g.gpu, g.metric, g.count,
+    fmt::print("{:<34} {:<15} {:<24} {:>4} {:>8.1f}% {:>+8.1f}%  {}\n", csv_field(g.dataset), csv_field(g.gpu), g.metric, g.count,
                g.median_abs_pct, g.median_signed_pct, worst);
   }
   fmt::print("\nskipped rows: {}\n", skipped_total);

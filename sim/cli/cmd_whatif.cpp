@@ -55,6 +55,10 @@ void register_whatif(CLI::App& app) {
   cmd->add_option("--set", a.sets, "override a scenario key for every configuration");
   cmd->add_option("-j,--jobs", a.threads, "configurations simulated in parallel (default: all cores)")
       ->check(CLI::Range(1, 1024));
+  cmd->add_option("--max-points", a.max_points,
+                  fmt::format("refuse comparisons of more configurations than this (default {})",
+                              planning::kDefaultMaxSweepPoints))
+      ->check(CLI::Range(std::size_t{1}, std::size_t{100'000'000}));
   cmd->add_flag("--json", a.json, "print JSON (every point's summary plus the explanation numbers)");
   cmd->add_option("--out", a.out, "write FILE.csv (sweep columns) or FILE.json");
   cmd->callback([] { run(a); });

@@ -5,14 +5,19 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <string>
+#include <vector>
 #include <iostream>
 
 #include "cli/commands.h"
 #include "util/error.h"
 #include "util/exit_status.h"
 #include "util/interrupt.h"
+#include "util/output_target.h"
 #include "util/paths.h"
+#include "util/text.h"
 #include "util/warnings.h"
 
 int main(int argc, char** argv) {
@@ -24,6 +29,12 @@ int main(int argc, char** argv) {
       "--home", [](const std::string& dir) { ::setenv("SERVESIM_HOME", dir.c_str(), 1); },
       "folder holding the catalogs (hardware/, models/, scenarios/, data/); same as SERVESIM_HOME, given before "
       "the command");
+  // Outputs replace only regular files; a symbolic link named as an output is refused
+  // unless this is given (util/output_target.h).
+  app.add_flag_function(
+      "--follow-symlinks", [](std::int64_t n) { servesim::set_follow_output_symlinks(n > 0); },
+      "write through a symbolic link named as an output (--out LINK) to the file it points to; without it such a "
+      "link is refused");
   app.footer(fmt::format("Catalogs: {}\n{}.", servesim::data_root(), servesim::catalog_search_help()));
   servesim::cli::register_list(app);
   servesim::cli::register_inspect(app);
@@ -36,6 +47,23 @@ int main(int argc, char** argv) {
   servesim::cli::register_report(app);
   servesim::cli::register_llama_bench(app);
   servesim::install_interrupt_handler();
+  // CLI11 reports a mistyped command as "A subcommand is required": name it instead.
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word == "--home") {
+      ++i;  // its value
+      continue;
+    }
+    if (!word.empty() && word[0] == '-') continue;
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+    if (std::find(names.begin(), names.end(), word) == names.end()) {
+      std::cerr << fmt::format("error: unknown command '{}'{}\ncommands: {}\nrun 'servesim --help' for what each does\n",
+                               word, servesim::did_you_mean(word, names), servesim::join(names));
+      return servesim::kExitUsage;
+    }
+    break;
+  }
   int code = servesim::kExitOk;
   try {
     app.parse(argc, argv);

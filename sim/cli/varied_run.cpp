@@ -17,6 +17,7 @@ std::vector<planning::SweepAxis> varied_axes(const VariedRunArgs& a) {
   std::vector<planning::SweepAxis> axes;
   for (const auto& v : a.vary) axes.push_back(planning::parse_vary(v));
   if (axes.empty()) throw Error(a.no_vary_hint);
+  (void)planning::sweep_point_count(axes, a.max_points);  // too many points: said before anything runs
   // Checked before the (possibly long) simulations, not after.
   if (!a.out.empty() && !ends_with(a.out, ".csv") && !ends_with(a.out, ".json"))
     throw Error(fmt::format("--out {}: name a .csv or .json file", a.out));
@@ -34,6 +35,7 @@ VariedRun run_varied(const VariedRunArgs& a) {
   const ConfigNode doc = load_document(a.scenario, a.sets);
   planning::SweepOptions opt;
   opt.threads = varied_threads(a);
+  opt.max_points = a.max_points;
   planning::ProgressBar bar("points", planning::stderr_is_terminal());
   opt.progress = [&bar](std::size_t done, std::size_t total) { bar.update(done, total); };
   try {

@@ -13,6 +13,7 @@ struct VariedRunArgs {
   std::string scenario;
   std::vector<std::string> vary, sets;
   int threads = 0;           // 0: all cores
+  std::size_t max_points = planning::kDefaultMaxSweepPoints;  // --max-points
   std::string out;           // "" or FILE.csv / FILE.json (checked before simulating)
   std::string no_vary_hint;  // the error when no --vary is given
 };

@@ -1,5 +1,8 @@
 #include "config/config_node.h"
 
+#include <mutex>
+#include <set>
+
 #include <fmt/format.h>
 
 namespace servesim {
@@ -31,13 +34,32 @@ ConfigNode ConfigNode::sequence() {
   return n;
 }
 
-void ConfigNode::mark_from_edit() {
-  from_edit_ = true;
-  for (auto& e : entries_) {
-    e.key.mark_from_edit();
-    e.value.mark_from_edit();
+namespace {
+// Labels live as long as the process: nodes hold a pointer, copies stay cheap.
+const char* intern_edit_source(std::string_view label) {
+  static std::mutex m;
+  static std::set<std::string, std::less<>> labels;
+  std::lock_guard<std::mutex> lock(m);
+  auto it = labels.find(label);
+  if (it == labels.end()) it = labels.emplace(label).first;
+  return it->c_str();
+}
+}  // namespace
+
+void ConfigNode::mark_from_edit(std::string_view source) {
+  const char* label = intern_edit_source(source.empty() ? "--set" : source);
+  // Iterative over the subtree: an edit's value may be a deep document.
+  std::vector<ConfigNode*> todo{this};
+  while (!todo.empty()) {
+    ConfigNode* n = todo.back();
+    todo.pop_back();
+    n->edit_source_ = label;
+    for (auto& e : n->entries_) {
+      todo.push_back(&e.key);
+      todo.push_back(&e.value);
+    }
+    for (auto& i : n->items_) todo.push_back(&i);
   }
-  for (auto& i : items_) i.mark_from_edit();
 }
 
 const ConfigNode* ConfigNode::find(std::string_view key) const {
@@ -72,7 +94,10 @@ bool ConfigNode::remove(std::string_view key) {
 }
 
 std::string config_location(const std::string& file, const ConfigNode& node) {
-  if (node.from_edit()) return file.empty() ? "--set" : file + " (--set)";
+  if (node.from_edit()) {
+    const std::string source(node.edit_source());
+    return file.empty() ? source : file + " (" + source + ")";
+  }
   // No position: a node made in code (an absent section read as empty, a generated
   // scenario); the key path that follows says which key it is.
   if (!node.has_position()) return file.empty() ? "(no file)" : file;

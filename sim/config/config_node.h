@@ -52,8 +52,11 @@ class ConfigNode {
   bool has_position() const { return line_ >= 0; }
 
   // True for every node an edit brought in (and for the key it was set under).
-  bool from_edit() const { return from_edit_; }
-  void mark_from_edit();  // this node and everything below it
+  bool from_edit() const { return edit_source_ != nullptr; }
+  // Where that edit came from, as errors name it: "--set" (the default), or the flag
+  // or tool that made it ("--model", "plan candidate"); "" for a node from a file.
+  std::string_view edit_source() const { return edit_source_ ? edit_source_ : ""; }
+  void mark_from_edit(std::string_view source = "--set");  // this node and everything below it
 
   // Mappings, in document order. Keys are nodes too (a YAML key may be a list; the
   // readers reject that with its position).
@@ -74,7 +77,7 @@ class ConfigNode {
  private:
   Kind kind_ = Kind::null;
   bool quoted_ = false;
-  bool from_edit_ = false;
+  const char* edit_source_ = nullptr;  // interned (a handful of distinct labels per process)
   int line_ = -1;
   int column_ = -1;
   std::string text_;
@@ -88,7 +91,8 @@ struct ConfigNode::Entry {
   ConfigNode value;
 };
 
-// "file:line:col" for a node (1-based); "file (--set)" for one an edit brought in;
+// "file:line:col" for a node (1-based); "file (--set)" for one an edit brought in
+// ("--set" alone without a file; the flag's name, e.g. "--model", for a flag's edit);
 // just "file" for a node without a position.
 std::string config_location(const std::string& file, const ConfigNode& node);
 

@@ -16,10 +16,11 @@ std::vector<std::string> split_key(const std::string& key, const std::string& or
   return keys;
 }
 
-ConfigEdit make(const std::string& key, ConfigNode value, std::string origin) {
+ConfigEdit make(const std::string& key, ConfigNode value, std::string origin, std::string_view source = "") {
   ConfigEdit e;
+  e.source = source.empty() ? "--set" : std::string(source);
   e.path = split_key(key, origin, key);
-  value.mark_from_edit();
+  value.mark_from_edit(e.source);
   e.value = std::move(value);
   e.origin = std::move(origin);
   return e;
@@ -34,6 +35,8 @@ ConfigEdit parse_edit(const std::string& assignment) {
   const auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0) throw Error(fmt::format("{}: expected KEY.PATH=VALUE", origin));
   const std::string path = trim(assignment.substr(0, eq));
+  if (trim(assignment.substr(eq + 1)).empty())
+    throw Error(fmt::format("{}: no value after '='; write {}=VALUE (an empty text is {}='')", origin, path, path));
   ConfigEdit e;
   e.path = split_key(path, origin, path);
   e.origin = origin;
@@ -44,12 +47,14 @@ ConfigEdit parse_edit(const std::string& assignment) {
   return e;
 }
 
-ConfigEdit number_edit(const std::string& key, double value) {
-  return make(key, ConfigNode::number(value), fmt::format("--set {}={}", key, value));
+ConfigEdit number_edit(const std::string& key, double value, std::string_view source) {
+  return make(key, ConfigNode::number(value),
+              source.empty() ? fmt::format("--set {}={}", key, value) : fmt::format("{} {}", source, value), source);
 }
 
-ConfigEdit text_edit(const std::string& key, const std::string& value) {
-  return make(key, ConfigNode::scalar(value, true), fmt::format("--set {}={}", key, value));
+ConfigEdit text_edit(const std::string& key, const std::string& value, std::string_view source) {
+  return make(key, ConfigNode::scalar(value, true),
+              source.empty() ? fmt::format("--set {}={}", key, value) : fmt::format("{} {}", source, value), source);
 }
 
 ConfigEdit node_edit(const std::string& key, ConfigNode value) {
@@ -74,7 +79,7 @@ void apply_edit(ConfigNode& root, const ConfigEdit& edit) {
   ConfigNode::Entry& e = at->set(edit.path.back(), edit.value);
   // The key too: errors name a key's position, and this one's value now comes from
   // the command line even when the key is written in the file.
-  e.key.mark_from_edit();
+  e.key.mark_from_edit(edit.source);
 }
 
 void set_key(ConfigNode& root, const std::string& key, ConfigNode value) {

@@ -16,16 +16,18 @@ struct ConfigEdit {
   std::vector<std::string> path;  // {"engine", "max_num_seqs"}
   ConfigNode value;               // marked from_edit
   std::string origin;             // "--set 'engine.max_num_seqs=64'", for errors
+  std::string source = "--set";   // what errors call its nodes' origin ("--set", "--model", "plan candidate")
 
   std::string key() const;  // "engine.max_num_seqs"
 };
 
 // "a.b.c=value", the value parsed as YAML. Throws on malformed text.
 ConfigEdit parse_edit(const std::string& assignment);
-// Sets `key` to a number, exactly.
-ConfigEdit number_edit(const std::string& key, double value);
+// Sets `key` to a number, exactly. `source` names where the value came from in errors
+// (a flag such as "--tp", "plan candidate"); empty: "--set".
+ConfigEdit number_edit(const std::string& key, double value, std::string_view source = "");
 // Sets `key` to a string, as written (never re-parsed: a model name with a colon stays one).
-ConfigEdit text_edit(const std::string& key, const std::string& value);
+ConfigEdit text_edit(const std::string& key, const std::string& value, std::string_view source = "");
 // Sets `key` to a whole (sub)document, e.g. a workload built in code.
 ConfigEdit node_edit(const std::string& key, ConfigNode value);
 

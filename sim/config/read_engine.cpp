@@ -292,7 +292,10 @@ const Key kCpuOffload{
     .dimension = Dimension::bytes,
     .default_number = kDefaults.cpu_offload_bytes,
     .min = 0,
-    .max = kInf,
+    // 1 PB: more host memory than any server has (the largest hold tens of TB); past
+    // it a typo ("1e30 GB") would overflow the CPU tier's block count.
+    .max = 1e15,
+    .why = "no host has more memory",
 };
 const Key kMaxQueueMemory{
     .name = "max_queue_memory",
@@ -548,6 +551,13 @@ void resolve_speculative(ConfigMap& eng, Setup& s) {
                             "every step (vllm_v1, trtllm_no_evict, trtllm_max_utilization), not {} (engine.framework "
                             "{}); set engine.scheduler or another framework",
                             where, s.engine.scheduler, s.engine.framework));
+  // MTP drafts with the checkpoint's own prediction modules: a model without them
+  // (every dense Llama, Qwen, ...) cannot run it; EAGLE heads are trained separately.
+  if (c.method == "mtp" && s.model.mtp_layers <= 0)
+    throw Error(fmt::format("{}.method: mtp drafts with the model's own multi-token-prediction modules, and {} has "
+                            "none (its config.json gives no num_nextn_predict_layers, or its model file no "
+                            "mtp_layers); use eagle or draft_model",
+                            where, s.model.name));
   if (c.head()) {
     c.drafter = std::make_shared<const ModelSpec>(speculative_head(s.model, c.method));
     return;

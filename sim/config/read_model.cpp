@@ -72,6 +72,10 @@ const Key kNativeDtype{.name = "native_dtype", .type = KeyType::text,
                        .doc = "precision the weights are published in (bf16, fp16, fp8, int4, ...); "
                               "model.weights defaults to it",
                        .spec = "ModelSpec::native_dtype", .unit = "precision", .default_text = "bf16"};
+const Key kMtpLayers = dim("mtp_layers",
+                           "multi-token-prediction modules shipped with the checkpoint (DeepSeek-V3's "
+                           "num_nextn_predict_layers); engine.speculative.method mtp needs at least one",
+                           "ModelSpec::mtp_layers", kMaxLayers, false, 0);
 const Key kMoe{.name = "moe", .type = KeyType::section, .doc = "mixture of experts (absent: a dense model)"};
 const Key kMla{.name = "mla", .type = KeyType::section,
                .doc = "multi-head latent attention, DeepSeek-V2/V3 (absent: standard attention)"};
@@ -239,6 +243,7 @@ ModelSpec parse_model(ConfigMap& doc) {
   m.max_context = read_integer(doc, kMaxContextKey);
   apply_local(local, m);
   m.native_dtype = parse_dtype(read_text(doc, kNativeDtype), doc.where("native_dtype"));
+  m.mtp_layers = static_cast<int>(read_dim(doc, kMtpLayers));
   if (has_key(doc, kMoe)) {
     ConfigMap moe = doc.map("moe");
     read_moe(moe, m.moe);
@@ -279,7 +284,7 @@ ModelSpec load_model(const std::string& name_or_path) {
 std::vector<const KeySection*> model_file_key_sections() {
   static const KeySection top{"(model file)", "a model file (models/*.yaml, or any path given as model.name)", {}, {},
                               {&schema_version_key(), &kName, &kHfId, &kArchitecture, &kLayers, &kHidden, &kAttention, &kMlp, &kVocab,
-                               &kTied, &kMaxContextKey, &kNativeDtype, &kMoe, &kMla}};
+                               &kTied, &kMaxContextKey, &kNativeDtype, &kMtpLayers, &kMoe, &kMla}};
   static const KeySection attention{"(model file).attention", "attention shapes", {}, {},
                                     {&kHeads, &kKvHeads, &kHeadDim, &kQkvBias, &kQkNorm, &kSlidingWindow,
                                      &kAttentionChunk, &kLocalLayers}};

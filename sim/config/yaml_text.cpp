@@ -8,6 +8,7 @@
 #include <set>
 
 #include "config/yaml_json.h"
+#include "util/paths.h"
 #include "util/error.h"
 #include "workload/trace_export.h"
 
@@ -98,8 +99,7 @@ ConfigNode convert_document(const YAML::Node& doc, const std::string& file, cons
 void refuse_directory(const std::string& path) {
   // yaml-cpp opens a directory and reads it as an empty document (or throws an
   // ios_base::failure from inside libstdc++): refuse it by name first.
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw Error(fmt::format("{}: is a directory, expected a file", path));
+  check_input_kind(path);  // and devices, named pipes; notes the input
 }
 
 }  // namespace

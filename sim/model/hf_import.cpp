@@ -253,6 +253,11 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
   m.hidden = f.integer("hidden_size");
   m.heads = static_cast<int>(f.integer("num_attention_heads"));
   m.kv_heads = static_cast<int>(f.integer("num_key_value_heads", m.heads));
+  // Without head_dim, transformers takes hidden_size / num_attention_heads: a remainder
+  // means the config is not what it claims (and the division would drop it silently).
+  if (!f.has("head_dim") && !f.has("kv_lora_rank") && m.heads > 0 && m.hidden % m.heads != 0)
+    throw Error(fmt::format("{}: hidden_size {} is not a multiple of num_attention_heads {} and no head_dim is given",
+                            where, m.hidden, m.heads));
   m.head_dim = static_cast<int>(f.integer("head_dim", m.heads > 0 ? m.hidden / m.heads : 0));
   m.ffn = f.integer("intermediate_size", 0);
   m.vocab = f.integer("vocab_size");

@@ -1,5 +1,7 @@
 #include "model/model_catalog.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "util/error.h"
@@ -19,6 +21,36 @@ void validate_model(const ModelSpec& m, const std::string& where) {
     fail(fmt::format("{} attention heads are not a multiple of {} KV heads", m.heads, m.kv_heads));
   if (m.head_dim <= 0) fail("head_dim must be positive");
   if (m.vocab <= 0) fail("vocab_size must be positive");
+  if (m.max_context <= 0) fail(fmt::format("max_position_embeddings (context length) must be positive, got {}", m.max_context));
+  if (m.ffn < 0) fail(fmt::format("intermediate_size must not be negative, got {}", m.ffn));
+  // Multi-head latent attention: a negative rank would silently read as "not MLA" and
+  // price a full-size KV cache (about 100x DeepSeek-V3's).
+  if (m.mla.kv_lora_rank < 0 || m.mla.q_lora_rank < 0 || m.mla.qk_nope_head_dim < 0 || m.mla.qk_rope_head_dim < 0 ||
+      m.mla.v_head_dim < 0)
+    fail(fmt::format("multi-head latent attention sizes must not be negative (kv_lora_rank {}, q_lora_rank {}, "
+                     "qk_nope_head_dim {}, qk_rope_head_dim {}, v_head_dim {})",
+                     m.mla.kv_lora_rank, m.mla.q_lora_rank, m.mla.qk_nope_head_dim, m.mla.qk_rope_head_dim,
+                     m.mla.v_head_dim));
+  if (m.mla.enabled() && m.mla.v_head_dim <= 0) fail("multi-head latent attention needs a positive v_head_dim");
+  if (m.mtp_layers < 0) fail(fmt::format("MTP layers must not be negative, got {}", m.mtp_layers));
+  if (m.moe.shared_experts < 0 || m.moe.shared_expert_ffn < 0)
+    fail("moe shared experts and their intermediate size must not be negative");
+  // Shapes far beyond any real model would overflow the 64-bit parameter and byte
+  // counts: refuse them by their size in floating point first (the largest published
+  // models have about 2e12 parameters).
+  {
+    const double experts = m.moe.enabled() ? static_cast<double>(m.moe.num_experts + m.moe.shared_experts) : 0.0;
+    const double per_layer =
+        4.0 * static_cast<double>(m.hidden) * static_cast<double>(std::max<std::int64_t>(
+                                                   m.hidden, static_cast<std::int64_t>(m.heads) * m.head_dim)) +
+        3.0 * static_cast<double>(m.hidden) *
+            (static_cast<double>(m.ffn) + experts * static_cast<double>(std::max(m.moe.expert_ffn, m.moe.shared_expert_ffn)));
+    const double params = static_cast<double>(m.layers) * per_layer + 2.0 * static_cast<double>(m.vocab) * static_cast<double>(m.hidden);
+    if (!(params < 1e15))
+      fail(fmt::format("these shapes (hidden_size {}, layers {}, intermediate_size {}, vocab_size {}) make about "
+                       "{:.3g} parameters, far beyond any real model (about 2e12): check the sizes",
+                       m.hidden, m.layers, m.ffn, m.vocab, params));
+  }
   if (m.moe.enabled()) {
     if (m.moe.experts_per_token <= 0 || m.moe.experts_per_token > m.moe.num_experts)
       fail(fmt::format("experts_per_token {} must be in 1..{}", m.moe.experts_per_token, m.moe.num_experts));

@@ -87,8 +87,8 @@ DisaggregatedPlan plan_disaggregated(const ConfigNode& doc, const std::string& s
       Split& s = all[lo + k];
       try {
         ConfigNode d = doc;
-        apply_edit(d, number_edit("disaggregation.prefill.replicas", s.prefill));
-        apply_edit(d, number_edit("disaggregation.decode.replicas", s.decode));
+        apply_edit(d, number_edit("disaggregation.prefill.replicas", s.prefill, "plan candidate"));
+        apply_edit(d, number_edit("disaggregation.decode.replicas", s.decode, "plan candidate"));
         const Scenario sc = parse_scenario(d, source);
         s.trial = run_trial(sc, out.target_rate, trial);
         s.sustainable = s.trial->sustainable();

@@ -99,16 +99,16 @@ PlanResult plan(const ConfigNode& doc, const std::string& source, const PlanOpti
     const std::size_t gi = i / (weights.size() * tps.size() * pps.size());
     const std::size_t wi = (i / (tps.size() * pps.size())) % weights.size();
     try {
-      if (!gpus[gi].empty()) apply_edit(d, text_edit("hardware.gpu", gpus[gi]));
+      if (!gpus[gi].empty()) apply_edit(d, text_edit("hardware.gpu", gpus[gi], "plan candidate"));
       if (!weights[wi].empty()) {
         // The compute precision depends on what the GPU can run.
         const GpuSpec gpu = gpus[gi].empty() ? base.gpu : load_gpu(gpus[gi]);
-        apply_edit(d, text_edit("model.weights", weights[wi]));
-        apply_edit(d, text_edit("model.activations", activations_for(weights[wi], gpu)));
+        apply_edit(d, text_edit("model.weights", weights[wi], "plan candidate"));
+        apply_edit(d, text_edit("model.activations", activations_for(weights[wi], gpu), "plan candidate"));
       }
-      apply_edit(d, number_edit("parallelism.tp", c.tp));
-      apply_edit(d, number_edit("parallelism.pp", c.pp));
-      apply_edit(d, number_edit("parallelism.replicas", 1));
+      apply_edit(d, number_edit("parallelism.tp", c.tp, "plan candidate"));
+      apply_edit(d, number_edit("parallelism.pp", c.pp, "plan candidate"));
+      apply_edit(d, number_edit("parallelism.replicas", 1, "plan candidate"));
       c.scenario = parse_scenario(d, source);
       c.precision = c.scenario->resolved.describe();
       if (out.gpu_budget && c.gpus_per_replica > *out.gpu_budget) {
@@ -378,8 +378,8 @@ std::string plan_csv(const PlanResult& p) {
                     "output_tokens_per_s_per_user,pareto,binding,error\n";
   for (const auto& c : p.candidates) {
     const bool s = c.error.empty();
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", c.rank, csv_field(c.label), c.gpu,
-                       c.weights, c.tp, c.pp, c.status, c.capacity.max_rate, s ? fmt::format("{}", c.replicas) : "",
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", c.rank, csv_field(c.label), csv_field(c.gpu),
+                       csv_field(c.weights), c.tp, c.pp, csv_field(c.status), c.capacity.max_rate, s ? fmt::format("{}", c.replicas) : "",
                        s ? fmt::format("{}", c.gpus) : "", s ? fmt::format("{}", c.replicas * c.capacity.max_rate) : "",
                        s ? fmt::format("{}", c.economics.usd_per_hour) : "",
                        s ? fmt::format("{}", c.economics.usd_per_million_output_tokens) : "",

@@ -16,6 +16,7 @@
 #include "scenario/config_json.h"
 #include "scenario/disaggregation.h"
 #include "planning/economics.h"
+#include "util/untrusted_text.h"
 #include "util/error.h"
 #include "util/interrupt.h"
 #include "util/text.h"
@@ -226,22 +227,45 @@ void parallel_for(std::size_t n, int threads, const std::function<void(std::size
   if (first) std::rethrow_exception(first);
 }
 
+std::size_t sweep_point_count(const std::vector<SweepAxis>& axes, std::size_t max_points) {
+  std::size_t total = 1;
+  std::string shape;
+  for (const auto& a : axes) shape += (shape.empty() ? "" : " x ") + std::to_string(a.values.size());
+  for (const auto& a : axes) {
+    const std::size_t n = std::max<std::size_t>(a.values.size(), 1);
+    // Checked before multiplying: 1000 x 1000 x ... must not wrap around.
+    if (total > max_points / n || total * n > max_points)
+      throw Error(fmt::format("the sweep has more than {} points ({} values); narrow the ranges, or raise the limit "
+                              "with --max-points N if you mean it",
+                              max_points, shape));
+    total *= n;
+  }
+  return total;
+}
+
+std::vector<std::string> point_values(const std::vector<SweepAxis>& axes, std::size_t index) {
+  std::vector<std::string> values(axes.size());
+  for (std::size_t a = axes.size(); a-- > 0;) {
+    const std::size_t n = axes[a].values.size();
+    values[a] = axes[a].values[index % n];
+    index /= n;
+  }
+  return values;
+}
+
 std::vector<PointResult> run_sweep(const ConfigNode& base, const std::string& source,
                                    const std::vector<SweepAxis>& axes, const SweepOptions& options) {
   if (axes.empty()) throw Error("nothing to sweep: give at least one --vary KEY=VALUES");
-  std::size_t total = 1;
   for (std::size_t i = 0; i < axes.size(); ++i) {
     if (axes[i].values.empty()) throw Error(fmt::format("--vary {}: no values", axes[i].key));
     for (std::size_t j = 0; j < i; ++j)
       if (axes[j].key == axes[i].key) throw Error(fmt::format("--vary {}: the key is varied twice", axes[i].key));
-    total *= axes[i].values.size();
-    if (total > options.max_points)
-      throw Error(fmt::format("the sweep has more than {} points; narrow the ranges", options.max_points));
   }
-  const auto combos = cartesian(axes);
-  std::vector<PointResult> points(combos.size());
+  const std::size_t total = sweep_point_count(axes, options.max_points);
   // Each axis value is parsed once into an edit; a point is the base draft (a plain
-  // copy) with one edit per axis.
+  // copy) with one edit per axis. Points are made from their index when a worker
+  // takes them and dropped when done (unless the caller keeps them): a sweep's memory
+  // does not grow with its scenarios.
   std::vector<std::vector<ConfigEdit>> edits(axes.size());
   for (std::size_t a = 0; a < axes.size(); ++a)
     for (const auto& v : axes[a].values) {
@@ -251,65 +275,97 @@ std::vector<PointResult> run_sweep(const ConfigNode& base, const std::string& so
         throw Error(fmt::format("--vary {}: {}", axes[a].key, e.what()));
       }
     }
-  std::vector<std::string> unknown_key(points.size());  // key path a point's loader refused as unknown
-
-  // Phase 1: parse every point (cheap), so bad keys and values fail before any simulation.
-  parallel_for(points.size(), options.threads, [&](std::size_t i) {
-    PointResult& p = points[i];
-    p.index = i;
-    p.values = combos[i];
+  auto resolve_point = [&](std::size_t i) {
     ConfigNode doc = base;
+    std::size_t rest = i;
+    std::vector<std::size_t> value_index(axes.size());
+    for (std::size_t a = axes.size(); a-- > 0;) {
+      value_index[a] = rest % axes[a].values.size();
+      rest /= axes[a].values.size();
+    }
     for (std::size_t a = 0; a < axes.size(); ++a) {
-      const std::size_t v = static_cast<std::size_t>(
-          std::find(axes[a].values.begin(), axes[a].values.end(), p.values[a]) - axes[a].values.begin());
       try {
-        apply_edit(doc, edits[a][v]);
+        apply_edit(doc, edits[a][value_index[a]]);
       } catch (const Interrupted&) {
         throw;  // Ctrl-C stops the whole run, not just this point
       } catch (const Error& e) {
         throw Error(fmt::format("--vary {}: {}", axes[a].key, e.what()));
       }
     }
-    Resolution r = resolve(ScenarioDraft{std::move(doc), source});
+    return resolve(ScenarioDraft{std::move(doc), source});
+  };
+
+  // Phase 1: parse every point (cheap), so bad keys and values fail before any
+  // simulation; kept per point: whether it parsed (and, for the few that did not, why).
+  std::vector<std::uint8_t> parsed(total, 0);
+  std::map<std::size_t, std::pair<std::string, std::string>> refused;  // point -> (reason, unknown key)
+  std::mutex refused_mutex;
+  parallel_for(total, options.threads, [&](std::size_t i) {
+    throw_if_interrupted();
+    Resolution r = resolve_point(i);
     if (r.ok()) {
-      p.scenario = std::move(r.scenario);
-    } else {
-      p.reason = std::move(r.reason);
-      if (r.error_kind == ConfigErrorKind::unknown_key) unknown_key[i] = std::move(r.error_key);
+      parsed[i] = 1;
+      return;
     }
+    std::lock_guard<std::mutex> lock(refused_mutex);
+    refused.emplace(i, std::make_pair(std::move(r.reason), r.error_kind == ConfigErrorKind::unknown_key
+                                                              ? std::move(r.error_key)
+                                                              : std::string()));
   });
   for (const auto& axis : axes)
-    for (const auto& p : points)
-      if (!p.scenario && names_unknown_key(unknown_key[p.index], axis.key))
-        throw Error(fmt::format("--vary {}: not a scenario key: {}", axis.key, p.reason));
-  for (std::size_t a = 0; a < axes.size(); ++a) {
-    for (const auto& v : axes[a].values) {
-      const PointResult* first_failure = nullptr;
-      bool any_ok = false;
-      for (const auto& p : points) {
-        if (p.values[a] != v) continue;
-        if (p.scenario) any_ok = true;
-        else if (!first_failure) first_failure = &p;
-      }
-      if (!any_ok && first_failure)
-        throw Error(fmt::format("--vary {}={}: fails at every point: {}", axes[a].key, v, first_failure->reason));
+    for (const auto& [i, why] : refused)
+      if (names_unknown_key(why.second, axis.key))
+        throw Error(fmt::format("--vary {}: not a scenario key: {}", axis.key, why.first));
+  // A value that fails at every point it appears in (a misspelt GPU name) is an input
+  // error, not a column of infeasible rows. Only values of refused points can.
+  if (!refused.empty()) {
+    std::vector<std::vector<std::size_t>> ok_count(axes.size()), seen(axes.size());
+    for (std::size_t a = 0; a < axes.size(); ++a) {
+      ok_count[a].assign(axes[a].values.size(), 0);
+      seen[a].assign(axes[a].values.size(), 0);
     }
+    for (std::size_t i = 0; i < total; ++i) {
+      std::size_t rest = i;
+      for (std::size_t a = axes.size(); a-- > 0;) {
+        const std::size_t v = rest % axes[a].values.size();
+        rest /= axes[a].values.size();
+        ++seen[a][v];
+        ok_count[a][v] += parsed[i];
+      }
+    }
+    for (std::size_t a = 0; a < axes.size(); ++a)
+      for (std::size_t v = 0; v < axes[a].values.size(); ++v) {
+        if (ok_count[a][v] > 0 || seen[a][v] == 0) continue;
+        // The first point (in point order) that has this value: its reason.
+        for (const auto& [i, why] : refused)
+          if (point_values(axes, i)[a] == axes[a].values[v])
+            throw Error(fmt::format("--vary {}={}: fails at every point: {}", axes[a].key, axes[a].values[v],
+                                    why.first));
+      }
   }
 
   // Phase 2: simulate.
+  std::vector<PointResult> kept(options.keep_results ? total : 0);
   std::mutex progress_mutex;
   std::size_t done = 0;
-  parallel_for(points.size(), options.threads, [&](std::size_t i) {
-    PointResult& p = points[i];
+  parallel_for(total, options.threads, [&](std::size_t i) {
     throw_if_interrupted();  // Ctrl-C: start no new point
+    PointResult p;
+    p.index = i;
+    p.values = point_values(axes, i);
     if (options.skip && options.skip(i)) {
-      p.scenario.reset();
-      p.reason.clear();
-      if (options.progress) {
-        std::lock_guard<std::mutex> lock(progress_mutex);
-        options.progress(++done, points.size());
-      }
+      std::lock_guard<std::mutex> lock(progress_mutex);
+      if (options.progress) options.progress(++done, total);
+      if (options.keep_results) kept[i] = std::move(p);
       return;
+    }
+    if (parsed[i]) {
+      Resolution r = resolve_point(i);
+      if (r.ok()) p.scenario = std::move(r.scenario);
+      else p.reason = std::move(r.reason);  // cannot differ from phase 1; said if it did
+    } else {
+      std::lock_guard<std::mutex> lock(refused_mutex);
+      p.reason = refused.at(i).first;
     }
     if (p.scenario) {
       try {
@@ -326,9 +382,10 @@ std::vector<PointResult> run_sweep(const ConfigNode& base, const std::string& so
     }
     std::lock_guard<std::mutex> lock(progress_mutex);
     if (options.on_point) options.on_point(p);
-    if (options.progress) options.progress(++done, points.size());
+    if (options.progress) options.progress(++done, total);
+    if (options.keep_results) kept[i] = std::move(p);
   });
-  return points;
+  return kept;
 }
 
 nlohmann::ordered_json scalar_json(const std::string& text) {
@@ -449,15 +506,7 @@ nlohmann::ordered_json flat_row(const PointResult& p, const std::vector<SweepAxi
   return out;
 }
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
+std::string csv_field(const std::string& s) { return csv_cell(s); }
 
 std::string csv_value(const nlohmann::ordered_json& v) {
   if (v.is_null()) return "";

@@ -40,6 +40,11 @@ std::vector<std::string> expand_range(const std::string& text, const std::string
 
 // Points in order: the last axis varies fastest.
 std::vector<std::vector<std::string>> cartesian(const std::vector<SweepAxis>& axes);
+// The values of point `index` of that order, without making the others.
+std::vector<std::string> point_values(const std::vector<SweepAxis>& axes, std::size_t index);
+// The number of points, or an Error naming the limit and the axes' sizes when there are
+// more than `max_points` (checked without overflow).
+std::size_t sweep_point_count(const std::vector<SweepAxis>& axes, std::size_t max_points);
 
 struct PointResult {
   std::size_t index = 0;
@@ -50,9 +55,16 @@ struct PointResult {
   std::optional<SimulationResult> result;  // when it ran
 };
 
+// The default bound on a sweep's points (`--max-points` raises it): a product of a few
+// long ranges multiplies fast (1000 x 1000 = a million simulations).
+inline constexpr std::size_t kDefaultMaxSweepPoints = 100'000;
+
 struct SweepOptions {
   int threads = 1;
-  std::size_t max_points = 1000000;
+  std::size_t max_points = kDefaultMaxSweepPoints;
+  // Keep every PointResult (scenario and simulation result) and return them; false:
+  // each point is dropped after on_point (streaming: memory flat in the point count).
+  bool keep_results = true;
   std::size_t timeline_rows = 0;  // keep timelines (what-if does not need them)
   // Called with (points done, total) from worker threads, serialised.
   std::function<void(std::size_t, std::size_t)> progress;
@@ -66,6 +78,7 @@ struct SweepOptions {
 
 // Runs every point of the product of `axes` over `base` (a parsed YAML document,
 // already carrying any --set overrides; it is cloned per point and never modified).
+// Returns the points in order (empty when options.keep_results is false).
 std::vector<PointResult> run_sweep(const ConfigNode& base, const std::string& source,
                                    const std::vector<SweepAxis>& axes, const SweepOptions& options);
 

@@ -1,6 +1,10 @@
 #include "planning/sweep_checkpoint.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -11,9 +15,11 @@
 #include <optional>
 
 #include "core/rng.h"
+#include "util/json_file.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/interrupt.h"
+#include "util/output_target.h"
 #include "util/text.h"
 
 namespace servesim::planning {
@@ -35,11 +41,11 @@ std::map<std::size_t, PointRecord> read_partial(const std::string& path, const s
   if (!in) return out;
   std::string line;
   if (!std::getline(in, line) || in.eof()) return out;
-  const auto header = nlohmann::ordered_json::parse(line, nullptr, /*allow_exceptions=*/false);
+  const auto header = parse_ordered_json_or_discarded(line);
   if (header.is_discarded() || header != header_json(fingerprint, points)) return out;
   while (std::getline(in, line)) {
     if (in.eof()) break;  // no newline: the write was cut short
-    const auto j = nlohmann::ordered_json::parse(line, nullptr, false);
+    const auto j = parse_ordered_json_or_discarded(line);
     if (j.is_discarded() || !j.is_object()) break;
     try {
       PointRecord r = record_from_json(j);
@@ -85,6 +91,59 @@ class PartialWriter {
   std::ofstream out_;
 };
 
+// The checkpoint held for the whole sweep: an exclusive flock on the .partial, so a
+// second servesim sweeping into the same --out is refused at once instead of sharing
+// (and truncating) the first one's checkpoint. Created when absent, and removed again
+// when the sweep kept nothing in it.
+class PartialLock {
+ public:
+  explicit PartialLock(const std::string& path) : path_(path) {
+    (void)checked_output_target(path_, "--out");  // a regular file or nothing
+    for (int attempt = 0; attempt < 8; ++attempt) {
+      struct stat before {};
+      created_ = ::lstat(path_.c_str(), &before) != 0;
+      fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+      if (fd_ < 0)
+        throw Error(fmt::format("{}: cannot open the sweep checkpoint: {}", path_, os_reason(errno)));
+      if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+        const int err = errno;
+        ::close(fd_);
+        fd_ = -1;
+        throw Error(err == EWOULDBLOCK
+                        ? fmt::format("{}: another servesim is running a sweep into the same --out (it holds this "
+                                      "checkpoint); wait for it to finish or choose another --out",
+                                      path_)
+                        : fmt::format("{}: cannot lock the sweep checkpoint: {}", path_, os_reason(err)));
+      }
+      // Locked; but the name may have been removed (a finished sweep) and made anew
+      // in between: keep the lock only if it is on the file the name names now.
+      struct stat held {}, named {};
+      if (::fstat(fd_, &held) == 0 && ::stat(path_.c_str(), &named) == 0 && held.st_dev == named.st_dev &&
+          held.st_ino == named.st_ino)
+        return;
+      ::close(fd_);
+      fd_ = -1;
+    }
+    throw Error(fmt::format("{}: the sweep checkpoint keeps being replaced by another process", path_));
+  }
+  ~PartialLock() {
+    if (fd_ < 0) return;
+    struct stat st {};
+    if (remove_if_empty_ && ::fstat(fd_, &st) == 0 && st.st_size == 0) ::unlink(path_.c_str());
+    ::close(fd_);
+  }
+  PartialLock(const PartialLock&) = delete;
+  PartialLock& operator=(const PartialLock&) = delete;
+  // On the way out without a point kept: the file this sweep created goes again.
+  void remove_if_empty() { remove_if_empty_ = created_; }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  bool created_ = false;
+  bool remove_if_empty_ = false;
+};
+
 }  // namespace
 
 nlohmann::ordered_json record_json(const PointRecord& r) {
@@ -115,12 +174,14 @@ std::string partial_path(const std::string& out) { return out + ".partial"; }
 CheckpointedSweep run_sweep_checkpointed(const ConfigNode& base, const std::string& source,
                                          const std::vector<SweepAxis>& axes, const SweepOptions& options,
                                          const std::string& out, const std::string& fingerprint) {
-  std::size_t total = 1;
-  for (const auto& a : axes) total *= std::max<std::size_t>(a.values.size(), 1);
+  const std::size_t total = sweep_point_count(axes, options.max_points);
   std::map<std::size_t, PointRecord> records;
+  std::optional<PartialLock> lock;
   std::optional<PartialWriter> partial;
   CheckpointedSweep result;
   if (!out.empty()) {
+    lock.emplace(partial_path(out));
+    lock->remove_if_empty();  // until a point is written into it
     records = read_partial(partial_path(out), fingerprint, total);
     result.resumed = records.size();
   }
@@ -130,6 +191,7 @@ CheckpointedSweep run_sweep_checkpointed(const ConfigNode& base, const std::stri
     if (!out.empty() && !partial) partial.emplace(partial_path(out), fingerprint, total, records);
   };
   SweepOptions opt = options;
+  opt.keep_results = false;  // each point lives on as its record only
   opt.skip = [&](std::size_t i) { return records.count(i) > 0; };  // read-only while points run
   std::map<std::size_t, PointRecord> fresh;
   opt.on_point = [&](const PointResult& p) {  // run_sweep serialises the calls

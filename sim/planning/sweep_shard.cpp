@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "planning/sweep_checkpoint.h"
+#include "util/json_file.h"
 #include "util/error.h"
 #include "util/text.h"
 
@@ -46,7 +47,7 @@ ShardFile read_shard_file(const std::string& name, const std::string& text) {
   std::istringstream in(text);
   std::string line;
   if (!std::getline(in, line)) throw Error(not_shard);
-  f.header = nlohmann::ordered_json::parse(line, nullptr, false);
+  f.header = parse_ordered_json_or_discarded(line);
   if (f.header.is_discarded() || !f.header.is_object() || !f.header.contains("servesim_sweep_shard"))
     throw Error(not_shard);
   if (f.header["servesim_sweep_shard"] != kShardVersion)
@@ -65,7 +66,7 @@ ShardFile read_shard_file(const std::string& name, const std::string& text) {
   std::size_t line_no = 1;
   while (std::getline(in, line)) {
     ++line_no;
-    const auto j = nlohmann::ordered_json::parse(line, nullptr, false);
+    const auto j = parse_ordered_json_or_discarded(line);
     const std::string bad = fmt::format("{}:{}: not a point record", name, line_no);
     if (j.is_discarded()) throw Error(bad);
     try {
@@ -100,11 +101,13 @@ std::string run_sweep_shard(const ConfigNode& base, const std::string& source, c
   SweepOptions opt = options;
   opt.skip = [&shard](std::size_t i) { return !in_shard(i, shard); };
   std::map<std::size_t, PointRecord> records;
+  opt.keep_results = false;  // each point lives on as its record only
   opt.on_point = [&](const PointResult& p) { records.emplace(p.index, point_record(p, axes)); };
-  const auto points = run_sweep(base, source, axes, opt);
+  const std::size_t total = sweep_point_count(axes, opt.max_points);
+  run_sweep(base, source, axes, opt);
   const nlohmann::ordered_json header = {{"servesim_sweep_shard", kShardVersion},
                                          {"fingerprint", fingerprint},
-                                         {"points", points.size()},
+                                         {"points", total},
                                          {"shard", {shard.index, shard.count}},
                                          {"axes", axes_json(axes)}};
   std::string out = header.dump() + "\n";

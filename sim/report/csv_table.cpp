@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "util/error.h"
+#include "util/paths.h"
 
 namespace servesim::report {
 
@@ -52,6 +53,7 @@ std::vector<std::string> split_csv_line(const std::string& line) {
 }
 
 CsvTable read_csv_table(const std::string& path) {
+  check_input_kind(path);
   std::ifstream in(path);
   if (!in) throw Error(fmt::format("{}: cannot open", path));
   CsvTable t;
@@ -72,6 +74,7 @@ CsvTable read_csv_table(const std::string& path) {
 }
 
 std::vector<std::vector<double>> read_csv_columns(const std::string& path, const std::vector<std::string>& names) {
+  check_input_kind(path);
   std::ifstream in(path);
   if (!in) throw Error(fmt::format("{}: cannot open", path));
   std::string line;

@@ -1,15 +1,27 @@
 #include "report/inspect_report.h"
 
+#include <fmt/format.h>
+
 #include <vector>
 
 #include "config/scenario_reader.h"
 #include "cost/batch.h"
 #include "report/report_json.h"
+#include "util/error.h"
 
 namespace servesim {
 
 InspectReport inspect_setup(const ConfigNode& doc, const std::string& source, const InspectBatches& b) {
   Setup setup = parse_setup_only(doc, source);
+  // A sample step the model could never run is refused, not priced.
+  const std::int64_t context = setup.model.max_context;
+  if (b.prefill_len > context)
+    throw Error(fmt::format("--prefill-len {}: longer than {}'s context length of {} tokens", b.prefill_len,
+                            setup.model.name, context));
+  if (b.decode_context + 1 > context)
+    throw Error(fmt::format("--decode-context {}: the next token would be at position {}, beyond {}'s context "
+                            "length of {} tokens",
+                            b.decode_context, b.decode_context + 1, setup.model.name, context));
   CostModel cost = make_cost_model(setup);
   const MemoryPlan memory = plan_setup_memory(setup, cost);
   const std::vector<SeqWork> prefill(static_cast<std::size_t>(b.prefill_batch), SeqWork{b.prefill_len, 0, true});

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "util/error.h"
+#include "util/paths.h"
 #include "util/json_file.h"
 
 namespace servesim::report {
@@ -44,6 +45,7 @@ ReportInput detect_report_input(const std::string& path) {
     throw Error(fmt::format("{}: a JSON file without \"candidates\" (not a plan); {}", path, kAccepted));
   }
   if (ends_with(path, ".csv")) {
+    check_input_kind(path);
     std::ifstream in(path);
     std::string header;
     if (!in || !std::getline(in, header)) throw Error(fmt::format("{}: cannot read a CSV header", path));

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <set>
 
+#include "util/json_file.h"
 #include "util/error.h"
 #include "util/paths.h"
 
@@ -180,14 +181,7 @@ BandTable table_from_json(const nlohmann::json& j, const std::string& source) {
 }
 
 BandTable load_table(const std::string& path) {
-  const std::string text = read_text_file(path);
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(fmt::format("{}: not valid JSON ({})", path, e.what()));
-  }
-  return table_from_json(j, path);
+  return table_from_json(read_json_file(path), path);
 }
 
 const BandTable* shipped_table(std::string* why) {

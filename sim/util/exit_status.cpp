@@ -1,5 +1,6 @@
 #include "util/exit_status.h"
 
+#include <csignal>
 #include <new>
 
 #include "util/error.h"
@@ -12,7 +13,9 @@ int report_exception(const std::exception_ptr& e, std::ostream& err) {
     std::rethrow_exception(e);
   } catch (const Interrupted& x) {
     err << x.what() << "\n";
-    return kExitInterrupted;
+    // 128 + the signal, as a shell reports a process that the signal ended.
+    const int sig = interrupt_signal();
+    return sig > 0 && sig != SIGINT ? 128 + sig : kExitInterrupted;
   } catch (const Error& x) {
     err << "error: " << x.what() << "\n";
     return kExitBadInput;

@@ -2,7 +2,8 @@
 // The one mapping from "how a command ended" to an exit code and a message, kept
 // out of main() so the tests can check it: 0 ok, 1 bad input or infeasible scenario
 // (servesim::Error), 2 usage (CLI11, in main), 3 internal error (any other
-// exception: a bug to report, never a verdict on the input), 130 interrupted.
+// exception: a bug to report, never a verdict on the input), 130 interrupted (Ctrl-C;
+// 143 for SIGTERM, 129 for SIGHUP).
 #include <exception>
 #include <ostream>
 

@@ -5,23 +5,28 @@
 namespace servesim {
 namespace {
 
-// Lock-free so the handler may touch it (std::atomic<bool> is on every target we build for).
-std::atomic<bool> g_interrupted{false};
-static_assert(std::atomic<bool>::is_always_lock_free);
+// Lock-free so the handler may touch it (std::atomic<int> is on every target we build for).
+std::atomic<int> g_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free);
 
-extern "C" void on_sigint(int) {
-  g_interrupted.store(true, std::memory_order_relaxed);
-  // Back to the default action: a second Ctrl-C ends a process that stopped listening.
-  std::signal(SIGINT, SIG_DFL);
+extern "C" void on_stop_signal(int sig) {
+  int none = 0;
+  g_signal.compare_exchange_strong(none, sig, std::memory_order_relaxed);
+  // Back to the default action: a second signal ends a process that stopped listening.
+  std::signal(sig, SIG_DFL);
 }
 
 }  // namespace
 
-void install_interrupt_handler() { std::signal(SIGINT, on_sigint); }
+void install_interrupt_handler() {
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, on_stop_signal);
+}
 
-bool interrupt_requested() { return g_interrupted.load(std::memory_order_relaxed); }
+bool interrupt_requested() { return g_signal.load(std::memory_order_relaxed) != 0; }
 
-void request_interrupt(bool on) { g_interrupted.store(on, std::memory_order_relaxed); }
+int interrupt_signal() { return g_signal.load(std::memory_order_relaxed); }
+
+void request_interrupt(bool on) { g_signal.store(on ? SIGINT : 0, std::memory_order_relaxed); }
 
 void throw_if_interrupted() {
   if (interrupt_requested()) throw Interrupted("interrupted");

@@ -1,8 +1,10 @@
 #pragma once
-// Ctrl-C (SIGINT) as a request to stop, not a kill: the handler only sets a flag;
-// long loops (sweep and plan points, the simulation's event loop every few thousand
-// events) poll it and throw Interrupted, and main() turns that into exit code 130
-// after the command has said what it kept.
+// Ctrl-C (SIGINT), SIGTERM and SIGHUP as a request to stop, not a kill: the handler
+// only records the signal; long loops (sweep and plan points, the simulation's event
+// loop every few thousand events) and every output commit poll it and throw
+// Interrupted, so temporary files are removed and nothing half-written is left under
+// a final name. main() turns that into exit code 128 + the signal's number (130 for
+// Ctrl-C, 143 for SIGTERM, 129 for SIGHUP) after the command has said what it kept.
 #include <atomic>
 #include <string>
 
@@ -15,11 +17,14 @@ class Interrupted : public Error {
   explicit Interrupted(const std::string& message) : Error(message) {}
 };
 
-// Installs the SIGINT handler (main() calls it once; a second Ctrl-C kills as usual).
+// Installs the handlers for SIGINT, SIGTERM and SIGHUP (main() calls it once; a
+// second signal of the same kind kills as usual).
 void install_interrupt_handler();
-// True once SIGINT arrived (or a test asked for it).
+// True once one of those signals arrived (or a test asked for it).
 bool interrupt_requested();
-// Test hook and reset: sets or clears the flag without a signal.
+// The signal that asked to stop (SIGINT when a test or request_interrupt() did); 0 when none.
+int interrupt_signal();
+// Test hook and reset: sets or clears the flag without a signal (as SIGINT).
 void request_interrupt(bool on = true);
 // Throws Interrupted("interrupted") when the flag is set.
 void throw_if_interrupted();

@@ -23,13 +23,51 @@ std::string detail(const nlohmann::json::exception& e) {
 
 }  // namespace
 
-nlohmann::json read_json_file(const std::string& path, std::string_view complaint) {
-  const std::string text = read_text_file(path);
+std::size_t json_depth_exceeded_at(std::string_view text, int max_depth) {
+  int depth = 0;
+  std::size_t line = 1;
+  bool in_string = false, escaped = false;
+  for (const char c : text) {
+    if (c == '\n') ++line;
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    else if (c == '[' || c == '{') {
+      if (++depth > max_depth) return line;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return 0;
+}
+
+nlohmann::json parse_json_text(std::string_view text, std::string_view source, std::string_view complaint) {
+  if (const std::size_t line = json_depth_exceeded_at(text))
+    throw Error(fmt::format("{}:{}: {}: nested deeper than {} levels of arrays and objects", source, line, complaint,
+                            kMaxJsonDepth));
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
-    throw Error(fmt::format("{}: {}: {}", path, complaint, detail(e)));
+    throw Error(fmt::format("{}: {}: {}", source, complaint, detail(e)));
   }
+}
+
+nlohmann::json parse_json_or_discarded(std::string_view text) {
+  if (json_depth_exceeded_at(text) != 0) return nlohmann::json(nlohmann::json::value_t::discarded);
+  return nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+}
+
+nlohmann::ordered_json parse_ordered_json_or_discarded(std::string_view text) {
+  if (json_depth_exceeded_at(text) != 0) return nlohmann::ordered_json(nlohmann::ordered_json::value_t::discarded);
+  return nlohmann::ordered_json::parse(text, nullptr, /*allow_exceptions=*/false);
+}
+
+nlohmann::json read_json_file(const std::string& path, std::string_view complaint) {
+  return parse_json_text(read_text_file(path), path, complaint);
 }
 
 std::string json_field_error(const std::string& path, std::string_view context, const nlohmann::json::exception& e) {

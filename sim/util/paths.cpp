@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "util/error.h"
+#include "util/output_target.h"
 #include "util/text.h"
 
 namespace servesim {
@@ -87,10 +88,37 @@ bool file_exists(const std::string& path) {
   return std::filesystem::is_regular_file(path, ec);
 }
 
+namespace {
+// The shell's names for a pipe or terminal it hands over: reading them is what the user asked.
+bool is_stream_alias(const std::string& path) {
+  return path == "/dev/stdin" || path.rfind("/dev/fd/", 0) == 0 || path.rfind("/proc/self/fd/", 0) == 0;
+}
+}  // namespace
+
+void check_input_kind(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return;  // missing: the caller's own words
+  if (S_ISDIR(st.st_mode)) throw Error(fmt::format("{}: is a directory, expected a file", path));
+  if (S_ISREG(st.st_mode)) {
+    note_input_file(path);  // never to be overwritten by this command's outputs
+    return;
+  }
+  if (is_stream_alias(path)) return;
+  const char* kind = S_ISFIFO(st.st_mode)   ? "a named pipe (FIFO)"
+                     : S_ISCHR(st.st_mode)  ? "a character device"
+                     : S_ISBLK(st.st_mode)  ? "a block device"
+                     : S_ISSOCK(st.st_mode) ? "a socket"
+                                            : "not a regular file";
+  // A FIFO nobody writes to would block the read forever, /dev/zero would never end.
+  throw Error(fmt::format("{}: is {}, not a regular file; servesim reads files (a shell pipe can be given as "
+                          "/dev/stdin or /dev/fd/N)",
+                          path, kind));
+}
+
 void check_input_file(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) throw Error(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
-  if (S_ISDIR(st.st_mode)) throw Error(fmt::format("{}: is a directory, expected a file", path));
+  check_input_kind(path);
 }
 
 bool is_directory(const std::string& path) {
@@ -98,10 +126,7 @@ bool is_directory(const std::string& path) {
   return std::filesystem::is_directory(path, ec);
 }
 
-void reject_directory(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw Error(fmt::format("{}: is a directory, expected a file", path));
-}
+void reject_directory(const std::string& path) { check_input_kind(path); }
 
 std::ifstream open_input_file(const std::string& path) {
   check_input_file(path);
@@ -114,10 +139,18 @@ std::ifstream open_input_file(const std::string& path) {
 
 std::string read_text_file(const std::string& path) {
   std::ifstream in = open_input_file(path);
-  std::ostringstream s;
-  s << in.rdbuf();
+  std::string text;
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
+    // Files read whole (scenarios, catalogs, config.json, JSON reports) are small; a
+    // pipe that never ends must not take the machine's memory with it.
+    if (text.size() > kMaxWholeFileBytes)
+      throw Error(fmt::format("{}: more than {} MiB; servesim reads files of this kind whole and refuses larger ones",
+                              path, kMaxWholeFileBytes >> 20));
+  }
   if (in.bad()) throw Error(fmt::format("{}: read error", path));
-  return s.str();
+  return text;
 }
 
 bool looks_like_path(const std::string& s) {

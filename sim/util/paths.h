@@ -23,8 +23,16 @@ bool file_exists(const std::string& path);
 // Every input file goes through this (a directory opened as a file reads as an
 // exception from deep inside libstdc++, not as an error).
 void check_input_file(const std::string& path);
-// Throws "<path>: is a directory, expected a file" when it is one; for the callers
-// that have their own "not found" wording for a missing file.
+// What may not be read as an input file: a directory, a device (/dev/zero never
+// ends), a named pipe (with no writer it blocks forever) or a socket; /dev/stdin and
+// /dev/fd/N (a shell's pipe) stay allowed. A missing path passes (callers word that
+// themselves). Regular files are recorded as this command's inputs (output_target.h).
+void check_input_kind(const std::string& path);
+// The most read_text_file reads (files read whole: scenarios, catalogs, JSON reports).
+inline constexpr std::size_t kMaxWholeFileBytes = std::size_t{1} << 30;
+// check_input_kind: throws "<path>: is a directory, expected a file" when it is one
+// (and refuses devices and named pipes); for the callers that have their own "not
+// found" wording for a missing file.
 void reject_directory(const std::string& path);
 // True when `path` is a directory; never throws (std::filesystem::is_directory without
 // an error_code throws filesystem_error, which is not a servesim::Error).

@@ -18,7 +18,9 @@
 #include "util/error.h"
 #include "util/json_file.h"
 #include "util/paths.h"
+#include "util/run_program.h"
 #include "util/text.h"
+#include "util/untrusted_text.h"
 #include "workload/trace_export.h"
 #include "workload/trace_reader.h"
 #include "config/scenario_reader.h"
@@ -80,11 +82,6 @@ std::string upper(const std::string& s) {
   return u;
 }
 
-std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
 
 // Sorted positive values with their cumulative fraction, one "value fraction" line each.
 std::string cdf_data(std::vector<double> v) {
@@ -457,12 +454,6 @@ std::vector<std::string> write_validation_plots(const TraceValidation& v, const 
       "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) { png_term = 'pngcairo size 900,620 enhanced font \"Sans,11\"' } "
       "else { png_term = 'png size 900,620' }\n"
       "set grid\nset key bottom right\n";
-  std::string escaped_title;
-  for (char c : title) {
-    if (c == '"' || c == '\\') escaped_title += '\\';
-    if (c == '_') escaped_title += "\\\\";
-    escaped_title += c;
-  }
   std::vector<std::string> images;
   auto render = [&](const std::string& stem, const std::string& body) {
     script += fmt::format("set terminal @png_term\nset output '{0}.png'\n{1}\n"
@@ -485,10 +476,10 @@ std::vector<std::string> write_validation_plots(const TraceValidation& v, const 
     const double hi = std::max(*std::max_element(meas.begin(), meas.end()), *std::max_element(pred.begin(), pred.end()));
     const bool logx = hi > 50 * lo;
     render(metric + "_cdf",
-           fmt::format("set title \"{} CDF: {}\"\nset xlabel '{} (ms{})'\nset ylabel 'fraction of requests'\n"
+           fmt::format("set title {} noenhanced\nset xlabel '{} (ms{})'\nset ylabel 'fraction of requests'\n"
                        "set yrange [0:1]\n{}plot '{}_measured.dat' using 1:2 with steps lw 2 lc rgb '#1f77b4' title "
                        "'measured', '{}_predicted.dat' using 1:2 with steps lw 2 lc rgb '#d62728' title 'predicted'",
-                       upper(metric), escaped_title, upper(metric), logx ? ", log scale" : "",
+                       gnuplot_string(upper(metric) + " CDF: " + title), upper(metric), logx ? ", log scale" : "",
                        logx ? "set logscale x\n" : "", metric, metric));
   }
   {
@@ -508,25 +499,28 @@ std::vector<std::string> write_validation_plots(const TraceValidation& v, const 
       write("e2e_pairs.dat", pairs);
       const bool logxy = hi > 50 * lo;
       render("e2e_scatter",
-             fmt::format("set title \"E2E per request: {}\"\nset xlabel 'measured E2E (ms)'\nset ylabel 'predicted E2E "
+             fmt::format("set title {} noenhanced\nset xlabel 'measured E2E (ms)'\nset ylabel 'predicted E2E "
                          "(ms)'\nset size square\nset key top left\n{}set xrange [{:.6g}:{:.6g}]\nset yrange "
                          "[{:.6g}:{:.6g}]\nplot 'e2e_pairs.dat' using 1:2 with points pt 7 ps 0.5 lc rgb '#1f77b4' "
                          "title 'request', x with lines lw 2 lc rgb '#555555' title 'y = x'",
-                         escaped_title, logxy ? "set logscale xy\n" : "", logxy ? lo * 0.8 : 0.0, hi * 1.05,
+                         gnuplot_string("E2E per request: " + title), logxy ? "set logscale xy\n" : "", logxy ? lo * 0.8 : 0.0, hi * 1.05,
                          logxy ? lo * 0.8 : 0.0, hi * 1.05));
     }
   }
   write("validate_plots.gp", script);
-  const int rc = std::system(fmt::format("cd {} && gnuplot validate_plots.gp > gnuplot.log 2>&1", shell_quote(dir)).c_str());
-  if (rc != 0) {
+  // No shell: gnuplot runs with the folder as its working directory and the script's
+  // file name as its one argument, so no name reaches a command line.
+  const ProgramResult rc = run_program({"gnuplot", "validate_plots.gp"}, dir, "gnuplot.log");
+  if (!rc.started)
+    throw Error(fmt::format("{}: gnuplot could not be run ({}); install gnuplot (e.g. apt-get install gnuplot-nox) "
+                            "or pass --no-plots (the data and script are in {})",
+                            dir, rc.error, dir));
+  if (rc.exit_code != 0) {
     std::ifstream log(dir + "/gnuplot.log");
     std::stringstream text;
     text << log.rdbuf();
-    const bool missing = WIFEXITED(rc) && WEXITSTATUS(rc) == 127;
-    throw Error(missing ? fmt::format("{}: gnuplot not found; install gnuplot (e.g. apt-get install gnuplot-nox) or "
-                                      "pass --no-plots (the data and script are in {})",
-                                      dir, dir)
-                        : fmt::format("{}/validate_plots.gp: gnuplot failed: {}", dir, trim(text.str())));
+    throw Error(fmt::format("{}/validate_plots.gp: gnuplot failed{}: {}", dir,
+                            rc.error.empty() ? "" : " (" + rc.error + ")", trim(text.str())));
   }
   return images;
 }

@@ -18,6 +18,7 @@
 
 #include <cmath>
 
+#include "util/json_file.h"
 #include "util/error.h"
 #include "util/text.h"
 #include "workload/measured_requests.h"
@@ -110,11 +111,12 @@ ExportedRequest parse_record(const json& j, const std::string& path, std::int64_
 ExportedRun load_records(const std::string& path) {
   trace_detail::LineReader in(path);
   ExportedRun run;
+  run.path = path;
   std::string text;
   while (in.next(text)) {
     const std::string t = trim(text);
     if (t.empty() || t[0] == '#') continue;
-    const json j = json::parse(t, nullptr, /*allow_exceptions=*/false);
+    const json j = parse_json_or_discarded(t);
     if (j.is_discarded()) fail_at(path, in.line_number(), "not a JSON object (one AIPerf record per line)");
     try {
       ExportedRequest q = parse_record(j, path, in.line_number());

@@ -113,6 +113,12 @@ std::vector<MeasuredRequest> measured_requests(const ExportedRun& run, std::vect
     m.input_tokens = q.input_tokens;
     m.output_tokens = q.output_tokens;
     if (!q.measured) continue;
+    // A measurement that contradicts itself is refused, not averaged in: the whole
+    // request cannot end before its first token.
+    if (q.ttft_ms && q.e2e_ms && *q.e2e_ms < *q.ttft_ms * (1 - 1e-9) - 1e-9)
+      throw Error(fmt::format("{}: {}: request latency {:.3f} ms is less than its time to first token {:.3f} ms: the "
+                              "first token cannot come after the end of the request; fix or drop that record",
+                              run.path.empty() ? "trace" : run.path, q.where, *q.e2e_ms, *q.ttft_ms));
     m.ttft_ms = q.ttft_ms;
     m.tpot_ms = q.tpot_ms;
     m.e2e_ms = q.e2e_ms;

@@ -31,6 +31,7 @@ struct ExportedRequest {
 };
 
 struct ExportedRun {
+  std::string path;                       // the file it was read from, for messages
   std::vector<ExportedRequest> requests;  // sorted by start_s (stable: file order among equals)
   std::string model_id;                   // the served model as the file names it, "" when it does not
   std::int64_t failed = 0;                // requests the tool recorded as errored, incomplete or cancelled

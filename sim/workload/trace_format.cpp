@@ -5,6 +5,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "util/json_file.h"
+#include "util/paths.h"
 #include "util/error.h"
 #include "util/text.h"
 #include "workload/trace_text.h"
@@ -69,11 +71,11 @@ TraceFormat detect_trace_format(const std::string& path) {
     const std::string t = trim(line);
     if (t.empty() || t[0] == '#') continue;
     if (jsonl || t[0] == '{') {
-      const auto j = nlohmann::json::parse(t, nullptr, /*allow_exceptions=*/false);
+      const auto j = parse_json_or_discarded(t);
       if (!j.is_discarded() && is_aiperf_record(j)) return TraceFormat::aiperf;
       if (jsonl || (!j.is_discarded() && j.is_object() && j.contains("input_length"))) return TraceFormat::mooncake;
       // One document over many lines (or on one): read it whole to tell the tools apart.
-      const auto doc = nlohmann::json::parse(std::ifstream(path), nullptr, /*allow_exceptions=*/false);
+      const auto doc = parse_json_or_discarded(read_text_file(path));
       return doc.is_discarded() ? TraceFormat::vllm_bench : classify_document(doc, path);
     }
     bool timestamp = false, context = false;

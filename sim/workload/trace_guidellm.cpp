@@ -105,6 +105,7 @@ ExportedRun load_guidellm_fields(const std::string& path) {
   if (!doc.is_object() || !doc.contains("benchmarks") || !doc.at("benchmarks").is_array())
     throw Error(fmt::format("{}: not a GuideLLM report: expected an object with a 'benchmarks' list", path));
   ExportedRun run;
+  run.path = path;
   const json& benchmarks = doc.at("benchmarks");
   if (benchmarks.empty()) throw Error(fmt::format("{}: the GuideLLM report holds no benchmarks", path));
   for (std::size_t b = 0; b < benchmarks.size(); ++b) {

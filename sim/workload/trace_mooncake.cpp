@@ -5,6 +5,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "util/json_file.h"
 #include "util/text.h"
 #include "workload/trace_reader.h"
 #include "workload/trace_text.h"
@@ -44,6 +45,8 @@ class MooncakeTraceReader final : public TraceReader {
 
  private:
   TraceRecord parse(const std::string& text, std::int64_t line) {
+    if (json_depth_exceeded_at(text) != 0)
+      fail_at(path(), line, fmt::format("not a JSON object: nested deeper than {} levels", kMaxJsonDepth));
     json j;
     try {
       j = json::parse(text);

@@ -12,8 +12,11 @@
 namespace servesim::trace_detail {
 
 LineReader::LineReader(const std::string& path, bool require_final_newline)
-    : path_(path), in_(path), require_final_newline_(require_final_newline) {
-  reject_directory(path);  // opens fine, then fails inside libstdc++ on the first read
+    : path_(path), require_final_newline_(require_final_newline) {
+  // Before opening: a directory opens fine and then fails inside libstdc++ on the
+  // first read; a named pipe would block the open itself.
+  reject_directory(path);
+  in_.open(path);
   if (!in_) throw Error(fmt::format("{}: cannot open trace file", path));
 }
 

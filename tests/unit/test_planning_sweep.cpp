@@ -2,6 +2,9 @@
 // did-you-mean, infeasible points as rows, and output independent of -j.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <functional>
+
 #include "config/config_map.h"
 #include "config/edits.h"
 #include "config/yaml_text.h"
@@ -127,4 +130,47 @@ TEST_CASE("sweep output is the same for -j1 and -j2", "[planning]") {
   CHECK(sweep_json(a, axes).dump() == sweep_json(b, axes).dump());
   // Higher offered rate, higher throughput (same max_num_seqs).
   CHECK(a[4].result->summary.requests_per_s > a[0].result->summary.requests_per_s);
+}
+
+TEST_CASE("sweep: the point count is bounded before anything is made, without overflow", "[planning]") {
+  // 1000 x 1000 = 1,000,000 points > the default 100,000: refused naming the shape and --max-points.
+  const std::vector<SweepAxis> axes = {parse_vary("workload.arrival.rate=1:1000:1"),
+                                       parse_vary("engine.max_num_seqs=1:1000:1")};
+  CHECK_THROWS_WITH(sweep_point_count(axes, kDefaultMaxSweepPoints),
+                    Catch::Contains("more than 100000 points") && Catch::Contains("1000 x 1000") &&
+                        Catch::Contains("--max-points"));
+  CHECK(sweep_point_count(axes, 1'000'000) == 1'000'000);
+  // Six axes of 1e6 values would be 1e36 points: the check must not wrap size_t first.
+  SweepAxis big{"a", std::vector<std::string>(1'000'000, "1")};
+  CHECK_THROWS_AS(sweep_point_count({big, big, big, big, big, big}, 100'000'000), Error);
+  SweepOptions opt;
+  opt.max_points = 5;
+  const std::string e = error_of([&] {
+    run_sweep(small_doc(), "t.yaml", {parse_vary("workload.arrival.rate=1,2,3"), parse_vary("engine.max_num_seqs=8,16")},
+              opt);
+  });
+  CHECK_THAT(e, Catch::Contains("more than 5 points (3 x 2 values)"));
+}
+
+TEST_CASE("sweep: point_values decodes an index as the cartesian order does", "[planning]") {
+  const std::vector<SweepAxis> axes = {parse_vary("a=1,2"), parse_vary("b=x,y,z")};
+  const auto all = cartesian(axes);
+  REQUIRE(all.size() == 6);
+  for (std::size_t i = 0; i < all.size(); ++i) CHECK(point_values(axes, i) == all[i]);
+}
+
+TEST_CASE("sweep: streamed (keep_results false) calls on_point for each point and keeps none", "[planning]") {
+  const std::vector<SweepAxis> axes = {parse_vary("workload.arrival.rate=2,4")};
+  SweepOptions opt;
+  opt.keep_results = false;
+  std::vector<std::size_t> seen;
+  opt.on_point = [&](const PointResult& p) {
+    CHECK(p.ok);
+    CHECK(p.result.has_value());
+    seen.push_back(p.index);
+  };
+  const auto kept = run_sweep(small_doc(), "t.yaml", axes, opt);
+  CHECK(kept.empty());
+  std::sort(seen.begin(), seen.end());
+  CHECK(seen == std::vector<std::size_t>{0, 1});
 }

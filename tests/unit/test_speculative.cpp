@@ -59,7 +59,13 @@ StepTimes step_times(const Scenario& sc, std::int64_t k, std::int64_t ctx) {
   return t;
 }
 
+// MTP drafts with the model's own modules: Llama-3.1-8B's shapes with one MTP module
+// (a test fixture; the catalog's 8B has none and refuses mtp).
+const std::string kMtpModel = std::string(SERVESIM_TEST_FIXTURES) + "/model_files/llama-3.1-8b-mtp.yaml";
+
 Scenario spec_scenario(const std::string& spec) {
+  if (spec.find("method: mtp") != std::string::npos)
+    return scenario_from("{max_num_seqs: 256, speculative: " + spec + "}", "", kMtpModel);
   return scenario_from("{max_num_seqs: 256, speculative: " + spec + "}");
 }
 // Llama-3.1-70B on 4 H100s drafted by Llama-3.1-8B (the same tokenizer).
@@ -159,6 +165,9 @@ TEST_CASE("speculative decoding: bad settings are refused with the reason", "[sp
   // A draft model must share the target's vocabulary (Llama 3 has 128256 tokens, the catalog's Mistral 7B 32768).
   refused("{method: draft_model, draft_model: mistral-7b, num_speculative_tokens: 2, acceptance_rate: 0.5}",
           "vocabulary");
+  // MTP needs the model's own prediction modules: the catalog's Llama-3.1-8B has none.
+  CHECK_THROWS_WITH(scenario_from("{speculative: {method: mtp, num_speculative_tokens: 1, acceptance_rate: 0.8}}"),
+                    Catch::Contains("llama-3.1-8b has none"));
   // Engines that cannot speculate.
   CHECK_THROWS_WITH(scenario_from("{kind: static, speculative: {method: eagle, num_speculative_tokens: 2, "
                                   "acceptance_rate: 0.5}}"),

@@ -13,7 +13,8 @@ CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo 
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(fuzz_scenario fuzz_set fuzz_trace_csv fuzz_trace_azure fuzz_trace_mooncake
                                     fuzz_trace_vllm_bench fuzz_trace_guidellm fuzz_trace_aiperf
-                                    fuzz_trace_aiperf_summary fuzz_hf_config fuzz_experiments)
+                                    fuzz_trace_aiperf_summary fuzz_hf_config fuzz_experiments fuzz_sweep_shard
+                                    fuzz_report_input fuzz_hf_quant_config fuzz_scenario_keys)
 cmake --build build-fuzz --target "${targets[@]}"
 summary=build-fuzz/fuzz-summary.txt
 : >"$summary"

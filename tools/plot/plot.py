@@ -54,7 +54,21 @@ def num(v):
 
 
 def gp_quote(s):
-    return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"') + '"'
+    """A gnuplot string literal that stays text: single quotes (gnuplot runs `backquoted`
+    commands and expands escapes only inside double quotes), a quote inside doubled, and
+    control characters (a newline would start a new command) as spaces. Names in the
+    inputs (sweep values, GPU and model names, file names) are whatever their author chose."""
+    return "'" + _no_controls(s).replace("'", "''") + "'"
+
+
+def data_quote(s):
+    """A string column in a gnuplot data file: double-quoted (gnuplot's data-file quoting),
+    with double quotes and control characters replaced. Data files are never substituted."""
+    return '"' + _no_controls(s).replace('"', "'") + '"'
+
+
+def _no_controls(s):
+    return "".join(" " if ord(c) < 0x20 or ord(c) == 0x7F else c for c in str(s))
 
 
 def varied_columns(path):
@@ -99,7 +113,7 @@ class Chart:
         path = os.path.join(self.tmp, "d%d.dat" % self.n)
         with open(path, "w") as f:
             for r in rows:
-                f.write(" ".join(gp_quote(x) if isinstance(x, str) else repr(float(x)) for x in r) + "\n")
+                f.write(" ".join(data_quote(x) if isinstance(x, str) else repr(float(x)) for x in r) + "\n")
         return gp_quote(path)
 
 
