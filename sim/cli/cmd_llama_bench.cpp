@@ -51,8 +51,23 @@ void run_view(const BenchArgs& a) {
         c.gen_tokens = a.gen;
         c.one_request = a.one_request;
         c.sets = a.sets;
-        const LlamaBenchResult r = simulate_llama_bench(c);
         const std::string pp = fmt::format("pp{}", a.prompt), tg = fmt::format("tg{}", a.gen);
+        LlamaBenchResult r;
+        try {
+          r = simulate_llama_bench(c);
+        } catch (const Error& e) {
+          // A case that cannot run (does not fit, not modelled) is a row with its reason, not the end.
+          if (a.json) {
+            out.push_back({{"device", d}, {"model", m}, {"weights", t}, {"flash_attention", a.fa}, {"error", e.what()}});
+          } else {
+            std::string why = e.what();
+            const auto at = why.find("engine: ");
+            if (at != std::string::npos) why = why.substr(at + 8);
+            fmt::print("| {:<16} | {:<14} | {:<7} | {:>10} | {:>8} | {:<7} | {:>2} | {:>6} | {:>9} |  {}\n", d, m, t, "-",
+                       "-", "-", a.fa, "-", "-", why);
+          }
+          continue;
+        }
         if (a.json) {
           out.push_back({{"device", d}, {"model", m}, {"weights", t}, {"backend", r.backend}, {"flash_attention", a.fa},
                          {"weight_bytes", r.weight_bytes}, {"params", r.params}, {"ttft_s", r.ttft_s},
