@@ -14,6 +14,7 @@
 #include "util/error.h"
 #include "util/interrupt.h"
 #include "config/scenario_reader.h"
+#include "uncertainty/bands.h"
 #include "uncertainty/scenario_key.h"
 
 namespace servesim::cli {
@@ -25,7 +26,13 @@ struct RunArgs {
   bool json = false;
   std::string out_dir;
   bool no_fast_forward = false;
+  int seed_replicates = -1;  // -1: automatic (kAutoReplicates where it matters and is cheap)
 };
+
+// Replicate seeds when --seed-replicates is not given: this many, for runs of at most
+// kAutoReplicateRequests requests (a 1M-request benchmark is not re-run).
+constexpr int kAutoReplicates = 4;
+constexpr std::int64_t kAutoReplicateRequests = 50000;
 
 void run(const RunArgs& a) {
   const Scenario sc = load_scenario(a.scenario, a.sets);
@@ -59,6 +66,28 @@ void run(const RunArgs& a) {
   if (opt.progress) std::cerr << "\r\033[K";
   // Summary, resolved config and the uncertainty bands.
   nlohmann::json j = run_report_json(sc, r);
+  // The simulation's own sampling spread, added to the bands (uncertainty/bands.h,
+  // widen_by_seed_spread): replicate seeds by default only where it matters and is cheap
+  // (a band exists and the run has at most kAutoReplicateRequests requests: a few thousand
+  // requests at moderate load already spread a p99 by tens of percent across seeds, and
+  // replaying them costs a fraction of a second); --seed-replicates N asks for N (0: none).
+  int replicates = a.seed_replicates;
+  if (replicates < 0)
+    replicates =
+        j["bands"].value("available", false) && r.summary.load.offered <= kAutoReplicateRequests ? kAutoReplicates : 0;
+  if (replicates > 0 && j["bands"].value("available", false)) {
+    std::vector<nlohmann::json> reps;
+    std::vector<std::uint64_t> seeds;
+    for (int i = 1; i <= replicates; ++i) {
+      Scenario other = sc;
+      other.workload.seed = sc.workload.seed + static_cast<std::uint64_t>(i);
+      SimulationOptions quiet;
+      quiet.fast_forward = opt.fast_forward;
+      reps.push_back(summary_json(simulate(other, quiet).summary));
+      seeds.push_back(other.workload.seed);
+    }
+    bands::widen_by_seed_spread(j["bands"], j, reps, seeds);
+  }
   if (!a.out_dir.empty()) {
     out->write("summary.json", j.dump(2) + "\n");
     out->write("timeline.csv", timeline_csv(r.timeline));
@@ -105,6 +134,10 @@ void register_run(CLI::App& app) {
   cmd->add_flag("--json", a.json, "print the summary as JSON");
   cmd->add_option("--out", a.out_dir, "write summary.json, requests.csv and timeline.csv here");
   cmd->add_flag("--no-fast-forward", a.no_fast_forward, "simulate every decode step one by one (for checking)");
+  cmd->add_option("--seed-replicates", a.seed_replicates,
+                  "replay the scenario with this many more seeds and widen the 80% bands by the spread (default: "
+                  "4 when the run has a band and at most 50,000 requests; else 0)")
+      ->check(CLI::Range(-1, 64));
   cmd->callback([] { run(a); });
 }
 

@@ -54,25 +54,27 @@ std::string summary_line_table(const std::vector<planning::PointRecord>& points,
   for (std::size_t a = 0; a < axes.size(); ++a) out += fmt::format("  {:>{}}", axes[a].key, w[a]);
   out += fmt::format("  {:>8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7} {:>5}  {}\n", "req/s", "out tok/s", "TTFT p50",
                      "TTFT p99", "TPOT p50", "TPOT p99", "SLO %", "SLO", "load");
-  for (const auto& p : points) {
+  for (const auto& record : points) {
+    const planning::PointRecord& p = record;
+    const nlohmann::ordered_json json = p.json();
     out += fmt::format("{:>5}", p.index);
     for (std::size_t a = 0; a < axes.size(); ++a) out += fmt::format("  {:>{}}", p.values[a], w[a]);
-    if (p.json.at("status") != "ok") {
-      out += fmt::format("  infeasible: {}\n", p.json.at("reason").get<std::string>());
+    if (json.at("status") != "ok") {
+      out += fmt::format("  infeasible: {}\n", json.at("reason").get<std::string>());
       continue;
     }
-    const auto& slo = p.json.at("summary").at("slo");
+    const auto& slo = json.at("summary").at("slo");
     const bool no_slo = slo.at("targets").empty();
     // A point whose queue grows without bound is said to be so, SLOs or not: its
     // percentiles depend on how many requests were simulated.
-    const auto& load = p.json.at("summary").at("load");
+    const auto& load = json.at("summary").at("load");
     const bool overloaded = load.value("overloaded", false);
     out += fmt::format("  {:>8.2f} {:>9.0f} {:>9.1f} {:>9.1f} {:>9.2f} {:>9.2f} {:>7.1f} {:>5}  {}\n",
-                       summary_number(p.json, "throughput", "requests_per_s"),
-                       summary_number(p.json, "throughput", "output_tokens_per_s"),
-                       summary_number(p.json, "ttft_ms", "p50"), summary_number(p.json, "ttft_ms", "p99"),
-                       summary_number(p.json, "tpot_ms", "p50"), summary_number(p.json, "tpot_ms", "p99"),
-                       100 * summary_number(p.json, "slo", "attainment"),
+                       summary_number(json, "throughput", "requests_per_s"),
+                       summary_number(json, "throughput", "output_tokens_per_s"),
+                       summary_number(json, "ttft_ms", "p50"), summary_number(json, "ttft_ms", "p99"),
+                       summary_number(json, "tpot_ms", "p50"), summary_number(json, "tpot_ms", "p99"),
+                       100 * summary_number(json, "slo", "attainment"),
                        no_slo ? "-" : (slo.at("met").get<bool>() ? "met" : "MISS"),
                        overloaded ? fmt::format("OVERLOADED (offered {:.2f} req/s)",
                                                 load.value("offered_rps", 0.0))
@@ -143,12 +145,12 @@ void run(const SweepArgs& a) {
                              planning::partial_path(a.out));
   const auto& points = r.records;
   if (a.json) {
-    std::cout << planning::records_json(points).dump(2) << "\n";
+    std::cout << planning::records_json_text(points) << "\n";
   } else if (a.csv) {
     std::cout << planning::records_csv(points, axes);
   } else {
     std::size_t ok = 0;
-    for (const auto& p : points) ok += p.json.at("status") == "ok" ? 1 : 0;
+    for (const auto& p : points) ok += p.json().at("status") == "ok" ? 1 : 0;
     fmt::print("{} points ({} feasible) over {}\n\n", points.size(), ok, a.scenario);
     fmt::print("{}", summary_line_table(points, axes));
     if (!a.out.empty()) fmt::print("\nwrote {}\n", a.out);

@@ -198,6 +198,45 @@ const Key kPerSeqCpuOverhead{
     .min = 0,
     .max = kInf,
 };
+const Key kPerTokenCpuOverhead{
+    .name = "per_token_cpu_overhead",
+    .type = KeyType::quantity,
+    .doc = "CPU time per token sampled in a step (sampler bookkeeping, detokenization, stop checks, streaming), on "
+           "top of per_seq_cpu_overhead",
+    .spec = "EngineConfig::per_token_cpu_overhead",
+    .dimension = Dimension::time,
+    .default_number = kDefaults.per_token_cpu_overhead,
+    .default_note = "the framework's (vllm-v1: 28 us, hidden under the GPU step; docs/host-cost.md)",
+    .min = 0,
+    .max = 10e-3,
+    .why = "host work per sampled token is microseconds, not tens of milliseconds",
+};
+const Key kPromptTokenCpuOverhead{
+    .name = "prompt_token_cpu_overhead",
+    .type = KeyType::quantity,
+    .doc = "CPU time per prompt token scheduled in a step (input preparation that scales with the tokens)",
+    .spec = "EngineConfig::prompt_token_cpu_overhead",
+    .dimension = Dimension::time,
+    .default_number = kDefaults.prompt_token_cpu_overhead,
+    .default_note = "the framework's (every preset: 0, not measured)",
+    .min = 0,
+    .max = 1e-3,
+    .why = "host work per prompt token is well under a microsecond to a few microseconds",
+};
+const Key kHostOverlap{
+    .name = "host_overlap",
+    .type = KeyType::number,
+    .doc = "share of a step's per-token host work (per_token_cpu_overhead x sampled tokens + "
+           "prompt_token_cpu_overhead x prompt tokens) that runs while the GPU computes (async scheduling): the step "
+           "lasts max(GPU, share x tokens) + step and per-sequence CPU time + (1 - share) x tokens; 0 = the GPU waits "
+           "on all of it",
+    .spec = "EngineConfig::host_overlap",
+    .default_number = kDefaults.host_overlap,
+    .default_note = "the framework's (vllm-v1 and sglang: 1; the others: 0)",
+    .min = 0,
+    .max = 1,
+    .why = "a share of the host work",
+};
 const Key kKernelLaunchOverhead{
     .name = "kernel_launch_overhead",
     .type = KeyType::quantity,
@@ -231,7 +270,7 @@ const Key kFrontendLatency{
     .spec = "EngineConfig::frontend_latency",
     .dimension = Dimension::time,
     .default_number = kDefaults.frontend_latency,
-    .default_note = "the framework's (vllm-v1: 8.4 ms, fitted on the H100 runs of data/serving; others: 0)",
+    .default_note = "the framework's (vllm-v1: 8.4 ms, fitted on the H100 runs of data/serving; sglang and trtllm carry it; the others: 0)",
     .min = 0,
     .max = kInf,
 };
@@ -450,7 +489,7 @@ const KeySection& engine_key_section() {
       .doc = "the serving engine's settings (vLLM's engine arguments where they exist)",
       .keys = {&kKind, &kFramework, &kScheduler, &kMaxNumSeqs, &kMaxBatchedTokens, &kBlockSize, &kGpuMemoryUtilization, &kPrefixCaching, &kFreeWindowKv,
                &kChunkedPrefill, &kMaxModelLen, &kNumGpuBlocksOverride, &kRuntimeOverhead, &kStepCpuOverhead,
-               &kPerSeqCpuOverhead, &kKernelLaunchOverhead, &kCollectiveLatency, &kFrontendLatency, &kGemmComputeRatio, &kAttentionMemoryRatio,
+               &kPerSeqCpuOverhead, &kPerTokenCpuOverhead, &kPromptTokenCpuOverhead, &kHostOverlap, &kKernelLaunchOverhead, &kCollectiveLatency, &kFrontendLatency, &kGemmComputeRatio, &kAttentionMemoryRatio,
                &kPrefillLayerOverhead, &kAsyncScheduling, &kCpuOffload, &kMaxQueueMemory,
                &kAttentionKernel, &kSpeculative, &llama_cpp_section_key(), &transformers_section_key()},
   };
@@ -494,6 +533,9 @@ EngineConfig read_engine(ConfigMap& e) {
   c.runtime_overhead_bytes = read_quantity(e, kRuntimeOverhead);
   c.step_cpu_overhead = preset_number(kStepCpuOverhead, preset.step_cpu_overhead);
   c.per_seq_cpu_overhead = preset_number(kPerSeqCpuOverhead, preset.per_seq_cpu_overhead);
+  c.per_token_cpu_overhead = preset_number(kPerTokenCpuOverhead, preset.per_token_cpu_overhead);
+  c.prompt_token_cpu_overhead = preset_number(kPromptTokenCpuOverhead, preset.prompt_token_cpu_overhead);
+  c.host_overlap = has_key(e, kHostOverlap) ? read_number(e, kHostOverlap) : preset.host_overlap;
   c.kernel_launch_overhead = preset_number(kKernelLaunchOverhead, preset.kernel_launch_overhead);
   c.collective_latency = preset_number(kCollectiveLatency, preset.collective_latency);
   c.frontend_latency = preset_number(kFrontendLatency, preset.frontend_latency);

@@ -518,13 +518,46 @@ std::string csv_value(const nlohmann::ordered_json& v) {
   return csv_field(v.dump());
 }
 
+nlohmann::ordered_json PointRecord::json() const { return nlohmann::ordered_json::parse(json_text); }
+
+std::string_view PointRecord::cell(std::size_t i) const {
+  const std::uint32_t begin = i == 0 ? 0 : csv_ends[i - 1];
+  return std::string_view(csv_text).substr(begin, csv_ends[i] - begin);
+}
+
+void PointRecord::set_cells(const std::vector<std::pair<std::string, std::string>>& cells) {
+  // Feasible points share one column list, infeasible ones another: a few lists per sweep.
+  static std::mutex m;
+  static std::map<std::vector<std::string>, std::shared_ptr<const std::vector<std::string>>> lists;
+  std::vector<std::string> keys;
+  keys.reserve(cells.size());
+  csv_text.clear();
+  csv_ends.clear();
+  csv_ends.reserve(cells.size());
+  for (const auto& [key, text] : cells) {
+    keys.push_back(key);
+    csv_text += text;
+    csv_ends.push_back(static_cast<std::uint32_t>(csv_text.size()));
+  }
+  std::lock_guard<std::mutex> lock(m);
+  auto it = lists.find(keys);
+  if (it == lists.end()) {
+    auto shared = std::make_shared<const std::vector<std::string>>(keys);
+    it = lists.emplace(std::move(keys), std::move(shared)).first;
+  }
+  csv_keys = it->second;
+}
+
 PointRecord point_record(const PointResult& p, const std::vector<SweepAxis>& axes) {
   PointRecord r;
   r.index = p.index;
   r.values = p.values;
-  r.json = point_json(p, axes);
+  r.json_text = point_json(p, axes).dump();
   const nlohmann::ordered_json row = flat_row(p, axes);
-  for (auto it = row.begin(); it != row.end(); ++it) r.csv_cells.emplace_back(it.key(), csv_value(it.value()));
+  std::vector<std::pair<std::string, std::string>> cells;
+  cells.reserve(row.size());
+  for (auto it = row.begin(); it != row.end(); ++it) cells.emplace_back(it.key(), csv_value(it.value()));
+  r.set_cells(cells);
   return r;
 }
 
@@ -536,21 +569,21 @@ std::string records_csv(const std::vector<PointRecord>& records, const std::vect
   std::map<std::string, bool> seen;
   for (const auto& c : columns) seen[c] = true;
   for (const auto& r : records)
-    for (const auto& [key, text] : r.csv_cells)
-      if (!seen[key]) {
-        seen[key] = true;
-        columns.push_back(key);
+    for (std::size_t i = 0; i < r.cells(); ++i)
+      if (!seen[r.key(i)]) {
+        seen[r.key(i)] = true;
+        columns.push_back(r.key(i));
       }
   std::string out;
   for (std::size_t c = 0; c < columns.size(); ++c) out += (c ? "," : "") + csv_field(columns[c]);
   out += "\n";
-  std::map<std::string, const std::string*> cells;
+  std::map<std::string, std::string_view> cells;
   for (const auto& r : records) {
     cells.clear();
-    for (const auto& [key, text] : r.csv_cells) cells.emplace(key, &text);
+    for (std::size_t i = 0; i < r.cells(); ++i) cells.emplace(r.key(i), r.cell(i));
     for (std::size_t c = 0; c < columns.size(); ++c) {
       if (c) out += ",";
-      if (const auto it = cells.find(columns[c]); it != cells.end()) out += *it->second;
+      if (const auto it = cells.find(columns[c]); it != cells.end()) out += it->second;
     }
     out += "\n";
   }
@@ -559,8 +592,25 @@ std::string records_csv(const std::vector<PointRecord>& records, const std::vect
 
 nlohmann::ordered_json records_json(const std::vector<PointRecord>& records) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
-  for (const auto& r : records) out.push_back(r.json);
+  for (const auto& r : records) out.push_back(r.json());
   return out;
+}
+
+std::string records_json_text(const std::vector<PointRecord>& records) {
+  if (records.empty()) return "[]";
+  // nlohmann prints an array element at depth 1 as its own dump(2) with every line
+  // indented by two more spaces.
+  std::string out = "[\n";
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const std::string one = records[i].json().dump(2);
+    out += "  ";
+    for (char c : one) {
+      out += c;
+      if (c == '\n') out += "  ";
+    }
+    out += i + 1 < records.size() ? ",\n" : "\n";
+  }
+  return out + "]";
 }
 
 std::string sweep_csv(const std::vector<PointResult>& points, const std::vector<SweepAxis>& axes) {

@@ -17,9 +17,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "run/simulation.h"
@@ -102,16 +104,32 @@ nlohmann::ordered_json sweep_json(const std::vector<PointResult>& points, const 
 // checkpoint stores: its JSON object and its CSV cells as text. Building the outputs
 // from records (fresh or read back from a checkpoint) is what makes a resumed sweep's
 // file byte-identical to an uninterrupted one.
+//
+// A sweep keeps one record per point until it writes its output, so a record is
+// compact (about 7.5 kB for a feasible point, where a parsed JSON tree and a pair of
+// strings per cell took 45 kB): the JSON as its compact text, the cells' texts in one
+// string, and the column names shared by every record with the same columns.
 struct PointRecord {
   std::size_t index = 0;
-  std::vector<std::string> values;                              // one per axis, as given
-  nlohmann::ordered_json json;                                  // point_json
-  std::vector<std::pair<std::string, std::string>> csv_cells;   // flat_row, each value as CSV text
+  std::vector<std::string> values;  // one per axis, as given
+  std::string json_text;            // point_json, compact (dump())
+  std::shared_ptr<const std::vector<std::string>> csv_keys;  // flat_row's keys (shared)
+  std::string csv_text;                                      // each cell's CSV text, back to back
+  std::vector<std::uint32_t> csv_ends;                       // end of cell i in csv_text
+
+  nlohmann::ordered_json json() const;  // point_json, parsed back
+  std::size_t cells() const { return csv_ends.size(); }
+  const std::string& key(std::size_t i) const { return (*csv_keys)[i]; }
+  std::string_view cell(std::size_t i) const;
+  // Sets the cells from (key, CSV text) pairs; the key list is shared when seen before.
+  void set_cells(const std::vector<std::pair<std::string, std::string>>& cells);
 };
 PointRecord point_record(const PointResult& p, const std::vector<SweepAxis>& axes);
 // The same outputs as sweep_csv / sweep_json, from records in point order.
 std::string records_csv(const std::vector<PointRecord>& records, const std::vector<SweepAxis>& axes);
 nlohmann::ordered_json records_json(const std::vector<PointRecord>& records);
+// records_json(records).dump(2), written record by record (no tree of the whole sweep).
+std::string records_json_text(const std::vector<PointRecord>& records);
 
 // Flattens nested objects into "a.b.c" keys (arrays index as a.0.b).
 void flatten_json(const nlohmann::ordered_json& j, const std::string& prefix, nlohmann::ordered_json& out);

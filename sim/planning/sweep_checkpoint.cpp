@@ -148,16 +148,18 @@ class PartialLock {
 
 nlohmann::ordered_json record_json(const PointRecord& r) {
   nlohmann::ordered_json cells = nlohmann::ordered_json::array();
-  for (const auto& [key, text] : r.csv_cells) cells.push_back({key, text});
-  return {{"point", r.index}, {"values", r.values}, {"json", r.json}, {"csv", cells}};
+  for (std::size_t i = 0; i < r.cells(); ++i) cells.push_back({r.key(i), std::string(r.cell(i))});
+  return {{"point", r.index}, {"values", r.values}, {"json", r.json()}, {"csv", cells}};
 }
 
 PointRecord record_from_json(const nlohmann::ordered_json& j) {
   PointRecord r;
   r.index = j.at("point").get<std::size_t>();
   r.values = j.at("values").get<std::vector<std::string>>();
-  r.json = j.at("json");
-  for (const auto& c : j.at("csv")) r.csv_cells.emplace_back(c.at(0).get<std::string>(), c.at(1).get<std::string>());
+  r.json_text = j.at("json").dump();
+  std::vector<std::pair<std::string, std::string>> cells;
+  for (const auto& c : j.at("csv")) cells.emplace_back(c.at(0).get<std::string>(), c.at(1).get<std::string>());
+  r.set_cells(cells);
   return r;
 }
 
@@ -218,7 +220,7 @@ CheckpointedSweep run_sweep_checkpointed(const ConfigNode& base, const std::stri
   for (auto& [i, r] : records) result.records.push_back(std::move(r));
   if (!out.empty()) {
     open_partial();  // every point came from the .partial: it is removed below
-    write_file_atomically(out, ends_with(out, ".json") ? records_json(result.records).dump(2) + "\n"
+    write_file_atomically(out, ends_with(out, ".json") ? records_json_text(result.records) + "\n"
                                                        : records_csv(result.records, axes));
     partial->close_and_remove();
   }

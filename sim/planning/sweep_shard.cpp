@@ -166,7 +166,7 @@ MergedSweep merge_sweep_shards(const std::vector<std::pair<std::string, std::str
 }
 
 std::string sweep_output_text(const MergedSweep& sweep, bool json) {
-  return json ? records_json(sweep.records).dump(2) + "\n" : records_csv(sweep.records, sweep.axes);
+  return json ? records_json_text(sweep.records) + "\n" : records_csv(sweep.records, sweep.axes);
 }
 
 }  // namespace servesim::planning

@@ -255,7 +255,8 @@ std::int64_t StaticBatchPredictor::max_kv_tokens() const {
 }
 
 double StaticBatchPredictor::step(const BatchSummary& b) const {
-  return step_wall_seconds(cost_.totals(b).time, engine_.cpu_overheads(), b.seqs, b.prefill_seqs);
+  return step_wall_seconds(cost_.totals(b).time, engine_.cpu_overheads(), b.seqs, b.prefill_seqs, b.sampled,
+                           b.prefill_tokens);
 }
 
 double StaticBatchPredictor::prefill(std::int64_t batch, std::int64_t isl) const {

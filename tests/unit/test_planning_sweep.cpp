@@ -174,3 +174,16 @@ TEST_CASE("sweep: streamed (keep_results false) calls on_point for each point an
   std::sort(seen.begin(), seen.end());
   CHECK(seen == std::vector<std::size_t>{0, 1});
 }
+
+TEST_CASE("sweep: compact records give the same JSON text as the parsed tree", "[planning]") {
+  const std::vector<SweepAxis> axes = {parse_vary("model.name=llama-3.1-8b,llama-3.1-70b")};
+  const auto pts = run_sweep(small_doc(), "t.yaml", axes, SweepOptions{});
+  std::vector<PointRecord> records;
+  for (const auto& p : pts) records.push_back(point_record(p, axes));
+  // One feasible and one infeasible point: two column lists, each shared by its kind.
+  CHECK(records[0].cells() > records[1].cells());
+  CHECK(records_json_text(records) == records_json(records).dump(2));
+  CHECK(records_json_text({}) == nlohmann::ordered_json::array().dump(2));
+  CHECK(records_csv(records, axes) == sweep_csv(pts, axes));
+  CHECK(records[0].json() == point_json(pts[0], axes));
+}
