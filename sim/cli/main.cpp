@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
   servesim::cli::register_planning(app);
   servesim::cli::register_describe(app);
   servesim::cli::register_report(app);
+  servesim::cli::register_llama_bench(app);
   servesim::install_interrupt_handler();
   // CLI11 reports a mistyped command as "A subcommand is required": name it instead.
   for (int i = 1; i < argc; ++i) {

@@ -16,7 +16,7 @@ namespace servesim::planning {
 namespace {
 
 std::string pool_label(const Setup& s) {
-  return fmt::format("{} {} tp={}", s.gpu.name, dtype_name(s.precision.weights), s.parallelism.tp);
+  return fmt::format("{} {} tp={}", s.gpu.name, weight_format_name(s.precision), s.parallelism.tp);
 }
 
 // Both pools' dollars and watts: each pool's GPUs at its own price and its own

@@ -8,6 +8,7 @@
 
 #include "config/catalog_reader.h"
 #include "model/dtype.h"
+#include "model/gguf.h"
 #include "planning/sweep.h"
 #include "metrics/summary_json.h"
 #include "uncertainty/scenario_key.h"
@@ -22,6 +23,8 @@ namespace {
 
 // The compute precision that goes with a weight precision (see plan.h).
 std::string activations_for(const std::string& weights, const GpuSpec& gpu) {
+  // A GGUF type computes in fp16 on every ggml back end (config/read_setup.cpp's default too).
+  if (find_gguf_type(weights) != GgufType::none) return dtype_name(DType::fp16);
   return dtype_name(default_activations(parse_dtype(weights, "weights"), gpu));
 }
 
@@ -83,7 +86,7 @@ PlanResult plan(const ConfigNode& doc, const std::string& source, const PlanOpti
         for (int pp : pps) {
           Candidate c;
           c.gpu = g.empty() ? base.gpu.name : g;
-          c.weights = w.empty() ? dtype_name(base.precision.weights) : w;
+          c.weights = w.empty() ? weight_format_name(base.precision) : w;
           c.tp = tp ? tp : base.parallelism.tp;
           c.pp = pp ? pp : base.parallelism.pp;
           c.label = fmt::format("{} {} tp={}{}", c.gpu, c.weights, c.tp, c.pp > 1 ? fmt::format(" pp={}", c.pp) : "");
