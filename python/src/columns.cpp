@@ -17,19 +17,10 @@ namespace py = pybind11;
 namespace servesim::python {
 namespace {
 
-// NumPy when the interpreter has it; else the standard library's array.array (a
-// Python buffer too: pandas and numpy.asarray take it as it is; bools become 0/1 int8).
-bool have_numpy() {
-  static const bool yes = [] {
-    try {
-      py::module_::import("numpy");
-      return true;
-    } catch (const py::error_already_set&) {
-      return false;
-    }
-  }();
-  return yes;
-}
+// Set once at import (prepare_columns), never lazily: see columns.h.
+bool g_numpy = false;
+
+bool have_numpy() { return g_numpy; }
 
 template <typename T>
 constexpr const char* typecode() {
@@ -72,6 +63,22 @@ py::list names(const Rows& rows, Name name) {
 }
 
 }  // namespace
+
+void prepare_columns() {
+  try {
+    py::module_::import("numpy");
+    g_numpy = true;
+  } catch (const py::error_already_set&) {
+    g_numpy = false;  // array.array columns
+    return;
+  }
+  // pybind11's NumPy API table and each dtype are function-local statics filled on
+  // first use (importing numpy.core.multiarray): fill them now, one array per type.
+  (void)py::array_t<double>(0);
+  (void)py::array_t<std::int64_t>(0);
+  (void)py::array_t<std::int32_t>(0);
+  (void)py::array_t<bool>(0);
+}
 
 py::dict request_columns(const RequestResults& rows) {
   const double nan = std::nan("");

@@ -11,6 +11,12 @@
 
 namespace servesim::python {
 
+// Imports NumPy (when installed) and fills pybind11's NumPy statics. Called once at
+// import, with the GIL: a static first filled by a later call would hold its C++
+// initialisation guard through NumPy's import, which releases the GIL, and a second
+// thread holding the GIL and waiting on that guard would deadlock both (issue 33).
+void prepare_columns();
+
 // id, replica, arrival_s, input/output/cached_tokens, queue/ttft/tpot/e2e_ms,
 // preemptions, failed, failure. Latencies of a failed request, and TPOT of a
 // one-token output, are NaN (requests.csv leaves those cells empty).

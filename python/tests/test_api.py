@@ -27,6 +27,13 @@ def test_run_summary_is_the_cli_json(cli):
     assert r.summary["ttft_ms"]["p99"] == expected["ttft_ms"]["p99"]
 
 
+def test_run_text_is_what_the_cli_prints(cli):
+    r = servesim.run(QUICK, set=SMALL)
+    assert r.text == cli("run", QUICK, "--set", "workload.requests=200").stdout
+    assert str(r) == r.text  # no warnings here
+    assert r.title == r.text.splitlines()[0]
+
+
 def test_requests_are_columns_a_dataframe_takes(cli):
     r = servesim.run(QUICK, set=SMALL)
     for name, col in r.requests.items():
@@ -160,9 +167,9 @@ def test_sweep_is_the_cli_sweep_byte_for_byte(cli, tmp_path):
 
 def test_shards_merge_into_the_sweep():
     vary = {"workload.arrival.rate": [1, 2, 3, 4, 5]}
-    axes = servesim._axes(vary)
-    inp = servesim._scenario_input(QUICK)
-    sets = servesim._sets(SMALL)
+    axes = servesim._args.axes(vary)
+    inp = servesim._args.scenario_input(QUICK)
+    sets = servesim._args.sets(SMALL)
     texts = [servesim._servesim.sweep_shard(inp, sets, axes, k, 2, 1) for k in (1, 0)]
     csv, js = servesim._servesim.merge_shards(texts, ["one", "zero"])
     assert csv == servesim.sweep(QUICK, vary=vary, set=SMALL).csv

@@ -31,6 +31,12 @@ const std::vector<FitParameter>& table() {
         {"frontend_latency", "engine.frontend_latency", 0.0, 30.0, 2.0, "ms"},
         {"step_cpu_overhead", "engine.step_cpu_overhead", 0.0, 50.0, 0.5, "ms"},
         {"per_seq_cpu_overhead", "engine.per_seq_cpu_overhead", 0.0, 2000.0, 5.0, "us"},
+        // Host work per sampled token and per scheduled prompt token (docs/host-cost.md):
+        // tens of us per token in a Python engine (Vidur's vLLM tables: ~21 us), far less in C++.
+        {"per_token_cpu_overhead", "engine.per_token_cpu_overhead", 0.0, 500.0, 5.0, "us"},
+        {"prompt_token_cpu_overhead", "engine.prompt_token_cpu_overhead", 0.0, 20.0, 0.1, "us"},
+        // The share of that host work hidden under the GPU step.
+        {"host_overlap", "engine.host_overlap", 0.0, 1.0, 0.5, ""},
         // CPU time per kernel launch without CUDA graphs: microseconds from C++, tens from
         // Python dispatch; 100 us would be a stalled host, not a launch.
         {"kernel_launch_overhead", "engine.kernel_launch_overhead", 0.0, 100.0, 5.0, "us"},
@@ -112,6 +118,9 @@ double current_value(const Setup& s, const FitParameter& p) {
   if (p.key == "engine.step_cpu_overhead") return s.engine.step_cpu_overhead / scale;
   if (p.key == "engine.per_seq_cpu_overhead") return s.engine.per_seq_cpu_overhead / scale;
   if (p.key == "engine.frontend_latency") return s.engine.frontend_latency / scale;
+  if (p.key == "engine.per_token_cpu_overhead") return s.engine.per_token_cpu_overhead / scale;
+  if (p.key == "engine.prompt_token_cpu_overhead") return s.engine.prompt_token_cpu_overhead / scale;
+  if (p.key == "engine.host_overlap") return s.engine.host_overlap / scale;
   if (p.key == "engine.kernel_launch_overhead") return s.engine.kernel_launch_overhead / scale;
   if (p.key == "engine.gemm_compute_ratio") return s.engine.gemm_compute_ratio / scale;
   if (p.key == "engine.attention_memory_ratio") return s.engine.attention_memory_ratio / scale;

@@ -18,12 +18,13 @@
 #include "util/atomic_file.h"
 #include "util/error.h"
 #include "util/paths.h"
+#include "util/text.h"
 
 namespace servesim::cli {
 namespace {
 
 struct Args {
-  std::string defaults, calibrated, profiles, out;
+  std::string defaults, calibrated, profiles, out, defaults_fitted_on;
   std::string commit = "unknown", date = "unknown", command;
   int min_points = 8;
   double coverage = 0.8;
@@ -58,12 +59,26 @@ std::set<std::string> fitted_on(const std::string& profile) {
   return keys;
 }
 
+// Experiment keys, one per line (`#` starts a comment): the runs the catalog defaults
+// were fitted on (data/uncertainty/defaults_fitted_on.txt), whose defaults residuals are
+// in-sample and left out as the calibrated profiles' fitted runs are.
+std::set<std::string> read_key_list(const std::string& path) {
+  std::set<std::string> keys;
+  if (path.empty()) return keys;
+  for (const auto& raw : split(read_text_file(path), '\n')) {
+    const std::string line = trim(raw.substr(0, raw.find('#')));
+    if (!line.empty()) keys.insert(line);
+  }
+  return keys;
+}
+
 struct Counts {
   int rows = 0, in_sample = 0, no_profile = 0;
 };
 
 void add_residuals(const std::string& path, bool calibrated, const std::string& profiles,
-                   std::vector<bands::Residual>& out, Counts& counts) {
+                   const std::set<std::string>& defaults_fitted_on, std::vector<bands::Residual>& out,
+                   Counts& counts) {
   const nlohmann::json j = read_json(path);
   if (!j.contains("experiments") || !j.at("experiments").is_array())
     throw Error(fmt::format("{}: expected `validate-experiments --json` output (an \"experiments\" list)", path));
@@ -81,6 +96,9 @@ void add_residuals(const std::string& path, bool calibrated, const std::string& 
         ++counts.in_sample;
         continue;
       }
+    } else if (defaults_fitted_on.count(key)) {
+      ++counts.in_sample;
+      continue;
     }
     ++counts.rows;
     // All measured serving runs are vLLM (v0.15.1, data/serving/PROVENANCE.md).
@@ -90,7 +108,9 @@ void add_residuals(const std::string& path, bool calibrated, const std::string& 
     for (const char* m : kMetrics) {
       const double measured = row.at(m).at("measured_ms"), predicted = row.at(m).at("predicted_ms");
       if (!(measured > 0) || !(predicted > 0)) continue;
-      out.push_back({key, bk, m, std::log(measured / predicted)});
+      // One data set and engine version (vLLM v0.15.1, data/serving/PROVENANCE.md): its
+      // sources differ by GPU (and host), the unit a leave-one-source-out check holds out.
+      out.push_back({key, bk, m, std::log(measured / predicted), "vllm-0.15.1/" + gpu});
     }
   }
 }
@@ -101,8 +121,9 @@ void run(const Args& a) {
   const std::string profiles = a.profiles.empty() ? data_root() + "/hardware/calibrated" : a.profiles;
   std::vector<bands::Residual> residuals;
   Counts def, cal;
-  add_residuals(a.defaults, false, profiles, residuals, def);
-  if (!a.calibrated.empty()) add_residuals(a.calibrated, true, profiles, residuals, cal);
+  const std::set<std::string> defaults_fitted = read_key_list(a.defaults_fitted_on);
+  add_residuals(a.defaults, false, profiles, defaults_fitted, residuals, def);
+  if (!a.calibrated.empty()) add_residuals(a.calibrated, true, profiles, defaults_fitted, residuals, cal);
   if (residuals.empty()) throw Error("no residuals: the inputs hold no experiment with measured metrics");
 
   if (a.method != "conformal" && a.method != "quantile")
@@ -111,6 +132,8 @@ void run(const Args& a) {
   bands::BandTable t = bands::build_table(residuals, a.min_points, a.coverage, method);
   t.provenance = {{"data", "data/serving/vllm_serving_experiments.json (all experiments, --all)"},
                   {"defaults_runs", def.rows},
+                  {"defaults_left_out_in_sample", def.in_sample},
+                  {"defaults_fitted_on", a.defaults_fitted_on.empty() ? "none" : a.defaults_fitted_on},
                   {"calibrated_runs", cal.rows},
                   {"calibrated_left_out_in_sample", cal.in_sample},
                   {"calibrated_left_out_no_profile", cal.no_profile},
@@ -121,21 +144,34 @@ void run(const Args& a) {
   if (!a.out.empty()) write_file_atomically(a.out, bands::table_to_json(t).dump(2) + "\n");
 
   const bands::CoverageReport rep = bands::leave_one_out_coverage(residuals, a.min_points, a.coverage, method);
+  const bands::CoverageReport loso =
+      bands::leave_one_source_out_coverage(residuals, a.min_points, a.coverage, method);
   if (a.json) {
     nlohmann::json cov = nlohmann::json::object();
     auto cell = [](const bands::CoverageCell& c) {
-      return nlohmann::json{{"n", c.n}, {"inside", c.inside}, {"below", c.below}, {"above", c.above},
-                            {"no_band", c.no_band}, {"coverage", c.share()}};
+      return nlohmann::json{{"n", c.n},           {"inside", c.inside},   {"below", c.below},
+                            {"above", c.above},   {"no_band", c.no_band}, {"coverage", c.share()},
+                            {"median_half_width_pct", c.median_half_width()}};
     };
-    for (const auto& [m, c] : rep.by_metric) cov["by_metric"][m] = cell(c);
-    for (const auto& [s, ms] : rep.by_setting)
-      for (const auto& [m, c] : ms) cov["by_setting"][s][m] = cell(c);
-    cov["all"] = cell(rep.all);
-    std::cout << nlohmann::json{{"table", bands::table_to_json(t)}, {"leave_one_out", cov}}.dump(2) << "\n";
+    auto report = [&](const bands::CoverageReport& r) {
+      nlohmann::json cov = nlohmann::json::object();
+      for (const auto& [m, c] : r.by_metric) cov["by_metric"][m] = cell(c);
+      for (const auto& [s, ms] : r.by_setting)
+        for (const auto& [m, c] : ms) cov["by_setting"][s][m] = cell(c);
+      for (const auto& [s, c] : r.by_source) cov["by_source"][s] = cell(c);
+      cov["all"] = cell(r.all);
+      return cov;
+    };
+    std::cout << nlohmann::json{{"table", bands::table_to_json(t)},
+                                {"leave_one_out", report(rep)},
+                                {"leave_one_source_out", report(loso)}}
+                     .dump(2)
+              << "\n";
     return;
   }
-  fmt::print("residuals: {} defaults runs, {} calibrated runs (left out: {} in-sample, {} without a profile)\n",
-             def.rows, cal.rows, cal.in_sample, cal.no_profile);
+  fmt::print("residuals: {} defaults runs (left out: {} the defaults were fitted on), {} calibrated runs (left out: "
+             "{} in-sample, {} without a profile)\n",
+             def.rows, def.in_sample, cal.rows, cal.in_sample, cal.no_profile);
   fmt::print("families: {}; groups with n >= {} are used, finer first\n\n", fmt::join(t.families, ", "), a.min_points);
   fmt::print("{:<10} {:<32} {:>4} {:>9} {:>9}   ({} bounds, as measured/predicted - 1)\n", "metric", "group", "n", "lo",
              "hi", a.method);
@@ -160,7 +196,24 @@ void run(const Args& a) {
   }
   fmt::print("| all | {} | {} | {} | {} | {:.0f}% | | |\n", rep.all.n, rep.all.inside, rep.all.below, rep.all.above,
              100 * rep.all.share());
-  if (rep.all.no_band > 0) fmt::print("\n{} held-out residuals had no band (their group was too small)\n", rep.all.no_band);
+  fmt::print("\nmedian band half-width: +-{:.1f}%\n", rep.all.median_half_width());
+  if (rep.all.no_band > 0) fmt::print("\n{} held-out residuals had no band (their group was too small, or its band too wide to inform)\n", rep.all.no_band);
+  fmt::print("\nleave-one-source-out coverage (each GPU's runs held out together; a family no other source has takes "
+             "the bands pooled over families):\n\n");
+  fmt::print("| held-out source | n | inside | below | above | no band | coverage | median half-width |\n");
+  fmt::print("|---|---|---|---|---|---|---|---|\n");
+  for (const auto& [src, c] : loso.by_source)
+    fmt::print("| {} | {} | {} | {} | {} | {} | {:.0f}% | +-{:.1f}% |\n", src, c.n, c.inside, c.below, c.above,
+               c.no_band, 100 * c.share(), c.median_half_width());
+  fmt::print("| all | {} | {} | {} | {} | {} | {:.0f}% | +-{:.1f}% |\n", loso.all.n, loso.all.inside,
+             loso.all.below, loso.all.above, loso.all.no_band, 100 * loso.all.share(),
+             loso.all.median_half_width());
+  for (const char* m : kMetrics) {
+    const auto i = loso.by_metric.find(m);
+    if (i == loso.by_metric.end()) continue;
+    fmt::print("  {}: {:.0f}% of {} (+-{:.1f}%)\n", m, 100 * i->second.share(), i->second.n,
+               i->second.median_half_width());
+  }
   if (!a.out.empty()) fmt::print("\nwrote {}\n", a.out);
 }
 
@@ -177,6 +230,9 @@ void register_calibrate_bands(CLI::App& calibrate) {
   cmd->add_option("--profiles", a.profiles,
                   "the folder of calibrated profiles used for --calibrated (default: hardware/calibrated); runs a "
                   "profile was fitted on, and runs on GPUs without a profile, are left out");
+  cmd->add_option("--defaults-fitted-on", a.defaults_fitted_on,
+                  "a file of experiment keys (one per line) the catalog defaults were fitted on: their defaults "
+                  "residuals are in-sample and left out (data/uncertainty/defaults_fitted_on.txt)");
   cmd->add_option("--min-points", a.min_points, "fewest residuals a group needs before a coarser one is used")
       ->default_val(8)
       ->check(CLI::Range(2, 1000));

@@ -16,6 +16,7 @@
 #include "util/error.h"
 #include "util/interrupt.h"
 #include "config/scenario_reader.h"
+#include "uncertainty/bands.h"
 #include "uncertainty/scenario_key.h"
 
 namespace servesim::cli {
@@ -27,6 +28,7 @@ struct RunArgs {
   bool json = false;
   std::string out_dir;
   bool no_fast_forward = false;
+  int seed_replicates = -1;  // -1: automatic (kAutoReplicates where it matters and is cheap)
 };
 
 void run(const RunArgs& a) {
@@ -62,6 +64,9 @@ void run(const RunArgs& a) {
   if (opt.progress) std::cerr << "\r\033[K";
   // Summary, resolved config and the uncertainty bands.
   nlohmann::json j = run_report_json(sc, r);
+  // The simulation's own sampling spread, added to the bands (--seed-replicates N; -1:
+  // automatic, report/run_report.h).
+  add_seed_spread(j, sc, r, a.seed_replicates, opt.fast_forward);
   if (!a.out_dir.empty()) {
     out->write("summary.json", j.dump(2) + "\n");
     out->write("timeline.csv", timeline_csv(r.timeline));
@@ -112,6 +117,10 @@ void register_run(CLI::App& app) {
   cmd->add_flag("--json", a.json, "print the summary as JSON");
   cmd->add_option("--out", a.out_dir, "write summary.json, requests.csv and timeline.csv here");
   cmd->add_flag("--no-fast-forward", a.no_fast_forward, "simulate every decode step one by one (for checking)");
+  cmd->add_option("--seed-replicates", a.seed_replicates,
+                  "replay the scenario with this many more seeds and widen the 80% bands by the spread (default: "
+                  "4 when the run has a band and at most 50,000 requests; else 0)")
+      ->check(CLI::Range(-1, 64));
   cmd->callback([] { run(a); });
 }
 

@@ -66,6 +66,14 @@ void ConfigMap::fail(const std::string& key, const std::string& what) const {
   throw_at(ConfigErrorKind::bad_value, file_, k ? k : node_, key_path(key), fmt::format("{}: {}", where(key), what));
 }
 
+void ConfigMap::refuse(const std::string& key, const Error& e) const {
+  const std::string prefix = where(key);
+  const std::string what = e.what();
+  const ConfigNode* k = key_node(key);
+  throw_at(ConfigErrorKind::bad_value, file_, k ? k : node_, key_path(key),
+           what.rfind(prefix + ": ", 0) == 0 ? what : fmt::format("{}: {}", prefix, what));
+}
+
 void ConfigMap::allow(const std::vector<std::string>& keys) { known_.insert(known_.end(), keys.begin(), keys.end()); }
 
 bool ConfigMap::has(const std::string& key) { return get(key) != nullptr; }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "config/config_node.h"
+#include "util/error.h"
 #include "util/units.h"
 
 namespace servesim {
@@ -54,6 +55,9 @@ class ConfigMap {
 
   // A bad-value ConfigError about `key` (message prefixed with where(key)).
   [[noreturn]] void fail(const std::string& key, const std::string& what) const;
+  // The same for an Error thrown while reading `key`'s value (a catalog lookup, a
+  // precision name): its message kept, prefixed with where(key) unless it starts so.
+  [[noreturn]] void refuse(const std::string& key, const Error& e) const;
 
  private:
   const ConfigNode& required(const std::string& key);

@@ -171,7 +171,11 @@ const Key n{.name = "n",
 const Key beam_width{.name = "beam_width",
                      .type = KeyType::integer,
                      .doc = "beams per request (beam search, as vLLM V0's use_beam_search with best_of = the width): "
-                            "one prefill, then this many beams decoding in lockstep",
+                            "one prefill, then this many beams decoding in lockstep, priced as that many parallel "
+                            "samples. Not modelled: the top-2k candidate selection of each step, the KV block copies "
+                            "when beams diverge, and vLLM V1's beam search, a loop above the engine that sends one "
+                            "request per beam per token (a front-end round trip and a re-prefill of the uncached "
+                            "last block each token); no band is given for it",
                      .spec = "SamplingSpec::beam_width",
                      .unit = "sequences",
                      .default_number = 1,

@@ -21,10 +21,9 @@ ArrivalKind read_process(ConfigMap& m, const Key& key, bool in_stage) {
   if (known != all.end() && (known->stage_ok || !in_stage)) return known->kind;
   std::vector<std::string> valid(key.choices.begin(), key.choices.end());
   if (known != all.end())
-    throw Error(fmt::format("{}: '{}' cannot be a stage of multi_stage (valid here: {})", where(m, key), name,
-                            join(valid)));
-  throw Error(fmt::format("{}: unknown arrival process '{}'{} (valid{}: {})", where(m, key), name,
-                          did_you_mean(name, valid), in_stage ? " in a stage" : "", join(valid)));
+    m.fail(std::string(key.name), fmt::format("'{}' cannot be a stage of multi_stage (valid here: {})", name, join(valid)));
+  m.fail(std::string(key.name), fmt::format("unknown arrival process '{}'{} (valid{}: {})", name,
+                                            did_you_mean(name, valid), in_stage ? " in a stage" : "", join(valid)));
 }
 
 // rate (and cv for gamma) of a poisson/gamma/constant process.

@@ -197,6 +197,45 @@ const Key kPerSeqCpuOverhead{
     .min = 0,
     .max = kInf,
 };
+const Key kPerTokenCpuOverhead{
+    .name = "per_token_cpu_overhead",
+    .type = KeyType::quantity,
+    .doc = "CPU time per token sampled in a step (sampler bookkeeping, detokenization, stop checks, streaming), on "
+           "top of per_seq_cpu_overhead",
+    .spec = "EngineConfig::per_token_cpu_overhead",
+    .dimension = Dimension::time,
+    .default_number = kDefaults.per_token_cpu_overhead,
+    .default_note = "the framework's (vllm-v1: 28 us, hidden under the GPU step; docs/host-cost.md)",
+    .min = 0,
+    .max = 10e-3,
+    .why = "host work per sampled token is microseconds, not tens of milliseconds",
+};
+const Key kPromptTokenCpuOverhead{
+    .name = "prompt_token_cpu_overhead",
+    .type = KeyType::quantity,
+    .doc = "CPU time per prompt token scheduled in a step (input preparation that scales with the tokens)",
+    .spec = "EngineConfig::prompt_token_cpu_overhead",
+    .dimension = Dimension::time,
+    .default_number = kDefaults.prompt_token_cpu_overhead,
+    .default_note = "the framework's (every preset: 0, not measured)",
+    .min = 0,
+    .max = 1e-3,
+    .why = "host work per prompt token is well under a microsecond to a few microseconds",
+};
+const Key kHostOverlap{
+    .name = "host_overlap",
+    .type = KeyType::number,
+    .doc = "share of a step's per-token host work (per_token_cpu_overhead x sampled tokens + "
+           "prompt_token_cpu_overhead x prompt tokens) that runs while the GPU computes (async scheduling): the step "
+           "lasts max(GPU, share x tokens) + step and per-sequence CPU time + (1 - share) x tokens; 0 = the GPU waits "
+           "on all of it",
+    .spec = "EngineConfig::host_overlap",
+    .default_number = kDefaults.host_overlap,
+    .default_note = "the framework's (vllm-v1 and sglang: 1; the others: 0)",
+    .min = 0,
+    .max = 1,
+    .why = "a share of the host work",
+};
 const Key kKernelLaunchOverhead{
     .name = "kernel_launch_overhead",
     .type = KeyType::quantity,
@@ -230,7 +269,7 @@ const Key kFrontendLatency{
     .spec = "EngineConfig::frontend_latency",
     .dimension = Dimension::time,
     .default_number = kDefaults.frontend_latency,
-    .default_note = "the framework's (vllm-v1: 8.4 ms, fitted on the H100 runs of data/serving; others: 0)",
+    .default_note = "the framework's (vllm-v1: 8.4 ms, fitted on the H100 runs of data/serving; sglang and trtllm carry it; the others: 0)",
     .min = 0,
     .max = kInf,
 };
@@ -378,8 +417,7 @@ std::string read_named_choice(ConfigMap& e, const Key& k, std::string_view noun)
   const std::string v = read_text(e, k);
   const auto valid = choice_names(k);
   if (std::find(valid.begin(), valid.end(), v) == valid.end())
-    throw Error(fmt::format("{}: unknown {} '{}'{} (valid: {})", e.where(std::string(k.name)), noun, v,
-                            did_you_mean(v, valid), join(valid)));
+    e.fail(std::string(k.name), fmt::format("unknown {} '{}'{} (valid: {})", noun, v, did_you_mean(v, valid), join(valid)));
   return v;
 }
 
@@ -449,7 +487,7 @@ const KeySection& engine_key_section() {
       .doc = "the serving engine's settings (vLLM's engine arguments where they exist)",
       .keys = {&kKind, &kFramework, &kScheduler, &kMaxNumSeqs, &kMaxBatchedTokens, &kBlockSize, &kGpuMemoryUtilization, &kPrefixCaching, &kFreeWindowKv,
                &kChunkedPrefill, &kMaxModelLen, &kNumGpuBlocksOverride, &kRuntimeOverhead, &kStepCpuOverhead,
-               &kPerSeqCpuOverhead, &kKernelLaunchOverhead, &kCollectiveLatency, &kFrontendLatency, &kGemmComputeRatio, &kAttentionMemoryRatio,
+               &kPerSeqCpuOverhead, &kPerTokenCpuOverhead, &kPromptTokenCpuOverhead, &kHostOverlap, &kKernelLaunchOverhead, &kCollectiveLatency, &kFrontendLatency, &kGemmComputeRatio, &kAttentionMemoryRatio,
                &kPrefillLayerOverhead, &kAsyncScheduling, &kCpuOffload, &kMaxQueueMemory,
                &kAttentionKernel, &kSpeculative},
   };
@@ -493,6 +531,9 @@ EngineConfig read_engine(ConfigMap& e) {
   c.runtime_overhead_bytes = read_quantity(e, kRuntimeOverhead);
   c.step_cpu_overhead = preset_number(kStepCpuOverhead, preset.step_cpu_overhead);
   c.per_seq_cpu_overhead = preset_number(kPerSeqCpuOverhead, preset.per_seq_cpu_overhead);
+  c.per_token_cpu_overhead = preset_number(kPerTokenCpuOverhead, preset.per_token_cpu_overhead);
+  c.prompt_token_cpu_overhead = preset_number(kPromptTokenCpuOverhead, preset.prompt_token_cpu_overhead);
+  c.host_overlap = has_key(e, kHostOverlap) ? read_number(e, kHostOverlap) : preset.host_overlap;
   c.kernel_launch_overhead = preset_number(kKernelLaunchOverhead, preset.kernel_launch_overhead);
   c.collective_latency = preset_number(kCollectiveLatency, preset.collective_latency);
   c.frontend_latency = preset_number(kFrontendLatency, preset.frontend_latency);
@@ -510,8 +551,7 @@ EngineConfig read_engine(ConfigMap& e) {
   c.attention = read_named_choice(e, kAttentionKernel, "attention kernel") == "naive" ? AttentionKernel::naive
                                                                                       : AttentionKernel::flash;
   if (c.gpu_memory_utilization <= kGpuMemoryUtilization.min || c.gpu_memory_utilization > kGpuMemoryUtilization.max)
-    throw Error(fmt::format("{}: must be in (0, 1], got {}", e.where(std::string(kGpuMemoryUtilization.name)),
-                            c.gpu_memory_utilization));
+    e.fail(std::string(kGpuMemoryUtilization.name), fmt::format("must be in (0, 1], got {}", c.gpu_memory_utilization));
   const std::string spec(kSpeculative.name);
   if (e.has(spec)) {
     ConfigMap sm = e.map(spec);
@@ -539,6 +579,12 @@ void resolve_speculative(ConfigMap& eng, Setup& s) {
     throw Error(fmt::format("{}: speculative decoding is not modelled with pipeline parallelism (pp = {}); "
                                   "use tp, or leave speculative out",
                                   where, s.parallelism.pp));
+  // Verifying k + 1 tokens through a state layer advances (and on rejection rolls back) its
+  // recurrent state: not priced by the decode step's state update.
+  if (s.model.state.enabled())
+    throw Error(fmt::format("{}: speculative decoding is not modelled with {}'s {} (their state update and "
+                            "rollback in verification are not priced); leave speculative out",
+                            where, s.model.name, s.model.state.describe()));
   // vllm_v0_prefill_first leaves the decoders out of prompt steps; the speculating
   // decode step assumes every decoder verifies in every step, so the two do not combine.
   if (s.engine.scheduler == "vllm_v0_prefill_first")
@@ -588,7 +634,7 @@ void resolve_max_model_len(ConfigMap& eng, Setup& s) {
 
 void resolve_local_attention_kv(ConfigMap& eng, Setup& s) {
   EngineConfig& c = s.engine;
-  if (!s.model.local.enabled() || !c.free_window_kv || !c.prefix_caching) return;
+  if (!s.model.local.enabled() || !s.model.local.frees_keys() || !c.free_window_kv || !c.prefix_caching) return;
   // Prefix caching over per-layer window blocks is not modelled (batch_state.cpp
   // refuses the pair). When one of the two is only the framework preset's default,
   // the model still runs as its user asked for the other, and the change is said
@@ -610,6 +656,28 @@ void resolve_local_attention_kv(ConfigMap& eng, Setup& s) {
                      "prompt blocks; set engine.free_window_kv: false to keep prefix caching with full-context KV",
                      eng.where(std::string(kPrefixCaching.name)), why));
   }
+}
+
+// A model with state layers (layer_kinds.h) cannot reuse a cached prompt prefix: the
+// attention layers' KV of the prefix is in the cache, but a state layer's state after it is
+// not (vLLM disables prefix caching for such models unless it also caches states, which
+// servesim does not model). When prefix caching is only the framework preset's default it is
+// turned off, said out loud, and so is a scenario file's setting when the model was put in
+// on the command line (--set model.name=...: the file chose it for another model); asked for
+// explicitly for this model, the scenario is refused.
+void resolve_state_layers(ConfigMap& eng, Setup& s, bool model_from_command_line) {
+  EngineConfig& c = s.engine;
+  if (!s.model.state.enabled() || !c.prefix_caching) return;
+  const std::string key(kPrefixCaching.name);
+  const std::string why = fmt::format("{} has {}, whose per-sequence state after a cached prefix is not cached, so "
+                                      "prefix caching with it is not modelled",
+                                      s.model.name, s.model.state.describe());
+  const ConfigNode* set = eng.get(key);
+  if (set && (set->from_edit() || !model_from_command_line))
+    eng.fail(key, fmt::format("{}; set engine.prefix_caching: false", why));
+  c.prefix_caching = false;
+  warn(fmt::format("{}: false for this run (the {} is true): {}", eng.where(key),
+                   set ? "scenario's, chosen for another model," : "framework's default", why));
 }
 
 }  // namespace servesim

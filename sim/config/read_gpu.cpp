@@ -82,16 +82,21 @@ const Key kBandwidth{.name = "bandwidth", .type = KeyType::quantity, .doc = "pea
                      .spec = "GpuSpec::memory_bandwidth", .dimension = Dimension::bandwidth, .required = true};
 
 // --- (gpu file).interconnect.<link> ---
-// A link's bandwidth divides message sizes: it must be positive (at least 1 B/s) when given.
+// A link's bandwidth divides message sizes: it must be positive (at least 1 B/s) when given,
+// and at most 1 PB/s (NVLink 5 is 0.9 TB/s per direction; past that a typo makes every
+// collective free).
+constexpr double kMaxLinkBandwidth = 1e15;
+constexpr std::string_view kLinkWhy = "no interconnect comes near it";
 const Key kLinkKind{.name = "kind", .type = KeyType::text, .doc = "nvlink4, pcie5, xgmi, infiniband, ... (shown only)",
                     .spec = "Link::kind"};
 const Key kLinkBandwidthRequired{.name = "bandwidth", .type = KeyType::quantity,
                                  .doc = "per GPU, per direction", .spec = "Link::bandwidth",
-                                 .dimension = Dimension::bandwidth, .required = true, .min = 1, .max = kInf};
+                                 .dimension = Dimension::bandwidth, .required = true, .min = 1, .max = kMaxLinkBandwidth,
+                                 .why = kLinkWhy};
 const Key kLinkBandwidthOptional{.name = "bandwidth", .type = KeyType::quantity,
                                  .doc = "per GPU, per direction", .spec = "Link::bandwidth",
                                  .dimension = Dimension::bandwidth, .default_note = "0: no such link", .min = 1,
-                                 .max = kInf};
+                                 .max = kMaxLinkBandwidth, .why = kLinkWhy};
 const Key kLinkLatency{.name = "latency", .type = KeyType::quantity, .doc = "one message (NCCL small-message latency)",
                        .spec = "Link::latency", .dimension = Dimension::time, .default_number = 0, .min = 0,
                        .max = kMaxDurationSeconds};

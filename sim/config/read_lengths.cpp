@@ -19,8 +19,8 @@ LengthKind read_dist(ConfigMap& m) {
   for (const auto& d : length_distributions())
     if (d.name == name) return d.kind;
   std::vector<std::string> valid(key.choices.begin(), key.choices.end());
-  throw Error(fmt::format("{}: unknown length distribution '{}'{} (valid: {})", where(m, key), name,
-                          did_you_mean(name, valid), join(valid)));
+  m.fail(std::string(key.name),
+         fmt::format("unknown length distribution '{}'{} (valid: {})", name, did_you_mean(name, valid), join(valid)));
 }
 
 // Clipping to [min, max] is part of the distribution, but a mean (or a fixed

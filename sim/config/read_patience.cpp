@@ -93,8 +93,8 @@ PatienceSpec parse_patience(ConfigMap& m) {
     }
   if (!known) {
     std::vector<std::string> valid(dist.choices.begin(), dist.choices.end());
-    throw Error(fmt::format("{}: unknown patience distribution '{}'{} (valid: {})", where(m, dist), name,
-                            did_you_mean(name, valid), join(valid)));
+    m.fail(std::string(dist.name),
+           fmt::format("unknown patience distribution '{}'{} (valid: {})", name, did_you_mean(name, valid), join(valid)));
   }
   switch (p.kind) {
     case PatienceKind::fixed: p.value_s = read_quantity(m, value); break;

@@ -102,7 +102,7 @@ SloSpec read_slo(ConfigMap& m) {
       const std::string stat(k->name);
       if (!stats.has(stat)) continue;
       const double v = stats.number(stat);
-      if (v <= 0) throw Error(fmt::format("{}: an SLO limit must be positive (milliseconds)", stats.where(stat)));
+      if (v <= 0) stats.fail(stat, "an SLO limit must be positive (milliseconds)");
       slo.targets.push_back({metric, stat, v});
     }
     stats.finish();

@@ -1,11 +1,22 @@
 #pragma once
-// A step's wall time: the cost model's GPU time plus the CPU-side time the GPU waits
-// on (scheduling, input preparation, output processing), a fixed part per step and a
-// part per running sequence. Without CUDA graphs the CPU launches every kernel of the
-// step one by one; the GPU runs them as they come, so the step lasts at least as long
-// as the launches (the launch floor) and the GPU time hides under it when shorter.
-// The one formula the engines, the static-batch predictor and the tests use (inline:
-// the engines call it on every step).
+// A step's wall time: the cost model's GPU time plus the host-side (CPU) work of the
+// serving stack that the GPU waits on. Without CUDA graphs the CPU launches every kernel
+// of the step one by one; the GPU runs them as they come, so the step lasts at least as
+// long as the launches (the launch floor) and the GPU time hides under it when shorter.
+//
+// The host work of a step grows with what the step does (docs/host-cost.md has the
+// physics and where each framework's numbers come from). Two parts:
+//   serial = per_step + per_seq x running sequences
+//     the hand-off the GPU always waits on (inputs to the device, launching the step,
+//     returning the sampled tokens);
+//   tokens = per_token x sampled tokens + per_prompt_token x scheduled prompt tokens
+//     the work per token (sampler bookkeeping, detokenisation, stop checks, streaming;
+//     input preparation per prompt token), of which a share `overlap` runs while the GPU
+//     computes in engines that plan step N+1 during step N (vLLM V1's async scheduling,
+//     SGLang's overlap scheduler):
+//   wall = max(max(GPU, launch floor), overlap x tokens) + serial + (1 - overlap) x tokens
+// so a large batch whose per-token host work outgrows its GPU step becomes host-bound:
+// the reason loaded engines run longer TPOTs than their kernels alone explain.
 #include <algorithm>
 #include <cstdint>
 
@@ -18,15 +29,31 @@ struct CpuOverheads {
   // seconds added to a step that prefills at least one sequence (engine.prefill_layer_overhead
   // x the stage's layers); 0 for every framework but those whose preset sets it
   double per_prefill_step = 0;
+  // seconds per token sampled in the step (engine.per_token_cpu_overhead): sampler
+  // bookkeeping, detokenisation, stop checks, output streaming
+  double per_token = 0;
+  // seconds per prompt token scheduled in the step (engine.prompt_token_cpu_overhead):
+  // input preparation that scales with the tokens (positions, slot mapping, token ids)
+  double per_prompt_token = 0;
+  // share of the per-token work above that runs while the GPU computes (engine.host_overlap)
+  double overlap = 0;
 };
 
 // `gpu_seconds`: StepTotals::time (or stage_time for a pipeline stage's occupancy);
-// `prefill_seqs`: the sequences with more than one new token (BatchSummary::prefill_seqs).
+// `prefill_seqs`: the sequences with more than one new token (BatchSummary::prefill_seqs);
+// `sampled`: tokens sampled (BatchSummary::sampled); `prompt_tokens`: prompt tokens
+// computed in the step (BatchSummary::prefill_tokens).
 inline double step_wall_seconds(double gpu_seconds, const CpuOverheads& cpu, std::int64_t seqs,
-                                std::int64_t prefill_seqs = 0) {
-  // std::max(x, 0.0) is x for every x >= 0, so CUDA-graph engines get gpu_seconds exactly;
-  // without a prefill cost the last term is + 0.0, which leaves the sum's bits unchanged.
-  const double wall = std::max(gpu_seconds, cpu.launch_floor) + cpu.per_step + cpu.per_seq * static_cast<double>(seqs);
+                                std::int64_t prefill_seqs = 0, std::int64_t sampled = 0,
+                                std::int64_t prompt_tokens = 0) {
+  const double tokens =
+      cpu.per_token * static_cast<double>(sampled) + cpu.per_prompt_token * static_cast<double>(prompt_tokens);
+  // std::max(x, 0.0) is x for every x >= 0, so CUDA-graph engines get gpu_seconds exactly.
+  const double gpu = std::max(gpu_seconds, cpu.launch_floor);
+  // Without per-token work (tokens = +0.0) the sum is the same double as before it existed.
+  const double wall = (cpu.overlap > 0 ? std::max(gpu, cpu.overlap * tokens) + (1.0 - cpu.overlap) * tokens
+                                       : gpu + tokens) +
+                      cpu.per_step + cpu.per_seq * static_cast<double>(seqs);
   return prefill_seqs > 0 ? wall + cpu.per_prefill_step : wall;
 }
 

@@ -60,11 +60,19 @@ std::vector<EmittedFile> emit_deployment(const DeploymentPlan& plan, EmitTarget 
 
 namespace detail {
 
+std::string comment_safe(const std::string& s) {
+  std::string out = s;
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return out;
+}
+
 std::string header_comment(const DeploymentPlan& p, const std::string& engine_line) {
   const Scenario& sc = *p.scenario;
-  std::string out = fmt::format("# Written by `servesim plan {} --emit ...`: the best candidate, {}.\n", p.source, p.label);
+  std::string out = fmt::format("# Written by `servesim plan {} --emit ...`: the best candidate, {}.\n",
+                                comment_safe(p.source), comment_safe(p.label));
   out += fmt::format("# {} on {} (servesim's GPU model; the engine runs on whatever GPUs it is given), {}.\n",
-                     sc.model.name, sc.gpu.name, sc.resolved.describe());
+                     comment_safe(sc.model.name), comment_safe(sc.gpu.name), sc.resolved.describe());
   out += fmt::format("# {} replica(s) x {} GPU(s) (tp={}, pp={}{}) = {} GPUs{}.\n", p.replicas,
                      sc.parallelism.gpus_per_replica(), sc.parallelism.tp, sc.parallelism.pp,
                      sc.parallelism.ep > 1 ? fmt::format(", ep={}", sc.parallelism.ep) : "",
@@ -111,7 +119,7 @@ std::string speculative_note(const Scenario& sc) {
                                 sp.method, sp.num_speculative_tokens, sp.expected_tokens());
   if (drafter(sc) == kDrafterPlaceholder)
     out += fmt::format("# {} stands for the EAGLE head trained for {}: the scenario does not name one.\n",
-                       kDrafterPlaceholder, model_id(sc));
+                       kDrafterPlaceholder, comment_safe(model_id(sc)));
   return out;
 }
 

@@ -48,6 +48,10 @@ std::vector<EmittedFile> emit_deployment(const DeploymentPlan& plan, EmitTarget 
 
 // Shared by the emitters (deployment.cpp).
 namespace detail {
+// Text from the inputs (a file name, a model's name) made safe inside a "# " comment
+// line: a control character (a newline would end the comment and start a command of
+// the script) becomes '?'.
+std::string comment_safe(const std::string& s);
 // "# " comment lines: what was planned, the predicted figures against the SLOs, cost.
 std::string header_comment(const DeploymentPlan& plan, const std::string& engine_line);
 // The model id to serve: the model's Hugging Face id, else its catalog name.

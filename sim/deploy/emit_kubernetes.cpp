@@ -27,10 +27,15 @@ std::string dns_name(const std::string& s) {
   return "servesim-" + (out.empty() ? std::string("model") : out);
 }
 
-// A YAML flow-sequence string item, double-quoted with JSON escapes.
+// A YAML flow-sequence string item, double-quoted with JSON escapes (a control
+// character as \xNN, so a name from the inputs stays one item on one line).
 std::string yaml_string(const std::string& s) {
   std::string out = "\"";
   for (const char c : s) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+      continue;
+    }
     if (c == '"' || c == '\\') out += '\\';
     out += c;
   }
@@ -108,7 +113,7 @@ spec:
   - port: 8000
     targetPort: 8000
 )",
-                   name, plan.replicas, sc.gpu.name, args, gpus);
+                   name, plan.replicas, detail::comment_safe(sc.gpu.name), args, gpus);
   return {{"deployment.yaml", y}};
 }
 

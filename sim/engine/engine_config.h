@@ -41,6 +41,13 @@ struct EngineConfig {
   // ~0.8 ms, process outputs 0.2-0.4 ms); v1 overlaps much of it.
   double step_cpu_overhead = 0.5e-3;         // seconds per step
   double per_seq_cpu_overhead = 5e-6;        // seconds per running sequence per step
+  // Host work that grows with the step's tokens (cost/step_wall_time.h): per sampled
+  // token (sampling, detokenisation, streaming) and per scheduled prompt token (input
+  // preparation), and the share of all the step's host work that runs under the GPU
+  // step (async scheduling). The defaults are vllm-v1's (engine/framework_preset.cpp).
+  double per_token_cpu_overhead = 28e-6;     // seconds per sampled token
+  double prompt_token_cpu_overhead = 0;      // seconds per scheduled prompt token
+  double host_overlap = 1;                   // share in [0, 1]
   // CPU time to launch one kernel when steps are not replayed from CUDA graphs
   // (0 = CUDA graphs), and what it makes of a step: the kernels of one step (one
   // pipeline stage) times it, computed from the cost model when the scenario is
@@ -86,7 +93,10 @@ struct EngineConfig {
   // Speculative decoding (engine/speculative.h); method "none" = off.
   SpeculativeConfig speculative;
 
-  CpuOverheads cpu_overheads() const { return CpuOverheads{step_cpu_overhead, per_seq_cpu_overhead, launch_floor, prefill_step_overhead}; }
+  CpuOverheads cpu_overheads() const {
+    return CpuOverheads{step_cpu_overhead,      per_seq_cpu_overhead,      launch_floor, prefill_step_overhead,
+                        per_token_cpu_overhead, prompt_token_cpu_overhead, host_overlap};
+  }
 
   MemoryConfig memory_config() const {
     MemoryConfig m;

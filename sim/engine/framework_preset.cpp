@@ -8,9 +8,24 @@ namespace servesim {
 const std::vector<FrameworkPreset>& framework_presets() {
   static const std::vector<FrameworkPreset> presets = {
       {.name = "vllm-v1",
-       .doc = "vLLM V1 engine (v0.8+): CUDA graphs, chunked prefill, async scheduling",
+       .doc = "vLLM V1 engine with async scheduling on (its default from v0.14): CUDA graphs, chunked prefill; "
+              "v0.8-v0.13 ran without it by default (vllm-v1-sync)",
        .step_cpu_overhead = 0.5e-3,
        .per_seq_cpu_overhead = 5e-6,
+       // Per sampled token, overlapped with the GPU step (async scheduling plans step N+1
+       // while step N runs; detokenisation and streaming run in the API-server process):
+       // 28 us = the scheduler's 12.7 us per running request at its cap in a vLLM V1
+       // engine-loop profile (vLLM 0.27.1; github openfabric-systems/simllm PR #204) plus
+       // the 15.4 us per sequence of output processing that Vidur measured in vLLM V0
+       // (shared operator_timings/historical/57720ca.../a100/cpu_overheads.csv,
+       // process_model_outputs: 0.065 ms + 15.44 us x batch, A100 host, TP 1). Not fitted:
+       // the v0.15.1 runs of data/serving (at most ~100 running sequences) hide it entirely
+       // (their median errors do not move: docs/host-cost.md), and a fit there of the same
+       // term *not* overlapped goes to ~1 us: what those runs show is that v0.15.1 hides its
+       // per-token work, not how large it is. It shows where it outgrows the GPU step:
+       // hundreds of sequences on a fast GPU or a small model.
+       .per_token_cpu_overhead = 28e-6,
+       .host_overlap = 1,
        .kernel_launch_overhead = 0,
        // Fitted (one parameter) on every other H100 run of data/serving (13 runs, with the
        // catalog's kernel-table gemm_memory): `servesim calibrate serving --gpu h100-sxm
@@ -30,19 +45,59 @@ const std::vector<FrameworkPreset>& framework_presets() {
                  "runs); "
                  "vLLM V1 enables prefix caching by default, servesim leaves it off unless set",
        .policy_note = ""},
+      {.name = "vllm-v1-sync",
+       .doc = "vLLM V1 engine before async scheduling was its default (v0.8-v0.13): the host work of each step "
+              "(scheduling, input preparation, sampler bookkeeping, output processing) runs between GPU steps",
+       // The vllm-v1 preset's host terms, none of them refitted, with host_overlap 0: async scheduling
+       // (the scheduler planning step N+1 while the GPU runs step N) was opt-in (`--async-scheduling`)
+       // until vLLM made it the default (vllm-project/vllm PR #27614; "async scheduling is now enabled
+       // by default in v0.14", deepjavalibrary/djl issue #3833, 2026-01-27; vLLM Q4 2025 roadmap "Async
+       // Scheduling on by default"). Before that every step waits on its own host work.
+       // Held out, nothing fitted: the 127 dense-model runs of the ML.ENERGY Benchmark v3 (vLLM
+       // 0.11.1, H100 and B200, batch caps 8-1024; data/serving/mlenergy_v3_lm_arena.csv, replayed by
+       // tools/fit/mlenergy_replay.py): median |ITL error| 26.4% -> 9.7% against vllm-v1, Llama-3.1-8B
+       // on one H100 (batch 8-768) 26.4% -> 2.0% (docs/host-cost.md, docs/validation-report.md).
+       .step_cpu_overhead = 0.5e-3,
+       .per_seq_cpu_overhead = 5e-6,
+       .per_token_cpu_overhead = 28e-6,
+       .host_overlap = 0,
+       .kernel_launch_overhead = 0,
+       .frontend_latency = 8.4e-3,
+       .async_scheduling = false,
+       .prefix_caching = false,
+       .free_window_kv = true,
+       .window_kv_source = "vLLM v0.10+ hybrid KV cache manager (vllm/v1/core/single_type_kv_cache_manager.py: "
+                           "SlidingWindowManager and ChunkedLocalAttentionManager free the blocks outside the "
+                           "window or current chunk); v0.8-v0.9 kept every layer's blocks",
+       .source = "vllm-v1's cited host terms (28 us per sampled token, 5 us per sequence, 0.5 ms per step) on the "
+                 "critical path: async scheduling became vLLM's default only after v0.13 (vLLM PR #27614). Not "
+                 "fitted; held out on the ML.ENERGY Benchmark v3 runs (vLLM 0.11.1, 127 runs, H100 and B200): "
+                 "median |ITL error| 9.7% (vllm-v1: 26.4%)",
+       .policy_note = ""},
       {.name = "vllm-v0",
        .doc = "vLLM V0 engine (v0.3-v0.7): CUDA graphs for decode, synchronous scheduling in Python",
-       // Vidur's cpu_overheads.csv (vLLM on A100): schedule 0.2-0.3 ms, prepare inputs ~0.8 ms,
-       // process outputs 0.2-0.4 ms a step, all on the critical path without async output processing.
-       .step_cpu_overhead = 1.3e-3,
-       .per_seq_cpu_overhead = 10e-6,
+       // Fitted on Vidur's vLLM V0 host profile (shared operator_timings/historical/57720ca.../
+       // a100/cpu_overheads.csv: medians of schedule, prepare_inputs_e2e, sampler_e2e and
+       // process_model_outputs against the batch, 26 rows at TP 1, Llama-2-7B and phi-2, batch
+       // 8-128; least squares, tools/fit/host_cost.py): schedule + prepare inputs 0.29 ms +
+       // 21.3 us per sequence, sampler + process outputs 0.53 ms + 21.0 us per token, all on the
+       // critical path (V0 synchronous; async output processing of v0.6+ not modelled). Own rows
+       // 0.8%; held out: the TP 2-4 A100 rows 22% (they add Ray workers: 1.5-2.0 ms a step)
+       // and the A40 node's TP 1 rows 34% (another host CPU: 63 us per sequence against 42):
+       // host time is the host CPU's, which no GPU file describes.
+       .step_cpu_overhead = 0.81e-3,
+       .per_seq_cpu_overhead = 21.3e-6,
+       .per_token_cpu_overhead = 21.0e-6,
+       .host_overlap = 0,
        .kernel_launch_overhead = 0,
        .async_scheduling = false,
        .prefix_caching = false,
        .window_kv_source = "vLLM V0's block manager allocates every layer's blocks for the whole sequence; for "
                            "interleaved windows (Gemma 2) V0 warned that sliding window is not supported and capped "
                            "max_model_len to the window (vllm/config.py, v0.5)",
-       .source = "Vidur data/profiling cpu_overheads (vLLM V0 on A100): schedule + prepare inputs + process outputs",
+       .source = "fitted on Vidur's vLLM V0 host profile (A100 host, TP 1): 0.81 ms a step, 21.3 us per sequence "
+                 "(schedule, prepare inputs), 21.0 us per sampled token (sampler, output processing), none overlapped; "
+                 "held out on other hosts and TP 22-34% (docs/host-cost.md)",
        .scheduler = "vllm_v0_prefill_first",
        .policy_note = "chunked prefill (V0 enabled it by default only for contexts over 32k tokens; servesim's "
                       "vllm_v0_prefill_first runs whole prompts), swap-out preemption (recompute is modelled)"},
@@ -80,13 +135,24 @@ const std::vector<FrameworkPreset>& framework_presets() {
        .doc = "SGLang (v0.4+): overlap (zero-overhead) scheduler, CUDA graphs, RadixAttention prefix cache on",
        .step_cpu_overhead = 0.2e-3,
        .per_seq_cpu_overhead = 2e-6,
+       // Per sampled token, all of it overlapped (the overlap scheduler runs batch N+1's
+       // CPU work during batch N; SGLang v0.4 release blog, lmsys.org 2024-12-04). The size
+       // is carried from vllm-v1 (28 us: a Python scheduler's bookkeeping per running request
+       // and the output processing per token, which SGLang does in its tokenizer manager and
+       // detokenizer processes); no SGLang measurement is in the data to fit it.
+       .per_token_cpu_overhead = 28e-6,
+       .host_overlap = 1,
        .kernel_launch_overhead = 0,
+       // The HTTP server, tokenizer manager and detokenizer are Python processes like vLLM's
+       // API server: its fitted front end, carried (no SGLang TTFT in the data).
+       .frontend_latency = 8.4e-3,
        .async_scheduling = true,
        .prefix_caching = true,
        .window_kv_source = "not modelled for SGLang (its separate SWA memory pool is not what servesim counts): "
                            "full-context KV on every layer, an upper bound",
        .source = "SGLang v0.4 release blog (lmsys.org, 2024-12-04): the CPU scheduler overlaps the GPU step; "
-                 "RadixAttention on by default",
+                 "RadixAttention on by default; per-token host work (28 us, overlapped) and the 8.4 ms front end "
+                 "carried from vllm-v1, not measured on SGLang",
        .policy_note = "the radix tree's cache-aware scheduling order (servesim serves first come, first served); "
                       "admission by estimated future tokens (new_token_ratio) with retraction of decodes when memory "
                       "runs out (servesim: vllm_v1's admission and preemption)"},
@@ -96,6 +162,11 @@ const std::vector<FrameworkPreset>& framework_presets() {
        .step_cpu_overhead = 0.2e-3,
        .per_seq_cpu_overhead = 2e-6,
        .kernel_launch_overhead = 0,
+       // Requests reach the C++ executor through a Python OpenAI server (trtllm-serve) or
+       // Triton with Python tokenizer/detokenizer models: HTTP, tokenisation and streaming
+       // as in vLLM's API server, whose fitted front end is carried here (the TensorRT-LLM
+       // rows of data/ are offline and static: none measures TTFT under a server).
+       .frontend_latency = 8.4e-3,
        // Fitted (one parameter, a grid of 0.01 in the ratio) on every other row of the
        // TensorRT-LLM 0.11 offline-throughput set (data/offline_throughput/trtllm_v0.11_throughput.csv:
        // 82 of its 164 compared rows, file order, the 1st, 3rd, ...), minimising their median
@@ -120,7 +191,8 @@ const std::vector<FrameworkPreset>& framework_presets() {
                  "host time per step; a fit on 6 TensorRT-LLM static rows did not improve held-out error); "
                  "attention ratio 1.14 fitted on every other TensorRT-LLM 0.11 offline row (held-out median: the "
                  "other offline rows 9.8% -> 7.0%, the 17 never-fitted 0.5/0.6.1 static rows 10.7% -> 6.9%); "
-                 "KV cache reuse is off by default (TensorRT-LLM KvCacheConfig.enable_block_reuse)",
+                 "KV cache reuse is off by default (TensorRT-LLM KvCacheConfig.enable_block_reuse); the 8.4 ms front "
+                 "end carried from vllm-v1 (trtllm-serve / Triton), not measured on TensorRT-LLM",
        .scheduler = "trtllm_no_evict",
        .policy_note = "admission reserves the request's actual output length, where TensorRT-LLM reserves its "
                       "max_new_tokens"},

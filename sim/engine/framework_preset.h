@@ -21,6 +21,15 @@ struct FrameworkPreset {
   // CPU time per step the GPU waits on, and per running sequence per step (seconds).
   double step_cpu_overhead = 0;
   double per_seq_cpu_overhead = 0;
+  // CPU time per token sampled in a step (sampler bookkeeping, detokenisation, stop
+  // checks, streaming) and per prompt token scheduled in a step (input preparation that
+  // scales with tokens), seconds; and the share of that per-token work that runs while
+  // the GPU computes (async scheduling / overlap scheduler: 0 = none, the GPU waits on
+  // all of it; 1 = it costs only what it outlasts the GPU step). The step and
+  // per-sequence CPU time above always add (cost/step_wall_time.h, docs/host-cost.md).
+  double per_token_cpu_overhead = 0;
+  double prompt_token_cpu_overhead = 0;
+  double host_overlap = 0;
   // CPU time to launch one kernel when the step is not replayed from a CUDA graph
   // (seconds; 0 = CUDA graphs). A step cannot end before its last kernel is launched,
   // so its GPU time is at least kernels x this (cost/step_wall_time.h).

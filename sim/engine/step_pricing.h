@@ -46,7 +46,7 @@ class StepPricer {
   double seconds(const BatchSummary& b, StepTotals* totals) {
     const StepTotals c = memo_ ? cache_->totals(b) : cost_.totals(b);
     if (totals) *totals = c;
-    return step_wall_seconds(c.time, cpu_, b.seqs, b.prefill_seqs);
+    return step_wall_seconds(c.time, cpu_, b.seqs, b.prefill_seqs, b.sampled, b.prefill_tokens);
   }
   // Speculative decoding (speculative.h). The drafter's cost model (null: none).
   void set_drafter(const CostModel* drafter) { drafter_ = drafter; }
@@ -77,14 +77,14 @@ class StepPricer {
     c.bytes += draft.bytes;
     for (std::size_t i = 0; i < c.time_by_bound.size(); ++i) c.time_by_bound[i] += draft.time_by_bound[i];
     if (totals) *totals = c;
-    return step_wall_seconds(c.time, cpu_, b.seqs, b.prefill_seqs);
+    return step_wall_seconds(c.time, cpu_, b.seqs, b.prefill_seqs, b.sampled, b.prefill_tokens);
   }
   // Wall seconds of a decode-only step of n sequences that attend to kv tokens in
   // all (BatchSummary counts each sequence's context plus its new token).
   // local_kv: the keys the local attention layers see (model.local; unused without).
   double decode_seconds(std::int64_t n, std::int64_t kv, std::int64_t local_kv = 0) {
     const double gpu = memo_ ? cache_->decode_time(n, kv, local_kv) : decode_totals(n, kv, local_kv).time;
-    return step_wall_seconds(gpu, cpu_, n);
+    return step_wall_seconds(gpu, cpu_, n, 0, n, 0);  // each decoder samples one token
   }
   // Seconds to move `tokens` of KV over the host link, for one request: each GPU
   // moves its own shard over its own link, in parallel, after the link's latency.

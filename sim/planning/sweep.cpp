@@ -202,7 +202,9 @@ void parallel_for(std::size_t n, int threads, const std::function<void(std::size
   std::atomic<bool> stop{false};
   std::exception_ptr first;
   std::mutex m;
+  const std::atomic<bool>* caller_stop = current_stop_flag();  // the caller's own stop request reaches the workers
   auto worker = [&] {
+    const StopScope scope(caller_stop);
     for (;;) {
       if (stop.load()) return;
       const std::size_t i = next.fetch_add(1);

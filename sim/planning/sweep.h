@@ -85,7 +85,8 @@ std::vector<PointResult> run_sweep(const ConfigNode& base, const std::string& so
                                    const std::vector<SweepAxis>& axes, const SweepOptions& options);
 
 // Runs fn(i) for i in [0, n) on `threads` threads (work stealing by atomic
-// counter); rethrows the first exception once all threads stop.
+// counter); rethrows the first exception once all threads stop. The caller's
+// StopScope (util/interrupt.h) holds in every worker.
 void parallel_for(std::size_t n, int threads, const std::function<void(std::size_t)>& fn);
 
 // One point as JSON: {point, vary: {key: value}, status, reason, setup, memory,

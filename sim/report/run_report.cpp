@@ -3,6 +3,7 @@
 #include "metrics/summary_json.h"
 #include "planning/economics.h"
 #include "scenario/config_json.h"
+#include "uncertainty/bands.h"
 #include "uncertainty/scenario_key.h"
 
 namespace servesim {
@@ -21,6 +22,24 @@ nlohmann::json run_report_json(const Scenario& sc, const SimulationResult& r) {
   // How far to trust the latencies: 80% intervals from the closest measured runs.
   j["bands"] = bands::run_bands_json(sc, r.summary, j);
   return j;
+}
+
+void add_seed_spread(nlohmann::json& j, const Scenario& sc, const SimulationResult& r, int replicates,
+                     bool fast_forward) {
+  const bool banded = j.contains("bands") && j["bands"].value("available", false);
+  if (replicates < 0) replicates = banded && r.summary.load.offered <= kAutoReplicateRequests ? kAutoReplicates : 0;
+  if (replicates <= 0 || !banded) return;
+  std::vector<nlohmann::json> reps;
+  std::vector<std::uint64_t> seeds;
+  for (int i = 1; i <= replicates; ++i) {
+    Scenario other = sc;
+    other.workload.seed = sc.workload.seed + static_cast<std::uint64_t>(i);
+    SimulationOptions quiet;
+    quiet.fast_forward = fast_forward;
+    reps.push_back(summary_json(simulate(other, quiet).summary));
+    seeds.push_back(other.workload.seed);
+  }
+  bands::widen_by_seed_spread(j["bands"], j, reps, seeds);
 }
 
 }  // namespace servesim

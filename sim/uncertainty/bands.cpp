@@ -103,18 +103,28 @@ std::string source_metric(const std::string& metric, const std::string& stat) {
   return "";
 }
 
-Band lookup(const BandTable& t, const BandKey& key, const std::string& measured_metric, double predicted) {
+double half_width_pct(double lo, double hi) { return lo > 0 && hi > 0 ? 100 * (std::sqrt(hi / lo) - 1) : 0.0; }
+
+Band lookup(const BandTable& t, const BandKey& key, const std::string& measured_metric, double predicted,
+            bool pool_unseen_family) {
   Band b;
   b.from = measured_metric;
   auto has = [](const std::vector<std::string>& v, const std::string& s) {
     return std::find(v.begin(), v.end(), s) != v.end();
   };
+  if (!key.uncovered.empty()) {
+    b.reason = fmt::format("no measured run covers: {} (the band table's runs are co-located, 16-bit, "
+                           "non-speculative): no band",
+                           fmt::join(key.uncovered, ", "));
+    return b;
+  }
+  const bool unseen_family = !has(t.families, key.family);
   if (!has(t.frameworks, key.framework)) {
     b.reason = fmt::format("no measured serving run with framework {} (the data covers {}): no band",
                            key.framework, fmt::join(t.frameworks, ", "));
     return b;
   }
-  if (!has(t.families, key.family)) {
+  if (unseen_family && !pool_unseen_family) {
     b.reason = fmt::format("no measured serving run on a {} GPU (the data covers {}): no band",
                            key.family.empty() ? "unnamed-architecture" : key.family, fmt::join(t.families, ", "));
     return b;
@@ -125,10 +135,20 @@ Band lookup(const BandTable& t, const BandKey& key, const std::string& measured_
     return b;
   }
   for (const auto& id : fallback_chain(key)) {
+    if (unseen_family && id.find("/*/") == std::string::npos) continue;  // only groups pooled over families
     const auto g = m->second.find(id);
     if (g == m->second.end() || g->second.n < t.min_points) continue;
     if (!(predicted > 0) || !std::isfinite(predicted)) {
       b.reason = "no prediction to put a band around";
+      return b;
+    }
+    const double width = half_width_pct(std::exp(g->second.q_lo), std::exp(g->second.q_hi));
+    if (width > t.max_half_width_pct) {
+      b.reason = fmt::format("the closest measured runs ({}, n={}) miss {} by {:+.0f}% to {:+.0f}%: a band of +-{:.0f}% "
+                             "(more than +-{:.0f}%) says nothing: no band (near saturation a small capacity error "
+                             "decides whether the queue is stable)",
+                             group_label(id), g->second.n, measured_metric, 100 * (std::exp(g->second.q_lo) - 1),
+                             100 * (std::exp(g->second.q_hi) - 1), width, t.max_half_width_pct);
       return b;
     }
     b.available = true;
@@ -153,6 +173,7 @@ nlohmann::json table_to_json(const BandTable& t) {
           {"coverage", t.coverage},
           {"method", t.method == BandMethod::conformal ? "conformal" : "quantile"},
           {"min_points", t.min_points},
+          {"max_half_width_pct", t.max_half_width_pct},
           {"high_load_occupancy", kHighLoadOccupancy},
           {"families", t.families},
           {"frameworks", t.frameworks},
@@ -167,6 +188,7 @@ BandTable table_from_json(const nlohmann::json& j, const std::string& source) {
                               j.at("schema_version").dump()));
     t.coverage = j.at("coverage").get<double>();
     t.min_points = j.at("min_points").get<int>();
+    t.max_half_width_pct = j.value("max_half_width_pct", 100.0);
     t.method = j.value("method", std::string("conformal")) == "quantile" ? BandMethod::quantile : BandMethod::conformal;
     t.families = j.at("families").get<std::vector<std::string>>();
     t.frameworks = j.at("frameworks").get<std::vector<std::string>>();
@@ -209,7 +231,7 @@ nlohmann::json summary_bands_json(const BandTable* t, const std::string& why, co
                                   const nlohmann::json& summary) {
   nlohmann::json out = {{"key",
                          {{"calibrated", key.calibrated}, {"gpu_family", key.family}, {"framework", key.framework},
-                          {"load", key.load}}}};
+                          {"load", key.load}, {"uncovered", key.uncovered}}}};
   if (!t) {
     out["available"] = false;
     out["reason"] = why;
@@ -231,8 +253,8 @@ nlohmann::json summary_bands_json(const BandTable* t, const std::string& why, co
         continue;
       }
       any = true;
-      m[stat] = {{"lo", b.lo}, {"hi", b.hi}, {"group", b.group}, {"label", group_label(b.group)},
-                 {"n", b.n}, {"from", b.from}};
+      m[stat] = {{"lo", b.lo}, {"hi", b.hi}, {"half_width_pct", half_width_pct(b.lo, b.hi)}, {"group", b.group},
+                 {"label", group_label(b.group)}, {"n", b.n}, {"from", b.from}};
     }
     out[section] = m;
   }
@@ -254,19 +276,62 @@ std::string summary_bands_text(const nlohmann::json& bands) {
     for (const char* stat : {"mean", "p50", "p90", "p99"}) {
       const auto& s = bands.at(section);
       if (!s.contains(stat)) {
-        out += fmt::format("  {:<4} {:<18}", stat, "-");
+        out += fmt::format("  {:<4} {:<26}", stat, "-");
         continue;
       }
-      out += fmt::format("  {:<4} {:<18}", stat,
-                         fmt::format("[{:.1f}, {:.1f}]", s.at(stat).at("lo").get<double>(),
-                                     s.at(stat).at("hi").get<double>()));
+      out += fmt::format("  {:<4} {:<26}", stat,
+                         fmt::format("[{:.1f}, {:.1f}] +-{:.0f}%", s.at(stat).at("lo").get<double>(),
+                                     s.at(stat).at("hi").get<double>(),
+                                     half_width_pct(s.at(stat).at("lo").get<double>(), s.at(stat).at("hi").get<double>())));
       groups.insert(fmt::format("{}: n={}", s.at(stat).at("label").get<std::string>(), s.at(stat).at("n").get<int>()));
     }
     while (!out.empty() && out.back() == ' ') out.pop_back();  // no trailing blanks
     out += "\n";
   }
   for (const auto& g : groups) out += fmt::format("  from {}\n", g);
+  if (bands.contains("seed_spread")) out += fmt::format("  {}\n", bands.at("seed_spread").value("note", std::string()));
   return out;
+}
+
+void widen_by_seed_spread(nlohmann::json& bands, const nlohmann::json& summary,
+                          const std::vector<nlohmann::json>& replicate_summaries,
+                          const std::vector<std::uint64_t>& seeds) {
+  if (replicate_summaries.empty()) return;
+  double widest = 0;  // largest |log ratio| over every statistic
+  std::string widest_at;
+  for (const char* section : {"ttft_ms", "tpot_ms", "e2e_ms"}) {
+    if (!summary.contains(section)) continue;
+    for (const char* stat : {"mean", "p50", "p90", "p99"}) {
+      const auto& v = summary.at(section).at(stat);
+      if (!v.is_number() || !(v.get<double>() > 0)) continue;
+      const double main = v.get<double>();
+      double lo = 1, hi = 1;
+      for (const auto& rep : replicate_summaries) {
+        const auto& r = rep.at(section).at(stat);
+        if (!r.is_number() || !(r.get<double>() > 0)) continue;
+        const double ratio = r.get<double>() / main;
+        lo = std::min(lo, ratio);
+        hi = std::max(hi, ratio);
+        if (std::abs(std::log(ratio)) > widest) {
+          widest = std::abs(std::log(ratio));
+          widest_at = fmt::format("{} {}", std::string(section).substr(0, std::string(section).size() - 3), stat);
+        }
+      }
+      if (!bands.contains(section) || !bands.at(section).contains(stat)) continue;
+      auto& b = bands[section][stat];
+      b["lo"] = b.at("lo").get<double>() * lo;
+      b["hi"] = b.at("hi").get<double>() * hi;
+      b["half_width_pct"] = half_width_pct(b.at("lo").get<double>(), b.at("hi").get<double>());
+      b["seed_lo"] = lo;
+      b["seed_hi"] = hi;
+    }
+  }
+  bands["seed_spread"] = {
+      {"seeds", seeds},
+      {"largest_pct", 100 * (std::exp(widest) - 1)},
+      {"note", fmt::format("widened by the simulation's own spread over {} more seed(s) ({}): at most {:.1f}% ({})",
+                           seeds.size(), fmt::join(seeds, ", "), 100 * (std::exp(widest) - 1),
+                           widest_at.empty() ? "none" : widest_at)}};
 }
 
 }  // namespace servesim::bands

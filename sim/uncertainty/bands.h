@@ -12,6 +12,7 @@
 // The table is built by `servesim calibrate bands` (tools/bands/build-bands.sh) and shipped
 // as data/uncertainty/bands.json; docs/validation.md ("Uncertainty bands") has its
 // leave-one-experiment-out coverage.
+#include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -27,6 +28,10 @@ struct BandKey {
   std::string family;     // GPU architecture as the catalog names it: hopper, ampere, ada, ...
   std::string framework;  // framework family: vllm, sglang, trtllm, lmdeploy
   std::string load;
+  // What the run uses that no measured run behind the table does ("fp8 weights",
+  // "eagle speculative decoding", "prefill/decode disaggregation", ...): the residuals
+  // say nothing about its error, so lookup refuses and says which (scenario_key.h).
+  std::vector<std::string> uncovered;
 };
 
 // "high" when the engine ran at least this full (mean batch over max_num_seqs, or mean
@@ -43,6 +48,9 @@ struct Residual {
   BandKey key;
   std::string metric;      // ttft_mean, ttft_p90, ttft_p99, tpot_mean, e2e_mean, e2e_p90, e2e_p99
   double value = 0;        // log(measured / predicted)
+  // The measured source it comes from (data set, engine version and GPU: what a
+  // leave-one-source-out check holds out at once; coverage.h).
+  std::string source;
 };
 
 // The q-quantile (0..1) with linear interpolation between order statistics (R type 7,
@@ -68,6 +76,11 @@ struct BandTable {
   double coverage = 0.8;  // nominal: q_lo, q_hi are the (1-c)/2 and (1+c)/2 quantiles
   int min_points = 8;     // a group with fewer residuals falls back to a coarser one
   BandMethod method = BandMethod::conformal;
+  // A band wider than this (geometric half-width, percent: 100 = a factor of 2 either way)
+  // says nothing a planner can use; lookup refuses it and says how wide it would be.
+  // Near saturation a small capacity error decides whether the queue is stable, and the
+  // overloaded measured runs put such groups at factors of 10-1000.
+  double max_half_width_pct = 100;
   std::vector<std::string> families, frameworks;  // what the measured data covers
   std::map<std::string, std::map<std::string, Group>> groups;  // metric -> group id -> group
   nlohmann::json provenance = nlohmann::json::object();
@@ -96,7 +109,13 @@ struct Band {
   int n = 0;
 };
 
-Band lookup(const BandTable& table, const BandKey& key, const std::string& measured_metric, double predicted);
+// `pool_unseen_family`: a GPU family without residuals takes the groups pooled over every
+// family ("*/*/..."), for the leave-one-source-out check of what a new family would get;
+// run outputs never do (they refuse and say so).
+Band lookup(const BandTable& table, const BandKey& key, const std::string& measured_metric, double predicted,
+            bool pool_unseen_family = false);
+// The band's geometric half-width, 100 x (sqrt(hi / lo) - 1): "+-x%" around its centre.
+double half_width_pct(double lo, double hi);
 
 nlohmann::json table_to_json(const BandTable& table);
 BandTable table_from_json(const nlohmann::json& j, const std::string& source);  // Error on a bad table
@@ -113,5 +132,15 @@ nlohmann::json summary_bands_json(const BandTable* table, const std::string& why
                                   const nlohmann::json& summary);
 // The same as text lines under `run`'s table.
 std::string summary_bands_text(const nlohmann::json& bands);
+
+// Widens every band of `bands` (summary_bands_json's) by the simulation's own sampling
+// spread: the same scenario replayed with other seeds gives each statistic a ratio
+// rep / main; the band becomes [lo x min(1, min ratio), hi x max(1, max ratio)]. Records
+// the seeds and the largest spread under bands["seed_spread"]. Residual bands come from
+// one simulated run per measured run, so without this a band holds none of the noise of
+// a finite run, which near saturation moves p99s by tens of percent.
+void widen_by_seed_spread(nlohmann::json& bands, const nlohmann::json& summary,
+                          const std::vector<nlohmann::json>& replicate_summaries,
+                          const std::vector<std::uint64_t>& seeds);
 
 }  // namespace servesim::bands

@@ -2,6 +2,8 @@
 
 #include <filesystem>
 
+#include "model/dtype.h"
+
 namespace servesim::bands {
 
 bool is_calibrated_profile(const GpuSpec& gpu) {
@@ -9,25 +11,36 @@ bool is_calibrated_profile(const GpuSpec& gpu) {
   return parent == "calibrated";
 }
 
-BandKey scenario_band_key(const Setup& setup, const RunSummary& summary) {
-  return BandKey{is_calibrated_profile(setup.gpu), setup.gpu.architecture, framework_family(setup.engine.framework),
-                 load_regime(setup.engine.max_num_seqs > 0
-                                 ? summary.batch_size_mean / static_cast<double>(setup.engine.max_num_seqs)
-                                 : 0.0,
-                             summary.kv_utilization_mean, summary.load.overloaded)};
+namespace {
+bool sixteen_bit_or_wider(DType t) { return t == DType::bf16 || t == DType::fp16 || t == DType::fp32; }
+}  // namespace
+
+std::vector<std::string> uncovered_features(const Scenario& sc, const RunSummary& summary) {
+  std::vector<std::string> out;
+  if (!sixteen_bit_or_wider(sc.resolved.weights)) out.push_back(dtype_name(sc.resolved.weights) + " weights");
+  if (!sixteen_bit_or_wider(sc.resolved.kv_cache)) out.push_back(dtype_name(sc.resolved.kv_cache) + " KV cache");
+  if (sc.engine.speculative.enabled()) out.push_back(sc.engine.speculative.method + " speculative decoding");
+  if (sc.disaggregation) out.push_back("prefill/decode disaggregation");
+  if (sc.parallelism.pp > 1) out.push_back("pipeline parallelism");
+  // The measured runs decode one sequence per request: their errors say nothing about
+  // parallel sampling or beam search (workload.sampling).
+  if (summary.sequences_max > 1) out.push_back("parallel sampling or beam search");
+  return out;
 }
 
-nlohmann::json run_bands_json(const Setup& setup, const RunSummary& summary, const nlohmann::json& summary_json) {
+BandKey scenario_band_key(const Scenario& sc, const RunSummary& summary) {
+  return BandKey{is_calibrated_profile(sc.gpu), sc.gpu.architecture, framework_family(sc.engine.framework),
+                 load_regime(sc.engine.max_num_seqs > 0
+                                 ? summary.batch_size_mean / static_cast<double>(sc.engine.max_num_seqs)
+                                 : 0.0,
+                             summary.kv_utilization_mean, summary.load.overloaded),
+                 uncovered_features(sc, summary)};
+}
+
+nlohmann::json run_bands_json(const Scenario& sc, const RunSummary& summary, const nlohmann::json& summary_json) {
   std::string why;
   const BandTable* table = shipped_table(&why);
-  // The measured runs decode one sequence per request: their errors say nothing
-  // about parallel sampling or beam search (workload.sampling).
-  if (table && summary.sequences_max > 1) {
-    table = nullptr;
-    why = "no measured serving run with parallel sampling or beam search (the data decodes one sequence per "
-          "request): no band";
-  }
-  return summary_bands_json(table, why, scenario_band_key(setup, summary), summary_json);
+  return summary_bands_json(table, why, scenario_band_key(sc, summary), summary_json);
 }
 
 }  // namespace servesim::bands

@@ -1,10 +1,13 @@
 #pragma once
 // Where a simulated scenario sits among the measured runs behind the uncertainty bands
-// (bands.h): calibrated profile or defaults, GPU family, framework, load regime.
+// (bands.h): calibrated profile or defaults, GPU family, framework, load regime, and what
+// it uses that none of those runs did (then it gets no band, and the output says why).
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "metrics/run_summary.h"
-#include "scenario/setup.h"
+#include "scenario/scenario.h"
 #include "uncertainty/bands.h"
 
 namespace servesim::bands {
@@ -13,9 +16,15 @@ namespace servesim::bands {
 // `servesim calibrate serving` writes) counts as calibrated; any other as defaults.
 bool is_calibrated_profile(const GpuSpec& gpu);
 
-BandKey scenario_band_key(const Setup& setup, const RunSummary& summary);
+// What the scenario uses that no measured run behind the shipped table does: weights or KV
+// cache narrower than 16 bits, speculative decoding, prefill/decode disaggregation, pipeline
+// parallelism, several sequences per request (parallel sampling, beam search). The table's
+// runs (data/serving) are co-located, 16-bit, TP-only, one sequence per request.
+std::vector<std::string> uncovered_features(const Scenario& sc, const RunSummary& summary);
+
+BandKey scenario_band_key(const Scenario& sc, const RunSummary& summary);
 
 // The bands of one run's summary JSON, from the shipped table (bands.h summary_bands_json).
-nlohmann::json run_bands_json(const Setup& setup, const RunSummary& summary, const nlohmann::json& summary_json);
+nlohmann::json run_bands_json(const Scenario& sc, const RunSummary& summary, const nlohmann::json& summary_json);
 
 }  // namespace servesim::bands

@@ -29,4 +29,22 @@ void request_interrupt(bool on = true);
 // Throws Interrupted("interrupted") when the flag is set.
 void throw_if_interrupted();
 
+// One caller's own stop request, beside the process-wide flag: the Python module
+// stops the call whose thread saw Ctrl-C and lets other threads' calls go on. While
+// a StopScope lives on a thread, interrupt_requested() there is also true once its
+// flag is set; parallel_for (planning/sweep.h) carries the caller's flag into its
+// workers. A null flag adds nothing.
+class StopScope {
+ public:
+  explicit StopScope(const std::atomic<bool>* flag);
+  ~StopScope();
+  StopScope(const StopScope&) = delete;
+  StopScope& operator=(const StopScope&) = delete;
+
+ private:
+  const std::atomic<bool>* previous_;
+};
+// The flag of the innermost StopScope on this thread; nullptr when there is none.
+const std::atomic<bool>* current_stop_flag();
+
 }  // namespace servesim

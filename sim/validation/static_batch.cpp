@@ -71,6 +71,12 @@ std::optional<double> to_number(const std::string& text) {
 
 std::string dtype_for(const std::string& precision, const char* part) {
   const std::string p = to_lower(precision);
+  // NVFP4 / MXFP4 checkpoints (W4A4 on Blackwell tensor cores); their KV cache is written with it
+  // ("FP8 KV": ModelOpt's kv_cache_quant_algo), 16-bit otherwise.
+  if (p.find("fp4") != std::string::npos) {
+    if (std::string(part) == "kv_cache") return p.find("fp8 kv") != std::string::npos ? "fp8" : "bf16";
+    return "fp4";
+  }
   if (p.find("fp8") != std::string::npos) {
     if (std::string(part) == "kv_cache") return p.find("fp8 kv") != std::string::npos ? "fp8" : "bf16";
     return "fp8";
@@ -166,6 +172,8 @@ std::optional<std::string> catalog_gpu_for(const std::string& hardware) {
   const std::string h = to_lower(hardware);
   auto has = [&](const char* s) { return h.find(s) != std::string::npos; };
   if (has("gh200")) return "gh200";
+  if (has("gb200")) return "gb200";
+  if (has("b200")) return "b200";
   if (has("h200")) return "h200-sxm";
   if (has("h100")) return has("pcie") ? "h100-pcie" : "h100-sxm";
   if (has("a100")) return has("40gb") ? "a100-sxm4-40gb" : "a100-sxm4-80gb";
@@ -255,7 +263,8 @@ std::int64_t StaticBatchPredictor::max_kv_tokens() const {
 }
 
 double StaticBatchPredictor::step(const BatchSummary& b) const {
-  return step_wall_seconds(cost_.totals(b).time, engine_.cpu_overheads(), b.seqs, b.prefill_seqs);
+  return step_wall_seconds(cost_.totals(b).time, engine_.cpu_overheads(), b.seqs, b.prefill_seqs, b.sampled,
+                           b.prefill_tokens);
 }
 
 double StaticBatchPredictor::prefill(std::int64_t batch, std::int64_t isl) const {

@@ -144,10 +144,14 @@ check("SIGTERM during run --out: exit 143, no folder, no staging left",
 
 # 7. Two sweeps into one --out: the second is refused while the first runs.
 sweep2 = os.path.join(work, "shared.csv")
-first = subprocess.Popen([binary, "sweep", quick, "--set", "workload.requests=400000", "--vary",
-                          "workload.arrival.rate=1,2,3,4", "--out", sweep2, "-j", "1"], cwd=work, env=env,
+# The first sweep is long (8 points of 3M requests at high load, several seconds each
+# even fast-forwarded); the second starts as soon as the first holds its checkpoint.
+first = subprocess.Popen([binary, "sweep", quick, "--set", "workload.requests=3000000", "--vary",
+                          "workload.arrival.rate=50:120:10", "--out", sweep2, "-j", "1"], cwd=work, env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-time.sleep(1.5)
+deadline = time.time() + 20
+while not os.path.exists(sweep2 + ".partial") and time.time() < deadline and first.poll() is None:
+    time.sleep(0.05)
 r = servesim("sweep", quick, "--set", "workload.requests=100", "--vary", "workload.arrival.rate=1,2", "--out",
              sweep2, ok=False)
 first.send_signal(signal.SIGINT)

@@ -3,7 +3,7 @@
 
 usage: test_run_bands.py SERVESIM_BINARY SOURCE_DIR
 Checks: an H100 vLLM run has lo <= hi around each TTFT/TPOT/E2E statistic with its group and n;
-a GPU family no measured run covers (MI300X, cdna3) says so instead of giving a band; the sweep
+a GPU family no measured run covers (MI300X, cdna3) or fp8 weights say so instead of giving a band; the sweep
 CSV has bands.* columns; each feasible plan candidate has a bands object.
 """
 import csv
@@ -27,7 +27,10 @@ quick = os.path.join(root, "scenarios", "quickstart.yaml")
 j = json.loads(servesim("run", quick, "--set", "workload.requests=200", "--json"))
 b = j["bands"]
 assert b["available"] is True, b
-assert b["key"] == {"calibrated": False, "gpu_family": "hopper", "framework": "vllm", "load": b["key"]["load"]}, b["key"]
+assert b["key"] == {"calibrated": False, "gpu_family": "hopper", "framework": "vllm", "load": b["key"]["load"],
+                    "uncovered": []}, b["key"]
+# A short run replays 4 more seeds and widens its bands by their spread (docs/validation.md).
+assert b["seed_spread"]["seeds"] == [2, 3, 4, 5], b.get("seed_spread")
 for metric in ("ttft_ms", "tpot_ms", "e2e_ms"):
     for stat in ("mean", "p50", "p90", "p99"):
         band = b[metric][stat]
@@ -39,6 +42,15 @@ assert far["bands"]["available"] is False, far["bands"]
 assert "cdna3" in far["bands"]["reason"], far["bands"]["reason"]
 text = servesim("run", quick, "--set", "workload.requests=200", "--set", "hardware.gpu=mi300x")
 assert "no band" in text, text
+# A run using what no measured run did (fp8 weights) gets no band, naming it.
+fp8 = json.loads(servesim("run", quick, "--set", "workload.requests=200", "--set", "model.weights=fp8", "--json"))
+assert fp8["bands"]["available"] is False and "fp8 weights" in fp8["bands"]["reason"], fp8["bands"]
+# ... and so do speculative decoding and a prefill/decode disaggregated deployment.
+for scenario, what in (("spec-decode-eagle.yaml", "speculative decoding"),
+                       ("disaggregated-1p2d.yaml", "prefill/decode disaggregation")):
+    other = json.loads(servesim("run", os.path.join(root, "scenarios", scenario), "--set", "workload.requests=200",
+                                "--json"))
+    assert other["bands"]["available"] is False and what in other["bands"]["reason"], (scenario, other["bands"])
 
 rows = list(csv.DictReader(io.StringIO(servesim("sweep", quick, "--set", "workload.requests=200",
                                                 "--vary", "engine.max_num_seqs=32,64", "--csv"))))

@@ -9,7 +9,7 @@ build=$1; src=$2; prefix=$3; pkg_dir=$4
 rm -rf "$prefix"
 cmake --install "$build" --prefix "$prefix" > /dev/null
 pkg="$prefix/$pkg_dir"
-[ -f "$pkg/servesim/__init__.py" ] && [ -f "$pkg/servesim/dask.py" ] && ls "$pkg"/servesim/_servesim*.so > /dev/null
+[ -f "$pkg/servesim/__init__.py" ] && [ -f "$pkg/servesim/dask.py" ] && [ -f "$pkg/servesim/py.typed" ] && ls "$pkg"/servesim/_servesim*.so > /dev/null
 cd "$src"
 probe='import os, servesim
 print(servesim.__file__)

@@ -228,3 +228,15 @@ TEST_CASE("emit: what servesim cannot set is said, never guessed", "[deploy][emi
   CHECK_THAT(vllm, Contains("EAGLE_HEAD_CHECKPOINT stands for the EAGLE head"));
   CHECK_THROWS_WITH(parse_emit_target("vlm"), Contains("did you mean 'vllm'"));
 }
+
+TEST_CASE("emit: names from the inputs cannot end a comment line of the script", "[deploy][emit]") {
+  const Scenario sc = parse_scenario(parse_yaml_text(kScenario), "golden.yaml");
+  DeploymentPlan p = plan_of(sc);
+  // A scenario file named "x\nrm -rf ~\n.yaml": a raw newline would make "rm -rf ~" a command.
+  p.source = "x\nrm -rf ~\n.yaml";
+  for (const auto& f : emit_deployment(p, EmitTarget::vllm)) {
+    CHECK_THAT(f.text, Contains("servesim plan x?rm -rf ~?.yaml --emit"));
+    CHECK(f.text.find("\nrm -rf") == std::string::npos);
+  }
+  CHECK(detail::comment_safe("a\tb\rc\x7f") == "a?b?c?");
+}

@@ -67,10 +67,12 @@ inline Scenario scenario_from(const std::string& engine, const std::string& work
   return parse_scenario(doc, "test.yaml", !workload.empty());
 }
 
-// The engine's wall time of one step (cost/step_wall_time.h):
-//   cost.totals(batch).time + step_cpu_overhead + per_seq_cpu_overhead * seqs.
+// The engine's wall time of one step (cost/step_wall_time.h): with host_overlap 0,
+//   cost.totals(batch).time + step_cpu_overhead + per_seq_cpu_overhead * seqs
+//     + per_token_cpu_overhead * sampled + prompt_token_cpu_overhead * prompt tokens.
 inline double step_seconds(const CostModel& cost, const EngineConfig& cfg, const BatchSummary& b) {
-  return step_wall_seconds(cost.totals(b).time, cfg.cpu_overheads(), b.seqs);
+  return step_wall_seconds(cost.totals(b).time, cfg.cpu_overheads(), b.seqs, b.prefill_seqs, b.sampled,
+                           b.prefill_tokens);
 }
 // `n` copies of one SeqWork.
 inline BatchSummary batch_of(std::int64_t n, SeqWork w) {

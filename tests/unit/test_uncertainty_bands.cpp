@@ -193,3 +193,78 @@ TEST_CASE("bands: leave-one-out coverage holds each experiment out of its own ba
   CHECK(c.above == 2);
   CHECK(c.share() == Approx(17.0 / 21.0));
 }
+
+TEST_CASE("bands: a run using what no measured run did gets no band, naming what", "[bands]") {
+  std::vector<Residual> r;
+  add(r, key(false, "hopper", "low"), "tpot_mean", 0, 11, "e");
+  const BandTable t = build_table(r, 8, 0.8);
+  BandKey k = key(false, "hopper", "low");
+  REQUIRE(lookup(t, k, "tpot_mean", 10.0).available);
+  k.uncovered = {"fp8 weights", "eagle speculative decoding"};
+  const Band b = lookup(t, k, "tpot_mean", 10.0);
+  CHECK_FALSE(b.available);
+  CHECK_THAT(b.reason, Catch::Contains("no measured run covers: fp8 weights, eagle speculative decoding"));
+}
+
+TEST_CASE("bands: a band wider than the table's limit is refused with its range", "[bands]") {
+  // 11 residuals: measured 0% .. +200% above the prediction (k% = 0, 20, ..., 200): the
+  // conformal band of n = 11 is the extremes, [1, 3] x the prediction, geometric
+  // half-width 100 x (sqrt(3) - 1) = 73.2%: kept under the default limit of 100%.
+  std::vector<Residual> r;
+  for (int i = 0; i <= 10; ++i)
+    r.push_back({"e" + std::to_string(i), key(false, "hopper", "low"), "e2e_mean", std::log(1.0 + 0.2 * i)});
+  BandTable t = build_table(r, 8, 0.8);
+  const Band kept = lookup(t, key(false, "hopper", "low"), "e2e_mean", 10.0);
+  REQUIRE(kept.available);
+  CHECK(half_width_pct(kept.lo, kept.hi) == Approx(100 * (std::sqrt(3.0) - 1)));
+  // A limit of 50%: refused, saying the group's range (+0% to +200%) and the width.
+  t.max_half_width_pct = 50;
+  const Band refused = lookup(t, key(false, "hopper", "low"), "e2e_mean", 10.0);
+  CHECK_FALSE(refused.available);
+  CHECK_THAT(refused.reason, Catch::Contains("+0% to +200%") && Catch::Contains("+-73%"));
+}
+
+TEST_CASE("bands: leave one source out holds every run of a source out together", "[bands]") {
+  // Source A: 11 runs at 0..10% (hopper); source B: 11 runs at 40..50% (ampere). Held out,
+  // B's runs see only A's band [0%, 10%] (pooled: ampere is then unseen): all 11 above it;
+  // A's runs see B's band [40%, 50%]: all 11 below. Leaving one *experiment* out instead
+  // keeps each source's own runs in its band: 0%, 10%, 40%, 50% outside (the extremes of
+  // each family's 11), 18 of 22 inside.
+  std::vector<Residual> r;
+  for (int i = 0; i <= 10; ++i) {
+    r.push_back({"a" + std::to_string(i), key(false, "hopper", "low"), "tpot_mean", std::log(1.0 + i / 100.0), "A"});
+    r.push_back({"b" + std::to_string(i), key(false, "ampere", "low"), "tpot_mean", std::log(1.4 + i / 100.0), "B"});
+  }
+  const CoverageReport s = leave_one_source_out_coverage(r, 8, 0.8);
+  CHECK(s.by_source.at("A").below == 11);
+  CHECK(s.by_source.at("B").above == 11);
+  CHECK(s.all.inside == 0);
+  const CoverageReport e = leave_one_out_coverage(r, 8, 0.8);
+  CHECK(e.all.n == 22);
+  CHECK(e.all.inside == 18);
+}
+
+TEST_CASE("bands: the simulation's seed spread widens each band by its ratios", "[bands]") {
+  nlohmann::json summary, rep1, rep2;
+  for (const char* s : {"ttft_ms", "tpot_ms", "e2e_ms"}) {
+    summary[s] = {{"mean", 100.0}, {"p50", 100.0}, {"p90", 100.0}, {"p99", 100.0}};
+    rep1[s] = {{"mean", 90.0}, {"p50", 100.0}, {"p90", 100.0}, {"p99", 130.0}};
+    rep2[s] = {{"mean", 105.0}, {"p50", 100.0}, {"p90", 100.0}, {"p99", 95.0}};
+  }
+  nlohmann::json bands = {{"available", true}};
+  for (const char* s : {"ttft_ms", "tpot_ms", "e2e_ms"})
+    for (const char* stat : {"mean", "p50", "p90", "p99"}) bands[s][stat] = {{"lo", 95.0}, {"hi", 110.0}};
+  widen_by_seed_spread(bands, summary, {rep1, rep2}, {2, 3});
+  // mean: ratios 0.90 and 1.05: [95 x 0.90, 110 x 1.05] = [85.5, 115.5].
+  CHECK(bands["tpot_ms"]["mean"]["lo"].get<double>() == Approx(85.5));
+  CHECK(bands["tpot_ms"]["mean"]["hi"].get<double>() == Approx(115.5));
+  // p50: both replicates equal the run: unchanged.
+  CHECK(bands["e2e_ms"]["p50"]["lo"].get<double>() == Approx(95.0));
+  CHECK(bands["e2e_ms"]["p50"]["hi"].get<double>() == Approx(110.0));
+  // p99: ratios 1.30 and 0.95: [95 x 0.95, 110 x 1.30] = [90.25, 143].
+  CHECK(bands["ttft_ms"]["p99"]["lo"].get<double>() == Approx(90.25));
+  CHECK(bands["ttft_ms"]["p99"]["hi"].get<double>() == Approx(143.0));
+  // The largest spread, 30%, is reported with the seeds.
+  CHECK(bands["seed_spread"]["largest_pct"].get<double>() == Approx(30.0));
+  CHECK(bands["seed_spread"]["seeds"] == nlohmann::json::array({2, 3}));
+}

@@ -68,6 +68,8 @@ TEST_CASE("validate-static: catalog names for the tables' strings", "[validation
   CHECK(catalog_gpu_for("H100 SXM 80GB") == "h100-sxm");
   CHECK(catalog_gpu_for("A100 (variant not stated; likely SXM4 80GB)") == "a100-sxm4-80gb");
   CHECK(catalog_gpu_for("L40S") == "l40s");
+  CHECK(catalog_gpu_for("B200 180GB (DGX B200)") == "b200");
+  CHECK(catalog_gpu_for("GB200 192GB (GB200 NVL72)") == "gb200");
   CHECK_FALSE(catalog_gpu_for("TPU v5e").has_value());
   CHECK(catalog_model_for("LLaMA v3 8B") == "llama-3.1-8b");
   CHECK(catalog_model_for("LLaMA v2 70B") == "llama-2-70b");
@@ -81,6 +83,23 @@ TEST_CASE("validate-static: catalog names for the tables' strings", "[validation
   CHECK_FALSE(catalog_model_for("bloom-176b").has_value());
   CHECK(static_batch_size("static_batch=64") == 64);
   CHECK_FALSE(static_batch_size("offline max load (request_rate -1, 2000 requests)").has_value());
+}
+
+TEST_CASE("validate-static: an NVFP4 row runs W4A4 with the KV cache its precision names", "[validation]") {
+  // TensorRT-LLM 1.0's tables: NVFP4 checkpoints with an FP8 KV cache on B200.
+  const auto rows = read_benchmark_csv(temp_file(
+      "fp4.csv", std::string(kHeader) +
+                     "s,B200 180GB (DGX B200),1,Llama 3.3 70B,\"NVFP4 (W4A4, FP8 KV)\",1,1,f,128,128,offline,"
+                     "output_token_throughput,tokens/s,1,n\n"
+                     "s,B200 180GB (DGX B200),1,Llama 3.3 70B,NVFP4,1,1,f,128,128,offline,"
+                     "output_token_throughput,tokens/s,1,n\n"));
+  const Scenario with_fp8_kv = row_scenario(rows[0], {});
+  CHECK(with_fp8_kv.gpu.name == "b200");
+  CHECK(with_fp8_kv.model.name == "llama-3.1-70b");
+  CHECK(with_fp8_kv.precision.weights == DType::fp4);
+  CHECK(with_fp8_kv.precision.activations == DType::fp4);
+  CHECK(with_fp8_kv.precision.kv_cache == DType::fp8);
+  CHECK(row_scenario(rows[1], {}).precision.kv_cache == DType::bf16);
 }
 
 TEST_CASE("validate-static: predictions follow the closed form of the step cost", "[validation]") {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Rebuilds the uncertainty band table data/uncertainty/bands.json and prints its
-# leave-one-experiment-out coverage (the table in docs/validation.md, "Uncertainty bands"):
+# leave-one-experiment-out and leave-one-source-out coverage (docs/validation.md,
+# "Uncertainty bands"):
 #   tools/bands/build-bands.sh [SERVESIM_BINARY] [OUT_JSON]
 # It replays every measured vLLM serving run twice (catalog defaults, and the calibrated
 # profiles of hardware/calibrated), then `servesim calibrate bands` turns the
@@ -18,5 +19,6 @@ trap 'rm -rf "$tmp"' EXIT
 "$bin" validate-experiments --all --profiles hardware/calibrated --json >"$tmp/calibrated.json"
 commit="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- sim || echo '+uncommitted')"
 "$bin" calibrate bands --defaults "$tmp/defaults.json" --calibrated "$tmp/calibrated.json" \
-  --profiles hardware/calibrated --out "$out" --commit "$commit" --date "$(date -u +%F)" \
+  --profiles hardware/calibrated --defaults-fitted-on data/uncertainty/defaults_fitted_on.txt \
+  --out "$out" --commit "$commit" --date "$(date -u +%F)" \
   --command "tools/bands/build-bands.sh"
