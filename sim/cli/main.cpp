@@ -62,8 +62,12 @@ int main(int argc, char** argv) {
     std::vector<std::string> names;
     for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
     if (std::find(names.begin(), names.end(), word) == names.end()) {
+      // `servesim version` / `servesim help`: what a new user types first are options here.
+      const std::string hint = word == "version" ? "; the version is an option: servesim --version"
+                               : word == "help"  ? "; help is an option: servesim --help"
+                                                 : servesim::did_you_mean(word, names);
       std::cerr << fmt::format("error: unknown command '{}'{}\ncommands: {}\nrun 'servesim --help' for what each does\n",
-                               word, servesim::did_you_mean(word, names), servesim::join(names));
+                               word, hint, servesim::join(names));
       return servesim::kExitUsage;
     }
     break;
