@@ -15,8 +15,8 @@ using Catch::Matchers::Contains;
 
 TEST_CASE("nice_ticks: 1-2-5 steps that cover the data, labelled without stray decimals", "[report][ticks]") {
   // [0, 28.82], at most 5 intervals: 28.82 / 5 = 5.76 per interval; steps 1, 2, 5 need
-  // 29, 15, 6 intervals to reach 30, step 10 needs 3: ticks 0, 10, 20, 30 (the old axis
-  // put its 5 ticks at 0, 7.205, 14.41, 21.62, 28.82).
+  // 29, 15, 6 intervals to reach 30, step 10 needs 3: ticks 0, 10, 20, 30 (the old axis put
+  // 5 ticks at the quarter points of its padded range, at values like 28.82 and 68.35).
   Ticks t = nice_ticks(0, 28.82);
   CHECK(t.step == 10);
   CHECK(t.values == std::vector<double>{0, 10, 20, 30});
