@@ -35,6 +35,18 @@ const Key kEfficiency{
     .doc = "overrides of the GPU's efficiency knobs for this scenario (see hardware.efficiency)",
     .spec = "GpuSpec::efficiency",
 };
+const Key kPricePerHour{
+    .name = "price_per_hour",
+    .type = KeyType::quantity,
+    .doc = "price of one GPU-hour of hardware.gpu, replacing its file's cost.on_demand (the cost line of `run`, "
+           "sweep's and plan's $/hour and $/M tokens); a disaggregation pool on another GPU keeps that GPU's own "
+           "price",
+    .spec = "GpuSpec::price_per_hour",
+    .dimension = Dimension::price_per_hour,
+    .default_note = "the GPU file's cost.on_demand",
+    .min = 0,
+    .why = "a price >= 0",
+};
 const Key kInterconnect{
     .name = "interconnect",
     .type = KeyType::section,
@@ -142,6 +154,7 @@ DType read_dtype(ConfigMap& md, const Key& k, const std::string& fallback) {
 void read_hardware(ConfigMap& hw, const std::string& scenario_file, Setup& s) {
   const std::string gpu_ref = resolve_relative(read_text(hw, kGpu), scenario_file);
   s.gpu = about_key(hw, std::string(kGpu.name), [&] { return load_gpu(gpu_ref); });
+  if (hw.has(std::string(kPricePerHour.name))) s.gpu.price_per_hour = read_quantity(hw, kPricePerHour);
   ConfigMap eff = hw.map(std::string(kEfficiency.name));
   apply_efficiency_overrides(eff, s.gpu.efficiency);
   ConfigMap ic = hw.map(std::string(kInterconnect.name));
@@ -281,7 +294,7 @@ const KeySection& hardware_key_section() {
   static const KeySection s{
       .path = "hardware",
       .doc = "the GPU every replica runs on",
-      .keys = {&kGpu, &kEfficiency, &kInterconnect},
+      .keys = {&kGpu, &kPricePerHour, &kEfficiency, &kInterconnect},
   };
   return s;
 }
