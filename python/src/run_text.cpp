@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "metrics/summary_json.h"
+#include "planning/economics.h"
 #include "uncertainty/bands.h"
 
 namespace servesim::python {
@@ -32,6 +33,7 @@ std::string run_text(const Scenario& sc, const SimulationResult& r, const nlohma
   out += fmt::format("KV cache: {} blocks x {} tokens per {}\n\n", r.kv_blocks_per_replica, sc.engine.block_size,
                      r.summary.disaggregation ? "decode instance" : "replica");
   out += summary_table(r.summary);
+  out += fmt::format("cost       {}\n", planning::cost_text(sc, r.summary));  // as `servesim run` prints it
   out += bands::summary_bands_text(report["bands"]);
   return out;
 }

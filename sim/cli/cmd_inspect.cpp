@@ -131,6 +131,12 @@ void run_inspect(const InspectArgs& a) {
     fmt::print("  KV cache           {:>10}  (nothing left: the rest exceeds the budget by {}; {} per token per GPU)\n",
                "none", format_bytes(-plan.kv_bytes), format_bytes(plan.kv_bytes_per_token));
   fmt::print("  {}\n", plan.verdict);
+  // The engine's own count wins over the planner's (vLLM's override; llama.cpp's ctx_size).
+  if (setup.engine.num_gpu_blocks_override > 0)
+    fmt::print("  the engine allocates {} KV blocks ({} tokens): {}\n", setup.engine.num_gpu_blocks_override,
+               setup.engine.num_gpu_blocks_override * setup.engine.block_size,
+               setup.engine.ggml.enabled ? "llama.cpp's ctx_size, allocated at start-up"
+                                         : "engine.num_gpu_blocks_override");
   print_ops(fmt::format("prefill batch {} x {} tokens", a.prefill_batch, a.prefill_len), report.prefill);
   print_ops(fmt::format("decode batch {} at context {}", a.decode_batch, a.decode_context), report.decode);
 }

@@ -12,6 +12,8 @@
 #include "config/plan_reader.h"
 #include "cli/cli_checks.h"
 #include "cli/commands.h"
+#include "deploy/deployment.h"
+#include "cli/slo_args.h"
 #include "cli/scenario_args.h"
 #include "planning/disaggregated_plan.h"
 #include "planning/plan.h"
@@ -20,13 +22,15 @@
 #include "util/output_dir.h"
 #include "util/error.h"
 #include "util/interrupt.h"
+#include "util/text.h"
+#include "util/warnings.h"
 
 namespace servesim::cli {
 namespace {
 
 struct PlanArgs {
   std::string scenario;
-  std::vector<std::string> sets, gpus, weights, layouts;
+  std::vector<std::string> sets, slo, gpus, weights, emit, layouts;
   std::vector<int> tps, pps;
   double target_rate = 0;
   int gpu_budget = 0;
@@ -38,8 +42,35 @@ struct PlanArgs {
   std::string out_dir;
 };
 
+// The best candidate as a deployment to emit (deploy/deployment.h); an Error when no
+// candidate meets the SLOs.
+deploy::DeploymentPlan best_deployment(const planning::PlanResult& p, const std::string& source) {
+  for (const auto& c : p.candidates) {
+    if (c.rank != 1 || !c.scenario) continue;
+    deploy::DeploymentPlan d;
+    d.scenario = &*c.scenario;
+    d.label = c.label;
+    d.source = source;
+    d.replicas = c.replicas;
+    d.target_rate = p.target_rate.value_or(0.0);
+    const planning::Trial& t = c.operating ? *c.operating : *c.capacity.at_max;
+    d.rate_per_replica = t.rate;
+    d.ttft_p99_ms = t.summary.ttft_ms.p99;
+    d.tpot_p99_ms = t.summary.tpot_ms.p99;
+    d.e2e_p99_ms = t.summary.e2e_ms.p99;
+    d.attainment = t.summary.slo_attainment;
+    d.usd_per_hour = c.economics.usd_per_hour;
+    d.usd_per_million_output_tokens = c.economics.usd_per_million_output_tokens;
+    d.joules_per_output_token = c.economics.joules_per_output_token;
+    return d;
+  }
+  throw Error("--emit: no candidate meets the SLOs at the goal, so there is no configuration to emit");
+}
+
 void run(const PlanArgs& a) {
-  ConfigNode doc = load_document(a.scenario, a.sets);
+  std::vector<deploy::EmitTarget> emit;  // checked before any search runs
+  for (const auto& e : a.emit) emit.push_back(deploy::parse_emit_target(trim(e)));
+  ConfigNode doc = load_document(a.scenario, overrides_with_slo(a.slo, a.sets));
   planning::PlanOptions o;
   if (a.target_rate < 0) throw Error("--target-rate must be positive");
   if (a.target_rate > 0) o.target_rate = a.target_rate;
@@ -98,9 +129,26 @@ void run(const PlanArgs& a) {
   const planning::PlanResult& p = *result;
   nlohmann::ordered_json j = planning::plan_json(p);
   if (disaggregated) j["disaggregated"] = planning::disaggregated_plan_json(*disaggregated, p);
+  std::vector<deploy::EmittedFile> emitted;
+  if (!emit.empty()) {
+    const deploy::DeploymentPlan d = best_deployment(p, a.scenario);
+    if (has_pools)
+      warn("--emit writes the best co-located candidate; the disaggregated xPyD split is not emitted (two pools "
+           "joined by a KV connector servesim does not configure)");
+    for (const auto t : emit)
+      for (auto& f : deploy::emit_deployment(d, t)) emitted.push_back(std::move(f));
+    nlohmann::ordered_json files = nlohmann::ordered_json::object();
+    for (const auto& f : emitted) files[f.name] = f.text;
+    j["emitted"] = files;
+  }
+  std::vector<std::string> written = {"plan.json", "plan.csv"};
   if (!a.out_dir.empty()) {
     out->write("plan.json", j.dump(2) + "\n");
     out->write("plan.csv", planning::plan_csv(p));
+    for (const auto& f : emitted) {
+      out->write(f.name, f.text);
+      written.push_back(f.name);
+    }
     out->commit();
   }
   if (a.json) {
@@ -109,7 +157,13 @@ void run(const PlanArgs& a) {
   }
   fmt::print("{}", planning::plan_table(p));
   if (disaggregated) fmt::print("{}", planning::disaggregated_plan_table(*disaggregated, p));
-  if (!a.out_dir.empty()) fmt::print("\nwrote {0}/plan.json, {0}/plan.csv\n", a.out_dir);
+  if (a.out_dir.empty())  // the emitted files on the terminal, each under its name
+    for (const auto& f : emitted) fmt::print("\n==> {} <==\n{}", f.name, f.text);
+  if (!a.out_dir.empty()) {
+    std::string list;
+    for (const auto& n : written) list += (list.empty() ? "" : ", ") + a.out_dir + "/" + n;
+    fmt::print("\nwrote {}\n", list);
+  }
 }
 
 }  // namespace
@@ -141,8 +195,14 @@ void register_plan(CLI::App& app) {
   cmd->add_option("-j,--jobs", a.threads, "candidates searched in parallel (default: all cores)")
       ->check(CLI::Range(1, 1024));
   cmd->add_option("--set", a.sets, "override a scenario key, e.g. --set engine.max_num_seqs=128");
+  add_slo_option(cmd, a.slo);
   cmd->add_flag("--json", a.json, "print the plan as JSON");
-  cmd->add_option("--out", a.out_dir, "write plan.json and plan.csv here");
+  cmd->add_option("--out", a.out_dir, "write plan.json and plan.csv here (and the --emit files)");
+  cmd->add_option("--emit", a.emit,
+                  "write the best candidate's deployment: vllm (launch-vllm.sh), sglang (launch-sglang.sh), trtllm "
+                  "(launch-trtllm.sh + trtllm-extra-options.yaml), kubernetes (deployment.yaml, vLLM pods); "
+                  "comma-separated; into --out, else printed after the plan")
+      ->delimiter(',');
   cmd->callback([] { run(a); });
 }
 

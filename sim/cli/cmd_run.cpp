@@ -6,8 +6,10 @@
 #include <optional>
 
 #include "cli/commands.h"
+#include "cli/slo_args.h"
 #include "run/simulation.h"
 #include "metrics/summary_json.h"
+#include "planning/economics.h"
 #include "report/run_report.h"
 #include "util/atomic_file.h"
 #include "util/output_dir.h"
@@ -23,7 +25,7 @@ namespace {
 
 struct RunArgs {
   std::string scenario;
-  std::vector<std::string> sets;
+  std::vector<std::string> sets, slo;
   bool json = false;
   std::string out_dir;
   bool no_fast_forward = false;
@@ -31,7 +33,8 @@ struct RunArgs {
 };
 
 void run(const RunArgs& a) {
-  const Scenario sc = load_scenario(a.scenario, a.sets);
+  const Scenario sc = load_scenario(a.scenario, overrides_with_slo(a.slo, a.sets));
+  const std::string slo_note = slo_sources_note(a.scenario, a.slo, a.sets);
   SimulationOptions opt;
   opt.fast_forward = !a.no_fast_forward;
   // requests.csv is streamed during the run into a temporary file that only becomes
@@ -101,9 +104,12 @@ void run(const RunArgs& a) {
   if (const SamplingSpec& s = sc.workload.sampling; !s.single())
     fmt::print("{}: {} sequences per request (one prefill; KV blocks shared copy-on-write)\n",
                s.beam() ? "beam search" : "parallel sampling", s.sequences());
-  fmt::print("KV cache: {} blocks x {} tokens per {}\n\n", r.kv_blocks_per_replica, sc.engine.block_size,
+  fmt::print("KV cache: {} blocks x {} tokens per {}\n", r.kv_blocks_per_replica, sc.engine.block_size,
              r.summary.disaggregation ? "decode instance" : "replica");
+  if (!slo_note.empty()) fmt::print("{}\n", slo_note);
+  fmt::print("\n");
   fmt::print("{}", summary_table(r.summary));
+  fmt::print("cost       {}\n", planning::cost_text(sc, r.summary));
   fmt::print("{}", bands::summary_bands_text(j["bands"]));
   if (!a.out_dir.empty()) fmt::print("\nwrote {0}/summary.json, {0}/requests.csv, {0}/timeline.csv\n", a.out_dir);
 }
@@ -115,6 +121,7 @@ void register_run(CLI::App& app) {
   auto* cmd = app.add_subcommand("run", "Simulate a scenario and report latency, throughput and utilisation");
   cmd->add_option("scenario", a.scenario, "scenario YAML")->required();
   cmd->add_option("--set", a.sets, "override a scenario key, e.g. --set workload.arrival.rate=12");
+  add_slo_option(cmd, a.slo);
   cmd->add_flag("--json", a.json, "print the summary as JSON");
   cmd->add_option("--out", a.out_dir, "write summary.json, requests.csv and timeline.csv here");
   cmd->add_flag("--no-fast-forward", a.no_fast_forward, "simulate every decode step one by one (for checking)");

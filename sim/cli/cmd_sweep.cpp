@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/slo_args.h"
 #include "cli/varied_run.h"
 #include "cli/scenario_args.h"
 #include "planning/progress.h"
@@ -96,14 +97,14 @@ void run_shard(const SweepArgs& a) {
   plain.out.clear();  // a shard file, not the .csv/.json varied_axes checks for
   const auto axes = varied_axes(plain);
   check_output_file(a.out, "--out");  // before any simulation
-  const ConfigNode doc = load_document(a.scenario, a.sets);
+  const ConfigNode doc = load_document(a.scenario, overrides_with_slo(a.slo, a.sets));
   planning::SweepOptions opt;
   opt.threads = varied_threads(a);
   opt.max_points = a.max_points;
   planning::ProgressBar bar("points", planning::stderr_is_terminal());
   opt.progress = [&bar](std::size_t done, std::size_t total) { bar.update(done, total); };
   const std::string fingerprint =
-      planning::sweep_fingerprint(a.scenario.empty() ? "" : read_text_file(a.scenario), a.sets, axes);
+      planning::sweep_fingerprint(a.scenario.empty() ? "" : read_text_file(a.scenario), overrides_with_slo(a.slo, a.sets), axes);
   std::string text;
   try {
     text = planning::run_sweep_shard(doc, a.scenario, axes, opt, shard, fingerprint);
@@ -124,14 +125,14 @@ void run_shard(const SweepArgs& a) {
 void run(const SweepArgs& a) {
   if (!a.shard.empty()) return run_shard(a);
   const auto axes = varied_axes(a);  // --out checked here, before any simulation
-  const ConfigNode doc = load_document(a.scenario, a.sets);
+  const ConfigNode doc = load_document(a.scenario, overrides_with_slo(a.slo, a.sets));
   planning::SweepOptions opt;
   opt.threads = varied_threads(a);
   opt.max_points = a.max_points;
   planning::ProgressBar bar("points", planning::stderr_is_terminal());
   opt.progress = [&bar](std::size_t done, std::size_t total) { bar.update(done, total); };
   const std::string fingerprint =
-      planning::sweep_fingerprint(a.scenario.empty() ? "" : read_text_file(a.scenario), a.sets, axes);
+      planning::sweep_fingerprint(a.scenario.empty() ? "" : read_text_file(a.scenario), overrides_with_slo(a.slo, a.sets), axes);
   planning::CheckpointedSweep r;
   try {
     r = planning::run_sweep_checkpointed(doc, a.scenario, axes, opt, a.out, fingerprint);
@@ -167,6 +168,7 @@ void register_sweep(CLI::App& app) {
   cmd->add_option("--vary", a.vary,
                   "KEY=V1,V2,... or KEY=START:STOP:STEP (inclusive), e.g. --vary workload.arrival.rate=2:20:2");
   cmd->add_option("--set", a.sets, "override a scenario key for every point");
+  add_slo_option(cmd, a.slo);
   cmd->add_option("-j,--jobs", a.threads, "points simulated in parallel (default: all cores)")
       ->check(CLI::Range(1, 1024));
   cmd->add_option("--max-points", a.max_points,

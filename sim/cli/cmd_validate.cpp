@@ -1,4 +1,4 @@
-// `servesim validate SCENARIO.yaml [--trace FILE] [--format auto|csv|vllm_bench|guidellm|aiperf|aiperf_summary] [--set K=V]... [--json]
+// `servesim validate SCENARIO.yaml [--trace FILE] [--format auto|csv|vllm_bench|vllm_bench_summary|guidellm|aiperf|aiperf_summary] [--set K=V]... [--json]
 //  [--out DIR] [--no-plots]`: replays a trace with measured per-request latencies through the
 // scenario's hardware, model and engine and reports the error of each metric.
 #include <fmt/format.h>
@@ -11,6 +11,7 @@
 
 #include "cli/cli_checks.h"
 #include "cli/commands.h"
+#include "cli/slo_args.h"
 #include "cli/scenario_args.h"
 #include "cli/validate_commands.h"
 #include "metrics/summary_json.h"
@@ -27,7 +28,7 @@ struct Args {
   std::string scenario;
   std::string trace;
   std::string format = "auto";
-  std::vector<std::string> sets;
+  std::vector<std::string> sets, slo;
   bool json = false;
   std::string out;
   bool no_plots = false;
@@ -58,7 +59,7 @@ void run(const Args& a) {
   // folder committed as a set at the end.
   std::optional<OutputDir> out;
   if (!a.out.empty()) out.emplace(a.out, "--out");
-  ConfigNode doc = load_document(a.scenario, a.sets);
+  ConfigNode doc = load_document(a.scenario, overrides_with_slo(a.slo, a.sets));
   std::string trace = a.trace;
   TraceFormat format = parse_trace_format(a.format, "--format");
   if (trace.empty()) {
@@ -94,7 +95,7 @@ void run(const Args& a) {
              sc.parallelism.total_gpus(), sc.parallelism.tp, sc.parallelism.pp, sc.parallelism.replicas,
              sc.resolved.describe(), sc.engine.kind);
   fmt::print("trace: {} ({}, {} requests{})\n", shown(v.trace_path), trace_format_name(v.format), v.requests,
-             v.format == TraceFormat::vllm_bench
+             v.format == TraceFormat::vllm_bench && v.replay_note.empty()
                  ? fmt::format("; send times regenerated from request_rate, seed {}", sc.workload.seed)
              : v.replay_note.empty() ? ""
                                      : "; " + v.replay_note);
@@ -111,6 +112,11 @@ void run(const Args& a) {
     const double pv[] = {c.predicted.mean, c.predicted.p50, c.predicted.p90, c.predicted.p99};
     const char* stat[] = {"mean", "p50", "p90", "p99"};
     for (int i = 0; i < 4; ++i) {
+      if (std::isnan(mv[i])) {  // a statistic the file does not give (vllm bench serve: p99 only by default)
+        fmt::print("{:<6} {:>6} {:<5} {:>12} {:>9.1f} ms {:>9} {:>8}\n", i == 0 ? label : "",
+                   i == 0 ? std::to_string(c.measured.count) : "", stat[i], "-", pv[i], "-", "-");
+        continue;
+      }
       const double err = percent_error(pv[i], mv[i]);
       fmt::print("{:<6} {:>6} {:<5} {:>9.1f} ms {:>9.1f} ms {:>+8.1f}% {:>7.1f}%\n", i == 0 ? label : "",
                  i == 0 ? std::to_string(c.measured.count) : "", stat[i], mv[i], pv[i], err, std::fabs(err));
@@ -219,8 +225,10 @@ void register_validate(CLI::App& app) {
                   "profile_export_aiperf.json / genai-perf profile_export_genai_perf.json summary; default: the "
                   "scenario's workload.trace");
   cmd->add_option("--format", a.format,
-                  "trace format: auto, csv, vllm_bench, guidellm, aiperf or aiperf_summary (default auto: detected)");
+                  "trace format: auto, csv, vllm_bench, vllm_bench_summary, guidellm, aiperf or aiperf_summary (default auto: "
+                  "detected)");
   cmd->add_option("--set", a.sets, "override a scenario key, e.g. --set engine.max_num_seqs=512");
+  add_slo_option(cmd, a.slo);
   cmd->add_flag("--json", a.json, "print the comparison as JSON");
   cmd->add_option("--out", a.out,
                   "write predicted_vs_measured.csv, validation.json and plots (TTFT/E2E CDFs, E2E scatter; "

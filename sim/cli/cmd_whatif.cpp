@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/slo_args.h"
 #include "cli/varied_run.h"
 #include "planning/whatif.h"
 #include "util/error.h"
@@ -53,6 +54,7 @@ void register_whatif(CLI::App& app) {
   cmd->add_option("scenario", a.scenario, "scenario YAML")->required();
   cmd->add_option("--vary", a.vary, "KEY=V1,V2,... (as for sweep), e.g. --vary model.weights=bf16,fp8,int4");
   cmd->add_option("--set", a.sets, "override a scenario key for every configuration");
+  add_slo_option(cmd, a.slo);
   cmd->add_option("-j,--jobs", a.threads, "configurations simulated in parallel (default: all cores)")
       ->check(CLI::Range(1, 1024));
   cmd->add_option("--max-points", a.max_points,

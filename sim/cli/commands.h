@@ -14,5 +14,6 @@ void register_calibrate(CLI::App& app);
 void register_planning(CLI::App& app);  // sweep, plan, whatif
 void register_describe(CLI::App& app);  // every configuration key (docs/config-reference.md)
 void register_report(CLI::App& app);    // HTML page of a run, sweep or plan (cmd_report.cpp)
+void register_llama_bench(CLI::App& app);  // the llama-bench view (cmd_llama_bench.cpp)
 
 }  // namespace servesim::cli

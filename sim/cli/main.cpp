@@ -18,11 +18,15 @@
 #include "util/output_target.h"
 #include "util/paths.h"
 #include "util/text.h"
+#include "util/version.h"
 #include "util/warnings.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"servesim: LLM inference serving simulator"};
   app.require_subcommand(1);
+  // `servesim --version` (also `-V`): the version written into every summary.json's config.
+  app.set_version_flag("-V,--version", fmt::format("servesim {}", servesim::kServesimVersion),
+                       "print servesim's version and exit");
   // Where the catalogs come from, and how to point servesim elsewhere (an installed
   // binary finds <prefix>/share/servesim; a moved one needs SERVESIM_HOME or --home).
   app.add_option_function<std::string>(
@@ -45,10 +49,12 @@ int main(int argc, char** argv) {
   servesim::cli::register_planning(app);
   servesim::cli::register_describe(app);
   servesim::cli::register_report(app);
+  servesim::cli::register_llama_bench(app);
   servesim::install_interrupt_handler();
   // CLI11 reports a mistyped command as "A subcommand is required": name it instead.
   for (int i = 1; i < argc; ++i) {
     const std::string word = argv[i];
+    if (word == "--version" || word == "-V") break;  // answered before any command is needed
     if (word == "--home") {
       ++i;  // its value
       continue;
@@ -57,8 +63,12 @@ int main(int argc, char** argv) {
     std::vector<std::string> names;
     for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
     if (std::find(names.begin(), names.end(), word) == names.end()) {
+      // `servesim version` / `servesim help`: what a new user types first are options here.
+      const std::string hint = word == "version" ? "; the version is an option: servesim --version"
+                               : word == "help"  ? "; help is an option: servesim --help"
+                                                 : servesim::did_you_mean(word, names);
       std::cerr << fmt::format("error: unknown command '{}'{}\ncommands: {}\nrun 'servesim --help' for what each does\n",
-                               word, servesim::did_you_mean(word, names), servesim::join(names));
+                               word, hint, servesim::join(names));
       return servesim::kExitUsage;
     }
     break;

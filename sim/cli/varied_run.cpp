@@ -1,4 +1,5 @@
 #include "cli/varied_run.h"
+#include "cli/slo_args.h"
 
 #include <fmt/format.h>
 
@@ -32,7 +33,7 @@ int varied_threads(const VariedRunArgs& a) {
 VariedRun run_varied(const VariedRunArgs& a) {
   VariedRun r;
   r.axes = varied_axes(a);
-  const ConfigNode doc = load_document(a.scenario, a.sets);
+  const ConfigNode doc = load_document(a.scenario, overrides_with_slo(a.slo, a.sets));
   planning::SweepOptions opt;
   opt.threads = varied_threads(a);
   opt.max_points = a.max_points;

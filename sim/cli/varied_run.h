@@ -11,7 +11,7 @@ namespace servesim::cli {
 
 struct VariedRunArgs {
   std::string scenario;
-  std::vector<std::string> vary, sets;
+  std::vector<std::string> vary, sets, slo;  // slo: --slo (cli/slo_args.h)
   int threads = 0;           // 0: all cores
   std::size_t max_points = planning::kDefaultMaxSweepPoints;  // --max-points
   std::string out;           // "" or FILE.csv / FILE.json (checked before simulating)

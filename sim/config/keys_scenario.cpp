@@ -1,6 +1,7 @@
 // The scenario's own sections, in the order a scenario file writes them; each
 // section is declared next to its reader (config/read_*.cpp).
 #include "config/key_registry.h"
+#include "config/local_engine.h"
 #include "config/scenario_sections.h"
 
 namespace servesim {
@@ -10,6 +11,8 @@ std::vector<const KeySection*> scenario_key_sections() {
                                      &model_key_section(),        &parallelism_key_section(),
                                      &moe_key_section(),
                                      &engine_key_section(),       &speculative_key_section(),
+                                     &llama_cpp_key_section(),    &llama_cpp_kernels_key_section(),
+                                     &transformers_key_section(),
                                      &slo_key_section()};
   for (const KeySection* s : slo_metric_key_sections()) out.push_back(s);
   out.push_back(&energy_key_section());

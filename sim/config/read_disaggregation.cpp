@@ -179,6 +179,12 @@ Setup read_pool(ConfigMap& root, ConfigMap& pool) {
   const auto put = [&](const Key& k, const char* target) {
     if (const ConfigNode* v = pool.get(std::string(k.name))) set_key(doc, target, *v);
   };
+  // hardware.price_per_hour prices hardware.gpu: a pool on another GPU keeps that GPU file's price.
+  if (const ConfigNode* g = pool.get(std::string(kPoolGpu.name))) {
+    const ConfigNode* own = root.node().find("hardware") ? root.node().find("hardware")->find("gpu") : nullptr;
+    if (!own || own->text() != g->text())
+      if (ConfigNode* hw = doc.find("hardware")) hw->remove("price_per_hour");
+  }
   put(kPoolGpu, "hardware.gpu");
   put(kPoolTp, "parallelism.tp");
   put(kPoolRouter, "parallelism.router");

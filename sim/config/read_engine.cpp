@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "config/catalog_reader.h"
+#include "config/local_engine.h"
 #include "config/scenario_sections.h"
 #include "engine/framework_preset.h"
 #include "engine/scheduling_policy.h"
@@ -489,7 +490,7 @@ const KeySection& engine_key_section() {
                &kChunkedPrefill, &kMaxModelLen, &kNumGpuBlocksOverride, &kRuntimeOverhead, &kStepCpuOverhead,
                &kPerSeqCpuOverhead, &kPerTokenCpuOverhead, &kPromptTokenCpuOverhead, &kHostOverlap, &kKernelLaunchOverhead, &kCollectiveLatency, &kFrontendLatency, &kGemmComputeRatio, &kAttentionMemoryRatio,
                &kPrefillLayerOverhead, &kAsyncScheduling, &kCpuOffload, &kMaxQueueMemory,
-               &kAttentionKernel, &kSpeculative},
+               &kAttentionKernel, &kSpeculative, &llama_cpp_section_key(), &transformers_section_key()},
   };
   return s;
 }
@@ -557,6 +558,7 @@ EngineConfig read_engine(ConfigMap& e) {
     ConfigMap sm = e.map(spec);
     c.speculative = read_speculative(sm);
   }
+  read_local_runtime_sections(e, c, preset);
   e.finish();
   return c;
 }
@@ -575,6 +577,9 @@ void resolve_speculative(ConfigMap& eng, Setup& s) {
   if (s.engine.kind != "vllm")
     throw Error(fmt::format("{}: speculative decoding needs engine kind vllm (continuous batching), not {}",
                                   where, s.engine.kind));
+  if (!find_framework_preset(s.engine.framework)->runtime.empty())
+    throw Error(fmt::format("{}: speculative decoding is not modelled for engine.framework {}", where,
+                            s.engine.framework));
   if (s.parallelism.pp > 1)
     throw Error(fmt::format("{}: speculative decoding is not modelled with pipeline parallelism (pp = {}); "
                                   "use tp, or leave speculative out",

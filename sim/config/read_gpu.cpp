@@ -2,6 +2,8 @@
 // that fills GpuSpec through them.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "config/catalog_keys.h"
@@ -27,6 +29,16 @@ const Key kDisplayName{.name = "display_name", .type = KeyType::text, .doc = "na
 const Key kVendor{.name = "vendor", .type = KeyType::text, .doc = "nvidia, amd, ...", .spec = "GpuSpec::vendor"};
 const Key kArchitecture{.name = "architecture", .type = KeyType::text, .doc = "hopper, ampere, cdna3, ...",
                         .spec = "GpuSpec::architecture"};
+// The family's names, kept alive for the declaration's string_views.
+std::vector<std::string_view> family_choices() {
+  static const std::vector<std::string> names = device_family_names();
+  return {names.begin(), names.end()};
+}
+const Key kFamily{.name = "family", .type = KeyType::choice,
+                  .doc = "what kind of device: gpu (its own memory, or a CUDA system-on-chip), apple_gpu (Apple "
+                         "silicon GPU on unified memory: Metal back end) or cpu (a CPU socket running the model on "
+                         "its cores: compute peaks derived from the cpu: section)",
+                  .spec = "GpuSpec::family", .default_text = "gpu", .choices = family_choices()};
 const Key kGpusPerNode{.name = "gpus_per_node", .type = KeyType::integer,
                        .doc = "GPUs in one node; tensor parallelism beyond it crosses the inter-node network",
                        .spec = "GpuSpec::gpus_per_node", .unit = "GPUs", .default_number = 8, .min = 1, .max = 1024,
@@ -51,7 +63,11 @@ const Key kL2Cache{.name = "l2_cache", .type = KeyType::quantity,
                    .default_note = "absent: one elementwise rate at every kernel size", .min = 1, .max = kInf,
                    .why = "a cache size of at least one byte"};
 const Key kCompute{.name = "compute", .type = KeyType::section,
-                   .doc = "dense tensor-core peak per compute precision (no 2:4 sparsity); at least one"};
+                   .doc = "dense tensor-core peak per compute precision (no 2:4 sparsity); at least one (family cpu: "
+                          "derived from cpu:, not given)"};
+const Key kCpu{.name = "cpu", .type = KeyType::section,
+               .doc = "family cpu only: cores, clock, operations per cycle of the vector and matrix units, DDR "
+                      "channels and NUMA nodes, from which the compute peaks are derived"};
 const Key kMemory{.name = "memory", .type = KeyType::section, .doc = "device memory: capacity and bandwidth"};
 const Key kInterconnect{.name = "interconnect", .type = KeyType::section, .doc = "links: intra_node, inter_node, host"};
 const Key kPower{.name = "power", .type = KeyType::section, .doc = "board power, for energy per token"};
@@ -80,6 +96,62 @@ const Key kCapacity{.name = "capacity", .type = KeyType::quantity,
                     .spec = "GpuSpec::memory_capacity", .dimension = Dimension::bytes, .required = true};
 const Key kBandwidth{.name = "bandwidth", .type = KeyType::quantity, .doc = "peak memory bandwidth; must be positive",
                      .spec = "GpuSpec::memory_bandwidth", .dimension = Dimension::bandwidth, .required = true};
+const Key kUsableFraction{
+    .name = "usable_fraction", .type = KeyType::quantity,
+    .doc = "share of the capacity a model process can hold: on unified memory what the OS lets the GPU wire "
+           "(macOS recommendedMaxWorkingSetSize) or leaves beside itself; the memory planner sizes from "
+           "capacity x this",
+    .spec = "GpuSpec::usable_memory_fraction", .dimension = Dimension::fraction, .default_number = 1.0,
+    .default_note = "1 (a GPU's own memory)", .min = 0.01, .max = 1.0, .why = "a share of the memory, above 0"};
+
+// --- (gpu file).cpu (family cpu) ---
+const Key kSockets{.name = "sockets", .type = KeyType::integer,
+                   .doc = "sockets of the machine described; peaks and bandwidth are the sockets' sum",
+                   .spec = "CpuSpec::sockets", .unit = "sockets", .default_number = 1, .min = 1, .max = 16,
+                   .why = "sockets of one machine"};
+const Key kCores{.name = "cores", .type = KeyType::integer, .doc = "physical cores per socket",
+                 .spec = "CpuSpec::cores", .unit = "cores", .required = true, .min = 1, .max = 4096,
+                 .why = "cores of one socket"};
+const Key kAllCoreClock{.name = "all_core_clock", .type = KeyType::quantity,
+                        .doc = "clock the cores sustain when all are busy (the vendor's all-core boost)",
+                        .spec = "CpuSpec::all_core_clock", .dimension = Dimension::frequency, .required = true,
+                        .min = 1e8, .max = 1e10, .why = "a core clock between 100 MHz and 10 GHz"};
+#define SERVESIM_PER_CYCLE_KEY(NAME, SPEC, DOC, REQUIRED)                                                 \
+  Key {                                                                                                  \
+    .name = NAME, .type = KeyType::number, .doc = DOC, .spec = SPEC, .unit = "per core per cycle",       \
+    .required = REQUIRED, .default_number = 0, .default_note = REQUIRED ? "" : "0: none", .min = 0,      \
+    .max = 1e5, .why = "operations per core per cycle"                                                   \
+  }
+const Key kFp32PerCycle = SERVESIM_PER_CYCLE_KEY(
+    "fp32_flop_per_cycle", "CpuSpec::fp32_flop_per_cycle",
+    "FP32 FLOP per core per cycle of the vector units (FMA = 2): AVX-512 with two 512-bit FMA ports 64", true);
+const Key kBf16PerCycle = SERVESIM_PER_CYCLE_KEY("bf16_flop_per_cycle", "CpuSpec::bf16_flop_per_cycle",
+                                                 "bf16 dot-product FLOP per core per cycle (AVX512-BF16)", false);
+const Key kFp16PerCycle = SERVESIM_PER_CYCLE_KEY("fp16_flop_per_cycle", "CpuSpec::fp16_flop_per_cycle",
+                                                 "fp16 FLOP per core per cycle (AVX512-FP16); without, fp16 "
+                                                 "weights are multiplied at the FP32 rate",
+                                                 false);
+const Key kInt8PerCycle = SERVESIM_PER_CYCLE_KEY("int8_op_per_cycle", "CpuSpec::int8_op_per_cycle",
+                                                 "int8 dot-product operations per core per cycle (AVX-512 VNNI)",
+                                                 false);
+const Key kAmxBf16PerCycle = SERVESIM_PER_CYCLE_KEY("amx_bf16_flop_per_cycle", "CpuSpec::amx_bf16_flop_per_cycle",
+                                                    "bf16 FLOP per core per cycle of the AMX tile unit", false);
+const Key kAmxInt8PerCycle = SERVESIM_PER_CYCLE_KEY("amx_int8_op_per_cycle", "CpuSpec::amx_int8_op_per_cycle",
+                                                    "int8 operations per core per cycle of the AMX tile unit", false);
+#undef SERVESIM_PER_CYCLE_KEY
+const Key kMemoryChannels{.name = "memory_channels", .type = KeyType::integer,
+                          .doc = "DDR channels per socket; with memory_transfer_rate they must give "
+                                 "memory.bandwidth (channels x MT/s x 8 bytes x sockets)",
+                          .spec = "CpuSpec::memory_channels", .unit = "channels", .required = true, .min = 1,
+                          .max = 64, .why = "DDR channels of one socket"};
+const Key kMemoryTransferRate{.name = "memory_transfer_rate", .type = KeyType::number,
+                              .doc = "DDR transfers per second per channel, in MT/s (DDR5-4800: 4800)",
+                              .spec = "CpuSpec::memory_transfer_rate", .unit = "MT/s", .required = true,
+                              .min = 100, .max = 100000, .why = "a DDR transfer rate in MT/s"};
+const Key kNumaNodes{.name = "numa_nodes", .type = KeyType::integer,
+                     .doc = "NUMA nodes per socket (AMD NPS1/2/4, Intel sub-NUMA clustering)",
+                     .spec = "CpuSpec::numa_nodes", .unit = "nodes", .default_number = 1, .min = 1, .max = 16,
+                     .why = "NUMA nodes of one socket"};
 
 // --- (gpu file).interconnect.<link> ---
 // A link's bandwidth divides message sizes: it must be positive (at least 1 B/s) when given,
@@ -145,6 +217,36 @@ Link parse_link(ConfigMap m, bool required) {
   return l;
 }
 
+// A CPU file's compute peaks, from its cores: sockets x cores x all-core clock x operations
+// per core per cycle. fp16 weights without AVX512-FP16 are converted and multiplied at the
+// FP32 rate (ggml's CPU back end), so fp16 is always present; bf16 and int8 take the
+// faster of the vector and matrix (AMX) units.
+void read_cpu(ConfigMap& cpu, GpuSpec& g) {
+  CpuSpec& c = g.cpu;
+  c.sockets = static_cast<int>(read_integer(cpu, kSockets));
+  c.cores = static_cast<int>(read_integer(cpu, kCores));
+  c.all_core_clock = read_quantity(cpu, kAllCoreClock);
+  c.fp32_flop_per_cycle = read_number(cpu, kFp32PerCycle);
+  c.bf16_flop_per_cycle = read_number(cpu, kBf16PerCycle);
+  c.fp16_flop_per_cycle = read_number(cpu, kFp16PerCycle);
+  c.int8_op_per_cycle = read_number(cpu, kInt8PerCycle);
+  c.amx_bf16_flop_per_cycle = read_number(cpu, kAmxBf16PerCycle);
+  c.amx_int8_op_per_cycle = read_number(cpu, kAmxInt8PerCycle);
+  c.memory_channels = static_cast<int>(read_integer(cpu, kMemoryChannels));
+  c.memory_transfer_rate = read_number(cpu, kMemoryTransferRate) * 1e6;
+  c.numa_nodes = static_cast<int>(read_integer(cpu, kNumaNodes));
+  cpu.finish();
+  if (c.fp32_flop_per_cycle <= 0)
+    throw Error(fmt::format("{}: must be positive", cpu.where(std::string(kFp32PerCycle.name))));
+  const double per_cycle = c.sockets * c.cores * c.all_core_clock;
+  g.peak_flops[DType::fp32] = per_cycle * c.fp32_flop_per_cycle;
+  g.peak_flops[DType::fp16] = per_cycle * std::max(c.fp32_flop_per_cycle, c.fp16_flop_per_cycle);
+  const double bf16 = std::max(c.bf16_flop_per_cycle, c.amx_bf16_flop_per_cycle);
+  if (bf16 > 0) g.peak_flops[DType::bf16] = per_cycle * bf16;
+  const double int8 = std::max(c.int8_op_per_cycle, c.amx_int8_op_per_cycle);
+  if (int8 > 0) g.peak_flops[DType::int8] = per_cycle * int8;
+}
+
 void read_compute(ConfigMap& compute, GpuSpec& g) {
   for (const Key& k : kPeaks) {
     const std::string name(k.name);
@@ -166,6 +268,7 @@ GpuSpec parse_gpu(ConfigMap& doc) {
   g.display_name = doc.string(std::string(kDisplayName.name), g.name);
   g.vendor = read_text(doc, kVendor);
   g.architecture = read_text(doc, kArchitecture);
+  if (has_key(doc, kFamily)) g.family = parse_device_family(read_choice(doc, kFamily), doc.where("family"));
   g.gpus_per_node = static_cast<int>(read_integer(doc, kGpusPerNode));
   if (has_key(doc, kSmCount) != has_key(doc, kBoostClock))
     throw Error(fmt::format("{}: sm_count and boost_clock go together (the SM-cycle rate needs both); give both or "
@@ -177,16 +280,42 @@ GpuSpec parse_gpu(ConfigMap& doc) {
   }
   if (has_key(doc, kL2Cache)) g.l2_cache = read_quantity(doc, kL2Cache);
 
-  ConfigMap compute = doc.map("compute");
-  read_compute(compute, g);
-  if (g.peak_flops.empty()) throw Error(fmt::format("{}: no compute precisions given", doc.where("compute")));
+  if (g.family == DeviceFamily::cpu) {
+    if (doc.has("compute"))
+      throw Error(fmt::format("{}: a family cpu file derives its peaks from cpu: (cores x clock x operations per "
+                              "cycle); remove compute:",
+                              doc.where("compute")));
+    if (!doc.has("cpu"))
+      throw Error(fmt::format("{}: a family cpu file needs a cpu: section (cores, all_core_clock, "
+                              "fp32_flop_per_cycle, memory_channels, memory_transfer_rate)",
+                              doc.where()));
+    ConfigMap cpu = doc.map("cpu");
+    read_cpu(cpu, g);
+  } else {
+    if (doc.has("cpu"))
+      throw Error(fmt::format("{}: only a family cpu file has a cpu: section (this file's family is {})",
+                              doc.where("cpu"), device_family_name(g.family)));
+    ConfigMap compute = doc.map("compute");
+    read_compute(compute, g);
+    if (g.peak_flops.empty()) throw Error(fmt::format("{}: no compute precisions given", doc.where("compute")));
+  }
 
   ConfigMap memory = doc.map("memory");
   g.memory_capacity = memory.quantity("capacity", kCapacity.dimension);
   g.memory_bandwidth = memory.quantity("bandwidth", kBandwidth.dimension);
+  g.usable_memory_fraction = read_quantity(memory, kUsableFraction);
   memory.finish();
   if (g.memory_capacity <= 0 || g.memory_bandwidth <= 0)
     throw Error(fmt::format("{}: capacity and bandwidth must be positive", doc.where("memory")));
+  if (g.family == DeviceFamily::cpu) {
+    // The channels must account for the bandwidth the file states (within 1%: vendors round).
+    const double channels = g.cpu.sockets * g.cpu.socket_bandwidth();
+    if (std::abs(channels - g.memory_bandwidth) > 0.01 * g.memory_bandwidth)
+      throw Error(fmt::format("{}: {} sockets x {} channels x {} MT/s x 8 bytes = {:.1f} GB/s, but memory.bandwidth "
+                              "is {:.1f} GB/s; make them agree",
+                              doc.where("cpu"), g.cpu.sockets, g.cpu.memory_channels, g.cpu.memory_transfer_rate / 1e6,
+                              channels / 1e9, g.memory_bandwidth / 1e9));
+  }
 
   ConfigMap ic = doc.map("interconnect");
   g.intra_node = parse_link(ic.map("intra_node"), true);
@@ -236,15 +365,20 @@ GpuSpec load_gpu(const std::string& name_or_path) {
 
 std::vector<const KeySection*> gpu_file_key_sections() {
   static const KeySection top{"(gpu file)", "a GPU file (hardware/*.yaml, or any path given as hardware.gpu)", {}, {},
-                              {&schema_version_key(), &kName, &kDisplayName, &kVendor, &kArchitecture, &kGpusPerNode,
+                              {&schema_version_key(), &kName, &kDisplayName, &kVendor, &kArchitecture, &kFamily, &kGpusPerNode,
                                &kSmCount, &kBoostClock, &kL2Cache,
-                               &kCompute, &kMemory, &kInterconnect, &kPower, &kCost, &kEfficiency, &kCalibration}};
+                               &kCompute, &kCpu, &kMemory, &kInterconnect, &kPower, &kCost, &kEfficiency, &kCalibration}};
   static const KeySection compute = [] {
     KeySection s{"(gpu file).compute", "dense tensor peak per compute precision; absent ones are unsupported", {}, {}, {}};
     for (const Key& k : kPeaks) s.keys.push_back(&k);
     return s;
   }();
-  static const KeySection memory{"(gpu file).memory", "device memory", {}, {}, {&kCapacity, &kBandwidth}};
+  static const KeySection cpu{"(gpu file).cpu", "a CPU socket's cores and memory channels (family cpu)", {}, {},
+                              {&kSockets, &kCores, &kAllCoreClock, &kFp32PerCycle, &kBf16PerCycle, &kFp16PerCycle,
+                               &kInt8PerCycle, &kAmxBf16PerCycle, &kAmxInt8PerCycle, &kMemoryChannels,
+                               &kMemoryTransferRate, &kNumaNodes}};
+  static const KeySection memory{"(gpu file).memory", "device memory", {}, {},
+                                 {&kCapacity, &kBandwidth, &kUsableFraction}};
   static const KeySection interconnect{"(gpu file).interconnect", "links of one GPU", {}, {},
                                        {&kIntraNode, &kInterNode, &kHost}};
   static const KeySection intra{"(gpu file).interconnect.intra_node", "GPU-GPU link inside a node (required)", {}, {},
@@ -255,7 +389,7 @@ std::vector<const KeySection*> gpu_file_key_sections() {
                                {&kLinkKind, &kLinkBandwidthOptional, &kLinkLatency}};
   static const KeySection power{"(gpu file).power", "board power", {}, {}, {&kTdp, &kIdle, &kComputeWeight, &kMemoryWeight}};
   static const KeySection cost{"(gpu file).cost", "price", {}, {}, {&kOnDemand}};
-  return {&top, &compute, &memory, &interconnect, &intra, &inter, &host, &power, &cost};
+  return {&top, &compute, &cpu, &memory, &interconnect, &intra, &inter, &host, &power, &cost};
 }
 
 }  // namespace servesim

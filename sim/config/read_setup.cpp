@@ -8,6 +8,9 @@
 
 #include "config/scenario_sections.h"
 #include "config/catalog_reader.h"
+#include "config/local_engine.h"
+#include "engine/framework_preset.h"
+#include "util/text.h"
 #include "cost/kernel_count.h"
 #include "util/error.h"
 #include "util/interrupt.h"
@@ -32,6 +35,18 @@ const Key kEfficiency{
     .doc = "overrides of the GPU's efficiency knobs for this scenario (see hardware.efficiency)",
     .spec = "GpuSpec::efficiency",
 };
+const Key kPricePerHour{
+    .name = "price_per_hour",
+    .type = KeyType::quantity,
+    .doc = "price of one GPU-hour of hardware.gpu, replacing its file's cost.on_demand (the cost line of `run`, "
+           "sweep's and plan's $/hour and $/M tokens); a disaggregation pool on another GPU keeps that GPU's own "
+           "price",
+    .spec = "GpuSpec::price_per_hour",
+    .dimension = Dimension::price_per_hour,
+    .default_note = "the GPU file's cost.on_demand",
+    .min = 0,
+    .why = "a price >= 0",
+};
 const Key kInterconnect{
     .name = "interconnect",
     .type = KeyType::section,
@@ -42,6 +57,15 @@ const Key kInterconnect{
 // Precision names as model/dtype.cpp lists them, kept alive for the declarations' string_views.
 std::vector<std::string_view> dtype_choices() {
   static const std::vector<std::string> names = dtype_names();
+  return {names.begin(), names.end()};
+}
+// ... and, for model.weights, the GGUF types too (model/gguf.h).
+std::vector<std::string_view> weight_choices() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n = dtype_names();
+    for (const std::string& g : gguf_type_names()) n.push_back(g);
+    return n;
+  }();
   return {names.begin(), names.end()};
 }
 
@@ -56,10 +80,12 @@ const Key kModelName{
 const Key kWeights{
     .name = "weights",
     .type = KeyType::choice,
-    .doc = "weight precision; given alone on the command line it brings its compute precision (vLLM --quantization)",
+    .doc = "weight precision, or a GGUF file's type (f16, q8_0, q6_k, q5_k_m, q4_k_m, q4_0: sized as llama.cpp's "
+           "quantizer mixes it, block scales included); given alone on the command line it brings its compute "
+           "precision (vLLM --quantization)",
     .spec = "PrecisionSpec::weights",
-    .default_note = "the model's native precision (bf16 for fp32 checkpoints)",
-    .choices = dtype_choices(),
+    .default_note = "the model's native precision (bf16 for fp32 checkpoints); llama.cpp: f16, ollama: q4_k_m",
+    .choices = weight_choices(),
 };
 const Key kActivations{
     .name = "activations",
@@ -128,11 +154,29 @@ DType read_dtype(ConfigMap& md, const Key& k, const std::string& fallback) {
 void read_hardware(ConfigMap& hw, const std::string& scenario_file, Setup& s) {
   const std::string gpu_ref = resolve_relative(read_text(hw, kGpu), scenario_file);
   s.gpu = about_key(hw, std::string(kGpu.name), [&] { return load_gpu(gpu_ref); });
+  if (hw.has(std::string(kPricePerHour.name))) s.gpu.price_per_hour = read_quantity(hw, kPricePerHour);
   ConfigMap eff = hw.map(std::string(kEfficiency.name));
   apply_efficiency_overrides(eff, s.gpu.efficiency);
   ConfigMap ic = hw.map(std::string(kInterconnect.name));
   apply_interconnect_overrides(ic, s.gpu);
   hw.finish();
+}
+
+// Reads model.weights: a GGUF type sets precision.gguf and its plain stand-in, anything
+// else is a precision. Returns whether the scenario gave it.
+bool read_weights(ConfigMap& md, const DType native, const std::string& runtime_default, PrecisionSpec& p) {
+  const std::string name(kWeights.name);
+  const bool given = md.has(name);
+  // A local runtime's usual weights (llama.cpp: f16, Ollama: q4_k_m) when the scenario names none.
+  const std::string text = md.string(name, runtime_default.empty() ? dtype_name(native) : runtime_default);
+  p.gguf = find_gguf_type(text);
+  p.weights = p.gguf != GgufType::none ? gguf_carrier_dtype(p.gguf) : parse_dtype(text, md.where(name));
+  return given;
+}
+
+// GGUF weights compute in fp16 on every ggml back end (the activations stay f16/f32).
+DType default_compute(const PrecisionSpec& p, const GpuSpec& gpu) {
+  return p.gguf != GgufType::none ? DType::fp16 : default_activations(p.weights, gpu);
 }
 
 // The precision a checkpoint's own quantization config states (model_spec.h
@@ -173,7 +217,8 @@ void say_file_set_aside(const ConfigMap& md, const ModelSpec& m, const char* key
                    md.where(key), key, dtype_name(given), m.name, dtype_name(used), key));
 }
 
-void read_model(ConfigMap& md, const std::string& scenario_file, Setup& s, bool& model_from_command_line) {
+void read_model(ConfigMap& md, const std::string& scenario_file, const std::string& runtime_default, Setup& s,
+                bool& model_from_command_line) {
   const ConfigNode* name_node = md.get(std::string(kModelName.name));
   model_from_command_line = name_node && name_node->from_edit();
   const std::string model_ref = resolve_relative(read_text(md, kModelName), scenario_file);
@@ -184,15 +229,24 @@ void read_model(ConfigMap& md, const std::string& scenario_file, Setup& s, bool&
 
   const DType native = m.native_dtype == DType::fp32 ? DType::bf16 : m.native_dtype;
   const PrecisionChoice w = choose(md, kWeights, model_from_command_line, imported);
-  const DType weights_given = read_dtype(md, kWeights, dtype_name(native));  // read (and checked) either way
-  s.precision.weights = w.use_given ? weights_given : native;
+  // Read (and checked) either way: a precision or a GGUF type; with none given, the local
+  // runtime's usual weights (llama.cpp f16, Ollama q4_k_m) or the checkpoint's own.
+  PrecisionSpec given;
+  read_weights(md, native, runtime_default, given);
+  const DType weights_given = given.weights;
+  if (!w.node || w.use_given) {
+    s.precision.weights = given.weights;
+    s.precision.gguf = given.gguf;
+  } else {
+    s.precision.weights = native;
+  }
   if (w.overridden_file && weights_given != native) say_file_set_aside(md, m, "weights", weights_given, native);
   if (w.use_given && imported && s.precision.weights != native)
     say_checkpoint_differs(md, m, "weights", s.precision.weights, native, "weights");
 
   // Activations: the checkpoint's (W8A8, W4A4) at its own weights when the GPU has the
   // tensor cores for them; else the weights' default (precision.h default_activations).
-  DType default_act = default_activations(s.precision.weights, s.gpu);
+  DType default_act = default_compute(s.precision, s.gpu);  // GGUF computes in fp16
   if (cp.has_activations && s.precision.weights == native) {
     if (s.gpu.supports(cp.activations)) {
       default_act = cp.activations;
@@ -240,7 +294,7 @@ const KeySection& hardware_key_section() {
   static const KeySection s{
       .path = "hardware",
       .doc = "the GPU every replica runs on",
-      .keys = {&kGpu, &kEfficiency, &kInterconnect},
+      .keys = {&kGpu, &kPricePerHour, &kEfficiency, &kInterconnect},
   };
   return s;
 }
@@ -274,6 +328,29 @@ void scale_profile_fraction(ConfigMap& eng, const EngineConfig& e, const char* r
 // GEMM ratio scales the profile's gemm_compute, which must stay a fraction of peak, its
 // attention ratio the profile's attention_memory, a fraction of HBM bandwidth, and its
 // per-layer prefill cost becomes a cost per prefill step of one pipeline stage.
+// The default weights of the framework the engine section names, read ahead of the model
+// section (whose precision they decide); "" for a framework without one or an unknown name
+// (read_engine refuses that with its did-you-mean).
+std::string runtime_default_weights(ConfigMap& doc) {
+  const ConfigNode* e = doc.node().find("engine");
+  const ConfigNode* f = e && e->is_map() ? e->find("framework") : nullptr;
+  const FrameworkPreset* p =
+      f && f->is_scalar() ? find_framework_preset(f->text()) : &default_framework_preset();
+  return p ? std::string(p->default_weights) : std::string();
+}
+
+// A local runtime's weights: llama.cpp and Ollama run GGUF files, so a scenario that names
+// no weights gets the runtime's usual type (f16, Ollama's q4_k_m), and a quantized format
+// llama.cpp cannot load (AWQ/GPTQ int4, fp8, fp4) is refused with the GGUF types to use.
+void resolve_runtime_weights(ConfigMap& eng, Setup& s) {
+  const FrameworkPreset& preset = *find_framework_preset(s.engine.framework);
+  if (preset.runtime != "llama.cpp") return;
+  if (s.precision.gguf == GgufType::none && dtype_bytes(s.precision.weights) < 2.0)
+    throw Error(fmt::format("{}: engine.framework {} runs GGUF files: model.weights {} is not one of them; use {}",
+                            eng.where("framework"), s.engine.framework, dtype_name(s.precision.weights),
+                            join(gguf_type_names())));
+}
+
 void resolve_framework_kernels(ConfigMap& eng, Setup& s) {
   EngineConfig& e = s.engine;
   scale_profile_fraction(eng, e, "gemm_compute_ratio", e.gemm_compute_ratio, s.gpu.efficiency.gemm_compute,
@@ -292,13 +369,15 @@ Setup read_setup(ConfigMap& doc) {
   read_hardware(hw, doc.file(), s);
   ConfigMap md = section_map(doc, model_key_section());
   bool model_from_command_line = false;
-  read_model(md, doc.file(), s, model_from_command_line);
+  read_model(md, doc.file(), runtime_default_weights(doc), s, model_from_command_line);
   ConfigMap par = section_map(doc, parallelism_key_section());
   read_parallelism(par, s);
   ConfigMap moe = section_map(doc, moe_key_section());
   read_moe(moe, s);
   ConfigMap eng = section_map(doc, engine_key_section());
   s.engine = read_engine(eng);
+  resolve_runtime_weights(eng, s);
+  resolve_local_runtime(eng, s);
   resolve_max_model_len(eng, s);
   resolve_local_attention_kv(eng, s);
   resolve_state_layers(eng, s, model_from_command_line);

@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "cost/kv_size.h"
+#include "cost/weight_bytes.h"
 #include "util/units.h"
 
 namespace servesim {
@@ -12,10 +14,9 @@ namespace servesim {
 double weight_bytes_per_gpu(const ModelSpec& m, const ResolvedPrecision& p, const Parallelism& par) {
   const ShardShape s = shard_shape(par, m);
   // Bytes per stored weight of each tensor group (a checkpoint may leave some unquantized),
-  // with group scales of a quantized checkpoint.
-  const double wa = m.weight_element_bytes(p.weights, TensorGroup::attention);
-  const double wd = m.weight_element_bytes(p.weights, TensorGroup::dense_mlp);
-  const double we = m.weight_element_bytes(p.weights, TensorGroup::experts);
+  // with group scales of a quantized checkpoint; a GGUF file's mix (cost/weight_bytes.h).
+  const WeightElementBytes bytes = weight_element_bytes(m, p);
+  const double wa = bytes.attention, wd = bytes.dense_mlp, we = bytes.experts;
   const double stage_layers = s.layers;
   const double moe_layers = s.moe_layers;
   // Dense-MLP layers of the stage: the layers that are not MoE, unless some layers have no MLP
@@ -63,14 +64,16 @@ double weight_bytes_per_gpu(const ModelSpec& m, const ResolvedPrecision& p, cons
   // State layers split over TP; DSA's indexer replicated on every GPU.
   if (m.state.enabled())
     per_gpu += stage_layers_of(m.state.layers, m, s) * static_cast<double>(m.state.params_per_layer(m.hidden)) / par.tp *
-               m.weight_element_bytes(p.weights, TensorGroup::state_layers);
+               bytes.state_layers;
   if (m.indexer.enabled())
     per_gpu += stage_layers_of(m.attention_layers(), m, s) *
                static_cast<double>(m.indexer.params_per_layer(m.hidden, m.mla.q_lora_rank)) * wa;
-  // Embedding and LM head stay 16-bit; with PP the first stage holds the embedding and
-  // the last the head: the busiest stage has at most both (pp == 1) or one of them.
-  const double table = static_cast<double>(m.vocab) * m.hidden / par.tp * 2.0;
-  const double tables = m.tied_embeddings ? table : (par.pp == 1 ? 2.0 * table : table);
+  // Embedding and LM head stay 16-bit (a GGUF file quantizes them); with PP the first stage
+  // holds the embedding and the last the head: the busiest stage has at most both (pp == 1)
+  // or one of them.
+  const double table_elems = static_cast<double>(m.vocab) * m.hidden / par.tp;
+  const double embedding = table_elems * bytes.embedding, head = table_elems * bytes.lm_head;
+  const double tables = m.tied_embeddings ? embedding : (par.pp == 1 ? embedding + head : std::max(embedding, head));
   per_gpu += tables;
   per_gpu += static_cast<double>(m.norm_params()) / par.pp * 2.0;
   return per_gpu;
@@ -93,8 +96,9 @@ MemoryPlan plan_memory(const CostModel& cost, const MemoryConfig& cfg, const Dra
   const ShardShape& s = cost.shard();
   const GpuSpec& g = cost.gpu();
   MemoryPlan plan;
-  plan.capacity = g.memory_capacity;
-  plan.budget = g.memory_capacity * cfg.gpu_memory_utilization;
+  // On unified memory only the share the OS lets a model process hold (GpuSpec::usable_memory).
+  plan.capacity = g.usable_memory();
+  plan.budget = plan.capacity * cfg.gpu_memory_utilization;
   plan.weights = weight_bytes_per_gpu(m, cost.precision(), cost.parallelism());
   // vLLM's profiling run pushes max_num_batched_tokens through one layer at a time;
   // the peak holds the residual stream, QKV, and the MLP's gate/up and activation

@@ -20,7 +20,7 @@ struct MemoryConfig {
 };
 
 struct MemoryPlan {
-  double capacity = 0;            // bytes per GPU
+  double capacity = 0;            // bytes per GPU a model process can hold (GpuSpec::usable_memory)
   double budget = 0;              // capacity * gpu_memory_utilization
   double weights = 0;             // bytes per GPU (busiest pipeline stage)
   double activations = 0;         // peak activation workspace per GPU

@@ -9,6 +9,9 @@ namespace servesim {
 
 std::string ResolvedPrecision::describe() const {
   auto bits = [](DType t) { return static_cast<int>(dtype_bytes(t) * 8); };
+  if (gguf != GgufType::none)
+    return fmt::format("GGUF {} weights ({} compute{}{}), {} KV", gguf_type_name(gguf), dtype_name(compute),
+                       weight_only ? ", weight-only dequant" : "", emulated ? ", emulated" : "", dtype_name(kv_cache));
   std::string s = fmt::format("W{}A{} ({} weights, {} compute{}{}), {} KV", bits(weights), bits(compute),
                               dtype_name(weights), dtype_name(compute), weight_only ? ", weight-only dequant" : "",
                               emulated ? ", emulated" : "", dtype_name(kv_cache));
@@ -21,9 +24,30 @@ DType default_activations(DType weights, const GpuSpec& gpu) {
   return DType::bf16;
 }
 
+std::string weight_format_name(const PrecisionSpec& p) {
+  return p.gguf != GgufType::none ? gguf_type_name(p.gguf) : dtype_name(p.weights);
+}
+std::string weight_format_name(const ResolvedPrecision& p) {
+  return p.gguf != GgufType::none ? gguf_type_name(p.gguf) : dtype_name(p.weights);
+}
+
+DType gguf_carrier_dtype(GgufType t) {
+  switch (t) {
+    case GgufType::none:
+    case GgufType::f16: return DType::fp16;
+    case GgufType::q8_0: return DType::int8;
+    case GgufType::q6_k:
+    case GgufType::q5_k_m:
+    case GgufType::q4_k_m:
+    case GgufType::q4_0: return DType::int4;
+  }
+  return DType::fp16;
+}
+
 ResolvedPrecision resolve_precision(const PrecisionSpec& p, const GpuSpec& gpu) {
   ResolvedPrecision r;
   r.weights = p.weights;
+  r.gguf = p.gguf;
   r.kv_cache = p.kv_cache;
   if (p.kv_cache != DType::fp16 && p.kv_cache != DType::bf16 && p.kv_cache != DType::fp8 &&
       p.kv_cache != DType::int8) {

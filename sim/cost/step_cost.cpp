@@ -10,6 +10,7 @@
 #include "cost/op_builders.h"
 #include "cost/kv_size.h"
 #include "cost/layer_ops.h"
+#include "cost/weight_bytes.h"
 #include "util/error.h"
 
 namespace servesim {
@@ -36,13 +37,16 @@ std::string op_kind_name(OpKind k) {
 }
 
 CostModel::CostModel(GpuSpec gpu, ModelSpec model, ResolvedPrecision precision, Parallelism par,
-                     AttentionKernel attention, const MoeDeployment& moe)
+                     AttentionKernel attention, GgmlKernels ggml, const MoeDeployment& moe)
     : gpu_(std::move(gpu)),
       model_(std::move(model)),
       precision_(precision),
       par_(par),
       attention_(attention),
+      ggml_(std::move(ggml)),
       moe_(moe) {
+  ggml_quantized_ = precision_.gguf != GgufType::none && precision_.gguf != GgufType::f16;
+  ggml_amx_ = ggml_amx_type(precision_.gguf);
   validate_parallelism(par_, model_);
   shard_ = shard_shape(par_, model_);
   // A TP or PP group larger than a node crosses the network.
@@ -53,12 +57,14 @@ CostModel::CostModel(GpuSpec gpu, ModelSpec model, ResolvedPrecision precision, 
   eight_bit_compute_ = precision_.compute == DType::fp8 || precision_.compute == DType::int8;
   peak_attention_ = gpu_.supports(DType::bf16) ? gpu_.peak(DType::bf16) : gpu_.peak(DType::fp16);
   act_bytes_ = dtype_bytes(precision_.activation_storage);
-  w_bytes_ = model_.weight_element_bytes(precision_.weights);  // with group scales of a quantized checkpoint
-  w_attention_ = model_.weight_element_bytes(precision_.weights, TensorGroup::attention);
-  w_dense_ = model_.weight_element_bytes(precision_.weights, TensorGroup::dense_mlp);
-  w_experts_ = model_.weight_element_bytes(precision_.weights, TensorGroup::experts);
-  w_shared_ = model_.weight_element_bytes(precision_.weights, TensorGroup::shared_experts);
-  w_state_ = model_.weight_element_bytes(precision_.weights, TensorGroup::state_layers);
+  const WeightElementBytes wb = weight_element_bytes(model_, precision_);  // group scales, GGUF mixes
+  w_bytes_ = wb.layers;
+  w_attention_ = wb.attention;
+  w_dense_ = wb.dense_mlp;
+  w_experts_ = wb.experts;
+  w_shared_ = wb.shared_experts;
+  w_state_ = wb.state_layers;
+  lm_head_bytes_ = wb.lm_head;
   kv_bytes_ = dtype_bytes(precision_.kv_cache);
   attention_s_per_flop_ = 1.0 / (peak_attention_ * gpu_.efficiency.attention_compute);
   attention_s_per_byte_ = 1.0 / (gpu_.memory_bandwidth * gpu_.efficiency.attention_memory);
@@ -113,6 +119,14 @@ void CostModel::finish_op(OpCost& op) const {
   const double bw = gpu_.memory_bandwidth;
   switch (op.kind) {
     case OpKind::gemm: {
+      if (ggml_.enabled) {  // a ggml back end's mat-vec / mat-mat kernels (cost/ggml_kernels.h)
+        const GgmlGemmTime t =
+            ggml_gemm_time(ggml_, gpu_, GgmlGemm{op.m_tokens, op.flops, op.bytes(), ggml_quantized_, ggml_amx_});
+        op.compute_time = t.compute;
+        op.memory_time = t.memory;
+        op.exposed_time = t.exposed;
+        break;
+      }
       const double fill = op.m_tokens > 0 ? op.m_tokens / (op.m_tokens + e.gemm_tokens_half) : 1.0;
       const double dequant = precision_.weight_only ? e.dequant_compute : 1.0;
       const double eight_bit = eight_bit_compute_ ? e.gemm_8bit_compute_ratio : 1.0;
@@ -269,8 +283,9 @@ CostPart CostModel::sample_ops(double sampled, std::vector<OpCost>* ops) const {
   const double hidden = static_cast<double>(model_.hidden);
   const double vocab = static_cast<double>(model_.vocab);
   auto put = [&](OpCost op) { emit(op, false, part, ops); };
-  // The LM head stays in 16-bit in quantized checkpoints, like the embedding.
-  put(gemm("lm_head", sampled, hidden, static_cast<double>(shard_.vocab), 1, 2.0, act_bytes_));
+  // The LM head stays in 16-bit in quantized checkpoints, like the embedding (a GGUF file
+  // quantizes it: cost/weight_bytes.h).
+  put(gemm("lm_head", sampled, hidden, static_cast<double>(shard_.vocab), 1, lm_head_bytes_, act_bytes_));
   if (par_.tp > 1) {
     const double logits = sampled * vocab * 4.0;
     put(comm("logits_gather", logits, allgather_time(logits, par_.tp, tp_link_, eff.comm_bandwidth), 1));

@@ -12,6 +12,7 @@
 #include "cost/batch.h"
 #include "cost/expert_load.h"
 #include "cost/moe_deployment.h"
+#include "cost/ggml_kernels.h"
 #include "cost/parallelism.h"
 #include "cost/precision.h"
 #include "cost/replica_layout.h"
@@ -94,8 +95,11 @@ struct WideLoad {
 
 class CostModel {
  public:
+  // `ggml`: the weight matrices run on a ggml back end's kernels (llama.cpp; cost/ggml_kernels.h)
+  // instead of the roofline's tensor-core GEMMs; off by default.
   CostModel(GpuSpec gpu, ModelSpec model, ResolvedPrecision precision, Parallelism par,
-            AttentionKernel attention = AttentionKernel::flash, const MoeDeployment& moe = MoeDeployment{});
+            AttentionKernel attention = AttentionKernel::flash, GgmlKernels ggml = {},
+            const MoeDeployment& moe = MoeDeployment{});
 
   // An empty batch for this model: its local attention set, so that add() keeps the
   // local layers' sums (a local-attention model refuses a batch built without it).
@@ -152,6 +156,7 @@ class CostModel {
   const Parallelism& parallelism() const { return par_; }
   const ShardShape& shard() const { return shard_; }
   AttentionKernel attention_kernel() const { return attention_; }
+  const GgmlKernels& ggml_kernels() const { return ggml_; }
   // Peak FLOP/s of the compute precision, per GPU (for MFU).
   double peak_flops() const { return peak_compute_; }
 
@@ -185,6 +190,9 @@ class CostModel {
   ResolvedPrecision precision_;
   Parallelism par_;
   AttentionKernel attention_;
+  GgmlKernels ggml_;
+  bool ggml_quantized_ = false;  // the GGUF file's matrices are a quantized ggml type
+  bool ggml_amx_ = false;        // ... one llama.cpp repacks for AMX
   ShardShape shard_;
   Link tp_link_;
   Link pp_link_;
@@ -202,9 +210,10 @@ class CostModel {
   bool eight_bit_compute_ = false;  // fp8 / int8 tensor compute: Efficiency::gemm_8bit_compute_ratio applies
   double peak_attention_ = 0;  // FLOP/s for attention (16-bit)
   double act_bytes_ = 2;       // bytes per activation element
-  double w_bytes_ = 2;         // bytes per weight element
+  double w_bytes_ = 2;         // bytes per weight element of the layers' matrices
   // The same per tensor group (a checkpoint may leave some unquantized, model_spec.h).
   double w_attention_ = 2, w_dense_ = 2, w_experts_ = 2, w_shared_ = 2, w_state_ = 2;
+  double lm_head_bytes_ = 2;   // ... of the LM head (16-bit unless a GGUF file quantizes it)
   bool has_layer_kinds_ = false;  // state layers or a sparse-attention indexer (state_cost.cpp)
   double attention_s_per_flop8_ = 0;  // fp8 attention-kind math (the indexer)
   double kv_bytes_ = 2;        // bytes per KV element

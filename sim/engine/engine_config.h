@@ -6,6 +6,7 @@
 #include "cost/memory_plan.h"
 #include "cost/step_cost.h"
 #include "cost/step_wall_time.h"
+#include "engine/local_runtime.h"
 #include "engine/speculative.h"
 
 namespace servesim {
@@ -89,6 +90,18 @@ struct EngineConfig {
   // "overloaded". 0 = a quarter of this machine's physical memory (then the
   // results depend on the machine only if the guard trips, and the output says so).
   double max_queue_memory_bytes = 0.0;
+
+  // A local runtime's own settings (engine/local_runtime.h), read from engine.llama_cpp /
+  // engine.transformers; they set the engine keys above for that framework.
+  LlamaCppConfig llama_cpp;
+  TransformersConfig transformers;
+  // The static engine as Transformers' generate() runs it: prompts padded to the batch's
+  // longest (prefill and KV), and every request of a batch returned when the batch ends.
+  bool pad_to_longest = false;
+  bool release_at_batch_end = false;
+  // The weight kernels of a ggml back end (llama.cpp, Ollama; cost/ggml_kernels.h), resolved
+  // from the framework and the device family in config/read_setup.cpp; off for the others.
+  GgmlKernels ggml;
 
   // Speculative decoding (engine/speculative.h); method "none" = off.
   SpeculativeConfig speculative;

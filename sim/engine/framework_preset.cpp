@@ -226,6 +226,77 @@ const std::vector<FrameworkPreset>& framework_presets() {
                  "cost 435 us a layer fitted on every other LMDeploy A100 row (held-out median 12.6% -> 9.7%; "
                  "A100 only, the transfer to other GPUs is not measured)",
        .policy_note = ""},
+      // ---- local runtimes (engine/local_runtime.h; config/read_local_engine.cpp) ----
+      {.name = "llama.cpp",
+       .doc = "llama.cpp's server (llama-server): ggml CUDA/Metal/CPU kernels, GGUF weights, `parallel` slots with "
+              "continuous batching, prompts in ubatches of 512 (engine.llama_cpp)",
+       // The host's per-token work (graph build, sampling) and every kernel's launch are in the
+       // back end's fitted kernel time (cost/ggml_kernels.cpp), not in these CPU terms.
+       .step_cpu_overhead = 0,
+       .per_seq_cpu_overhead = 0,
+       .kernel_launch_overhead = 0,
+       .frontend_latency = 0,
+       .async_scheduling = false,
+       .prefix_caching = false,
+       .free_window_kv = true,
+       .window_kv_source = "llama.cpp's SWA KV cache keeps only the window of sliding-window layers unless --swa-full "
+                           "(src/llama-kv-cache-iswa.cpp, ggml-org/llama.cpp PR #13194)",
+       .source = "ggml back-end kernels fitted on llama-bench tables (data/llama_cpp/README.md): Metal on llama.cpp "
+                 "discussion #4167, CUDA on discussion #15013; the HTTP server's own latency is not modelled (0, as "
+                 "llama-bench measures)",
+       .scheduler = "vllm_v1",
+       .policy_note = "a slot's prompt-cache reuse (cache_prompt), context shift and speculative drafting (-md); "
+                      "slots run as vllm_v1's continuous batching over one KV pool",
+       .runtime = "llama.cpp",
+       .default_weights = "f16"},
+      {.name = "ollama",
+       .doc = "Ollama: llama.cpp's kernels with Ollama's defaults (Q4_K_M library tags, context 4096, "
+              "OLLAMA_NUM_PARALLEL 4 when it fits else 1, flash attention off unless OLLAMA_FLASH_ATTENTION=1)",
+       .step_cpu_overhead = 0,
+       .per_seq_cpu_overhead = 0,
+       .kernel_launch_overhead = 0,
+       .frontend_latency = 0,
+       .async_scheduling = false,
+       .prefix_caching = false,
+       .free_window_kv = true,
+       .window_kv_source = "llama.cpp's SWA KV cache (Ollama runs llama.cpp's runner)",
+       .source = "llama.cpp's kernels (its preset); defaults from Ollama's FAQ (docs/faq.md: OLLAMA_NUM_PARALLEL "
+                 "auto-selects 4 or 1 by available memory, OLLAMA_FLASH_ATTENTION, context length) and its library "
+                 "tags (Q4_K_M); Ollama's Go server hop is not modelled",
+       .scheduler = "vllm_v1",
+       .policy_note = "model loading and unloading (keep_alive), Ollama's request queue (OLLAMA_MAX_QUEUE) beyond "
+                      "the slots",
+       .runtime = "llama.cpp",
+       .default_weights = "q4_k_m"},
+      {.name = "transformers",
+       .doc = "Hugging Face Transformers generate(): static batches padded to the longest prompt, no paged KV, "
+              "eager PyTorch (or static cache + torch.compile) (engine.transformers)",
+       // generate()'s own Python per step (logits processors, stopping criteria, cache update):
+       // an assumption, 1 ms.
+       .step_cpu_overhead = 1.0e-3,
+       .per_seq_cpu_overhead = 5e-6,
+       // Eager PyTorch launches several small ops (RMSNorm, rotary, SiLU-and-mul unfused) for each
+       // kernel servesim counts, each through Python's dispatch. Fitted on one measurement:
+       // Transformers' own benchmark of gemma-2b (data/transformers/README.md): eager generate()
+       // 19.73 ms per token; 100 us per servesim kernel (186 a step) gives 19.6 ms. Not fitted and
+       // compared: static cache without compile (still eager) 21.06 ms measured, 19.6 predicted
+       // (-7%); static cache + torch.compile 12.33 ms measured, 12.47 predicted (+1%).
+       .kernel_launch_overhead = 100e-6,
+       .frontend_latency = 0,
+       .async_scheduling = false,
+       .prefix_caching = false,
+       .free_window_kv = false,
+       .window_kv_source = "generate()'s DynamicCache keeps every layer's whole context (sliding-window caches exist "
+                           "only for some models): full-context KV, an upper bound",
+       .source = "eager PyTorch launches every op from Python: 100 us per servesim kernel fitted on one row of "
+                 "Transformers' benchmark (gemma-2b eager generate(), 19.7 ms a token; the static-cache rows, not "
+                 "fitted, within 7%: data/transformers/README.md); 1 ms of generate()'s own Python per step an "
+                 "assumption; static cache + torch.compile replay CUDA graphs (engine.transformers)",
+       .scheduler = "vllm_v1",
+       .policy_note = "generate()'s requests are whole static batches; no continuous batching (Transformers' "
+                      "continuous-batching generate_batch is not modelled)",
+       .runtime = "transformers",
+       .default_weights = ""},
   };
   return presets;
 }

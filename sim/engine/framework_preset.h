@@ -70,6 +70,12 @@ struct FrameworkPreset {
   std::string_view scheduler = "vllm_v1";
   std::string_view policy_note;   // what of its scheduler servesim does not model yet ("" = nothing);
                                   // `list frameworks` prints it after "not modelled:"
+  // Local runtimes (engine/local_runtime.h): "llama.cpp" (ggml kernels, GGUF weights, slots;
+  // Ollama too), "transformers" (generate() on static batches); "" for the serving engines.
+  std::string_view runtime = "";
+  // model.weights when the scenario gives none ("" = the model's native precision): the GGUF
+  // type a user of this runtime most often runs.
+  std::string_view default_weights = "";
 };
 
 // Every preset, the default (vllm-v1) first.

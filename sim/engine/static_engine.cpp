@@ -3,6 +3,10 @@
 // reserved up front; the batch prefills in one step, then decodes until its
 // longest request is done. Finished sequences keep their slot (padding) until the
 // batch ends, so the batch runs at its full size throughout.
+// As Transformers' generate() runs it (EngineConfig::pad_to_longest, release_at_batch_end):
+// every prompt is padded to the batch's longest, so the prefill and every decode step work
+// on max-prompt tokens of KV per sequence, the KV reserved is the padded length plus the
+// longest output for each, and all requests are returned together when the batch ends.
 #include <algorithm>
 #include <deque>
 
@@ -56,10 +60,23 @@ class StaticEngine : public Engine {
     std::int64_t prefill_tokens = 0;
     if (batch_.empty()) {
       // Form a batch: FCFS while slots and reserved KV allow.
+      pad_input_ = 0;
+      std::int64_t pad_output = 0;
       while (!waiting_.empty() && static_cast<std::int64_t>(batch_.size()) < ctx_.config.max_num_seqs) {
         const QueuedRequest& q = waiting_.front();
-        const std::int64_t blocks = blocks_for(q.input_tokens() + q.output_tokens());
-        if (used_ + blocks > ctx_.kv_blocks) break;
+        std::int64_t blocks = blocks_for(q.input_tokens() + q.output_tokens());
+        if (ctx_.config.pad_to_longest) {
+          // Every member holds the padded prompt and the longest output: the whole batch's
+          // reservation grows with a longer newcomer.
+          const std::int64_t in = std::max(pad_input_, q.input_tokens()), out = std::max(pad_output, q.output_tokens());
+          const std::int64_t total = (static_cast<std::int64_t>(batch_.size()) + 1) * blocks_for(in + out);
+          if (total > ctx_.kv_blocks) break;
+          pad_input_ = in;
+          pad_output = out;
+          blocks = total - used_;
+        } else if (used_ + blocks > ctx_.kv_blocks) {
+          break;
+        }
         used_ += blocks;
         queued_bytes_ -= q.bytes();
         Member m{waiting_.front().take(), {}, 0};
@@ -71,12 +88,14 @@ class StaticEngine : public Engine {
       prefill_ = true;
       decode_steps_ = 0;
       for (const auto& m : batch_) {
-        b.add(SeqWork{m.req.input_tokens, 0, true});
-        prefill_tokens += m.req.input_tokens;
+        const std::int64_t in = ctx_.config.pad_to_longest ? pad_input_ : m.req.input_tokens;
+        b.add(SeqWork{in, 0, true});
+        prefill_tokens += in;
       }
     } else {
       prefill_ = false;
-      for (const auto& m : batch_) b.add(SeqWork{1, m.req.input_tokens + decode_steps_, true});
+      for (const auto& m : batch_)
+        b.add(SeqWork{1, (ctx_.config.pad_to_longest ? pad_input_ : m.req.input_tokens) + decode_steps_, true});
     }
     StepTotals c;
     const double seconds = pricer_.seconds(b, &c);
@@ -107,16 +126,27 @@ class StaticEngine : public Engine {
     in_step_ = false;
     if (!prefill_) ++decode_steps_;
     bool all_done = true;
+    const bool hold = ctx_.config.release_at_batch_end;
     for (auto& m : batch_) {
       if (m.generated >= m.req.output_tokens) continue;
       ++m.generated;
       if (m.generated == 1) m.rec.first_token = now;
       if (m.generated == m.req.output_tokens) {
         m.rec.finish = now;
-        if (ctx_.observer) ctx_.observer->on_request_done(m.rec);
-        done.push_back(m.req);
+        if (!hold) {
+          if (ctx_.observer) ctx_.observer->on_request_done(m.rec);
+          done.push_back(m.req);
+        }
       } else {
         all_done = false;
+      }
+    }
+    if (all_done && hold) {
+      // generate() returns the whole batch when its longest sequence is done.
+      for (auto& m : batch_) {
+        m.rec.finish = now;
+        if (ctx_.observer) ctx_.observer->on_request_done(m.rec);
+        done.push_back(m.req);
       }
     }
     if (all_done) {
@@ -142,6 +172,7 @@ class StaticEngine : public Engine {
   std::vector<Member> batch_;
   std::int64_t used_ = 0;
   std::int64_t decode_steps_ = 0;
+  std::int64_t pad_input_ = 0;  // the batch's longest prompt (pad_to_longest)
   bool prefill_ = true;
   bool in_step_ = false;
 };

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "hardware/device_family.h"
 #include "hardware/efficiency.h"
 #include "model/dtype.h"
 
@@ -22,10 +23,18 @@ struct GpuSpec {
   std::string vendor;
   std::string architecture;
   std::string source_file;   // YAML it came from (for messages)
+  // What kind of device (hardware/device_family.h): a GPU (default), an Apple silicon GPU
+  // on unified memory, or a CPU socket (then `cpu` holds what its peaks come from).
+  DeviceFamily family = DeviceFamily::gpu;
+  CpuSpec cpu;
 
   std::map<DType, double> peak_flops;  // dense tensor peak per compute precision (no 2:4 sparsity)
   double memory_capacity = 0.0;        // bytes of HBM/GDDR
   double memory_bandwidth = 0.0;       // bytes/s
+  // Share of memory_capacity a model process can hold: 1 for a GPU's own memory; on
+  // unified memory what the OS lets the GPU wire (macOS recommendedMaxWorkingSetSize)
+  // or leaves to a process beside itself and the page cache.
+  double usable_memory_fraction = 1.0;
   Link intra_node;                     // NVLink / xGMI / PCIe between GPUs of one node
   Link inter_node;                     // network between nodes
   Link host;                           // GPU <-> CPU memory (PCIe or C2C), used by KV offload
@@ -52,6 +61,7 @@ struct GpuSpec {
 
   // SM-cycles per second over the whole GPU; 0 when sm_count or boost_clock is not given.
   double sm_cycles_per_second() const { return sm_count > 0 && boost_clock > 0 ? sm_count * boost_clock : 0.0; }
+  double usable_memory() const { return memory_capacity * usable_memory_fraction; }
   bool supports(DType compute) const { return peak_flops.count(compute) > 0; }
   // Peak for a compute precision; throws naming the supported ones if absent.
   double peak(DType compute) const;

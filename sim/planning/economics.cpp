@@ -1,5 +1,9 @@
 #include "planning/economics.h"
 
+#include <fmt/format.h>
+
+#include "scenario/disaggregation.h"
+
 namespace servesim::planning {
 
 Economics economics(const GpuSpec& gpu, int gpus, double output_tokens_per_s, double watts_per_gpu) {
@@ -15,6 +19,39 @@ Economics economics(const GpuSpec& gpu, int gpus, double output_tokens_per_s, do
 
 Economics economics(const GpuSpec& gpu, const RunSummary& s) {
   return economics(gpu, s.gpus, s.output_tokens_per_s, s.power_w_per_gpu);
+}
+
+Economics run_economics(const Scenario& sc, const RunSummary& s) {
+  Economics e = economics(sc.gpu, s);
+  if (sc.disaggregation && s.disaggregation) {
+    const DisaggregationSpec& d = *sc.disaggregation;
+    const DisaggregationReport& rep = *s.disaggregation;
+    e.usd_per_hour = rep.prefill.gpus * d.prefill.gpu.price_per_hour + rep.decode.gpus * d.decode.gpu.price_per_hour;
+    e.usd_per_million_output_tokens =
+        e.output_tokens_per_s > 0 ? e.usd_per_hour / (e.output_tokens_per_s * 3600.0) * 1e6 : 0.0;
+  }
+  return e;
+}
+
+std::string cost_text(const Scenario& sc, const RunSummary& s) {
+  const Economics e = run_economics(sc, s);
+  const bool split = sc.disaggregation && s.disaggregation;
+  if (!(e.usd_per_hour > 0))
+    return fmt::format("no price for {} (set one with --set hardware.price_per_hour=\"2.99 USD/h\" or cost.on_demand "
+                       "in its GPU file)",
+                       split ? "these GPUs" : sc.gpu.name);
+  const std::string who =
+      split ? fmt::format("{} GPUs (prefill {} x {} at ${:.2f}, decode {} x {} at ${:.2f} per GPU-hour)", e.gpus,
+                          s.disaggregation->prefill.gpus, s.disaggregation->prefill.gpu, sc.disaggregation->prefill.gpu.price_per_hour,
+                          s.disaggregation->decode.gpus, s.disaggregation->decode.gpu, sc.disaggregation->decode.gpu.price_per_hour)
+            : fmt::format("{} GPU{} ({} at ${:.2f}/GPU-hour)", e.gpus, e.gpus == 1 ? "" : "s", sc.gpu.name,
+                          sc.gpu.price_per_hour);
+  const std::string per_token =
+      e.output_tokens_per_s > 0 ? fmt::format("${:.3f} per million output tokens at this run's {:.0f} output tok/s",
+                                              e.usd_per_million_output_tokens, e.output_tokens_per_s)
+                                : std::string("no output tokens to spread it over");
+  return fmt::format("${:.2f}/hour for {}: {}, ${:.3g} for the {:.1f} s simulated", e.usd_per_hour, who, per_token,
+                     e.usd_per_hour * s.duration_s / 3600.0, s.duration_s);
 }
 
 }  // namespace servesim::planning

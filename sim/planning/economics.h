@@ -6,8 +6,11 @@
 // bandwidth utilisation), the time between steps idle power, so the average
 // board power per GPU (RunSummary.power_w_per_gpu) follows the load: a
 // single-user decode draws well below TDP, a saturated batch close to it.
+#include <string>
+
 #include "hardware/gpu_spec.h"
 #include "metrics/run_summary.h"
+#include "scenario/scenario.h"
 
 namespace servesim::planning {
 
@@ -24,5 +27,13 @@ struct Economics {
 Economics economics(const GpuSpec& gpu, int gpus, double output_tokens_per_s, double watts_per_gpu);
 // The same for one run: its GPUs, its output token rate and average board power.
 Economics economics(const GpuSpec& gpu, const RunSummary& s);
+// One run of a scenario: as above, and for a disaggregated one each pool's GPUs at
+// their own GPU's price.
+Economics run_economics(const Scenario& sc, const RunSummary& s);
+
+// `run`'s cost line: "$2.99/hour for 1 GPU (h100-sxm at $2.99/GPU-hour): $0.372 per
+// million output tokens at this run's 2232 output tok/s, $0.213 for the 256.7 s
+// simulated", or what to set when no GPU has a price.
+std::string cost_text(const Scenario& sc, const RunSummary& s);
 
 }  // namespace servesim::planning

@@ -9,6 +9,7 @@
 #include "config/catalog_reader.h"
 #include "cost/layout_text.h"
 #include "model/dtype.h"
+#include "model/gguf.h"
 #include "planning/sweep.h"
 #include "metrics/summary_json.h"
 #include "uncertainty/scenario_key.h"
@@ -23,6 +24,8 @@ namespace {
 
 // The compute precision that goes with a weight precision (see plan.h).
 std::string activations_for(const std::string& weights, const GpuSpec& gpu) {
+  // A GGUF type computes in fp16 on every ggml back end (config/read_setup.cpp's default too).
+  if (find_gguf_type(weights) != GgufType::none) return dtype_name(DType::fp16);
   return dtype_name(default_activations(parse_dtype(weights, "weights"), gpu));
 }
 
@@ -88,7 +91,7 @@ PlanResult plan(const ConfigNode& doc, const std::string& source, const PlanOpti
           for (int pp : pps) {
             Candidate c;
             c.gpu = g.empty() ? base.gpu.name : g;
-            c.weights = w.empty() ? dtype_name(base.precision.weights) : w;
+            c.weights = w.empty() ? weight_format_name(base.precision) : w;
             c.layout = base.parallelism;
             c.layout.nodes = 0;  // derived anew for each layout
             if (by_layout) c.layout = apply_layout_text(lay, c.layout);
@@ -131,6 +134,11 @@ PlanResult plan(const ConfigNode& doc, const std::string& source, const PlanOpti
       apply_edit(d, number_edit("parallelism.replicas", 1, "plan candidate"));
       c.scenario = parse_scenario(d, source);
       c.precision = c.scenario->resolved.describe();
+      // "fp8" is W8A8 on an H100 but weight-only W8A16 on an A100 (no fp8 tensor cores): the label says which.
+      if (const ResolvedPrecision& rp = c.scenario->resolved; rp.weight_only)
+        c.label = fmt::format("{} {} (W{}A{}) tp={}{}", c.gpu, c.weights, static_cast<int>(dtype_bytes(rp.weights) * 8),
+                              static_cast<int>(dtype_bytes(rp.compute) * 8), c.tp,
+                              c.pp > 1 ? fmt::format(" pp={}", c.pp) : "");
       if (out.gpu_budget && c.gpus_per_replica > *out.gpu_budget) {
         c.status = "over-budget";
         c.error = fmt::format("one replica needs {} GPUs, over the budget of {}", c.gpus_per_replica, *out.gpu_budget);
@@ -263,13 +271,15 @@ std::string plan_table(const PlanResult& p) {
          "  load (the target, else every replica at its max; power per GPU: each step at idle + (TDP - idle) x\n"
          "  min(1, w_c x compute + w_m x memory-bandwidth utilisation), idle power between steps; docs/energy.md);\n"
          "  tok/s/usr: 1000 / mean TPOT at the max rate\n\n";
-  out += fmt::format("{:>4} {:<30} {:>9} {:>5} {:>5} {:>9} {:>8} {:>8} {:>7} {:>9} {:>9}  {:<22} {}\n", "rank",
-                     "candidate", "max req/s", "repl", "GPUs", "total r/s", "$/hour", "$/Mtok", "J/tok", "tok/s/GPU",
+  std::size_t lw = 30;  // the candidate column fits the longest label
+  for (const auto& c : p.candidates) lw = std::max(lw, c.label.size());
+  out += fmt::format("{:>4} {:<{}} {:>9} {:>5} {:>5} {:>9} {:>8} {:>8} {:>7} {:>9} {:>9}  {:<22} {}\n", "rank",
+                     "candidate", lw, "max req/s", "repl", "GPUs", "total r/s", "$/hour", "$/Mtok", "J/tok", "tok/s/GPU",
                      "tok/s/usr", "binding", "pareto");
   for (const auto& c : p.candidates) {
     if (!c.error.empty()) continue;
-    out += fmt::format("{:>4} {:<30} {:>9.3g} {:>5} {:>5} {:>9.3g} {:>8.2f} {:>8.3f} {:>7.3f} {:>9.0f} {:>9.1f}  {:<22} {}\n",
-                       c.rank > 0 ? fmt::format("{}", c.rank) : "-", c.label, c.capacity.max_rate, c.replicas, c.gpus,
+    out += fmt::format("{:>4} {:<{}} {:>9.3g} {:>5} {:>5} {:>9.3g} {:>8.2f} {:>8.3f} {:>7.3f} {:>9.0f} {:>9.1f}  {:<22} {}\n",
+                       c.rank > 0 ? fmt::format("{}", c.rank) : "-", c.label, lw, c.capacity.max_rate, c.replicas, c.gpus,
                        c.replicas * c.capacity.max_rate,
                        c.economics.usd_per_hour, c.economics.usd_per_million_output_tokens,
                        c.economics.joules_per_output_token, c.tokens_per_gpu, c.tokens_per_user, binding_text(c),
@@ -300,7 +310,7 @@ std::string plan_table(const PlanResult& p) {
     if (c.pareto) front.push_back(&c);
   std::sort(front.begin(), front.end(), [](auto* a, auto* b) { return a->tokens_per_gpu > b->tokens_per_gpu; });
   for (const auto* c : front)
-    out += fmt::format("  {:<30} {:>7.0f} tok/s/GPU {:>7.1f} tok/s/user\n", c->label, c->tokens_per_gpu,
+    out += fmt::format("  {:<{}} {:>7.0f} tok/s/GPU {:>7.1f} tok/s/user\n", c->label, lw, c->tokens_per_gpu,
                        c->tokens_per_user);
   for (const auto& c : p.candidates)
     if (c.rank == 1) {

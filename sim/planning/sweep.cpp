@@ -434,19 +434,13 @@ nlohmann::ordered_json point_json(const PointResult& p, const std::vector<SweepA
                  {"kv_blocks", r.kv_blocks_per_replica},
                  {"kv_tokens", r.kv_blocks_per_replica * sc.engine.block_size}};
   j["summary"] = ordered(summary_json(r.summary));
-  Economics e = economics(sc.gpu, r.summary);
+  // Prefill and decode pools (scenario/disaggregation.h): their GPUs, each at its own price.
+  const Economics e = run_economics(sc, r.summary);
   if (sc.disaggregation && r.summary.disaggregation) {
-    // Prefill and decode pools (scenario/disaggregation.h): their GPUs, each at its own price.
-    const DisaggregationSpec& d = *sc.disaggregation;
     const DisaggregationReport& rep = *r.summary.disaggregation;
     j["setup"]["gpus"] = r.summary.gpus;
     j["setup"]["prefill"] = {{"gpu", rep.prefill.gpu}, {"tp", rep.prefill.tp}, {"replicas", rep.prefill.replicas}};
     j["setup"]["decode"] = {{"gpu", rep.decode.gpu}, {"tp", rep.decode.tp}, {"replicas", rep.decode.replicas}};
-    const double usd_per_hour =
-        rep.prefill.gpus * d.prefill.gpu.price_per_hour + rep.decode.gpus * d.decode.gpu.price_per_hour;
-    e.usd_per_hour = usd_per_hour;
-    e.usd_per_million_output_tokens =
-        e.output_tokens_per_s > 0 ? usd_per_hour / (e.output_tokens_per_s * 3600.0) * 1e6 : 0.0;
   }
   j["cost"] = {{"usd_per_hour", e.usd_per_hour}, {"usd_per_million_output_tokens", e.usd_per_million_output_tokens}};
   j["energy"] = {{"power_w", e.power_watts}, {"joules_per_output_token", e.joules_per_output_token}};

@@ -43,13 +43,24 @@ std::string label_of(const PointResult& p, const std::vector<SweepAxis>& axes) {
   return join(parts);
 }
 
+// A varied value as the point ran it: a weight precision that this GPU computes
+// weight-only (fp8 weights on an A100: W8A16, no fp8 tensor cores) says so, since
+// the same "fp8" is W8A8 on an H100.
+std::string as_run(const std::string& value, const PointResult& p) {
+  if (!p.scenario || !p.scenario->resolved.weight_only || value != dtype_name(p.scenario->resolved.weights))
+    return value;
+  const ResolvedPrecision& r = p.scenario->resolved;
+  return fmt::format("{} weight-only (W{}A{})", value, static_cast<int>(dtype_bytes(r.weights) * 8),
+                     static_cast<int>(dtype_bytes(r.compute) * 8));
+}
+
 // The varied values where `p` differs from the baseline, e.g. "fp8, h200-sxm".
 std::string difference(const PointResult& p, const PointResult& base) {
   std::vector<std::string> mine, theirs;
   for (std::size_t a = 0; a < p.values.size(); ++a)
     if (p.values[a] != base.values[a]) {
-      mine.push_back(p.values[a]);
-      theirs.push_back(base.values[a]);
+      mine.push_back(as_run(p.values[a], p));
+      theirs.push_back(as_run(base.values[a], base));
     }
   return fmt::format("{} (vs {})", join(mine, " + "), join(theirs, " + "));
 }
@@ -142,9 +153,11 @@ std::string whatif_table(const std::vector<WhatIfRow>& rows) {
   for (const auto& r : rows) w = std::max(w, r.label.size());
   std::size_t pw = 9;
   for (const auto& r : rows) pw = std::max(pw, r.precision.size());
-  out += fmt::format("{:<{}}  {:<{}}  {:>9} {:>9} {:>8} {:>7} {:>9} {:>9} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9} {:>10}\n",
+  // Every column says its unit: in the header, or in the cell where it changes (TTFT
+  // in ms, or in s past 10 s, as the explanations below write it).
+  out += fmt::format("{:<{}}  {:<{}}  {:>9} {:>9} {:>8} {:>7} {:>9} {:>9} {:>8} {:>8} {:>9} {:>9} {:>9} {:>9} {:>10}\n",
                      "config", w, "precision", pw, "KV blocks", "KV tokens", "W GiB/GPU", "batch", "step ms",
-                     "step@base", "TPOT", "TPOT p99", "TTFT p50", "TTFT p99", "out tok/s", "SLO req/s",
+                     "step@base", "TPOT ms", "p99 ms", "TTFT p50", "TTFT p99", "out tok/s", "SLO req/s",
                      "$/Mtok@SLO");
   for (const auto& r : rows) {
     if (!r.ok) {
@@ -152,11 +165,11 @@ std::string whatif_table(const std::vector<WhatIfRow>& rows) {
       continue;
     }
     const RunSummary& s = r.point->result->summary;
-    out += fmt::format("{:<{}}  {:<{}}  {:>9} {:>9} {:>9.1f} {:>7.1f} {:>9.2f} {:>9.2f} {:>8.2f} {:>8.2f} {:>8.1f} "
-                       "{:>8.1f} {:>9.0f} {:>9} {:>10}\n",
+    out += fmt::format("{:<{}}  {:<{}}  {:>9} {:>9} {:>9.1f} {:>7.1f} {:>9.2f} {:>9.2f} {:>8.2f} {:>8.2f} {:>9} "
+                       "{:>9} {:>9.0f} {:>9} {:>10}\n",
                        r.label, w, r.precision, pw, kilo(static_cast<double>(r.kv_blocks)),
                        kilo(static_cast<double>(r.kv_tokens)), r.weights_gib, r.batch_mean, r.decode_step_ms,
-                       r.decode_step_base_ms, s.tpot_ms.mean, s.tpot_ms.p99, s.ttft_ms.p50, s.ttft_ms.p99,
+                       r.decode_step_base_ms, s.tpot_ms.mean, s.tpot_ms.p99, ms(s.ttft_ms.p50, 1), ms(s.ttft_ms.p99, 1),
                        s.output_tokens_per_s, r.capacity_found ? fmt::format("{:.2f}", r.capacity_rps) : "-",
                        r.capacity_found ? fmt::format("{:.3f}", r.usd_per_mtok_at_capacity) : "-");
   }

@@ -8,12 +8,14 @@
 
 namespace servesim::report {
 
-std::string html_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
+std::string html_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
+                       const std::vector<std::string>& row_classes) {
   std::string out = "<table>\n<tr>";
   for (size_t i = 0; i < header.size(); ++i) out += fmt::format("<th{}>{}</th>", i == 0 ? " class=\"l\"" : "", header[i]);
   out += "</tr>\n";
-  for (const auto& row : rows) {
-    out += "<tr>";
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const auto& row = rows[r];
+    out += r < row_classes.size() && !row_classes[r].empty() ? fmt::format("<tr class=\"{}\">", row_classes[r]) : "<tr>";
     for (size_t i = 0; i < row.size(); ++i) out += fmt::format("<td{}>{}</td>", i == 0 ? " class=\"l\"" : "", row[i]);
     out += "</tr>\n";
   }

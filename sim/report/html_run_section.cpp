@@ -28,7 +28,7 @@ std::string num(const json& j, const char* key) {
 }
 
 std::string summary_tables(const json& s) {
-  std::string out = "<h2>Summary</h2>\n";
+  std::string out = "<h2>All figures</h2>\n";
   const json& req = s.value("requests", json::object());
   const json& tp = s.value("throughput", json::object());
   std::vector<std::vector<std::string>> rows = {
@@ -114,11 +114,14 @@ std::string timeline_charts(const std::string& timeline_csv) {
 std::string run_section(const std::string& run_dir) {
   const fs::path dir(run_dir);
   const json summary = read_json_file((dir / "summary.json").string());
-  std::string out = summary_tables(summary);
+  std::string out = run_verdict_section(summary);
+  out += summary_tables(summary);
   out += latency_cdfs((dir / "requests.csv").string());
   out += timeline_charts((dir / "timeline.csv").string());
-  out += "<h2>Configuration</h2>\n";
+  // The resolved configuration last, folded: the setup line at the top says the essentials.
+  out += "<h2>Configuration</h2>\n<details><summary>resolved configuration (summary.json's config)</summary>\n";
   out += html_pre(summary.contains("config") ? summary["config"].dump(2, ' ', false, json::error_handler_t::replace) : std::string("(no config in summary.json)"));
+  out += "</details>\n";
   return out;
 }
 

@@ -8,7 +8,7 @@ nlohmann::json setup_json(const Setup& s, const CostModel& cost) {
   nlohmann::json j;
   j["gpu"] = s.gpu.name;
   j["model"] = s.model.name;
-  j["precision"] = {{"weights", dtype_name(s.resolved.weights)},
+  j["precision"] = {{"weights", weight_format_name(s.resolved)},
                     {"compute", dtype_name(s.resolved.compute)},
                     {"kv_cache", dtype_name(s.resolved.kv_cache)},
                     {"weight_only", s.resolved.weight_only},

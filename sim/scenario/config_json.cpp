@@ -23,6 +23,9 @@ const char* router_name(RouterKind k) {
 
 std::string precision_label(const ResolvedPrecision& p) {
   auto bits = [](DType t) { return static_cast<int>(dtype_bytes(t) * 8); };
+  // A GGUF file's type has no single bit width (block scales, per-tensor mixes): its name.
+  if (p.gguf != GgufType::none)
+    return fmt::format("GGUF {}/{}, KV {}", gguf_type_name(p.gguf), dtype_name(p.compute), dtype_name(p.kv_cache));
   const std::string w = dtype_name(p.weights), c = dtype_name(p.compute);
   return fmt::format("W{}A{} {}, KV {}", bits(p.weights), bits(p.compute), w == c ? w : w + "/" + c,
                      dtype_name(p.kv_cache));
@@ -36,7 +39,7 @@ nlohmann::json resolved_config_json(const Scenario& sc, std::int64_t kv_blocks, 
   j["model"] = sc.model.name;
   const ResolvedPrecision& p = sc.resolved;
   j["precision"] = {{"label", precision_label(p)},
-                    {"weights", dtype_name(p.weights)},
+                    {"weights", weight_format_name(p)},
                     {"activations", dtype_name(p.compute)},
                     {"kv_cache", dtype_name(p.kv_cache)},
                     {"weight_only", p.weight_only},

@@ -249,6 +249,10 @@ TraceValidation validate_trace(const Scenario& sc, const ValidationTargets& targ
       v.measured = read_measured_vllm_bench(t.path, sc.workload.seed);
       for (const MeasuredRequest& m : v.measured) v.no_token_requests += m.no_token ? 1 : 0;
       bench = load_json_file(t.path);  // throughput and duration below
+      if (bench.contains("start_times") && bench["start_times"].is_array())
+        v.replay_note = bench.contains("queue_times") && bench["queue_times"].is_array()
+                            ? "send times as recorded (start_times less queue_times)"
+                            : "send times as recorded (start_times)";
       if (bench.contains("model_id") && bench["model_id"].is_string()) {
         if (auto w = model_id_mismatch(bench["model_id"].get<std::string>(), sc.model))
           v.warnings.push_back(fmt::format("{}: {}", t.path, *w));
@@ -265,15 +269,23 @@ TraceValidation validate_trace(const Scenario& sc, const ValidationTargets& targ
       v.measured = read_measured_aiperf(t.path, &measured_itl);
       v.replay_note = "send times as recorded";
       break;
-    case TraceFormat::aiperf_summary: {
-      aggregate = read_measured_aiperf_summary(t.path, sc.workload.seed);
+    case TraceFormat::aiperf_summary:
+    case TraceFormat::vllm_bench_summary: {
+      const bool vllm = v.format == TraceFormat::vllm_bench_summary;
+      aggregate = vllm ? read_measured_vllm_bench_summary(t.path, sc.workload.seed)
+                       : read_measured_aiperf_summary(t.path, sc.workload.seed);
       v.aggregate_only = true;
-      v.replay_note = fmt::format("{} aggregates only: {} requests regenerated from the length distributions, {}",
-                                  aggregate->tool, aggregate->requests, aggregate->arrivals);
+      v.replay_note = fmt::format("{} aggregates only: {} requests regenerated{}, {}{}", aggregate->tool,
+                                  aggregate->requests, vllm ? "" : " from the length distributions",
+                                  aggregate->arrivals,
+                                  aggregate->errored > 0 && !vllm
+                                      ? fmt::format(" ({} requests the file counts as errors are not replayed)",
+                                                    aggregate->errored)
+                                      : std::string());
       // The regenerated requests, so that predicted_vs_measured.csv lists them (nothing measured per request).
       TraceReaderOptions ro;
       ro.seed = sc.workload.seed;
-      auto reader = open_trace_reader(t.path, TraceFormat::aiperf_summary, ro);
+      auto reader = open_trace_reader(t.path, v.format, ro);
       std::int64_t k = 0;
       while (auto r = reader->read()) {
         MeasuredRequest m;
@@ -323,12 +335,16 @@ TraceValidation validate_trace(const Scenario& sc, const ValidationTargets& targ
       const auto it = std::find_if(aggregate->metrics.begin(), aggregate->metrics.end(),
                                    [&](const auto& e) { return e.first == metric; });
       if (it == aggregate->metrics.end()) continue;
-      std::vector<double> pp;
-      for (const PredictedRequest& p : v.predicted)
-        if (const auto x = predicted_value(p, metric)) pp.push_back(*x);
       const MeasuredStats& ms = it->second;
       c.measured = Distribution{ms.count, ms.mean, ms.p50, ms.p90, ms.p95, ms.p99, ms.min, ms.max};
-      c.predicted = summarize_values(pp);
+      if (metric == "itl") {  // per-token gaps: the simulation's over every step it recorded
+        c.predicted = r.summary.itl_ms;
+      } else {
+        std::vector<double> pp;
+        for (const PredictedRequest& p : v.predicted)
+          if (const auto x = predicted_value(p, metric)) pp.push_back(*x);
+        c.predicted = summarize_values(pp);
+      }
       v.metrics.push_back(c);
       continue;
     }

@@ -47,25 +47,29 @@ std::vector<MeasuredRequest> read_measured_guidellm(const std::string& path);
 // chunk) is appended to it.
 std::vector<MeasuredRequest> read_measured_aiperf(const std::string& path, std::vector<double>* itl_gaps = nullptr);
 
-// A latency distribution as a tool summarised it (ms): avg, percentiles, extremes.
+// A latency distribution as a tool summarised it (ms): avg, percentiles, extremes; a
+// statistic the file does not give is NaN (vllm bench serve writes p99 only by default).
 struct MeasuredStats {
   std::int64_t count = 0;
   double mean = 0, p50 = 0, p90 = 0, p95 = 0, p99 = 0, min = 0, max = 0;
 };
 
-// What an aggregate-only AIPerf / genai-perf export measured (see trace_aiperf_summary.cpp).
+// What an aggregate-only export measured: AIPerf / genai-perf (trace_aiperf_summary.cpp),
+// vllm bench serve without --save-detailed (trace_vllm_bench_summary.cpp).
 struct MeasuredAggregate {
-  std::string tool;                  // "AIPerf" or "genai-perf"
-  std::int64_t requests = 0;         // request_count
+  std::string tool;                  // "AIPerf", "genai-perf" or "vllm bench serve"
+  std::int64_t requests = 0;         // requests replayed: AIPerf's request_count (the successful ones)
+  std::int64_t errored = 0;          // requests the file counts as failed (not replayed by AIPerf's count)
   std::optional<double> concurrency, request_rate;  // as the run was configured, when recorded
   double request_throughput = 0;     // measured req/s (0: not in the file)
   double output_tps = 0;             // measured output tokens/s (0: not in the file)
   double duration_s = 0;             // benchmark_duration (0: not in the file)
   std::string model_id;              // the served model's name, "" when not recorded
-  // ("ttft" | "tpot" | "e2e", distribution in ms): avg, p50, p90, p95, p99 (min, max).
+  // ("ttft" | "tpot" | "itl" | "e2e", distribution in ms): avg, p50, p90, p95, p99 (min, max).
   std::vector<std::pair<std::string, MeasuredStats>> metrics;
   std::string arrivals;              // how the replay sends the regenerated requests, in words
 };
 MeasuredAggregate read_measured_aiperf_summary(const std::string& path, std::uint64_t seed = 1);
+MeasuredAggregate read_measured_vllm_bench_summary(const std::string& path, std::uint64_t seed = 1);
 
 }  // namespace servesim

@@ -19,7 +19,8 @@ const std::vector<std::pair<TraceFormat, std::string>>& names() {
       {TraceFormat::automatic, "auto"},   {TraceFormat::csv, "csv"},
       {TraceFormat::azure, "azure"},      {TraceFormat::mooncake, "mooncake"},
       {TraceFormat::vllm_bench, "vllm_bench"}, {TraceFormat::guidellm, "guidellm"},
-      {TraceFormat::aiperf, "aiperf"},    {TraceFormat::aiperf_summary, "aiperf_summary"}};
+      {TraceFormat::aiperf, "aiperf"},    {TraceFormat::aiperf_summary, "aiperf_summary"},
+      {TraceFormat::vllm_bench_summary, "vllm_bench_summary"}};
   return n;
 }
 }  // namespace
@@ -45,19 +46,43 @@ bool is_aiperf_record(const nlohmann::json& j) {
   return j.is_object() && j.contains("metadata") && j.contains("metrics");
 }
 
-// A whole JSON document by its keys.
+bool has_summary_statistic(const nlohmann::json& metrics) {
+  if (!metrics.is_object()) return false;
+  for (const char* metric : {"time_to_first_token", "ttft", "request_latency", "inter_token_latency"})
+    if (metrics.contains(metric) && metrics.at(metric).is_object() && metrics.at(metric).contains("avg")) return true;
+  return false;
+}
+
+// A whole JSON document by its keys; a layout none of the tools writes is an error that
+// names what the file holds (reading it as the nearest format would lose its metrics).
 TraceFormat classify_document(const nlohmann::json& j, const std::string& path) {
-  if (!j.is_object()) return TraceFormat::vllm_bench;  // its reader says what is wrong
+  if (!j.is_object())
+    throw Error(fmt::format("{}: a JSON {} where a trace document is an object (a vllm bench serve result, a "
+                            "GuideLLM report or an AIPerf / genai-perf summary)",
+                            path, j.type_name()));
   if (j.contains("benchmarks")) return TraceFormat::guidellm;
   if (j.contains("input_lens")) return TraceFormat::vllm_bench;
-  for (const char* metric : {"time_to_first_token", "request_latency", "inter_token_latency"})
-    if (j.contains(metric) && j.at(metric).is_object() && j.at(metric).contains("avg")) return TraceFormat::aiperf_summary;
+  if (has_summary_statistic(j) || (j.contains("records") && has_summary_statistic(j.at("records"))))
+    return TraceFormat::aiperf_summary;
+  for (const char* stat : {"mean_ttft_ms", "mean_tpot_ms", "mean_itl_ms", "mean_e2el_ms"})
+    if (j.contains(stat)) return TraceFormat::vllm_bench_summary;
   if (j.contains("experiments"))
     throw Error(fmt::format("{}: a genai-perf per-request profile_export.json: its records hold request and "
                             "response payloads but no token counts, so they cannot be replayed; give the "
                             "profile_export_genai_perf.json summary beside it (format aiperf_summary)",
                             path));
-  return TraceFormat::vllm_bench;
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : j.items()) keys.push_back(k);
+  if (keys.size() > 12) {
+    const std::size_t n = keys.size();
+    keys.resize(12);
+    keys.push_back(fmt::format("... ({} keys)", n));
+  }
+  throw Error(fmt::format("{}: a JSON document in no trace layout servesim knows (keys: {}); expected a vllm bench "
+                          "serve result (input_lens, or mean_ttft_ms without --save-detailed), a GuideLLM report "
+                          "(benchmarks) or an AIPerf / genai-perf summary (time_to_first_token.avg or ttft.avg, at "
+                          "the top level or under records); --format names one to read it as that",
+                          path, keys.empty() ? std::string("none") : join(keys)));
 }
 }  // namespace
 
@@ -76,7 +101,7 @@ TraceFormat detect_trace_format(const std::string& path) {
       if (jsonl || (!j.is_discarded() && j.is_object() && j.contains("input_length"))) return TraceFormat::mooncake;
       // One document over many lines (or on one): read it whole to tell the tools apart.
       const auto doc = parse_json_or_discarded(read_text_file(path));
-      return doc.is_discarded() ? TraceFormat::vllm_bench : classify_document(doc, path);
+      return doc.is_discarded() ? TraceFormat::vllm_bench : classify_document(doc, path);  // vllm_bench's reader says where it is malformed
     }
     bool timestamp = false, context = false;
     for (const auto& col : trace_detail::split_csv(t)) {
@@ -92,16 +117,20 @@ TraceFormat detect_trace_format(const std::string& path) {
 std::vector<std::pair<std::string, std::string>> trace_format_registry() {
   return {
       {"auto", "detected: JSON lines with metadata+metrics aiperf, other .jsonl or lines with input_length mooncake; "
-               "JSON with benchmarks (or .yaml) guidellm, with latency avg statistics aiperf_summary, other JSON "
-               "vllm_bench; else by the CSV header"},
+               "JSON with benchmarks (or .yaml) guidellm, with input_lens vllm_bench, with latency avg statistics "
+               "aiperf_summary, with mean_ttft_ms-style statistics only vllm_bench_summary, other JSON an error; "
+               "else by the CSV header"},
       {"csv", "arrival_s,input_tokens,output_tokens[,hash_ids][,ttft_ms,tpot_ms,e2e_ms]"},
       {"azure", "Azure LLM inference trace: TIMESTAMP,ContextTokens,GeneratedTokens"},
       {"mooncake", "Mooncake JSONL: timestamp (ms), input_length, output_length, hash_ids (512-token blocks)"},
-      {"vllm_bench", "vllm bench serve result JSON: input_lens/output_lens, arrivals regenerated from request_rate"},
+      {"vllm_bench", "vllm bench serve --save-detailed result JSON: input_lens/output_lens, send times from "
+                     "start_times (less queue_times) when saved, else regenerated from request_rate"},
       {"guidellm", "GuideLLM benchmark report (JSON or YAML): every benchmark's requests at their recorded send times"},
       {"aiperf", "AIPerf profile_export.jsonl: per-request records at their recorded send times"},
       {"aiperf_summary", "AIPerf profile_export_aiperf.json / genai-perf profile_export_genai_perf.json aggregates: "
                          "requests regenerated from the length distributions, rate or concurrency"},
+      {"vllm_bench_summary", "vllm bench serve result JSON without --save-detailed (statistics only): requests "
+                             "regenerated with the mean lengths at the recorded rate, burstiness and concurrency"},
   };
 }
 

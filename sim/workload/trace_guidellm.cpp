@@ -90,6 +90,16 @@ ExportedRequest read_request(const json& r, bool successful, const std::string& 
   q.output_tokens = std::max<std::int64_t>(1, out.value_or(0));
   q.tokens_adjusted = !in || *in < 1 || !out || *out < 1;
   if (!successful) return q;
+  // Never a silently missing metric: a successful request with none of the measured fields
+  // is a layout servesim does not know (a GuideLLM version that moved them).
+  if (!find_path(r, {"time_to_first_token_ms"}) && !find_path(r, {"inter_token_latency_ms"}) &&
+      !find_path(r, {"request_latency"})) {
+    std::vector<std::string> keys;
+    for (const auto& [k, v] : r.items()) keys.push_back(k);
+    throw Error(fmt::format("{}: {}: a successful request without time_to_first_token_ms, inter_token_latency_ms or "
+                            "request_latency: not a GuideLLM request layout servesim knows (keys: {})",
+                            path, where, keys.empty() ? std::string("none") : join(keys)));
+  }
   q.measured = true;
   q.ttft_ms = trace_detail::latency_ms(r.value("time_to_first_token_ms", json()), "ms", path,
                                        where + ".time_to_first_token_ms");

@@ -21,6 +21,7 @@ std::unique_ptr<TraceReader> open_trace_reader(const std::string& path, TraceFor
     case TraceFormat::guidellm: return open_guidellm_trace(path);
     case TraceFormat::aiperf: return open_aiperf_trace(path);
     case TraceFormat::aiperf_summary: return open_aiperf_summary_trace(path, options.seed);
+    case TraceFormat::vllm_bench_summary: return open_vllm_bench_summary_trace(path, options.seed);
     case TraceFormat::automatic: break;
   }
   throw Error("internal: unhandled trace format");
@@ -30,7 +31,7 @@ std::int64_t count_trace_records(const std::string& path, TraceFormat format) {
   if (format == TraceFormat::automatic) format = detect_trace_format(path);
   // Whole documents, and JSONL records that are read whole to be sorted: the readers know their size.
   if (format == TraceFormat::vllm_bench || format == TraceFormat::guidellm || format == TraceFormat::aiperf ||
-      format == TraceFormat::aiperf_summary)
+      format == TraceFormat::aiperf_summary || format == TraceFormat::vllm_bench_summary)
     return -1;
   trace_detail::LineReader in(path);
   std::string line;

@@ -68,6 +68,8 @@ std::unique_ptr<TraceReader> open_aiperf_trace(const std::string& path);
 // Regenerates the requests of an aggregate-only export (lengths shuffled and Poisson
 // arrivals drawn with `seed`; see trace_aiperf_summary.cpp).
 std::unique_ptr<TraceReader> open_aiperf_summary_trace(const std::string& path, std::uint64_t seed);
+// The same for a vllm bench serve result without per-request lists (trace_vllm_bench_summary.cpp).
+std::unique_ptr<TraceReader> open_vllm_bench_summary_trace(const std::string& path, std::uint64_t seed);
 
 // Parses an Azure trace TIMESTAMP ("2023-11-16 18:15:46.6805900": date, time,
 // up to 9 fractional digits; a 'T' separator and a "Z" or "+hh:mm" suffix are

@@ -10,7 +10,8 @@
 // tokens, default 16; mooncake: 512-token blocks), full blocks only; the engine
 // re-blocks them to its own block size.
 //
-// The vllm_bench JSON holds no send times: arrivals are regenerated as vLLM's
+// A vllm_bench JSON with start_times replays them (less queue_times, the wait for a
+// concurrency slot: the limit below waits again). Without them arrivals are regenerated as vLLM's
 // benchmark draws them, Gamma(burstiness) gaps at request_rate (Poisson at
 // burstiness 1; all at t = 0 at request_rate "inf"; linear or exponential
 // ramp-up when the file says so) from RandomStream(spec.seed, "arrivals"),

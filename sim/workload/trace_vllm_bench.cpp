@@ -1,6 +1,13 @@
-// A `vllm bench serve --save-result` JSON replayed as a trace: its per-request
-// input_lens / output_lens, with arrivals regenerated the way vLLM's
-// get_request() draws them (the file does not record send times).
+// A `vllm bench serve --save-result --save-detailed` JSON replayed as a trace: its
+// per-request input_lens / output_lens (vllm-project/vllm, vllm/benchmarks/serve.py,
+// benchmark() and main_async()). Send times:
+//   - start_times (perf_counter seconds when each request was sent, after waiting for a
+//     --max-concurrency slot; vLLM writes them since 2025) less queue_times (that wait)
+//     when the file has them: the run's own arrivals, relative to the first;
+//   - otherwise regenerated the way vLLM's get_request() draws them.
+// Measured: ttfts (s), itls (s, per-token gaps), latencies (s, end to end; used when a
+// request has no itls), errors. Without --save-detailed vLLM keeps only statistics:
+// that file is vllm_bench_summary (trace_vllm_bench_summary.cpp).
 #include <fmt/format.h>
 
 #include <cmath>
@@ -46,8 +53,12 @@ std::vector<std::int64_t> lengths(const json& doc, const char* key, const std::s
   if (!doc.contains(key) || !doc.at(key).is_array())
     throw Error(fmt::format("{}: missing per-request list '{}' (save the result with --save-detailed or a vLLM "
                             "version that keeps input_lens and output_lens; required: input_lens, output_lens, "
-                            "request_rate)",
-                            path, key));
+                            "request_rate){}",
+                            path, key,
+                            doc.contains("mean_ttft_ms") || doc.contains("mean_e2el_ms")
+                                ? "; this file has vLLM's statistics only: --format vllm_bench_summary (or auto) "
+                                  "replays its requests regenerated from them"
+                                : ""));
   std::vector<std::int64_t> out;
   const json& a = doc.at(key);
   out.reserve(a.size());
@@ -62,12 +73,33 @@ std::vector<std::int64_t> lengths(const json& doc, const char* key, const std::s
 struct BenchFile {
   std::vector<std::int64_t> input, output;
   std::vector<double> arrival_s;
+  bool recorded_arrivals = false;  // from start_times (less queue_times), not regenerated
   std::vector<bool> failed;
   std::optional<std::int64_t> max_concurrency;
   json doc;
 };
 
 BenchFile load_bench_fields(const std::string& path, std::uint64_t seed);
+
+// A per-request list of seconds (start_times, queue_times, latencies) when the file has it
+// with one finite number per request; nullopt when absent. A list of another length, or a
+// non-number in it, is an error: reading part of it would pair values with the wrong requests.
+std::optional<std::vector<double>> per_request_seconds(const json& doc, const char* key, std::size_t n,
+                                                       const std::string& path) {
+  if (!doc.contains(key) || doc.at(key).is_null()) return std::nullopt;
+  const json& a = doc.at(key);
+  if (!a.is_array() || a.size() != n)
+    throw Error(fmt::format("{}: '{}' must be a list of {} numbers (one per request, as input_lens), got {}", path,
+                            key, n, a.is_array() ? fmt::format("{} entries", a.size()) : excerpt(a.dump())));
+  std::vector<double> out(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!a[i].is_number() || !std::isfinite(a[i].get<double>()) || a[i].get<double>() < 0)
+      throw Error(fmt::format("{}: {}[{}] must be a finite number of seconds >= 0, got {}", path, key, i,
+                              excerpt(a[i].dump())));
+    out[i] = a[i].get<double>();
+  }
+  return out;
+}
 
 BenchFile load_bench(const std::string& path, std::uint64_t seed) {
   // The field readers check types first; this is the net for any nlohmann exception
@@ -138,6 +170,20 @@ BenchFile load_bench_fields(const std::string& path, std::uint64_t seed) {
       const json& e = doc.at("errors")[i];
       b.failed[i] = !(e.is_null() || (e.is_string() && e.get<std::string>().empty()));
     }
+  }
+
+  // Recorded send times: start_times less the client-side wait for a concurrency slot
+  // (queue_times), so that the replay's own --max-concurrency limit does that waiting.
+  if (auto starts = per_request_seconds(doc, "start_times", n, path)) {
+    const auto waits = per_request_seconds(doc, "queue_times", n, path);
+    b.arrival_s = std::move(*starts);
+    if (waits)
+      for (std::size_t i = 0; i < n; ++i) b.arrival_s[i] -= (*waits)[i];
+    double first = kInf;
+    for (const double a : b.arrival_s) first = std::min(first, a);
+    for (double& a : b.arrival_s) a -= first;
+    b.recorded_arrivals = true;
+    return b;
   }
 
   // vLLM get_request(): per request a gap (0 at an infinite rate, 1/rate at an
@@ -220,6 +266,7 @@ std::vector<MeasuredRequest> read_measured_vllm_bench(const std::string& path, s
   const std::size_t n = b.input.size();
   const bool has_ttft = doc.contains("ttfts") && doc.at("ttfts").is_array() && doc.at("ttfts").size() == n;
   const bool has_itl = doc.contains("itls") && doc.at("itls").is_array() && doc.at("itls").size() == n;
+  const auto latencies = per_request_seconds(doc, "latencies", n, path);
   std::vector<MeasuredRequest> out(n);
   for (std::size_t i = 0; i < n; ++i) {
     MeasuredRequest& m = out[i];
@@ -237,7 +284,13 @@ std::vector<MeasuredRequest> read_measured_vllm_bench(const std::string& path, s
       continue;
     }
     m.ttft_ms = ttft * 1e3;
-    if (!has_itl || !doc.at("itls")[i].is_array()) continue;
+    if (!has_itl || !doc.at("itls")[i].is_array()) {  // no gaps: the end-to-end latency alone, when recorded
+      if (latencies && (*latencies)[i] >= ttft) {
+        m.e2e_ms = (*latencies)[i] * 1e3;
+        if (b.output[i] > 1) m.tpot_ms = ((*latencies)[i] - ttft) * 1e3 / static_cast<double>(b.output[i] - 1);
+      }
+      continue;
+    }
     double decode = 0.0;
     std::size_t k = 0;
     for (const json& x : doc.at("itls")[i]) {

@@ -50,15 +50,23 @@ TEST_CASE("gpu catalog: every GPU loads with positive bandwidth, capacity and 16
     CHECK(peak16 > 0);
     CHECK(g.intra_node.bandwidth > 0);
     CHECK(g.tdp_watts > 0);
-    // Sanity ranges that catch a unit slip (GB/s typed as TB/s, GiB for GB, sparse
-    // peaks): every catalog GPU has 16..300 GB, 0.2..10 TB/s and 50..5000 TFLOP/s 16-bit.
-    CHECK(g.memory_capacity >= 16e9);
-    CHECK(g.memory_capacity <= 300e9);
-    CHECK(g.memory_bandwidth >= 0.2e12);
-    CHECK(g.memory_bandwidth <= 10e12);
-    CHECK(peak16 >= 50e12);
-    CHECK(peak16 <= 5000e12);
     CHECK(g.idle_watts < g.tdp_watts);
+    // Sanity ranges that catch a unit slip (GB/s typed as TB/s, GiB for GB, sparse
+    // peaks), per device family: every catalog GPU has 16..300 GB, 0.2..10 TB/s and
+    // 50..5000 TFLOP/s 16-bit; an Apple GPU 8..512 GiB, 60..1000 GB/s, 2..40 TFLOP/s; a
+    // CPU socket 64 GB..6 TB, 50..1000 GB/s, 1..500 TFLOP/s.
+    struct Range {
+      double mem_lo, mem_hi, bw_lo, bw_hi, peak_lo, peak_hi;
+    };
+    const Range r = g.family == DeviceFamily::gpu         ? Range{16e9, 300e9, 0.2e12, 10e12, 50e12, 5000e12}
+                    : g.family == DeviceFamily::apple_gpu ? Range{8e9, 550e9, 60e9, 1000e9, 2e12, 40e12}
+                                                          : Range{64e9, 6e12, 50e9, 1000e9, 1e12, 500e12};
+    CHECK(g.memory_capacity >= r.mem_lo);
+    CHECK(g.memory_capacity <= r.mem_hi);
+    CHECK(g.memory_bandwidth >= r.bw_lo);
+    CHECK(g.memory_bandwidth <= r.bw_hi);
+    CHECK(peak16 >= r.peak_lo);
+    CHECK(peak16 <= r.peak_hi);
   }
 }
 
@@ -293,12 +301,13 @@ TEST_CASE("gpu yaml: a file path loads, with efficiency overrides in their units
   CHECK(g.efficiency.comm_bandwidth == Efficiency{}.comm_bandwidth);
 }
 
-TEST_CASE("gpu catalog: every NVIDIA GPU gives its SMs and clock, the AMD ones neither", "[catalog][gpu]") {
+TEST_CASE("gpu catalog: every NVIDIA and Apple GPU gives its SMs (GPU cores) and clock, the AMD ones neither", "[catalog][gpu]") {
   // The elementwise SM-cycle cap needs both figures; CDNA compute units are not SMs, so the
   // AMD files keep the bandwidth-only form (documented in those files).
   for (const auto& name : gpu_catalog_names()) {
     const GpuSpec g = load_gpu(name);
     INFO(name);
+    if (g.family == DeviceFamily::cpu) continue;  // cores, not SMs (test_local_devices.cpp)
     if (g.vendor == "amd") {
       CHECK(g.sm_cycles_per_second() == 0.0);
       continue;

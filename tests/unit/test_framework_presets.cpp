@@ -63,7 +63,9 @@ TEST_CASE("engine.framework sets the CPU-side defaults, keys written in engine: 
   }
   SECTION("each preset's values arrive in the engine settings") {
     for (const FrameworkPreset& p : framework_presets()) {
-      const Scenario sc = scenario_from(fmt::format("{{kind: vllm, framework: {}}}", p.name));
+      // A local runtime picks its own engine kind (engine/local_runtime.h).
+      const Scenario sc = scenario_from(p.runtime.empty() ? fmt::format("{{kind: vllm, framework: {}}}", p.name)
+                                                          : fmt::format("{{framework: {}}}", p.name));
       INFO(p.name);
       CHECK(sc.engine.framework == p.name);
       CHECK(sc.engine.step_cpu_overhead == p.step_cpu_overhead);
@@ -297,7 +299,10 @@ TEST_CASE("engine.attention_memory_ratio scales the GPU's attention_memory, and 
       if (p.name == "trtllm") continue;
       INFO(p.name);
       CHECK(p.attention_memory_ratio == 1.0);
-      CHECK(scenario_from(fmt::format("{{kind: vllm, framework: {}}}", p.name)).gpu.efficiency.attention_memory == a);
+      // A local runtime picks its own engine kind (engine/local_runtime.h).
+      const std::string engine = p.runtime.empty() ? fmt::format("{{kind: vllm, framework: {}}}", p.name)
+                                                   : fmt::format("{{framework: {}}}", p.name);
+      CHECK(scenario_from(engine).gpu.efficiency.attention_memory == a);
     }
   }
   SECTION("a ratio that would take attention_memory past the HBM bandwidth is refused, naming the key") {

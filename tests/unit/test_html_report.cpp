@@ -119,7 +119,9 @@ TEST_CASE("a sweep report escapes names from the input and is the same bytes twi
   CHECK(page == render_html_report(in));
   CHECK(page.find("<script>alert") == std::string::npos);
   CHECK(page.find("&lt;script&gt;alert(1)") != std::string::npos);
-  CHECK(page.find("1 point(s) not ok") != std::string::npos);
+  // The verdict leads: point 0 passes (ok, no SLO columns), point 1 is infeasible with its reason.
+  CHECK(page.find("1 of 2 points pass") != std::string::npos);
+  CHECK(page.find("<span class=\"bad\">infeasible</span>: a, b") != std::string::npos);
   // The second point's latencies are blank: 3 charts, each with one point drawn from row 0.
   CHECK(count(page, "<svg id=\"sweep-") == 3);
 }

@@ -293,7 +293,8 @@ TEST_CASE("tool exports: malformed files name the file and the field", "[trace][
   SECTION("AIPerf record that is not JSON, with its line") {
     const auto p = temp_file("a1.jsonl",
                              "{\"metadata\": {\"request_start_ns\": 1}, \"metrics\": {\"input_sequence_length\": "
-                             "{\"value\": 5}, \"output_sequence_length\": {\"value\": 2}}, \"error\": null}\n"
+                             "{\"value\": 5}, \"output_sequence_length\": {\"value\": 2}, \"request_latency\": {\"value\": 20}}, "
+                             "\"error\": null}\n"
                              "{\"metadata\": \n");
     CHECK_THROWS_WITH(records(p, TraceFormat::aiperf), Contains("a1.jsonl:2"));
   }
@@ -307,7 +308,7 @@ TEST_CASE("tool exports: malformed files name the file and the field", "[trace][
     const auto p = temp_file("a3.jsonl",
                              "{\"metadata\": {\"request_start_ns\": 1}, \"metrics\": {\"input_sequence_length\": "
                              "{\"value\": 5}, \"output_sequence_length\": {\"value\": 2}, \"time_to_first_token\": "
-                             "{\"value\": 5, \"unit\": \"fortnights\"}}, \"error\": null}\n");
+                             "{\"value\": 5, \"unit\": \"fortnights\"}, \"request_latency\": {\"value\": 20}}, \"error\": null}\n");
     CHECK_THROWS_WITH(read_measured_aiperf(p), Contains("fortnights"));
   }
   SECTION("summary without a request count") {

@@ -34,7 +34,7 @@ CostModel deepseek(const std::string& gpu_name, const Parallelism& par, const Mo
   p.weights = DType::fp8;
   p.activations = DType::fp8;
   p.kv_cache = DType::bf16;
-  return CostModel(gpu, load_model("deepseek-v3"), resolve_precision(p, gpu), par, AttentionKernel::flash, moe);
+  return CostModel(gpu, load_model("deepseek-v3"), resolve_precision(p, gpu), par, AttentionKernel::flash, GgmlKernels{}, moe);
 }
 
 BatchSummary decode_batch(std::int64_t n, double context) {
