@@ -10,6 +10,7 @@
 #include "cost/memory_plan.h"
 #include "config/edits.h"
 #include "report/inspect_report.h"
+#include "report/model_json.h"
 #include "util/units.h"
 
 namespace servesim::cli {
@@ -60,8 +61,23 @@ std::vector<ConfigEdit> flag_edits(const InspectArgs& a) {
   return edits;
 }
 
+// Without a scenario and without a GPU (`inspect --model FOLDER`), the model is inspected on a
+// B200: it has tensor cores for every precision a checkpoint may state (fp8, fp4), so the
+// checkpoint's own W/A/KV show as they are. Said on stderr; --gpu chooses.
+constexpr const char* kDefaultInspectGpu = "b200";
+bool gpu_given(const InspectArgs& a) {
+  if (!a.gpu.empty() || !a.scenario.empty()) return true;
+  for (const std::string& s : a.sets)
+    if (s.rfind("hardware.gpu=", 0) == 0) return true;
+  return false;
+}
+
 void run_inspect(const InspectArgs& a) {
   ConfigNode doc = load_document(a.scenario, {});
+  if (!gpu_given(a)) {
+    apply_edits(doc, {text_edit("hardware.gpu", kDefaultInspectGpu)});
+    std::cerr << "note: no scenario and no --gpu: inspecting on " << kDefaultInspectGpu << " (choose with --gpu)\n";
+  }
   apply_edits(doc, flag_edits(a));
   apply_edits(doc, parse_edits(a.sets));
   // The same top-level keys as `run` accepts; the workload and SLOs are not read.
@@ -84,6 +100,8 @@ void run_inspect(const InspectArgs& a) {
   fmt::print("model: {:.2f}B parameters ({:.2f}B active per token), KV {} per token ({})\n", m.total_params() / 1e9,
              m.active_params() / 1e9, format_bytes(m.kv_bytes_per_token(setup.resolved.kv_cache)),
              dtype_name(setup.resolved.kv_cache));
+  // Layer kinds, checkpoint precision, what is left out (none for a plain catalog model).
+  for (const std::string& note : model_notes(m)) fmt::print("{}\n", note);
   // Imported checkpoints only (catalog models have neither), so catalog output is unchanged.
   if (m.mtp_layers > 0)
     fmt::print("checkpoint: {:.2f}B parameters with {} multi-token-prediction module(s) of {:.2f}B (not loaded)\n",

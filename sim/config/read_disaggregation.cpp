@@ -13,6 +13,8 @@
 #include "config/scenario_sections.h"
 #include "scenario/disaggregation.h"
 #include "util/error.h"
+#include "util/units.h"
+#include "util/warnings.h"
 
 namespace servesim {
 namespace {
@@ -199,6 +201,12 @@ std::shared_ptr<const DisaggregationSpec> read_disaggregation(ConfigMap& root) {
   spec->transfer.layerwise = read_boolean(t, kLayerwise);
   t.finish();
   d.finish();
+  const ModelSpec& model = spec->decode.model;
+  if (model.state.enabled())
+    warn(fmt::format("{}: {} has {}; each request's recurrent state ({} per sequence) also moves from the prefill "
+                     "to the decode pool, and that transfer is not counted (only the attention layers' KV is)",
+                     d.where(), model.name, model.state.describe(),
+                     format_bytes(model.state_bytes_per_sequence(spec->decode.resolved.activation_storage))));
   return spec;
 }
 

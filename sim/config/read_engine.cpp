@@ -579,6 +579,12 @@ void resolve_speculative(ConfigMap& eng, Setup& s) {
     throw Error(fmt::format("{}: speculative decoding is not modelled with pipeline parallelism (pp = {}); "
                                   "use tp, or leave speculative out",
                                   where, s.parallelism.pp));
+  // Verifying k + 1 tokens through a state layer advances (and on rejection rolls back) its
+  // recurrent state: not priced by the decode step's state update.
+  if (s.model.state.enabled())
+    throw Error(fmt::format("{}: speculative decoding is not modelled with {}'s {} (their state update and "
+                            "rollback in verification are not priced); leave speculative out",
+                            where, s.model.name, s.model.state.describe()));
   // vllm_v0_prefill_first leaves the decoders out of prompt steps; the speculating
   // decode step assumes every decoder verifies in every step, so the two do not combine.
   if (s.engine.scheduler == "vllm_v0_prefill_first")
@@ -628,7 +634,7 @@ void resolve_max_model_len(ConfigMap& eng, Setup& s) {
 
 void resolve_local_attention_kv(ConfigMap& eng, Setup& s) {
   EngineConfig& c = s.engine;
-  if (!s.model.local.enabled() || !c.free_window_kv || !c.prefix_caching) return;
+  if (!s.model.local.enabled() || !s.model.local.frees_keys() || !c.free_window_kv || !c.prefix_caching) return;
   // Prefix caching over per-layer window blocks is not modelled (batch_state.cpp
   // refuses the pair). When one of the two is only the framework preset's default,
   // the model still runs as its user asked for the other, and the change is said
@@ -650,6 +656,28 @@ void resolve_local_attention_kv(ConfigMap& eng, Setup& s) {
                      "prompt blocks; set engine.free_window_kv: false to keep prefix caching with full-context KV",
                      eng.where(std::string(kPrefixCaching.name)), why));
   }
+}
+
+// A model with state layers (layer_kinds.h) cannot reuse a cached prompt prefix: the
+// attention layers' KV of the prefix is in the cache, but a state layer's state after it is
+// not (vLLM disables prefix caching for such models unless it also caches states, which
+// servesim does not model). When prefix caching is only the framework preset's default it is
+// turned off, said out loud, and so is a scenario file's setting when the model was put in
+// on the command line (--set model.name=...: the file chose it for another model); asked for
+// explicitly for this model, the scenario is refused.
+void resolve_state_layers(ConfigMap& eng, Setup& s, bool model_from_command_line) {
+  EngineConfig& c = s.engine;
+  if (!s.model.state.enabled() || !c.prefix_caching) return;
+  const std::string key(kPrefixCaching.name);
+  const std::string why = fmt::format("{} has {}, whose per-sequence state after a cached prefix is not cached, so "
+                                      "prefix caching with it is not modelled",
+                                      s.model.name, s.model.state.describe());
+  const ConfigNode* set = eng.get(key);
+  if (set && (set->from_edit() || !model_from_command_line))
+    eng.fail(key, fmt::format("{}; set engine.prefix_caching: false", why));
+  c.prefix_caching = false;
+  warn(fmt::format("{}: false for this run (the {} is true): {}", eng.where(key),
+                   set ? "scenario's, chosen for another model," : "framework's default", why));
 }
 
 }  // namespace servesim

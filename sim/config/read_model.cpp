@@ -3,6 +3,7 @@
 // model/hf_import.cpp's (JSON, not a configuration document).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 #include <optional>
 #include <string>
@@ -79,6 +80,27 @@ const Key kMtpLayers = dim("mtp_layers",
 const Key kMoe{.name = "moe", .type = KeyType::section, .doc = "mixture of experts (absent: a dense model)"};
 const Key kMla{.name = "mla", .type = KeyType::section,
                .doc = "multi-head latent attention, DeepSeek-V2/V3 (absent: standard attention)"};
+const Key kStateLayersSection{.name = "state_layers", .type = KeyType::section,
+                              .doc = "recurrent layers in place of attention, with a constant per-sequence state "
+                                     "(gated delta rule, Mamba-2, Mamba; absent: none)"};
+const Key kSparseAttention{.name = "sparse_attention", .type = KeyType::section,
+                           .doc = "DeepSeek sparse attention (DSA): an indexer picks the keys each query attends to "
+                                  "(absent: none)"};
+const Key kCheckpoint{.name = "checkpoint", .type = KeyType::section,
+                      .doc = "how the published checkpoint stores and runs its tensors when native_dtype is quantized "
+                             "(absent: every weight at native_dtype, nothing stated for activations and KV)"};
+const Key kAttentionLayers = dim("attention_layers",
+                                 "layers with softmax attention when not every layer has it (Nemotron-H's blocks are "
+                                 "a single mixer or a single MLP each)",
+                                 "ModelSpec::attention_layer_count", kMaxLayers, false, 0,
+                                 "layers minus state_layers.layers");
+const Key kMlpLayers = dim("mlp_layers", "layers with an MLP (dense or MoE) when not every layer has one",
+                           "ModelSpec::mlp_layer_count", kMaxLayers, false, 0, "layers");
+const Key kActiveCount{.name = "active_params_count", .type = KeyType::choice,
+                       .doc = "which embedding tables the publisher's active-parameter figure counts (shown only; "
+                              "weights and traffic count all)",
+                       .spec = "ModelSpec::active_count", .default_text = "all_tables",
+                       .choices = {"all_tables", "lm_head_only", "no_tables"}};
 
 // --- (model file).attention ---
 const Key kHeads = dim("heads", "query heads", "ModelSpec::heads", kMaxHeads, true);
@@ -107,6 +129,13 @@ const Key kAttentionChunk{.name = "attention_chunk", .type = KeyType::integer,
                                  "itself. Not with sliding_window. null: none",
                           .spec = "LocalAttention::span", .unit = "tokens", .default_note = "none", .min = 1,
                           .max = kMaxContext};
+const Key kSinks{.name = "sinks", .type = KeyType::boolean,
+                 .doc = "a learned sink logit per head (gpt-oss): a few weights, no KV", .spec = "ModelSpec::attention_sinks"};
+const Key kOutputGate{.name = "output_gate", .type = KeyType::boolean,
+                      .doc = "q_proj also emits a sigmoid gate per query channel (Qwen3-Next, Qwen3.5)",
+                      .spec = "ModelSpec::attention_output_gate"};
+const Key kOBias{.name = "o_bias", .type = KeyType::boolean, .doc = "o_proj has a bias (gpt-oss)",
+                 .spec = "ModelSpec::attention_o_bias"};
 const Key kLocalLayers = dim("local_layers",
                              "layers that use sliding_window or attention_chunk; the others attend to the whole "
                              "context (Gemma 2: half; Gemma 3: 5 of every 6; Llama 4: 3 of every 4)",
@@ -130,6 +159,13 @@ const Key kSharedFfn = dim("shared_expert_intermediate_size", "width of one shar
                            "MoeSpec::shared_expert_ffn", kMaxWidth, false, 0, "0: expert_intermediate_size");
 const Key kDenseLayers = dim("dense_layers", "leading layers with a dense MLP instead of MoE",
                              "MoeSpec::dense_layers", kMaxLayers, false, 0);
+const Key kExpertBias{.name = "expert_bias", .type = KeyType::boolean,
+                      .doc = "biases on every expert's projections and on the router (gpt-oss)",
+                      .spec = "MoeSpec::expert_bias"};
+const Key kLatent = dim("latent", "the routed experts run at this width between two projections (Nemotron 3's latent MoE)",
+                        "MoeSpec::latent", kMaxWidth, false, 0, "0: none");
+const Key kMoeLayers = dim("moe_layers", "MoE layers, counted (Nemotron-H, Jamba); replaces dense_layers and layer_step",
+                           "MoeSpec::listed_layers", kMaxLayers, false, 0, "from dense_layers and layer_step");
 const Key kLayerStep = dim("layer_step",
                            "MoE on every layer_step-th layer after the dense ones, dense MLP (mlp.intermediate_size) "
                            "on the others (Llama 4 Maverick's interleave_moe_layer_step: 2)",
@@ -145,6 +181,56 @@ const Key kNope = dim("qk_nope_head_dim", "per-head query/key width without rota
 const Key kRope = dim("qk_rope_head_dim", "rotary key width, shared by all heads and cached", "MlaSpec::qk_rope_head_dim",
                       kMaxHeads, true);
 const Key kVHead = dim("v_head_dim", "per-head value width", "MlaSpec::v_head_dim", kMaxHeads, true);
+
+// --- (model file).state_layers ---
+const Key kStateKind{.name = "kind", .type = KeyType::choice,
+                     .doc = "gated_delta (Qwen3-Next, Qwen3.5), mamba2 (Nemotron-H, Granite 4.0-H) or mamba1 (Jamba)",
+                     .spec = "StateLayers::kind", .required = true, .choices = {"gated_delta", "mamba2", "mamba1"}};
+const Key kStateCount = dim("layers", "layers whose mixer is this kind", "StateLayers::layers", kMaxLayers, true);
+const Key kStateHeads = dim("heads", "gated delta: value heads; Mamba-2: SSM heads; Mamba: 1", "StateLayers::heads",
+                            kMaxHeads, true);
+const Key kStateHeadDim = dim("head_dim", "gated delta: value head width; Mamba-2: head_dim; Mamba: d_inner",
+                              "StateLayers::head_dim", kMaxWidth, true);
+const Key kStateKeyHeads = dim("key_heads", "gated delta: query/key heads; Mamba-2: groups (n_groups); Mamba: 0",
+                               "StateLayers::key_heads", kMaxHeads, false, 0);
+const Key kStateKeyDim = dim("key_dim", "gated delta: query/key head width; Mamba-2 and Mamba: d_state",
+                             "StateLayers::key_dim", kMaxWidth, true);
+const Key kConvKernel = dim("conv_kernel", "the short causal convolution's width", "StateLayers::conv_kernel", 64,
+                            false, 1, "4");
+const Key kDtRank = dim("dt_rank", "Mamba: rank of the time-step projection", "StateLayers::dt_rank", kMaxWidth, false,
+                        0);
+const Key kConvBias{.name = "conv_bias", .type = KeyType::boolean, .doc = "the convolution has a bias",
+                    .spec = "StateLayers::conv_bias"};
+const Key kChunk = dim("chunk", "prefill scan chunk (gated delta 64; Mamba-2 chunk_size; Mamba 1)", "StateLayers::chunk",
+                       65536, false, 1, "64");
+const Key kStateDtype{.name = "state_dtype", .type = KeyType::text,
+                      .doc = "the recurrent state's precision (mamba_ssm_cache_dtype, e.g. fp32)",
+                      .spec = "StateLayers::state_dtype", .unit = "precision", .default_text = "bf16"};
+
+// --- (model file).sparse_attention ---
+const Key kTopk = dim("topk", "keys each query attends to (index_topk)", "SparseIndexer::topk", kMaxContext, true);
+const Key kIndexHeads = dim("index_heads", "the indexer's heads (index_n_heads)", "SparseIndexer::heads", kMaxHeads, true);
+const Key kIndexHeadDim = dim("index_head_dim", "the indexer's head width (index_head_dim)", "SparseIndexer::head_dim",
+                              kMaxWidth, true);
+
+// --- (model file).checkpoint ---
+const Key kGroupSize = dim("group_size", "weights sharing one scale (MXFP4 32, NVFP4 16, AWQ 128)",
+                           "WeightGroups::size", kMaxWidth, false, 0, "0: per-channel or per-tensor scales");
+const Key kScaleBytes{.name = "scale_bytes", .type = KeyType::number, .doc = "bytes of scale (and zero point) per group",
+                      .spec = "WeightGroups::scale_bytes", .unit = "bytes", .min = 0, .max = 64, .why = "bytes a group"};
+const Key kScheme{.name = "scheme", .type = KeyType::text, .doc = "the quantization scheme, shown (e.g. \"mxfp4\")",
+                  .spec = "CheckpointPrecision::source"};
+const Key kCkptActivations{.name = "activations", .type = KeyType::text,
+                           .doc = "what its quantized GEMMs compute in (fp8 for W8A8, fp4 for W4A4); model.activations "
+                                  "defaults to it on GPUs with those tensor cores",
+                           .spec = "CheckpointPrecision::activations", .unit = "precision",
+                           .default_note = "none stated"};
+const Key kCkptKv{.name = "kv_cache", .type = KeyType::text, .doc = "its KV cache precision; model.kv_cache defaults to it",
+                  .spec = "CheckpointPrecision::kv_cache", .unit = "precision", .default_note = "none stated"};
+const Key kUnquantized{.name = "unquantized", .type = KeyType::text,
+                       .doc = "tensor groups kept at 16 bits, comma-separated: attention, dense_mlp, experts, "
+                              "shared_experts, state_layers (gpt-oss: \"attention\")",
+                       .spec = "CheckpointPrecision::group_bytes", .default_note = "none"};
 
 // A dimension through its declaration: the declared max, INT32_MIN below (see above).
 std::int64_t read_dim(ConfigMap& m, const Key& k, std::int64_t fallback = 0) {
@@ -172,6 +258,9 @@ std::optional<LocalSpan> read_attention(ConfigMap& attn, ModelSpec& m) {
     warn(fmt::format("{}: true is read but not modelled: step times leave out the per-head RMSNorm of q and k (two "
                      "small elementwise kernels per layer, well under 1% of a step's memory traffic)",
                      attn.where("qk_norm")));
+  m.attention_sinks = read_boolean(attn, kSinks);
+  m.attention_output_gate = read_boolean(attn, kOutputGate);
+  m.attention_o_bias = read_boolean(attn, kOBias);
   std::optional<LocalSpan> span;
   const bool window = attn.get(std::string(kSlidingWindow.name)) != nullptr;  // null: no window
   const bool chunk = attn.get(std::string(kAttentionChunk.name)) != nullptr;
@@ -209,7 +298,74 @@ void read_moe(ConfigMap& moe, MoeSpec& s) {
   s.shared_expert_ffn = read_dim(moe, kSharedFfn);
   s.dense_layers = read_int_dim(moe, kDenseLayers);
   s.layer_step = read_int_dim(moe, kLayerStep, 1);
+  s.expert_bias = read_boolean(moe, kExpertBias);
+  s.latent = read_dim(moe, kLatent);
+  if (moe.get(std::string(kMoeLayers.name))) s.listed_layers = read_int_dim(moe, kMoeLayers);
   moe.finish();
+}
+
+void read_state_layers(ConfigMap& st, StateLayers& s) {
+  const std::string kind = read_choice(st, kStateKind);
+  s.kind = kind == "gated_delta" ? StateLayers::Kind::gated_delta
+           : kind == "mamba2"    ? StateLayers::Kind::mamba2
+                                 : StateLayers::Kind::mamba1;
+  s.layers = read_int_dim(st, kStateCount);
+  s.heads = read_int_dim(st, kStateHeads);
+  s.head_dim = read_int_dim(st, kStateHeadDim);
+  s.key_heads = read_int_dim(st, kStateKeyHeads);
+  s.key_dim = read_int_dim(st, kStateKeyDim);
+  s.conv_kernel = read_int_dim(st, kConvKernel, 4);
+  s.dt_rank = read_int_dim(st, kDtRank);
+  s.conv_bias = read_boolean(st, kConvBias);
+  s.chunk = read_int_dim(st, kChunk, 64);
+  s.state_dtype = parse_dtype(read_text(st, kStateDtype), st.where(std::string(kStateDtype.name)));
+  st.finish();
+}
+
+void read_sparse_attention(ConfigMap& sa, ModelSpec& m, std::string& where) {
+  m.indexer.topk = read_int_dim(sa, kTopk);
+  m.indexer.heads = read_int_dim(sa, kIndexHeads);
+  m.indexer.head_dim = read_int_dim(sa, kIndexHeadDim);
+  where = sa.where(std::string(kTopk.name));
+  sa.finish();
+}
+
+// The checkpoint's own precision (model_spec.h CheckpointPrecision): its group scales and the
+// tensor groups it keeps at 16 bits.
+void read_checkpoint(ConfigMap& c, ModelSpec& m) {
+  const std::int64_t size = read_dim(c, kGroupSize);
+  m.weight_groups.scheme = read_text(c, kScheme);
+  if (size > 0) {
+    m.weight_groups.size = static_cast<int>(size);
+    m.weight_groups.scale_bytes = read_number(c, kScaleBytes);
+  } else if (c.get(std::string(kScaleBytes.name))) {
+    c.fail(std::string(kScaleBytes.name), "scale_bytes without a group_size (the scale of how many weights?)");
+  }
+  CheckpointPrecision& p = m.checkpoint;
+  p.present = true;
+  p.source = fmt::format("the model file's checkpoint section: {}",
+                         m.weight_groups.scheme.empty() ? dtype_name(m.native_dtype) : m.weight_groups.scheme);
+  if (c.get(std::string(kCkptActivations.name))) {
+    p.has_activations = true;
+    p.activations = parse_dtype(read_text(c, kCkptActivations), c.where(std::string(kCkptActivations.name)));
+  }
+  if (c.get(std::string(kCkptKv.name))) {
+    p.has_kv_cache = true;
+    p.kv_cache = parse_dtype(read_text(c, kCkptKv), c.where(std::string(kCkptKv.name)));
+  }
+  const std::vector<std::string> names = {"attention", "dense_mlp", "experts", "shared_experts", "state_layers"};
+  for (const std::string& raw : split(read_text(c, kUnquantized), ',')) {
+    const std::string g = trim(raw);
+    if (g.empty()) continue;
+    const auto at = std::find(names.begin(), names.end(), g);
+    if (at == names.end())
+      c.fail(std::string(kUnquantized.name), fmt::format("unknown tensor group '{}'{} (valid: {})", g,
+                                                         did_you_mean(g, names), join(names)));
+    const auto i = static_cast<std::size_t>(at - names.begin());
+    p.group_bytes[i] = 2.0;
+    p.group_note[i] = "bf16 (not quantized)";
+  }
+  c.finish();
 }
 
 void read_mla(ConfigMap& mla, MlaSpec& s) {
@@ -252,6 +408,34 @@ ModelSpec parse_model(ConfigMap& doc) {
     ConfigMap mla = doc.map("mla");
     read_mla(mla, m.mla);
   }
+  if (has_key(doc, kStateLayersSection)) {
+    ConfigMap st = doc.map(std::string(kStateLayersSection.name));
+    read_state_layers(st, m.state);
+  }
+  if (doc.get(std::string(kAttentionLayers.name))) m.attention_layer_count = read_int_dim(doc, kAttentionLayers);
+  if (doc.get(std::string(kMlpLayers.name))) m.mlp_layer_count = read_int_dim(doc, kMlpLayers);
+  const std::string count = read_choice(doc, kActiveCount);
+  m.active_count = count == "lm_head_only" ? ModelSpec::ActiveCount::lm_head_only
+                   : count == "no_tables"  ? ModelSpec::ActiveCount::no_tables
+                                           : ModelSpec::ActiveCount::all_tables;
+  if (has_key(doc, kSparseAttention)) {  // every attention layer attends to its indexer's top k
+    ConfigMap sa = doc.map(std::string(kSparseAttention.name));
+    std::string where;
+    read_sparse_attention(sa, m, where);
+    if (m.local.kind != LocalAttention::Kind::none)
+      throw Error(fmt::format("{}: sparse_attention with a sliding window or chunked attention is not modelled", where));
+    if (m.indexer.topk < m.max_context) {
+      m.local.kind = LocalAttention::Kind::topk;
+      m.local.span = m.indexer.topk;
+      m.local.layers = m.attention_layers();
+    } else {
+      m.indexer = SparseIndexer{};  // a top k of the whole context is full attention
+    }
+  }
+  if (has_key(doc, kCheckpoint)) {
+    ConfigMap c = doc.map(std::string(kCheckpoint.name));
+    read_checkpoint(c, m);
+  }
   doc.finish();
   validate_model(m, doc.file());
   return m;
@@ -284,17 +468,25 @@ ModelSpec load_model(const std::string& name_or_path) {
 std::vector<const KeySection*> model_file_key_sections() {
   static const KeySection top{"(model file)", "a model file (models/*.yaml, or any path given as model.name)", {}, {},
                               {&schema_version_key(), &kName, &kHfId, &kArchitecture, &kLayers, &kHidden, &kAttention, &kMlp, &kVocab,
-                               &kTied, &kMaxContextKey, &kNativeDtype, &kMtpLayers, &kMoe, &kMla}};
+                               &kTied, &kMaxContextKey, &kNativeDtype, &kMtpLayers, &kMoe, &kMla, &kStateLayersSection,
+                               &kSparseAttention, &kCheckpoint, &kAttentionLayers, &kMlpLayers, &kActiveCount}};
   static const KeySection attention{"(model file).attention", "attention shapes", {}, {},
-                                    {&kHeads, &kKvHeads, &kHeadDim, &kQkvBias, &kQkNorm, &kSlidingWindow,
-                                     &kAttentionChunk, &kLocalLayers}};
+                                    {&kHeads, &kKvHeads, &kHeadDim, &kQkvBias, &kQkNorm, &kSinks, &kOutputGate,
+                                     &kOBias, &kSlidingWindow, &kAttentionChunk, &kLocalLayers}};
   static const KeySection mlp{"(model file).mlp", "dense MLP", {}, {}, {&kFfn, &kGated}};
   static const KeySection moe{"(model file).moe", "mixture of experts", {}, {},
                               {&kExperts, &kTopK, &kSharedExperts, &kExpertFfn, &kSharedFfn, &kDenseLayers,
-                               &kLayerStep}};
+                               &kLayerStep, &kExpertBias, &kLatent, &kMoeLayers}};
   static const KeySection mla{"(model file).mla", "multi-head latent attention", {}, {},
                               {&kQLora, &kKvLora, &kNope, &kRope, &kVHead}};
-  return {&top, &attention, &mlp, &moe, &mla};
+  static const KeySection state{"(model file).state_layers", "recurrent state layers", {}, {},
+                                {&kStateKind, &kStateCount, &kStateHeads, &kStateHeadDim, &kStateKeyHeads,
+                                 &kStateKeyDim, &kConvKernel, &kDtRank, &kConvBias, &kChunk, &kStateDtype}};
+  static const KeySection sparse{"(model file).sparse_attention", "DeepSeek sparse attention", {}, {},
+                                 {&kTopk, &kIndexHeads, &kIndexHeadDim}};
+  static const KeySection checkpoint{"(model file).checkpoint", "the published checkpoint's precision", {}, {},
+                                     {&kScheme, &kGroupSize, &kScaleBytes, &kCkptActivations, &kCkptKv, &kUnquantized}};
+  return {&top, &attention, &mlp, &moe, &mla, &state, &sparse, &checkpoint};
 }
 
 }  // namespace servesim

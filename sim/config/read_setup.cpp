@@ -12,6 +12,8 @@
 #include "util/error.h"
 #include "util/interrupt.h"
 #include "util/paths.h"
+#include "util/text.h"
+#include "util/warnings.h"
 
 namespace servesim {
 namespace {
@@ -133,12 +135,74 @@ void read_hardware(ConfigMap& hw, const std::string& scenario_file, Setup& s) {
   hw.finish();
 }
 
-void read_model(ConfigMap& md, const std::string& scenario_file, Setup& s) {
+// The precision a checkpoint's own quantization config states (model_spec.h
+// CheckpointPrecision), as the defaults of model.weights / activations / kv_cache, and what
+// the scenario asks instead. Precedence: a value given on the command line; else the
+// scenario file's, unless the model itself came from the command line (--set
+// model.name=FOLDER: the file chose its precisions for another model, so an imported
+// checkpoint keeps its own); else the checkpoint's. A value that differs from what the
+// checkpoint states is warned, naming both.
+struct PrecisionChoice {
+  const ConfigNode* node = nullptr;  // the key as given, if it is
+  bool use_given = false;            // read the given value (else the default)
+  bool overridden_file = false;      // the file's value was set aside for the checkpoint's
+};
+
+PrecisionChoice choose(ConfigMap& md, const Key& k, bool model_from_command_line, bool imported) {
+  PrecisionChoice c;
+  c.node = md.get(std::string(k.name));
+  if (!c.node) return c;
+  c.use_given = c.node->from_edit() || !(model_from_command_line && imported);
+  c.overridden_file = !c.use_given;
+  return c;
+}
+
+void say_checkpoint_differs(const ConfigMap& md, const ModelSpec& m, const char* key, DType asked, DType stated,
+                            const std::string& what) {
+  warn(fmt::format("{}: {} {} differs from the checkpoint's own {} {} ({}): simulating {} {}{}", md.where(key), key,
+                   dtype_name(asked), what, dtype_name(stated), m.checkpoint.present ? m.checkpoint.source : m.source_file,
+                   key, dtype_name(asked),
+                   std::string(key) == "weights" && m.checkpoint.present
+                       ? " for every tensor (the checkpoint's own layout per tensor group is set aside)"
+                       : ""));
+}
+
+void say_file_set_aside(const ConfigMap& md, const ModelSpec& m, const char* key, DType given, DType used) {
+  warn(fmt::format("{}: the scenario's {} ({}) is not applied to {}, given on the command line: it keeps its "
+                   "checkpoint's {} (set model.{} on the command line to override)",
+                   md.where(key), key, dtype_name(given), m.name, dtype_name(used), key));
+}
+
+void read_model(ConfigMap& md, const std::string& scenario_file, Setup& s, bool& model_from_command_line) {
+  const ConfigNode* name_node = md.get(std::string(kModelName.name));
+  model_from_command_line = name_node && name_node->from_edit();
   const std::string model_ref = resolve_relative(read_text(md, kModelName), scenario_file);
   s.model = about_key(md, std::string(kModelName.name), [&] { return load_model(model_ref); });
-  const DType native = s.model.native_dtype == DType::fp32 ? DType::bf16 : s.model.native_dtype;
-  s.precision.weights = read_dtype(md, kWeights, dtype_name(native));
-  const DType default_act = default_activations(s.precision.weights, s.gpu);
+  const ModelSpec& m = s.model;
+  const bool imported = ends_with(m.source_file, ".json");  // a Hugging Face checkpoint's config
+  const CheckpointPrecision& cp = m.checkpoint;
+
+  const DType native = m.native_dtype == DType::fp32 ? DType::bf16 : m.native_dtype;
+  const PrecisionChoice w = choose(md, kWeights, model_from_command_line, imported);
+  const DType weights_given = read_dtype(md, kWeights, dtype_name(native));  // read (and checked) either way
+  s.precision.weights = w.use_given ? weights_given : native;
+  if (w.overridden_file && weights_given != native) say_file_set_aside(md, m, "weights", weights_given, native);
+  if (w.use_given && imported && s.precision.weights != native)
+    say_checkpoint_differs(md, m, "weights", s.precision.weights, native, "weights");
+
+  // Activations: the checkpoint's (W8A8, W4A4) at its own weights when the GPU has the
+  // tensor cores for them; else the weights' default (precision.h default_activations).
+  DType default_act = default_activations(s.precision.weights, s.gpu);
+  if (cp.has_activations && s.precision.weights == native) {
+    if (s.gpu.supports(cp.activations)) {
+      default_act = cp.activations;
+    } else if (cp.activations != default_act) {
+      warn(fmt::format("{}: {}'s checkpoint computes in {} ({}), which {} has no tensor cores for: simulating {} "
+                       "activations (weight-only {}, as vLLM's fallback kernels run it)",
+                       md.where(), m.name, dtype_name(cp.activations), cp.source, s.gpu.name, dtype_name(default_act),
+                       dtype_name(s.precision.weights)));
+    }
+  }
   // One meaning for a weight shorthand (precision.h default_activations): weights
   // given on the command line (--set, sweep/whatif --vary, plan candidates) bring
   // their default compute precision with them, replacing the file's activations
@@ -146,10 +210,25 @@ void read_model(ConfigMap& md, const std::string& scenario_file, Setup& s) {
   // model.weights=fp8` and `plan --candidates-weights fp8` both mean W8A8 on an
   // H100, whatever the file pinned for its own weights.
   const ConfigNode* weights_node = md.get(std::string(kWeights.name));
-  const ConfigNode* act_node = md.get(std::string(kActivations.name));
-  const bool file_act_overridden = weights_node && weights_node->from_edit() && act_node && !act_node->from_edit();
-  s.precision.activations = file_act_overridden ? default_act : read_dtype(md, kActivations, dtype_name(default_act));
-  s.precision.kv_cache = read_dtype(md, kKvCache, s.precision.activations == DType::fp16 ? "fp16" : "bf16");
+  const PrecisionChoice act = choose(md, kActivations, model_from_command_line, imported);
+  const bool file_act_overridden = weights_node && weights_node->from_edit() && act.node && !act.node->from_edit();
+  const DType act_given = read_dtype(md, kActivations, dtype_name(default_act));
+  s.precision.activations = file_act_overridden || !act.use_given ? default_act : act_given;
+  if (act.overridden_file && !file_act_overridden && act_given != s.precision.activations)
+    say_file_set_aside(md, m, "activations", act_given, s.precision.activations);
+  if (act.use_given && !file_act_overridden && cp.has_activations && s.precision.weights == native &&
+      s.precision.activations != cp.activations)
+    say_checkpoint_differs(md, m, "activations", s.precision.activations, cp.activations, "activations");
+
+  // KV cache: the checkpoint's (kv_cache_quant_algo FP8), else 16-bit as the activations.
+  const DType default_kv =
+      cp.has_kv_cache ? cp.kv_cache : s.precision.activations == DType::fp16 ? DType::fp16 : DType::bf16;
+  const PrecisionChoice kv = choose(md, kKvCache, model_from_command_line, imported);
+  const DType kv_given = read_dtype(md, kKvCache, dtype_name(default_kv));
+  s.precision.kv_cache = kv.use_given ? kv_given : default_kv;
+  if (kv.overridden_file && kv_given != default_kv) say_file_set_aside(md, m, "kv_cache", kv_given, default_kv);
+  if (kv.use_given && cp.has_kv_cache && s.precision.kv_cache != cp.kv_cache)
+    say_checkpoint_differs(md, m, "kv_cache", s.precision.kv_cache, cp.kv_cache, "KV cache");
   s.precision.emulate = read_boolean(md, kEmulate);
   s.resolved = with_location(md.where(), [&] { return resolve_precision(s.precision, s.gpu); });
   md.finish();
@@ -212,13 +291,15 @@ Setup read_setup(ConfigMap& doc) {
   ConfigMap hw = section_map(doc, hardware_key_section());
   read_hardware(hw, doc.file(), s);
   ConfigMap md = section_map(doc, model_key_section());
-  read_model(md, doc.file(), s);
+  bool model_from_command_line = false;
+  read_model(md, doc.file(), s, model_from_command_line);
   ConfigMap par = section_map(doc, parallelism_key_section());
   read_parallelism(par, s);
   ConfigMap eng = section_map(doc, engine_key_section());
   s.engine = read_engine(eng);
   resolve_max_model_len(eng, s);
   resolve_local_attention_kv(eng, s);
+  resolve_state_layers(eng, s, model_from_command_line);
   resolve_framework_kernels(eng, s);
   // Eager collectives: the host's launch of each NCCL call lengthens every hop.
   if (s.engine.collective_latency > s.gpu.intra_node.latency) s.gpu.intra_node.latency = s.engine.collective_latency;

@@ -27,6 +27,9 @@ void resolve_max_model_len(ConfigMap& eng, Setup& s);
 // A model with local attention cannot have both prefix caching and freed window
 // blocks (not modelled): the one left at the framework's default is turned off (warned).
 void resolve_local_attention_kv(ConfigMap& eng, Setup& s);
+// Prefix caching off (preset default, or the file's with a model given on the command
+// line) or refused (asked for) with state layers.
+void resolve_state_layers(ConfigMap& eng, Setup& s, bool model_from_command_line);
 // Loads engine.speculative's drafter and checks it against the target (read_setup calls it).
 void resolve_speculative(ConfigMap& eng, Setup& s);
 // The `parallelism:` mapping (finished), validated against the model.

@@ -1,24 +1,62 @@
 #pragma once
 // How much KV cache a token takes on one GPU: the one formula the cost model (attention
 // traffic), the memory plan (KV blocks) and the engines' CPU tier use.
+#include <algorithm>
+#include <cmath>
+
 #include "cost/parallelism.h"
 #include "model/dtype.h"
 #include "model/model_spec.h"
 
 namespace servesim {
 
-// K and V elements one GPU caches per token and layer: a key and a value for each of
-// its KV heads (2 x kv_heads x head_dim; KV heads are replicated when tp exceeds
-// them), or with MLA the compressed latent plus the shared rotary key, which every
-// GPU holds whole.
-inline double gpu_kv_elements_per_token_layer(const ModelSpec& m, const ShardShape& s) {
-  return m.mla.enabled() ? static_cast<double>(m.kv_elements_per_token_layer()) : 2.0 * s.kv_heads * m.head_dim;
+// Layers of one kind (attention, local attention, state layers) on the busiest pipeline
+// stage, the kind spread evenly over the stages; all of them without pipelining.
+inline double stage_layers_of(int kind_layers, const ModelSpec& m, const ShardShape& s) {
+  if (kind_layers <= 0) return 0.0;
+  if (kind_layers == m.layers || s.layers == m.layers) return kind_layers == m.layers ? s.layers : kind_layers;
+  return std::ceil(static_cast<double>(kind_layers) * s.layers / m.layers);
 }
 
-// KV bytes one GPU caches per token: its layers (the busiest pipeline stage's) x the
-// elements above x the KV cache element size.
+// KV heads one GPU holds of a layer kind (replicated when tp exceeds them).
+inline double gpu_kv_heads_of(const ModelSpec& m, const ShardShape& s, bool global) {
+  if (!global || m.global_kv_heads <= 0) return s.kv_heads;
+  const int tp = std::max(1, m.heads / std::max(1, s.heads));
+  return std::max(1, m.global_kv_heads / tp);
+}
+
+// K and V elements one GPU caches per token and layer: a key and a value for each of
+// its KV heads (2 x kv_heads x head_dim; KV heads are replicated when tp exceeds them;
+// Gemma 4's global layers have their own heads and width), or with MLA the compressed
+// latent plus the shared rotary key, which every GPU holds whole.
+inline double gpu_kv_elements_per_token_layer(const ModelSpec& m, const ShardShape& s, bool global = true) {
+  return m.mla.enabled() ? static_cast<double>(m.kv_elements_per_token_layer())
+                         : 2.0 * gpu_kv_heads_of(m, s, global) * m.head_dim_of(global);
+}
+
+// KV bytes one GPU caches per token: its attention layers (the busiest pipeline stage's; a
+// state layer caches none) x the elements above x the KV cache element size, plus DSA's
+// indexer keys (fp8 whatever the KV precision, replicated on every GPU).
 inline double gpu_kv_bytes_per_token(const ModelSpec& m, const ShardShape& s, DType kv_cache) {
-  return s.layers * gpu_kv_elements_per_token_layer(m, s) * dtype_bytes(kv_cache);
+  double bytes = 0.0;
+  if (!m.mixed_attention_shapes()) {
+    bytes = stage_layers_of(m.attention_layers(), m, s) * gpu_kv_elements_per_token_layer(m, s) * dtype_bytes(kv_cache);
+  } else {  // Gemma 4: global and local layers cache different widths
+    const int local = m.local.enabled() ? m.local.layers : 0;
+    bytes = (stage_layers_of(m.global_attention_layers(), m, s) * gpu_kv_elements_per_token_layer(m, s, true) +
+             stage_layers_of(local, m, s) * gpu_kv_elements_per_token_layer(m, s, false)) *
+            dtype_bytes(kv_cache);
+  }
+  if (m.indexer.enabled()) bytes += stage_layers_of(m.attention_layers(), m, s) * m.indexer.key_bytes();
+  return bytes;
+}
+
+// Recurrent state one GPU holds per sequence (state layers of its stage; heads split over
+// TP): what a state slot takes (memory_plan.h).
+inline double gpu_state_bytes_per_sequence(const ModelSpec& m, const ShardShape& s, DType activations) {
+  if (!m.state.enabled()) return 0.0;
+  const double tp = std::max(1, m.heads / std::max(1, s.heads));
+  return m.state_bytes_per_sequence(activations) / m.state.layers * stage_layers_of(m.state.layers, m, s) / tp;
 }
 
 }  // namespace servesim

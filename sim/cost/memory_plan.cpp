@@ -11,21 +11,50 @@ namespace servesim {
 
 double weight_bytes_per_gpu(const ModelSpec& m, const ResolvedPrecision& p, const Parallelism& par) {
   const ShardShape s = shard_shape(par, m);
-  const double wb = m.weight_element_bytes(p.weights);  // with group scales of a quantized checkpoint
+  // Bytes per stored weight of each tensor group (a checkpoint may leave some unquantized),
+  // with group scales of a quantized checkpoint.
+  const double wa = m.weight_element_bytes(p.weights, TensorGroup::attention);
+  const double wd = m.weight_element_bytes(p.weights, TensorGroup::dense_mlp);
+  const double we = m.weight_element_bytes(p.weights, TensorGroup::experts);
   const double stage_layers = s.layers;
   const double moe_layers = s.moe_layers;
-  const double dense_layers = stage_layers - moe_layers;
+  // Dense-MLP layers of the stage: the layers that are not MoE, unless some layers have no MLP
+  // (Nemotron-H's mixer-only blocks), then the dense ones spread evenly.
+  const double dense_layers =
+      m.mlp_layers() == m.layers ? stage_layers - moe_layers : stage_layers_of(m.dense_mlp_layers(), m, s);
   // Attention and MLP matrices are split over TP (MLA's down-projections too, approximately);
   // experts are split over EP and their FFN over tp/ep, i.e. every expert weight over tp.
   // KV heads are replicated when tp exceeds them, so each GPU holds whole K/V heads.
-  const double attention =
-      m.mla.enabled() ? static_cast<double>(m.attention_params_per_layer()) / par.tp
-                      : static_cast<double>(m.hidden) * (s.heads + 2.0 * s.kv_heads) * m.head_dim +
-                            (m.qkv_bias ? (s.heads + 2.0 * s.kv_heads) * m.head_dim : 0.0) +
-                            static_cast<double>(s.heads) * m.head_dim * m.hidden;
-  double per_gpu = stage_layers * attention * wb +
-                   dense_layers * m.dense_mlp_params_per_layer() / par.tp * wb +
-                   moe_layers * m.moe_params_per_layer() / par.tp * wb;
+  auto attention_of = [&](bool global) {
+    const double hd = m.head_dim_of(global), kv = gpu_kv_heads_of(m, s, global);
+    const double q = s.heads * hd * (m.attention_output_gate ? 2.0 : 1.0);
+    const double kvw = kv * hd * (global && m.global_k_eq_v ? 1.0 : 2.0);
+    // gpt-oss's o_proj bias and sinks: a row and a logit per head (0 for the others).
+    const double o_bias = m.attention_o_bias ? static_cast<double>(m.hidden) : 0.0;
+    const double sinks = m.attention_sinks ? static_cast<double>(s.heads) : 0.0;
+    return static_cast<double>(m.hidden) * (q + kvw) + (m.qkv_bias ? q + kvw : 0.0) +
+           static_cast<double>(s.heads) * hd * m.hidden + o_bias + sinks;
+  };
+  double per_gpu = 0.0;
+  if (m.mla.enabled()) {
+    per_gpu = stage_layers * (static_cast<double>(m.attention_params_per_layer()) / par.tp) * wa;
+  } else if (!m.mixed_attention_shapes()) {
+    per_gpu = stage_layers_of(m.attention_layers(), m, s) * attention_of(true) * wa;
+  } else {
+    const int local = m.local.enabled() ? m.local.layers : 0;
+    per_gpu = (stage_layers_of(m.global_attention_layers(), m, s) * attention_of(true) +
+               stage_layers_of(local, m, s) * attention_of(false)) *
+              wa;
+  }
+  per_gpu += dense_layers * m.dense_mlp_params_per_layer() / par.tp * wd;
+  per_gpu += moe_layers * m.moe_params_per_layer() / par.tp * we;
+  // State layers split over TP; DSA's indexer replicated on every GPU.
+  if (m.state.enabled())
+    per_gpu += stage_layers_of(m.state.layers, m, s) * static_cast<double>(m.state.params_per_layer(m.hidden)) / par.tp *
+               m.weight_element_bytes(p.weights, TensorGroup::state_layers);
+  if (m.indexer.enabled())
+    per_gpu += stage_layers_of(m.attention_layers(), m, s) *
+               static_cast<double>(m.indexer.params_per_layer(m.hidden, m.mla.q_lora_rank)) * wa;
   // Embedding and LM head stay 16-bit; with PP the first stage holds the embedding and
   // the last the head: the busiest stage has at most both (pp == 1) or one of them.
   const double table = static_cast<double>(m.vocab) * m.hidden / par.tp * 2.0;
@@ -73,18 +102,29 @@ MemoryPlan plan_memory(const CostModel& cost, const MemoryConfig& cfg, const Dra
     plan.kv_bytes = plan.budget - plan.weights - plan.activations - plan.runtime_overhead;
     plan.kv_bytes_per_token += draft->kv_bytes_per_token;
   }
+  if (m.state.enabled()) {  // a state slot for each sequence the engine may run
+    plan.state_bytes_per_sequence = gpu_state_bytes_per_sequence(m, s, cost.precision().activation_storage);
+    plan.state_slots = cfg.max_num_seqs;
+    plan.state_bytes = plan.state_bytes_per_sequence * static_cast<double>(plan.state_slots);
+    plan.kv_bytes -= plan.state_bytes;
+  }
   const double block_bytes = plan.kv_bytes_per_token * cfg.block_size;
   plan.kv_blocks = plan.kv_bytes > 0 ? static_cast<std::int64_t>(std::floor(plan.kv_bytes / block_bytes)) : 0;
   plan.kv_tokens = plan.kv_blocks * cfg.block_size;
   plan.fits = plan.kv_blocks > 0;
 
+  const std::string slots =
+      plan.state_slots > 0 ? fmt::format(", after {} state slots of {} ({} per GPU: engine.max_num_seqs sequences)",
+                                         plan.state_slots, format_bytes(plan.state_bytes_per_sequence),
+                                         format_bytes(plan.state_bytes))
+                           : "";
   if (plan.fits) {
-    plan.verdict = fmt::format("fits: {} KV blocks ({} tokens) in {} of KV cache per GPU", plan.kv_blocks,
-                               plan.kv_tokens, format_bytes(plan.kv_bytes));
+    plan.verdict = fmt::format("fits: {} KV blocks ({} tokens) in {} of KV cache per GPU{}", plan.kv_blocks,
+                               plan.kv_tokens, format_bytes(plan.kv_bytes), slots);
     return plan;
   }
   // Say by how much and what would fit: more TP, lower weight precision, a bigger GPU.
-  const double need = plan.weights + plan.activations + plan.runtime_overhead + block_bytes;
+  const double need = plan.weights + plan.activations + plan.runtime_overhead + plan.state_bytes + block_bytes;
   const double short_by = need - plan.budget;
   std::string advice;
   const Parallelism& par = cost.parallelism();
@@ -115,13 +155,20 @@ MemoryPlan plan_memory(const CostModel& cost, const MemoryConfig& cfg, const Dra
       }
     }
   }
+  if (plan.state_slots > 0) {
+    if (!advice.empty()) advice += ", or ";
+    advice += fmt::format("a lower engine.max_num_seqs (each sequence's state slot takes {})",
+                          format_bytes(plan.state_bytes_per_sequence));
+  }
   if (!advice.empty()) advice += ", or ";
   advice += fmt::format("a GPU with more than {} of memory", format_bytes(need / cfg.gpu_memory_utilization));
   plan.verdict = fmt::format(
-      "does not fit: {} on {} (tp={}, pp={}) needs {} per GPU (weights {}, activations {}, runtime {}, one KV block "
+      "does not fit: {} on {} (tp={}, pp={}) needs {} per GPU (weights {}, activations {}, runtime {}, {}one KV block "
       "{}) but gpu_memory_utilization {} leaves {} of {}; short by {}. Would fit: {}",
       m.name, g.name, par.tp, par.pp, format_bytes(need), format_bytes(plan.weights), format_bytes(plan.activations),
-      format_bytes(plan.runtime_overhead), format_bytes(block_bytes), cfg.gpu_memory_utilization,
+      format_bytes(plan.runtime_overhead),
+      plan.state_slots > 0 ? fmt::format("{} state slots {}, ", plan.state_slots, format_bytes(plan.state_bytes)) : "",
+      format_bytes(block_bytes), cfg.gpu_memory_utilization,
       format_bytes(plan.budget), format_bytes(plan.capacity), format_bytes(short_by), advice);
   return plan;
 }

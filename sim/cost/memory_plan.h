@@ -26,7 +26,14 @@ struct MemoryPlan {
   double activations = 0;         // peak activation workspace per GPU
   double runtime_overhead = 0;
   double kv_bytes = 0;            // left for the KV cache per GPU (may be negative)
-  double kv_bytes_per_token = 0;  // per GPU (its layers and KV heads)
+  double kv_bytes_per_token = 0;  // per GPU (its attention layers and KV heads)
+  // State layers (layer_kinds.h): each sequence holds a constant state, not KV blocks. The
+  // plan reserves a state slot for each of engine.max_num_seqs sequences before sizing the
+  // KV cache (vLLM V0's MambaCacheManager, SGLang's mamba pool), so the engine's sequence
+  // cap is also its slot count. 0 without state layers.
+  double state_bytes_per_sequence = 0;  // per GPU
+  std::int64_t state_slots = 0;
+  double state_bytes = 0;               // reserved per GPU
   std::int64_t kv_blocks = 0;     // blocks per replica (each GPU holds its shard of every block)
   std::int64_t kv_tokens = 0;     // kv_blocks * block_size
   bool fits = false;

@@ -52,23 +52,31 @@ CostModel::CostModel(GpuSpec gpu, ModelSpec model, ResolvedPrecision precision, 
   peak_attention_ = gpu_.supports(DType::bf16) ? gpu_.peak(DType::bf16) : gpu_.peak(DType::fp16);
   act_bytes_ = dtype_bytes(precision_.activation_storage);
   w_bytes_ = model_.weight_element_bytes(precision_.weights);  // with group scales of a quantized checkpoint
+  w_attention_ = model_.weight_element_bytes(precision_.weights, TensorGroup::attention);
+  w_dense_ = model_.weight_element_bytes(precision_.weights, TensorGroup::dense_mlp);
+  w_experts_ = model_.weight_element_bytes(precision_.weights, TensorGroup::experts);
+  w_shared_ = model_.weight_element_bytes(precision_.weights, TensorGroup::shared_experts);
+  w_state_ = model_.weight_element_bytes(precision_.weights, TensorGroup::state_layers);
   kv_bytes_ = dtype_bytes(precision_.kv_cache);
   attention_s_per_flop_ = 1.0 / (peak_attention_ * gpu_.efficiency.attention_compute);
   attention_s_per_byte_ = 1.0 / (gpu_.memory_bandwidth * gpu_.efficiency.attention_memory);
+  attention_s_per_flop8_ =
+      gpu_.supports(DType::fp8) ? 1.0 / (gpu_.peak(DType::fp8) * gpu_.efficiency.attention_compute) : attention_s_per_flop_;
+  has_layer_kinds_ = model_.state.enabled() || model_.indexer.enabled();
   // Attention rates (see attention_ops for the shapes). Prefill: scores over (d_qk =
   // head_dim; MLA prefill runs as plain MHA with nope+rope key dims) and values over
   // d_v. Decode: MLA absorbs the up-projection, so scores run over the latent
   // (kv_lora + rope) and values over kv_lora.
   const ModelSpec& m = model_;
   // With local attention the rates below are the global layers' and a second set the
-  // local layers' (the same shapes over fewer layers each).
+  // local layers' (the same shapes over fewer layers each; Gemma 4's global layers have
+  // their own head width and KV heads). Layers without attention (state layers) have none.
   has_local_ = m.local.enabled();
-  double L = has_local_ ? m.layers - m.local.layers : m.layers;
+  double L = has_local_ ? m.global_attention_layers() : m.attention_layers();
   const double heads = shard_.heads;
   const bool mla = m.mla.enabled();
-  const double kv_elems = gpu_kv_elements_per_token_layer(m, shard_);
   const double d_v = mla ? m.mla.v_head_dim : m.head_dim;
-  auto rates = [&](double d_qk, double d_out) {
+  auto rates = [&](double d_qk, double d_out, double kv_elems) {
     AttentionRates r;
     r.flops_per_pair = 2.0 * heads * (d_qk + d_out) * L;
     r.act_bytes_per_query = heads * (d_qk + d_out) * act_bytes_ * L;
@@ -78,15 +86,23 @@ CostModel::CostModel(GpuSpec gpu, ModelSpec model, ResolvedPrecision precision, 
     r.naive_bytes_per_entry = attention_ == AttentionKernel::naive ? 4.0 * heads * act_bytes_ * L : 0.0;
     return r;
   };
-  prefill_rates_ = rates(m.head_dim, d_v);
-  decode_rates_ = mla ? rates(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim, m.mla.kv_lora_rank)
-                      : rates(m.head_dim, m.head_dim);
-  if (has_local_) {  // validate_model refuses local attention with MLA
+  const double kv_global = gpu_kv_elements_per_token_layer(m, shard_, true);
+  const double hd_global = m.head_dim_of(true);
+  prefill_rates_ = rates(mla ? m.head_dim : hd_global, mla ? d_v : hd_global, kv_global);
+  decode_rates_ = mla ? rates(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim, m.mla.kv_lora_rank, kv_global)
+                      : rates(hd_global, hd_global, kv_global);
+  if (has_local_) {
     L = m.local.layers;
-    local_prefill_rates_ = rates(m.head_dim, d_v);
-    local_decode_rates_ = rates(m.head_dim, m.head_dim);
+    const double kv_local = gpu_kv_elements_per_token_layer(m, shard_, false);
+    if (mla) {  // top-k sparse MLA (DSA): prefill and decode both run on the latent (FlashMLA's sparse kernels)
+      local_prefill_rates_ = rates(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim, m.mla.kv_lora_rank, kv_local);
+      local_decode_rates_ = local_prefill_rates_;
+    } else {
+      local_prefill_rates_ = rates(m.head_dim, d_v, kv_local);
+      local_decode_rates_ = rates(m.head_dim, m.head_dim, kv_local);
+    }
   }
-  attention_kernels_ = (attention_ == AttentionKernel::naive ? 4.0 : 1.0) * m.layers;
+  attention_kernels_ = (attention_ == AttentionKernel::naive ? 4.0 : 1.0) * m.attention_layers();
 }
 
 void CostModel::finish_op(OpCost& op) const {
@@ -106,7 +122,7 @@ void CostModel::finish_op(OpCost& op) const {
     }
     case OpKind::attention:
       // Shared with attention_part, which must give the same numbers bit for bit.
-      op.compute_time = op.flops * attention_s_per_flop_;
+      op.compute_time = op.flops * (op.fp8_math ? attention_s_per_flop8_ : attention_s_per_flop_);
       op.memory_time = op.bytes() * attention_s_per_byte_;
       break;
     case OpKind::elementwise: {
@@ -232,7 +248,10 @@ CostPart CostModel::tokens_ops(double T, std::vector<OpCost>* ops) const {
   const Efficiency& eff = gpu_.efficiency;
   const ModelSpec& m = model_;
   const ShardShape& s = shard_;
-  const double L = m.layers;
+  // Layers with attention (all, but for hybrids with state layers), and the norms: one
+  // before each sublayer (attention or state mixer, MLP), two per layer of the usual kind.
+  const double L = m.attention_layers();
+  const double norm_layers = m.sublayers() / 2.0;
   const double hidden = static_cast<double>(m.hidden);
   const double a = act_bytes_;
   auto put = [&](OpCost op, bool per_layer) { emit(op, per_layer, part, ops); };
@@ -240,57 +259,75 @@ CostPart CostModel::tokens_ops(double T, std::vector<OpCost>* ops) const {
   // ---- per step, before the layers ----
   put(elementwise("embedding", 2.0 * T * hidden * a, 1, 0, T), false);
 
-  // ---- attention block, every layer (attention itself: attention_ops) ----
+  // ---- attention block, every attention layer (attention itself: attention_ops) ----
   const double heads = s.heads;
   const bool mla = m.mla.enabled();
-  const double kv_elems = gpu_kv_elements_per_token_layer(m, s);
-  put(elementwise("attn_norm_residual", 2.0 * 4.0 * T * hidden * a * L, 2.0 * L, 2.0 * 5.0 * T * hidden * L, T,
-                  ElementwiseKind::norm),
-      true);
-  if (mla) {
-    const double qk = m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim;
-    const double q_in = m.mla.q_lora_rank > 0 ? m.mla.q_lora_rank : 0.0;
-    // Down-projections (q_a, kv_a) replicated; up-projections (q_b, kv_b) split over TP.
-    const double replicated = hidden * (q_in + m.mla.kv_lora_rank + m.mla.qk_rope_head_dim);
-    const double split = (q_in > 0 ? q_in : hidden) * heads * qk +
-                         static_cast<double>(m.mla.kv_lora_rank) * heads * (m.mla.qk_nope_head_dim + m.mla.v_head_dim);
-    const double params = replicated + split;
-    put(gemm("qkv_proj", T, hidden, params / hidden, L, w_bytes_, a), true);
-  } else {
-    const double n_qkv = (heads + 2.0 * s.kv_heads) * m.head_dim;
-    put(gemm("qkv_proj", T, hidden, n_qkv, L, w_bytes_, a), true);
+  // Widths per attention layer: Gemma 4's global and local layers differ (the mean over the
+  // layers prices the same FLOPs and bytes); a query gate doubles q_proj's output.
+  const double q_out = m.attention_output_gate ? 2.0 : 1.0;
+  double kv_elems = gpu_kv_elements_per_token_layer(m, s);
+  double n_qkv = (heads * q_out + 2.0 * s.kv_heads) * m.head_dim;
+  double n_rope = (heads + s.kv_heads) * m.head_dim;
+  double d_o = heads * (mla ? m.mla.v_head_dim : m.head_dim);
+  if (m.mixed_attention_shapes() && L > 0) {
+    const double g = m.global_attention_layers(), l = m.local.enabled() ? m.local.layers : 0;
+    auto mean = [&](double global, double local) { return (g * global + l * local) / L; };
+    const double kv_g = gpu_kv_heads_of(m, s, true), hd_g = m.head_dim_of(true);
+    const double kv_l = gpu_kv_heads_of(m, s, false), hd_l = m.head_dim_of(false);
+    kv_elems = mean(gpu_kv_elements_per_token_layer(m, s, true), gpu_kv_elements_per_token_layer(m, s, false));
+    n_qkv = mean((heads * q_out + (m.global_k_eq_v ? 1.0 : 2.0) * kv_g) * hd_g, (heads * q_out + 2.0 * kv_l) * hd_l);
+    n_rope = mean((heads + kv_g) * hd_g, (heads + kv_l) * hd_l);
+    d_o = mean(heads * hd_g, heads * hd_l);
   }
-  put(elementwise("rope", 2.0 * T * (heads + s.kv_heads) * m.head_dim * a * L, L,
-                  3.0 * T * (heads + s.kv_heads) * m.head_dim * L, T, ElementwiseKind::rope),
+  put(elementwise("attn_norm_residual", 2.0 * 4.0 * T * hidden * a * norm_layers, 2.0 * norm_layers,
+                  2.0 * 5.0 * T * hidden * norm_layers, T, ElementwiseKind::norm),
       true);
-  OpCost kv_write = elementwise("kv_cache_write", T * kv_elems * a * L, L, 0, T);
-  kv_write.kv_bytes = T * kv_elems * kv_bytes_ * L;
-  put(kv_write, true);
-
-  const double d_v = mla ? m.mla.v_head_dim : m.head_dim;
-  put(gemm("o_proj", T, heads * d_v, hidden, L, w_bytes_, a), true);
+  if (L > 0) {
+    if (mla) {
+      const double qk = m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim;
+      const double q_in = m.mla.q_lora_rank > 0 ? m.mla.q_lora_rank : 0.0;
+      // Down-projections (q_a, kv_a) replicated; up-projections (q_b, kv_b) split over TP.
+      const double replicated = hidden * (q_in + m.mla.kv_lora_rank + m.mla.qk_rope_head_dim);
+      const double split = (q_in > 0 ? q_in : hidden) * heads * qk +
+                           static_cast<double>(m.mla.kv_lora_rank) * heads * (m.mla.qk_nope_head_dim + m.mla.v_head_dim);
+      const double params = replicated + split;
+      put(gemm("qkv_proj", T, hidden, params / hidden, L, w_attention_, a), true);
+    } else {
+      put(gemm("qkv_proj", T, hidden, n_qkv, L, w_attention_, a), true);
+    }
+    put(elementwise("rope", 2.0 * T * n_rope * a * L, L, 3.0 * T * n_rope * L, T, ElementwiseKind::rope), true);
+    OpCost kv_write = elementwise("kv_cache_write", T * kv_elems * a * L, L, 0, T);
+    kv_write.kv_bytes = T * kv_elems * kv_bytes_ * L;
+    put(kv_write, true);
+    put(gemm("o_proj", T, d_o, hidden, L, w_attention_, a), true);
+  }
+  if (has_layer_kinds_) state_token_ops(T, part, ops);
   if (par_.tp > 1) {
     const double msg = T * hidden * a;
-    // Two per layer: after the attention output projection and after the MLP.
-    put(comm("tp_allreduce", msg, allreduce_time(msg, par_.tp, tp_link_, eff.comm_bandwidth), 2.0 * L), true);
+    // One after each sublayer's output projection: attention (or state mixer), MLP.
+    const double reduces = 2.0 * norm_layers;
+    put(comm("tp_allreduce", msg, allreduce_time(msg, par_.tp, tp_link_, eff.comm_bandwidth), reduces), true);
   }
 
   // ---- MLP block: dense layers and MoE layers ----
-  const double dense_layers = L - m.moe_layers();
+  const double dense_layers = m.dense_mlp_layers();
   const double gate_up = m.gated_mlp ? 2.0 : 1.0;
   if (dense_layers > 0) {
     const double ffn = static_cast<double>(s.ffn);
-    put(gemm("mlp_up", T, hidden, gate_up * ffn, dense_layers, w_bytes_, a), true);
+    put(gemm("mlp_up", T, hidden, gate_up * ffn, dense_layers, w_dense_, a), true);
     put(elementwise("mlp_act", (gate_up + 1.0) * T * ffn * a * dense_layers, dense_layers,
                     4.0 * T * ffn * dense_layers, T, ElementwiseKind::act),
         true);
-    put(gemm("mlp_down", T, ffn, hidden, dense_layers, w_bytes_, a), true);
+    put(gemm("mlp_down", T, ffn, hidden, dense_layers, w_dense_, a), true);
   }
   const double moe_layers = m.moe_layers();
   if (moe_layers > 0) {
     const double E = m.moe.num_experts;
     const double k = m.moe.experts_per_token;
     put(gemm("moe_router", T, hidden, E, moe_layers, act_bytes_, a), true);
+    // Nemotron-3's latent MoE: the experts run at the latent width, between two projections.
+    const double width = m.moe.latent > 0 ? static_cast<double>(m.moe.latent) : hidden;
+    if (m.moe.latent > 0) put(gemm("moe_latent_in", T, hidden, width, moe_layers, w_experts_, a), true);
     // Token-expert assignments handled by this GPU, and how many of its experts are
     // touched at least once (each expert's weights are read once if touched).
     const double assignments = T * k / par_.ep;
@@ -298,29 +335,30 @@ CostPart CostModel::tokens_ops(double T, std::vector<OpCost>* ops) const {
     const double touched = local_experts * (1.0 - std::pow(1.0 - k / E, T));
     const double effn = static_cast<double>(s.expert_ffn);
     const double per_expert_m = touched > 0 ? assignments / touched : 0.0;
-    OpCost up = gemm("moe_experts_up", per_expert_m, hidden, gate_up * effn, moe_layers, w_bytes_, a);
-    up.flops = moe_layers * 2.0 * assignments * hidden * gate_up * effn;
-    up.weight_bytes = moe_layers * touched * hidden * gate_up * effn * w_bytes_;
-    up.activation_bytes = moe_layers * assignments * (hidden + gate_up * effn) * a;
+    OpCost up = gemm("moe_experts_up", per_expert_m, width, gate_up * effn, moe_layers, w_experts_, a);
+    up.flops = moe_layers * 2.0 * assignments * width * gate_up * effn;
+    up.weight_bytes = moe_layers * touched * width * gate_up * effn * w_experts_;
+    up.activation_bytes = moe_layers * assignments * (width + gate_up * effn) * a;
     up.count = 2.0 * moe_layers;  // routing/permute + grouped GEMM
     put(up, true);
     put(elementwise("moe_act", (gate_up + 1.0) * assignments * effn * a * moe_layers, moe_layers,
                     4.0 * assignments * effn * moe_layers, assignments, ElementwiseKind::act),
         true);
-    OpCost down = gemm("moe_experts_down", per_expert_m, effn, hidden, moe_layers, w_bytes_, a);
-    down.flops = moe_layers * 2.0 * assignments * effn * hidden;
-    down.weight_bytes = moe_layers * touched * effn * hidden * w_bytes_;
-    down.activation_bytes = moe_layers * assignments * (effn + hidden) * a;
+    OpCost down = gemm("moe_experts_down", per_expert_m, effn, width, moe_layers, w_experts_, a);
+    down.flops = moe_layers * 2.0 * assignments * effn * width;
+    down.weight_bytes = moe_layers * touched * effn * width * w_experts_;
+    down.activation_bytes = moe_layers * assignments * (effn + width) * a;
     down.count = 2.0 * moe_layers;  // grouped GEMM + weighted combine
     put(down, true);
+    if (m.moe.latent > 0) put(gemm("moe_latent_out", T, width, hidden, moe_layers, w_experts_, a), true);
     if (m.moe.shared_experts > 0) {
       const double sffn = static_cast<double>(m.moe.shared_expert_ffn > 0 ? m.moe.shared_expert_ffn : m.moe.expert_ffn) *
                           m.moe.shared_experts / par_.tp;
-      put(gemm("moe_shared_up", T, hidden, gate_up * sffn, moe_layers, w_bytes_, a), true);
-      put(gemm("moe_shared_down", T, sffn, hidden, moe_layers, w_bytes_, a), true);
+      put(gemm("moe_shared_up", T, hidden, gate_up * sffn, moe_layers, w_shared_, a), true);
+      put(gemm("moe_shared_down", T, sffn, hidden, moe_layers, w_shared_, a), true);
     }
     if (par_.ep > 1) {
-      const double msg = T * k * hidden * a / par_.ep;
+      const double msg = T * k * width * a / par_.ep;
       put(comm("moe_all_to_all", msg, alltoall_time(msg, par_.ep, tp_link_, eff.comm_bandwidth), 2.0 * moe_layers),
           true);
     }
@@ -391,6 +429,7 @@ CostPart CostModel::attention_ops(const BatchSummary& b, std::vector<OpCost>* op
     attention("attention_decode", decode_rates_, local_decode_rates_, b.decode_kv_tokens,
               static_cast<double>(b.decode_seqs), b.decode_kv_tokens, b.decode_kv_tokens, b.decode_local_kv_tokens,
               b.decode_local_kv_tokens);
+  if (has_layer_kinds_) state_batch_ops(b, part, ops);
   return part;
 }
 
@@ -399,7 +438,10 @@ CostPart CostModel::attention_part(const BatchSummary& b) const {
   // order (so the totals match breakdown() bit for bit), without an OpCost. The
   // full-attention path is the hot one: local attention's terms are added only in
   // attention_sum<true>.
-  return has_local_ ? attention_sum<true>(b) : attention_sum<false>(b);
+  if (!has_layer_kinds_) return has_local_ ? attention_sum<true>(b) : attention_sum<false>(b);
+  CostPart part = has_local_ ? attention_sum<true>(b) : attention_sum<false>(b);
+  state_batch_ops(b, part, nullptr);  // the same ops in the same order as attention_ops
+  return part;
 }
 
 template <bool Local>

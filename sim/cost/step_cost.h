@@ -32,6 +32,7 @@ struct OpCost {
   double m_tokens = 0;         // GEMM M dimension (tile-fill efficiency); elementwise: rows (tokens)
   ElementwiseKind elementwise_kind = ElementwiseKind::other;  // which per-kind knobs time it (Efficiency)
   double flops = 0;
+  bool fp8_math = false;       // an attention-kind op computing in fp8 (DSA's indexer): the 8-bit peak
   double weight_bytes = 0;     // in the weight precision
   double activation_bytes = 0;
   double kv_bytes = 0;         // in the KV-cache precision
@@ -113,6 +114,11 @@ class CostModel {
   CostPart tokens_ops(double tokens, std::vector<OpCost>* ops) const;
   CostPart sample_ops(double sampled, std::vector<OpCost>* ops) const;
   CostPart attention_ops(const BatchSummary& b, std::vector<OpCost>* ops) const;
+  // The layer kinds of layer_kinds.h (state_cost.cpp): state layers' projections and DSA's
+  // indexer projections (with the tokens), the scan / state update and the indexer's scoring
+  // (with the batch). Nothing for a model without them.
+  void state_token_ops(double tokens, CostPart& part, std::vector<OpCost>* ops) const;
+  void state_batch_ops(const BatchSummary& b, CostPart& part, std::vector<OpCost>* ops) const;
   // Times the op (roofline) and adds it to the part (and to ops when given).
   void emit(OpCost& op, bool per_layer, CostPart& part, std::vector<OpCost>* ops) const;
   void finish_op(OpCost& op) const;
@@ -131,6 +137,10 @@ class CostModel {
   double peak_attention_ = 0;  // FLOP/s for attention (16-bit)
   double act_bytes_ = 2;       // bytes per activation element
   double w_bytes_ = 2;         // bytes per weight element
+  // The same per tensor group (a checkpoint may leave some unquantized, model_spec.h).
+  double w_attention_ = 2, w_dense_ = 2, w_experts_ = 2, w_shared_ = 2, w_state_ = 2;
+  bool has_layer_kinds_ = false;  // state layers or a sparse-attention indexer (state_cost.cpp)
+  double attention_s_per_flop8_ = 0;  // fp8 attention-kind math (the indexer)
   double kv_bytes_ = 2;        // bytes per KV element
   // Attention per unit of work (attention_ops), precomputed for attention_part: FLOPs
   // per query-key pair, activation bytes per query token and KV bytes per cached

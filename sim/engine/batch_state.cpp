@@ -38,7 +38,7 @@ void BatchState::check_local_supported(const EngineContext& ctx) {
     throw Error(fmt::format("model '{}' has local attention ({}): {} is not modelled with it yet; {}", m.name,
                             m.local.describe(), what, instead));
   };
-  const bool hybrid = ctx.config.free_window_kv;
+  const bool hybrid = ctx.config.free_window_kv && m.local.frees_keys();  // top-k (DSA) frees none
   const std::string no_hybrid = "set engine.free_window_kv: false (every layer keeps the whole context's KV)";
   if (ctx.config.speculative.enabled())
     refuse("speculative decoding (verification over local spans)", "run without engine.speculative");

@@ -19,10 +19,13 @@ BlockSize::BlockSize(int s) : size(s) {
 
 BlockSize hybrid_block_size(const EngineContext& ctx) {
   BlockSize b(ctx.config.block_size);
-  if (!ctx.cost || !ctx.config.free_window_kv || !ctx.cost->model().local.enabled()) return b;
+  // Only a window or a chunk frees blocks (a top-k selection may pick any earlier key).
+  if (!ctx.cost || !ctx.config.free_window_kv || !ctx.cost->model().local.enabled() ||
+      !ctx.cost->model().local.frees_keys())
+    return b;
   const LocalAttention& local = ctx.cost->model().local;
   b.local_layers = local.layers;
-  b.global_layers = ctx.cost->model().layers - local.layers;
+  b.global_layers = ctx.cost->model().attention_layers() - local.layers;
   // A local layer reads at most `span` keys; vLLM frees the blocks wholly before them,
   // so it holds the span's blocks plus the one it is filling.
   b.local_cap = (local.span + b.size - 1) / b.size + 1;

@@ -58,13 +58,35 @@ void validate_model(const ModelSpec& m, const std::string& where) {
     if (m.moe.dense_layers < 0 || m.moe.dense_layers > m.layers) fail("moe.dense_layers out of range");
     if (m.moe.layer_step < 1) fail(fmt::format("moe.layer_step {} must be at least 1", m.moe.layer_step));
   }
-  if ((!m.moe.enabled() || m.moe_layers() < m.layers) && m.ffn <= 0) fail("mlp.intermediate_size must be positive");
+  if (m.dense_mlp_layers() > 0 && m.ffn <= 0) fail("mlp.intermediate_size must be positive");
+  if (m.moe_layers() > m.mlp_layers())
+    fail(fmt::format("{} MoE layers but only {} layers with an MLP", m.moe_layers(), m.mlp_layers()));
   if (m.local.kind != LocalAttention::Kind::none) {
     if (m.local.span <= 0) fail("the local attention span (sliding_window or attention_chunk) must be positive");
-    if (m.local.layers < 1 || m.local.layers > m.layers)
-      fail(fmt::format("attention.local_layers {} must be in 1..{} (the model's layers)", m.local.layers, m.layers));
-    if (m.mla.enabled()) fail("local attention with multi-head latent attention is not modelled");
+    if (m.local.layers < 1 || m.local.layers > m.attention_layers())
+      fail(fmt::format("attention.local_layers {} must be in 1..{} (the model's attention layers)", m.local.layers,
+                       m.attention_layers()));
+    if (m.mla.enabled() && m.local.kind != LocalAttention::Kind::topk)
+      fail("a sliding window or chunked attention with multi-head latent attention is not modelled");
   }
+  if (m.indexer.enabled() && m.local.kind != LocalAttention::Kind::topk)
+    fail("a sparse-attention indexer without top-k attention");
+  if (m.state.kind != StateLayers::Kind::none) {
+    if (m.state.layers < 1 || m.state.layers > m.layers)
+      fail(fmt::format("{} state layers must be in 1..{}", m.state.layers, m.layers));
+    if (m.state.heads <= 0 || m.state.head_dim <= 0 || m.state.key_dim <= 0 || m.state.conv_kernel < 1 ||
+        m.state.chunk < 1 || m.state.key_heads < 0 || m.state.dt_rank < 0)
+      fail(fmt::format("state layers ({}) need positive heads, widths, conv kernel and chunk", m.state.kind_name()));
+  }
+  if (m.moe.latent < 0) fail(fmt::format("moe latent width must not be negative, got {}", m.moe.latent));
+  if (m.global_kv_heads > 0 && m.heads % m.global_kv_heads != 0)
+    fail(fmt::format("{} attention heads are not a multiple of {} global KV heads", m.heads, m.global_kv_heads));
+  if (m.global_head_dim < 0 || m.global_kv_heads < 0)
+    fail("global_head_dim and num_global_key_value_heads must not be negative");
+  if (m.attention_layers() < 0 || m.attention_layers() > m.layers)
+    fail(fmt::format("{} attention layers must be in 0..{}", m.attention_layers(), m.layers));
+  if (m.mlp_layers() < 0 || m.mlp_layers() > m.layers)
+    fail(fmt::format("{} MLP layers must be in 0..{}", m.mlp_layers(), m.layers));
 }
 
 }  // namespace servesim

@@ -10,10 +10,41 @@ double ModelSpec::weight_element_bytes(DType weights) const {
   return element + weight_groups.scale_bytes / weight_groups.size;
 }
 
+std::string tensor_group_name(TensorGroup g) {
+  switch (g) {
+    case TensorGroup::attention: return "attention";
+    case TensorGroup::dense_mlp: return "dense MLP";
+    case TensorGroup::experts: return "routed experts";
+    case TensorGroup::shared_experts: return "shared experts";
+    case TensorGroup::state_layers: return "state layers";
+  }
+  return "?";
+}
+
+double ModelSpec::weight_element_bytes(DType weights, TensorGroup g) const {
+  const double own = weight_element_bytes(weights);
+  if (!checkpoint.present || weights != native_dtype || checkpoint.bytes(g) <= 0) return own;
+  return checkpoint.bytes(g);
+}
+
+int ModelSpec::attention_layers() const {
+  return attention_layer_count >= 0 ? attention_layer_count : layers - (state.enabled() ? state.layers : 0);
+}
+
 std::int64_t ModelSpec::q_dim() const { return static_cast<std::int64_t>(heads) * head_dim; }
 std::int64_t ModelSpec::kv_dim() const { return static_cast<std::int64_t>(kv_heads) * head_dim; }
 
-std::int64_t ModelSpec::attention_params_per_layer() const {
+std::int64_t ModelSpec::attention_params_per_layer() const { return attention_params_of(true); }
+
+std::int64_t ModelSpec::attention_params() const {
+  const int local_layers = local.enabled() ? local.layers : 0;
+  std::int64_t p = static_cast<std::int64_t>(global_attention_layers()) * attention_params_of(true) +
+                   static_cast<std::int64_t>(local_layers) * attention_params_of(false);
+  if (indexer.enabled()) p += static_cast<std::int64_t>(attention_layers()) * indexer.params_per_layer(hidden, mla.q_lora_rank);
+  return p;
+}
+
+std::int64_t ModelSpec::attention_params_of(bool global) const {
   if (mla.enabled()) {
     const std::int64_t qk_head = mla.qk_nope_head_dim + mla.qk_rope_head_dim;
     const std::int64_t q = mla.q_lora_rank > 0
@@ -25,9 +56,14 @@ std::int64_t ModelSpec::attention_params_per_layer() const {
     const std::int64_t o = static_cast<std::int64_t>(heads) * mla.v_head_dim * hidden;
     return q + kv_a + kv_b + o;
   }
-  const std::int64_t qkv = hidden * (q_dim() + 2 * kv_dim());
-  const std::int64_t bias = qkv_bias ? q_dim() + 2 * kv_dim() : 0;
-  return qkv + bias + q_dim() * hidden;
+  // Query width (doubled by an output gate), key and value widths of this kind of layer.
+  const std::int64_t hd = head_dim_of(global);
+  const std::int64_t q = static_cast<std::int64_t>(heads) * hd;
+  const std::int64_t k = static_cast<std::int64_t>(kv_heads_of(global)) * hd;
+  const std::int64_t v = global && global_k_eq_v ? 0 : k;
+  const std::int64_t q_out = attention_output_gate ? 2 * q : q;
+  const std::int64_t bias = qkv_bias ? q_out + k + v : 0;
+  return hidden * (q_out + k + v) + bias + q * hidden + (attention_o_bias ? hidden : 0) + (attention_sinks ? heads : 0);
 }
 
 std::int64_t ModelSpec::dense_mlp_params_per_layer() const {
@@ -35,26 +71,35 @@ std::int64_t ModelSpec::dense_mlp_params_per_layer() const {
 }
 
 namespace {
-std::int64_t expert_params(std::int64_t hidden, std::int64_t ffn, bool gated) {
-  return (gated ? 3 : 2) * hidden * ffn;
+// One expert's weights; `bias`: gpt-oss's biases on gate/up (2 ffn) and down (width).
+std::int64_t expert_params(std::int64_t width, std::int64_t ffn, bool gated, bool bias = false) {
+  return (gated ? 3 : 2) * width * ffn + (bias ? (gated ? 2 : 1) * ffn + width : 0);
 }
 }  // namespace
 
+// Router (with gpt-oss's bias), the routed experts at the width they run at (the latent
+// width with Nemotron-3 Super's latent MoE, plus its two projections), the shared experts.
 std::int64_t ModelSpec::moe_params_per_layer() const {
   const std::int64_t shared_ffn = moe.shared_expert_ffn > 0 ? moe.shared_expert_ffn : moe.expert_ffn;
-  return hidden * moe.num_experts  // router
-         + moe.num_experts * expert_params(hidden, moe.expert_ffn, gated_mlp) +
+  const std::int64_t width = moe.latent > 0 ? moe.latent : hidden;
+  return hidden * moe.num_experts + (moe.expert_bias ? moe.num_experts : 0) +
+         moe.num_experts * expert_params(width, moe.expert_ffn, gated_mlp, moe.expert_bias) +
+         (moe.latent > 0 ? 2 * hidden * moe.latent : 0) +
          moe.shared_experts * expert_params(hidden, shared_ffn, gated_mlp);
 }
 
 std::int64_t ModelSpec::moe_active_params_per_layer() const {
   const std::int64_t shared_ffn = moe.shared_expert_ffn > 0 ? moe.shared_expert_ffn : moe.expert_ffn;
-  return hidden * moe.num_experts + moe.experts_per_token * expert_params(hidden, moe.expert_ffn, gated_mlp) +
+  const std::int64_t width = moe.latent > 0 ? moe.latent : hidden;
+  return hidden * moe.num_experts + (moe.expert_bias ? moe.num_experts : 0) +
+         moe.experts_per_token * expert_params(width, moe.expert_ffn, gated_mlp, moe.expert_bias) +
+         (moe.latent > 0 ? 2 * hidden * moe.latent : 0) +
          moe.shared_experts * expert_params(hidden, shared_ffn, gated_mlp);
 }
 
 int ModelSpec::moe_layers() const {
   if (!moe.enabled()) return 0;
+  if (moe.listed_layers >= 0) return moe.listed_layers;
   const int rest = layers - moe.dense_layers;
   // Interleaved: of the layers after the dense ones, every layer_step-th (1-based) is MoE.
   return moe.layer_step > 1 ? rest / moe.layer_step : rest;
@@ -74,22 +119,24 @@ double LocalAttention::pairs_through(std::int64_t p) const {
 
 std::string LocalAttention::describe() const {
   if (!enabled()) return "none";
-  return fmt::format("{} of {} tokens on {} layers", kind == Kind::chunked ? "chunked attention" : "sliding window",
-                     span, layers);
+  const char* what = kind == Kind::chunked ? "chunked attention"
+                     : kind == Kind::topk  ? "top-k sparse attention (DSA)"
+                                           : "sliding window";
+  return fmt::format("{} of {} tokens on {} layers", what, span, layers);
 }
 
 std::int64_t ModelSpec::embedding_params() const { return vocab * hidden * (tied_embeddings ? 1 : 2); }
 
 std::int64_t ModelSpec::norm_params() const {
-  // Two RMSNorms per layer plus the final one (MLA adds its latent norms, counted above).
-  return (2 * static_cast<std::int64_t>(layers) + 1) * hidden;
+  // One RMSNorm before each sublayer (two per layer of attention + MLP) plus the final one
+  // (MLA adds its latent norms, counted above).
+  return (static_cast<std::int64_t>(sublayers()) + 1) * hidden;
 }
 
 std::int64_t ModelSpec::total_params() const {
-  const int dense = layers - moe_layers();
-  return static_cast<std::int64_t>(layers) * attention_params_per_layer() +
-         dense * dense_mlp_params_per_layer() + moe_layers() * moe_params_per_layer() +
-         embedding_params() + norm_params();
+  return attention_params() + static_cast<std::int64_t>(state.enabled() ? state.layers : 0) * state.params_per_layer(hidden) +
+         static_cast<std::int64_t>(dense_mlp_layers()) * dense_mlp_params_per_layer() +
+         moe_layers() * moe_params_per_layer() + embedding_params() + norm_params();
 }
 
 std::int64_t ModelSpec::mtp_params() const {
@@ -100,25 +147,56 @@ std::int64_t ModelSpec::mtp_params() const {
   if (mtp_layers <= 0) return 0;
   const std::int64_t block = attention_params_per_layer() +
                              (moe.enabled() ? moe_params_per_layer() : dense_mlp_params_per_layer());
-  const std::int64_t module = block + 2 * hidden * hidden + 5 * hidden + 2 * vocab * hidden;
+  const std::int64_t module = block + 2 * hidden * hidden + 5 * hidden + (mtp_own_tables ? 2 * vocab * hidden : 0);
   return static_cast<std::int64_t>(mtp_layers) * module;
 }
 
-std::int64_t ModelSpec::active_params() const {
-  const int dense = layers - moe_layers();
-  return static_cast<std::int64_t>(layers) * attention_params_per_layer() +
-         dense * dense_mlp_params_per_layer() + moe_layers() * moe_active_params_per_layer() +
-         embedding_params() + norm_params();
+std::int64_t ModelSpec::active_params_all_tables() const {
+  return attention_params() + static_cast<std::int64_t>(state.enabled() ? state.layers : 0) * state.params_per_layer(hidden) +
+         static_cast<std::int64_t>(dense_mlp_layers()) * dense_mlp_params_per_layer() +
+         moe_layers() * moe_active_params_per_layer() + embedding_params() + norm_params();
 }
 
-std::int64_t ModelSpec::kv_elements_per_token_layer() const {
+std::int64_t ModelSpec::active_params() const {
+  // A tied table is the LM head: lm_head_only keeps it.
+  const std::int64_t table = vocab * hidden;
+  switch (active_count) {
+    case ActiveCount::all_tables: return active_params_all_tables();
+    case ActiveCount::lm_head_only: return active_params_all_tables() - (tied_embeddings ? 0 : table);
+    case ActiveCount::no_tables: return active_params_all_tables() - embedding_params();
+  }
+  return active_params_all_tables();
+}
+
+std::string ModelSpec::active_count_name() const {
+  switch (active_count) {
+    case ActiveCount::all_tables: return "embedding and LM head counted";
+    case ActiveCount::lm_head_only: return "LM head counted, embedding not (a lookup)";
+    case ActiveCount::no_tables: return "embedding and LM head not counted";
+  }
+  return "?";
+}
+
+std::int64_t ModelSpec::kv_elements_per_token_layer() const { return kv_elements_of(true); }
+
+std::int64_t ModelSpec::kv_elements_of(bool global) const {
   // MLA caches the compressed latent and one shared rotary key per token.
   if (mla.enabled()) return mla.kv_lora_rank + mla.qk_rope_head_dim;
-  return 2 * kv_dim();
+  return 2LL * kv_heads_of(global) * head_dim_of(global);
 }
 
 double ModelSpec::kv_bytes_per_token(DType kv) const {
-  return static_cast<double>(layers) * static_cast<double>(kv_elements_per_token_layer()) * dtype_bytes(kv);
+  const int local_layers = local.enabled() ? local.layers : 0;
+  const double elements = static_cast<double>(global_attention_layers()) * static_cast<double>(kv_elements_of(true)) +
+                          static_cast<double>(local_layers) * static_cast<double>(kv_elements_of(false));
+  const double indexer_keys = indexer.enabled() ? attention_layers() * indexer.key_bytes() : 0.0;
+  return elements * dtype_bytes(kv) + indexer_keys;
+}
+
+double ModelSpec::state_bytes_per_sequence(DType activations) const {
+  if (!state.enabled()) return 0.0;
+  return static_cast<double>(state.layers) * (static_cast<double>(state.state_elements()) * dtype_bytes(state.state_dtype) +
+                                              static_cast<double>(state.conv_state_elements()) * dtype_bytes(activations));
 }
 
 }  // namespace servesim

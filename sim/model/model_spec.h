@@ -2,10 +2,12 @@
 // Immutable description of a transformer's shapes, read once from models/*.yaml or
 // imported from a Hugging Face config.json. Everything the cost model needs and
 // nothing about weights' values.
+#include <array>
 #include <cstdint>
 #include <string>
 
 #include "model/dtype.h"
+#include "model/layer_kinds.h"
 
 namespace servesim {
 
@@ -19,6 +21,16 @@ struct MoeSpec {
   // MoE on every layer_step-th of the remaining layers (Llama 4 Maverick's
   // interleave_moe_layer_step 2: layers 1, 3, 5, ...); the others dense. 1 = all.
   int layer_step = 1;
+  // MoE layers counted from a per-layer list (Nemotron-H's hybrid_override_pattern, Jamba's
+  // expert_layer_period and offset): overrides dense_layers and layer_step when >= 0.
+  int listed_layers = -1;
+  // Routing restricted to topk_groups of `groups` expert groups (DeepSeek-V3's n_group /
+  // topk_group): read and shown; it changes which experts a token reaches, not how many.
+  int groups = 0, topk_groups = 0;
+  // Nemotron-3 Super's latent MoE: tokens are projected hidden -> latent before the routed
+  // experts and back after (fc1/fc2_latent_proj), so the experts run at width `latent`. 0 = none.
+  std::int64_t latent = 0;
+  bool expert_bias = false;  // gpt-oss: biases on every expert's projections and on the router
   bool enabled() const { return num_experts > 0; }
 };
 
@@ -28,8 +40,13 @@ struct MoeSpec {
 // sequence is cut into chunks of `span` tokens and a query sees the keys of its own
 // chunk up to itself, ((p - 1) mod span) + 1 of them. Which layers are local matters
 // only through their number (a pipeline stage split treats them as spread evenly).
+//
+// Top-k sparse attention (DeepSeek sparse attention, DSA: DeepSeek-V3.2, GLM-5) is the third
+// kind: every layer's query attends to the `span` = index_topk keys its lightning indexer
+// (SparseIndexer, layer_kinds.h) selects, min(p, span) of them like a sliding window, but any
+// earlier key may be selected, so no block is ever freed and a prefill chunk may read them all.
 struct LocalAttention {
-  enum class Kind { none, sliding, chunked };
+  enum class Kind { none, sliding, chunked, topk };
   Kind kind = Kind::none;
   std::int64_t span = 0;  // window or chunk, tokens
   int layers = 0;         // local layers (the others are global)
@@ -43,10 +60,37 @@ struct LocalAttention {
   // Keys a prefill chunk of n queries after c cached tokens reads from the cache and
   // itself (positions c+1 .. c+n): from the first one's window (or chunk) start on.
   std::int64_t keys_read(std::int64_t c, std::int64_t n) const {
+    if (kind == Kind::topk) return c + n;  // any earlier key may be among a query's top k
     const std::int64_t first = kind == Kind::chunked ? c / span * span : (c + 1 > span ? c + 1 - span : 0);
     return c + n - first;
   }
+  // Whether keys past the span can be dropped (a window or a chunk); top-k selection keeps all.
+  bool frees_keys() const { return kind == Kind::sliding || kind == Kind::chunked; }
   std::string describe() const;  // "sliding window of 1024 tokens on 40 layers"
+};
+
+// How the checkpoint itself stores and runs its tensors, as its quantization config says
+// (quantization_config, hf_quant_config.json): the weights of some tensor groups may stay
+// unquantized (gpt-oss's MXFP4 experts beside bf16 attention; Kimi-K2.5's int4 experts), and
+// the config may name the activation (W4A4 NVFP4, W8A8 FP8) and KV cache precisions. The
+// scenario's model.weights / activations / kv_cache default to these; a scenario asking for
+// another precision is warned (config/read_setup.cpp). Catalog models have none.
+enum class TensorGroup { attention, dense_mlp, experts, shared_experts, state_layers };
+constexpr int kTensorGroups = 5;
+std::string tensor_group_name(TensorGroup g);
+struct CheckpointPrecision {
+  bool present = false;      // the checkpoint names its quantization
+  std::string source;        // "config.json quantization_config (mxfp4)", "hf_quant_config.json (NVFP4)"
+  bool has_activations = false, has_kv_cache = false;
+  DType activations = DType::bf16;  // what its quantized GEMMs compute in (W4A4: fp4)
+  DType kv_cache = DType::bf16;     // its KV cache precision (kv_cache_quant_algo FP8: fp8)
+  // Bytes per stored weight of each tensor group where it differs from native_dtype's (with
+  // weight_groups' scales): a group the checkpoint leaves unquantized (2 for bf16), or part
+  // of (a share of the layers from a list of modules to skip), or stores at another
+  // precision (ModelOpt MIXED_PRECISION). 0: native_dtype's.
+  std::array<double, kTensorGroups> group_bytes{};
+  std::array<std::string, kTensorGroups> group_note{};  // "bf16 (not quantized)", "fp8, 24 of 48 layers"
+  double bytes(TensorGroup g) const { return group_bytes[static_cast<int>(g)]; }
 };
 
 // Multi-head latent attention (DeepSeek-V2/V3): KV compressed to kv_lora_rank plus a
@@ -90,35 +134,84 @@ struct ModelSpec {
   std::int64_t max_context = 0;
   DType native_dtype = DType::bf16;
   WeightGroups weight_groups;  // of native_dtype weights (quantized checkpoints)
+  CheckpointPrecision checkpoint;  // imported checkpoints: what their quantization config says
   MoeSpec moe;
   MlaSpec mla;
-  LocalAttention local;  // none unless a window or chunk binds below max_context
+  LocalAttention local;  // none unless a window, chunk or top-k selection binds below max_context
+  // Layer kinds beyond attention + MLP in every layer (layer_kinds.h):
+  StateLayers state;        // recurrent mixers in place of attention on state.layers layers
+  SparseIndexer indexer;    // DSA's lightning indexer (with local.kind topk)
+  // Blocks with a softmax-attention mixer and blocks with an MLP (dense or MoE) when not every
+  // layer has one: Nemotron-H's blocks are a single mixer or a single MLP each. -1: derived
+  // (attention: the layers without a state mixer; MLP: every layer).
+  int attention_layer_count = -1;
+  int mlp_layer_count = -1;
+  // Attention details of newer families:
+  bool attention_sinks = false;   // gpt-oss: a learned sink logit per head (no KV, a few weights)
+  bool attention_output_gate = false;  // Qwen3-Next/3.5: q_proj also emits a sigmoid gate per query channel
+  bool attention_o_bias = false;  // gpt-oss: bias on o_proj too (qkv_bias covers q, k, v)
+  // Gemma 4: the global (full-attention) layers have their own head width and KV heads, and
+  // with attention_k_eq_v no v_proj (the keys' projection serves as values). 0: as the others.
+  int global_head_dim = 0;
+  int global_kv_heads = 0;
+  bool global_k_eq_v = false;
+  // Which embedding tables the publisher counts in its "active parameters" figure: both
+  // (Qwen, Meta, Mistral, Google), only the LM head (OpenAI's gpt-oss model card: the
+  // embedding is a lookup, no multiply; DeepSeek and Moonshot's figures fit this too) or
+  // neither (Zhipu's GLM, MiniMax, NVIDIA's Nemotron 3: "active parameters excluding
+  // embeddings"). Only the reported figure follows it; weights and traffic count all.
+  enum class ActiveCount { all_tables, lm_head_only, no_tables };
+  ActiveCount active_count = ActiveCount::all_tables;
+  // A multimodal wrapper's vision encoder, from its vision_config: its weights, estimated,
+  // are NOT in the parameter counts or the memory plan, and image prefill is not priced.
+  std::int64_t vision_params_estimate = 0;
   // Multi-token-prediction modules the checkpoint ships beside the model (DeepSeek-V3's
   // num_nextn_predict_layers): counted in checkpoint_params(), not run or loaded (serving
   // engines load them only to draft speculative tokens).
   int mtp_layers = 0;
+  bool mtp_own_tables = true;  // DeepSeek stores the embedding and head again in each module; Qwen3.5 shares them
 
   // --- derived (pure functions of the fields above) ---
   // Bytes one weight of precision `weights` occupies: its element size, plus its share of
   // the group scales when `weights` is the checkpoint's own quantized precision.
   double weight_element_bytes(DType weights) const;
+  // The same for one tensor group: at the checkpoint's own precision, a group it stores
+  // otherwise (left unquantized, MIXED_PRECISION) takes its own bytes.
+  double weight_element_bytes(DType weights, TensorGroup g) const;
+  int attention_layers() const;   // layers with softmax attention (global + local)
+  int global_attention_layers() const { return attention_layers() - (local.enabled() ? local.layers : 0); }
+  int mlp_layers() const { return mlp_layer_count >= 0 ? mlp_layer_count : layers; }
+  int dense_mlp_layers() const { return mlp_layers() - moe_layers(); }
+  int sublayers() const { return attention_layers() + state.layers + mlp_layers(); }  // each with a norm
+  // Attention shapes of a global and of a local layer (they differ only for Gemma 4).
+  int head_dim_of(bool global) const { return global && global_head_dim > 0 ? global_head_dim : head_dim; }
+  int kv_heads_of(bool global) const { return global && global_kv_heads > 0 ? global_kv_heads : kv_heads; }
+  bool mixed_attention_shapes() const { return global_head_dim > 0 || global_kv_heads > 0 || global_k_eq_v; }
   std::int64_t q_dim() const;        // query width: heads * head_dim (MLA: heads * (nope+rope))
   std::int64_t kv_dim() const;       // K (or V) width: kv_heads * head_dim
-  std::int64_t attention_params_per_layer() const;
+  std::int64_t attention_params_per_layer() const;  // a global layer's (all of them, but for Gemma 4)
+  std::int64_t attention_params_of(bool global) const;
+  std::int64_t attention_params() const;  // over every attention layer (with DSA's indexer)
   std::int64_t dense_mlp_params_per_layer() const;
   std::int64_t moe_params_per_layer() const;         // all experts + shared + router
   std::int64_t moe_active_params_per_layer() const;  // top-k + shared + router
   std::int64_t embedding_params() const;             // input embedding + LM head (once if tied)
   std::int64_t norm_params() const;
   std::int64_t total_params() const;
-  std::int64_t active_params() const;  // touched per token (== total for dense)
+  std::int64_t active_params() const;  // touched per token (== total for dense), as the publisher counts them
+  std::int64_t active_params_all_tables() const;  // the same with both embedding tables
+  std::string active_count_name() const;
   std::int64_t mtp_params() const;     // the MTP modules' weights (0 without)
   std::int64_t checkpoint_params() const { return total_params() + mtp_params(); }
   int moe_layers() const;
-  // KV cache bytes per token over all layers (MLA: compressed latent + rope key).
+  // KV cache bytes per token over all attention layers (MLA: compressed latent + rope key;
+  // DSA: plus the indexer's fp8 key, whatever `kv`).
   double kv_bytes_per_token(DType kv) const;
-  // Elements of KV cache per token per layer (K and V together).
+  // Elements of KV cache per token per layer (K and V together); a global layer's with Gemma 4.
   std::int64_t kv_elements_per_token_layer() const;
+  std::int64_t kv_elements_of(bool global) const;
+  // Recurrent state a sequence holds over all state layers, whatever its length.
+  double state_bytes_per_sequence(DType activations) const;
 };
 
 }  // namespace servesim

@@ -1,5 +1,7 @@
 #include "report/report_json.h"
 
+#include "report/model_json.h"
+
 namespace servesim {
 
 nlohmann::json setup_json(const Setup& s, const CostModel& cost) {
@@ -17,6 +19,7 @@ nlohmann::json setup_json(const Setup& s, const CostModel& cost) {
   j["params_active"] = s.model.active_params();
   j["kv_bytes_per_token"] = s.model.kv_bytes_per_token(s.resolved.kv_cache);
   j["peak_flops"] = cost.peak_flops();
+  j["model_detail"] = model_json(s.model);
   return j;
 }
 
@@ -26,7 +29,8 @@ nlohmann::json memory_json(const MemoryPlan& p) {
           {"runtime_overhead_bytes", p.runtime_overhead}, {"kv_cache_bytes", p.kv_bytes},
           {"kv_bytes_per_token_per_gpu", p.kv_bytes_per_token}, {"kv_blocks", p.kv_blocks},
           {"kv_tokens", p.kv_tokens},             {"fits", p.fits},
-          {"verdict", p.verdict}};
+          {"verdict", p.verdict},                 {"state_slots", p.state_slots},
+          {"state_bytes", p.state_bytes},         {"state_bytes_per_sequence_per_gpu", p.state_bytes_per_sequence}};
 }
 
 nlohmann::json step_json(const StepCost& c, nlohmann::json batch) {

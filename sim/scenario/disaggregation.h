@@ -23,13 +23,10 @@ struct DisaggregationSpec {
   KvTransferSpec transfer;
 };
 
-// KV bytes of one token over the whole model (every layer, every distinct KV head,
-// or MLA's latent): what a prefill instance sends per prompt token, whatever its TP
-// (replicated KV heads are sent once).
-inline double model_kv_bytes_per_token(const ModelSpec& m, DType kv_cache) {
-  const double per_layer = m.mla.enabled() ? static_cast<double>(m.kv_elements_per_token_layer())
-                                           : 2.0 * static_cast<double>(m.kv_dim());
-  return static_cast<double>(m.layers) * per_layer * dtype_bytes(kv_cache);
-}
+// KV bytes of one token over the whole model (every attention layer, every distinct KV
+// head, or MLA's latent): what a prefill instance sends per prompt token, whatever its TP
+// (replicated KV heads are sent once). A state layer's per-sequence state is not in it
+// (read_disaggregation.cpp says so for such a model).
+inline double model_kv_bytes_per_token(const ModelSpec& m, DType kv_cache) { return m.kv_bytes_per_token(kv_cache); }
 
 }  // namespace servesim

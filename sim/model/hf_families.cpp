@@ -1,0 +1,293 @@
+// The families a config.json is read as (hf_families.h) and the readers of the
+// mixture-of-experts and attention families; the hybrids with state layers are in
+// hf_hybrid_families.cpp.
+#include "model/hf_families.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+
+#include "util/error.h"
+
+namespace servesim {
+namespace {
+
+const std::map<std::string, HfFamily>& by_architecture() {
+  static const std::map<std::string, HfFamily> m = {
+      {"LlamaForCausalLM", HfFamily::dense},
+      {"MistralForCausalLM", HfFamily::dense},
+      {"Ministral3ForCausalLM", HfFamily::dense},
+      {"Mistral3ForConditionalGeneration", HfFamily::dense},
+      {"Qwen2ForCausalLM", HfFamily::dense},
+      {"Qwen3ForCausalLM", HfFamily::dense},
+      {"Qwen3VLForConditionalGeneration", HfFamily::dense},
+      {"YiForCausalLM", HfFamily::dense},
+      {"GraniteForCausalLM", HfFamily::dense},
+      {"NemotronForCausalLM", HfFamily::dense},
+      {"Gemma2ForCausalLM", HfFamily::dense},
+      {"Gemma3ForCausalLM", HfFamily::dense},
+      {"Gemma3ForConditionalGeneration", HfFamily::dense},
+      {"MixtralForCausalLM", HfFamily::mixtral},
+      {"Qwen2MoeForCausalLM", HfFamily::qwen_moe},
+      {"Qwen3MoeForCausalLM", HfFamily::qwen_moe},
+      {"Qwen3VLMoeForConditionalGeneration", HfFamily::qwen_moe},
+      {"DeepseekV2ForCausalLM", HfFamily::deepseek},
+      {"DeepseekV3ForCausalLM", HfFamily::deepseek},
+      {"DeepseekV32ForCausalLM", HfFamily::deepseek},
+      {"KimiK2ForCausalLM", HfFamily::deepseek},
+      {"GlmMoeDsaForCausalLM", HfFamily::deepseek},
+      {"Glm4MoeLiteForCausalLM", HfFamily::deepseek},
+      {"Llama4ForCausalLM", HfFamily::llama4},
+      {"Llama4ForConditionalGeneration", HfFamily::llama4},
+      {"GptOssForCausalLM", HfFamily::gpt_oss},
+      {"Qwen3NextForCausalLM", HfFamily::qwen_hybrid},
+      {"Qwen3_5ForCausalLM", HfFamily::qwen_hybrid},
+      {"Qwen3_5MoeForCausalLM", HfFamily::qwen_hybrid},
+      {"Qwen3_5ForConditionalGeneration", HfFamily::qwen_hybrid},
+      {"Qwen3_5MoeForConditionalGeneration", HfFamily::qwen_hybrid},
+      {"NemotronHForCausalLM", HfFamily::nemotron_h},
+      {"JambaForCausalLM", HfFamily::jamba},
+      {"GraniteMoeHybridForCausalLM", HfFamily::granite_hybrid},
+      {"MiniMaxM2ForCausalLM", HfFamily::minimax_m2},
+      {"Glm4MoeForCausalLM", HfFamily::glm4_moe},
+      {"Glm4vMoeForConditionalGeneration", HfFamily::glm4_moe},
+      {"Gemma4ForCausalLM", HfFamily::gemma4},
+      {"Gemma4ForConditionalGeneration", HfFamily::gemma4},
+  };
+  return m;
+}
+
+// A text model named only by model_type (a text_config without architectures).
+const std::map<std::string, HfFamily>& by_model_type() {
+  static const std::map<std::string, HfFamily> m = {
+      {"llama", HfFamily::dense},          {"mistral", HfFamily::dense},       {"ministral", HfFamily::dense},
+      {"ministral3", HfFamily::dense},     {"qwen2", HfFamily::dense},         {"qwen3", HfFamily::dense},
+      {"qwen3_vl_text", HfFamily::dense},  {"gemma2", HfFamily::dense},        {"gemma3_text", HfFamily::dense},
+      {"granite", HfFamily::dense},        {"mixtral", HfFamily::mixtral},     {"qwen2_moe", HfFamily::qwen_moe},
+      {"qwen3_moe", HfFamily::qwen_moe},   {"qwen3_vl_moe_text", HfFamily::qwen_moe},
+      {"deepseek_v2", HfFamily::deepseek}, {"deepseek_v3", HfFamily::deepseek}, {"deepseek_v32", HfFamily::deepseek},
+      {"kimi_k2", HfFamily::deepseek},     {"glm_moe_dsa", HfFamily::deepseek}, {"glm4_moe_lite", HfFamily::deepseek},
+      {"llama4_text", HfFamily::llama4},   {"gpt_oss", HfFamily::gpt_oss},     {"qwen3_next", HfFamily::qwen_hybrid},
+      {"qwen3_5_text", HfFamily::qwen_hybrid}, {"qwen3_5_moe_text", HfFamily::qwen_hybrid},
+      {"nemotron_h", HfFamily::nemotron_h}, {"jamba", HfFamily::jamba},
+      {"granitemoehybrid", HfFamily::granite_hybrid}, {"minimax_m2", HfFamily::minimax_m2},
+      {"glm4_moe", HfFamily::glm4_moe},    {"glm4v_moe_text", HfFamily::glm4_moe}, {"gemma4_text", HfFamily::gemma4},
+  };
+  return m;
+}
+
+}  // namespace
+
+std::optional<HfFamily> family_of_architecture(const std::string& architecture) {
+  if (const auto a = by_architecture().find(architecture); a != by_architecture().end()) return a->second;
+  return std::nullopt;
+}
+
+std::optional<HfFamily> family_of_model_type(const std::string& model_type) {
+  if (const auto t = by_model_type().find(model_type); t != by_model_type().end()) return t->second;
+  return std::nullopt;
+}
+
+std::vector<std::string> supported_hf_architectures() {
+  std::vector<std::string> names;
+  for (const auto& [name, _] : by_architecture()) names.push_back(name);
+  return names;
+}
+
+bool is_moe_family(HfFamily f) {
+  return f == HfFamily::mixtral || f == HfFamily::qwen_moe || f == HfFamily::deepseek || f == HfFamily::llama4 ||
+         f == HfFamily::gpt_oss || f == HfFamily::minimax_m2 || f == HfFamily::glm4_moe;
+}
+
+int count_layer_types(const JsonFields& f, const std::string& kind) {
+  if (!f.has("layer_types")) return -1;
+  int n = 0;
+  for (const std::string& t : f.strings("layer_types"))
+    if (t == kind) ++n;
+  return n;
+}
+
+void read_mixtral(const JsonFields& f, ModelSpec& m) {
+  // 0 experts would read as a dense model with Mixtral's expert-sized FFN: refuse it.
+  m.moe.num_experts = static_cast<int>(f.integer("num_local_experts"));
+  if (m.moe.num_experts < 1)
+    throw Error(fmt::format("{}: num_local_experts must be at least 1 for {}, got {}", f.where(), m.architecture,
+                            m.moe.num_experts));
+  m.moe.experts_per_token = static_cast<int>(f.integer("num_experts_per_tok"));
+  m.moe.expert_ffn = m.ffn;
+}
+
+void read_qwen_moe(const JsonFields& f, ModelSpec& m) {
+  if (!f.has("num_experts") || f.integer("num_experts") <= 0) return;  // refused by the caller
+  m.moe.num_experts = static_cast<int>(f.integer("num_experts"));
+  m.moe.experts_per_token = static_cast<int>(f.integer("num_experts_per_tok"));
+  m.moe.expert_ffn = f.integer("moe_intermediate_size");
+  // Qwen2/3-MoE: layer i is MoE unless listed in mlp_only_layers, and only when (i + 1)
+  // is a multiple of decoder_sparse_step (transformers' Qwen3MoeDecoderLayer). The dense
+  // ones are counted as servesim's leading dense layers (the same weights and per-token
+  // work; only their place in a pipeline stage split may differ).
+  const std::int64_t step = f.integer("decoder_sparse_step", 1);
+  if (step < 1) throw Error(fmt::format("{}: decoder_sparse_step must be >= 1, got {}", f.where(), step));
+  std::set<std::int64_t> mlp_only;
+  for (const std::int64_t x : f.integers("mlp_only_layers")) mlp_only.insert(x);
+  int dense = 0;
+  for (int i = 0; i < m.layers; ++i)
+    if (mlp_only.count(i) || (i + 1) % step != 0) ++dense;
+  m.moe.dense_layers = dense;
+  const std::int64_t shared = f.integer("shared_expert_intermediate_size", 0);
+  if (shared > 0) {
+    m.moe.shared_experts = 1;
+    m.moe.shared_expert_ffn = shared;
+  }
+}
+
+// DeepSeek-V2/V3 and the families built on them: MLA, shared experts, expert groups, dense
+// leading layers, an MoE-layer frequency, MTP modules, and DeepSeek sparse attention (V3.2,
+// GLM-5: index_n_heads, index_head_dim, index_topk).
+void read_deepseek(const JsonFields& f, ModelSpec& m) {
+  const std::string type = f.string("model_type", "");
+  const bool glm = type.rfind("glm", 0) == 0;
+  if (f.has("n_routed_experts") && f.integer("n_routed_experts") > 0) {
+    m.moe.num_experts = static_cast<int>(f.at_least("n_routed_experts", 1));
+    m.moe.experts_per_token = static_cast<int>(f.integer("num_experts_per_tok"));
+    m.moe.shared_experts = static_cast<int>(f.integer("n_shared_experts", 0));
+    m.moe.expert_ffn = f.integer("moe_intermediate_size");
+    m.moe.shared_expert_ffn = m.moe.expert_ffn;
+    m.moe.dense_layers = static_cast<int>(f.integer("first_k_dense_replace", 0));
+    m.moe.groups = static_cast<int>(f.integer("n_group", 0));
+    m.moe.topk_groups = static_cast<int>(f.integer("topk_group", 0));
+    // DeepseekV2DecoderLayer: MoE when layer_idx >= first_k_dense_replace and
+    // layer_idx % moe_layer_freq == 0.
+    const std::int64_t freq = f.integer("moe_layer_freq", 1);
+    if (freq < 1) throw Error(fmt::format("{}: moe_layer_freq must be >= 1, got {}", f.where(), freq));
+    if (freq > 1) {
+      int moe = 0;
+      for (int i = m.moe.dense_layers; i < m.layers; ++i)
+        if (i % freq == 0) ++moe;
+      m.moe.listed_layers = moe;
+    }
+  }
+  m.mtp_layers = static_cast<int>(f.integer("num_nextn_predict_layers", 0));
+  if (m.mtp_layers < 0)
+    throw Error(fmt::format("{}: num_nextn_predict_layers must be >= 0, got {}", f.where(), m.mtp_layers));
+  if (f.has("kv_lora_rank")) {  // MLA
+    m.mla.kv_lora_rank = static_cast<int>(f.integer("kv_lora_rank"));
+    m.mla.q_lora_rank = static_cast<int>(f.integer("q_lora_rank", 0));
+    m.mla.qk_nope_head_dim = static_cast<int>(f.integer("qk_nope_head_dim"));
+    m.mla.qk_rope_head_dim = static_cast<int>(f.integer("qk_rope_head_dim"));
+    m.mla.v_head_dim = static_cast<int>(f.integer("v_head_dim"));
+    m.head_dim = m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim;
+  }
+  if (f.has("index_topk")) {  // DeepSeek sparse attention (DeepseekV32 / GlmMoeDsa): every layer
+    m.indexer.heads = static_cast<int>(f.at_least("index_n_heads", 1));
+    m.indexer.head_dim = static_cast<int>(f.at_least("index_head_dim", 1));
+    m.indexer.topk = static_cast<int>(f.at_least("index_topk", 1));
+    if (m.indexer.topk < m.max_context) {
+      m.local.kind = LocalAttention::Kind::topk;
+      m.local.span = m.indexer.topk;
+      m.local.layers = m.layers;
+    } else {
+      m.indexer = SparseIndexer{};  // a top-k of the whole context is full attention
+    }
+  }
+  // Publishers' active-parameter figures (model_spec.h ActiveCount): DeepSeek-V3's 37B and
+  // Kimi-K2's 32B fit the LM head counted and the embedding not; GLM-5's 40B neither table.
+  m.active_count = glm ? ModelSpec::ActiveCount::no_tables : ModelSpec::ActiveCount::lm_head_only;
+}
+
+// Llama 4's MoE: num_local_experts routed experts of intermediate_size plus one shared
+// expert of the same size on every interleave_moe_layer_step-th layer (moe_layers, when
+// listed), dense MLPs of intermediate_size_mlp on the others.
+void read_llama4_moe(const JsonFields& f, ModelSpec& m) {
+  m.moe.num_experts = static_cast<int>(f.at_least("num_local_experts", 1));
+  m.moe.experts_per_token = static_cast<int>(f.integer("num_experts_per_tok", 1));
+  m.moe.expert_ffn = f.integer("intermediate_size");
+  m.moe.shared_experts = 1;
+  m.moe.shared_expert_ffn = m.moe.expert_ffn;
+  m.ffn = f.integer("intermediate_size_mlp", m.moe.expert_ffn);
+  const std::int64_t step = f.integer("interleave_moe_layer_step", 1);
+  if (step < 1) throw Error(fmt::format("{}: interleave_moe_layer_step must be >= 1, got {}", f.where(), step));
+  m.moe.layer_step = static_cast<int>(step);
+  const std::vector<std::int64_t> listed = f.integers("moe_layers");
+  if (!listed.empty() && static_cast<int>(listed.size()) != m.layers / m.moe.layer_step)
+    throw Error(fmt::format("{}: moe_layers lists {} MoE layers where interleave_moe_layer_step {} over {} layers "
+                            "gives {}; servesim models MoE on every step-th layer only",
+                            f.where(), listed.size(), step, m.layers, m.layers / m.moe.layer_step));
+}
+
+// gpt-oss (transformers' GptOssConfig; OpenAI, "gpt-oss-120b & gpt-oss-20b Model Card",
+// 2025): every layer MoE (num_local_experts of intermediate_size, top experts_per_token) with
+// biases on the experts and the router; attention with biases on q/k/v/o and a learned sink
+// logit per head; layer_types alternating sliding (window 128) and full attention.
+void read_gpt_oss(const JsonFields& f, ModelSpec& m) {
+  m.moe.num_experts = static_cast<int>(f.at_least("num_local_experts", 1));
+  m.moe.experts_per_token =
+      static_cast<int>(f.has("num_experts_per_tok") ? f.integer("num_experts_per_tok") : f.integer("experts_per_token"));
+  m.moe.expert_ffn = f.integer("intermediate_size");
+  m.moe.expert_bias = true;
+  m.attention_o_bias = m.qkv_bias;
+  m.attention_sinks = true;
+  m.active_count = ModelSpec::ActiveCount::lm_head_only;  // the model card's Table 1
+}
+
+// MiniMax-M2 (its config: num_local_experts of intermediate_size, top num_experts_per_tok,
+// sigmoid routing with a bias, no shared expert; per-layer q/k norms). Its MTP modules
+// (use_mtp, num_mtp_modules) are not run or counted.
+void read_minimax_m2(const JsonFields& f, ModelSpec& m) {
+  m.moe.num_experts = static_cast<int>(f.at_least("num_local_experts", 1));
+  m.moe.experts_per_token = static_cast<int>(f.integer("num_experts_per_tok"));
+  m.moe.expert_ffn = f.integer("intermediate_size");
+  const std::int64_t shared = f.integer("shared_intermediate_size", 0);
+  if (shared > 0) {
+    m.moe.shared_experts = 1;
+    m.moe.shared_expert_ffn = shared;
+  }
+  m.active_count = ModelSpec::ActiveCount::no_tables;
+}
+
+// GLM-4.5/4.6/4.7 (transformers' Glm4MoeConfig): DeepSeek-style MoE (n_routed_experts of
+// moe_intermediate_size, n_shared_experts, first_k_dense_replace dense layers of
+// intermediate_size, grouped routing) with GQA attention (biases when attention_bias) and
+// num_nextn_predict_layers MTP modules.
+void read_glm4_moe(const JsonFields& f, ModelSpec& m) {
+  m.moe.num_experts = static_cast<int>(f.at_least("n_routed_experts", 1));
+  m.moe.experts_per_token = static_cast<int>(f.integer("num_experts_per_tok"));
+  m.moe.shared_experts = static_cast<int>(f.integer("n_shared_experts", 0));
+  m.moe.expert_ffn = f.integer("moe_intermediate_size");
+  m.moe.shared_expert_ffn = m.moe.expert_ffn;
+  m.moe.dense_layers = static_cast<int>(f.integer("first_k_dense_replace", 0));
+  m.moe.groups = static_cast<int>(f.integer("n_group", 0));
+  m.moe.topk_groups = static_cast<int>(f.integer("topk_group", 0));
+  m.mtp_layers = static_cast<int>(f.integer("num_nextn_predict_layers", 0));
+  m.active_count = ModelSpec::ActiveCount::no_tables;
+}
+
+// Gemma 4 (transformers' Gemma4TextAttention / Gemma4TextDecoderLayer): sliding layers of
+// head_dim with num_key_value_heads, global layers of global_head_dim with
+// num_global_key_value_heads and, with attention_k_eq_v, no v_proj; with enable_moe_block a
+// routed MoE (num_experts of moe_intermediate_size, top top_k_experts) runs beside the dense
+// MLP in every layer, which servesim reads as an always-on shared expert.
+void read_gemma4(const JsonFields& f, ModelSpec& m) {
+  if (f.integer("num_kv_shared_layers", 0) > 0)
+    throw Error(fmt::format("{}: num_kv_shared_layers {}: layers reading another layer's KV cache are not "
+                            "modelled (servesim would count their KV twice)",
+                            f.where(), f.integer("num_kv_shared_layers")));
+  if (f.integer("hidden_size_per_layer_input", 0) > 0)
+    throw Error(fmt::format("{}: hidden_size_per_layer_input {}: per-layer input embeddings are not modelled",
+                            f.where(), f.integer("hidden_size_per_layer_input")));
+  m.global_head_dim = static_cast<int>(f.integer("global_head_dim", 0));
+  m.global_kv_heads = static_cast<int>(f.integer("num_global_key_value_heads", 0));
+  m.global_k_eq_v = f.boolean("attention_k_eq_v", false);
+  if (f.boolean("enable_moe_block", false)) {
+    m.moe.num_experts = static_cast<int>(f.at_least("num_experts", 1));
+    m.moe.experts_per_token = static_cast<int>(f.has("top_k_experts") ? f.integer("top_k_experts")
+                                                                       : f.integer("num_experts_per_tok"));
+    m.moe.expert_ffn = f.has("moe_intermediate_size") ? f.integer("moe_intermediate_size")
+                                                      : f.integer("expert_intermediate_size");
+    m.moe.shared_experts = 1;
+    m.moe.shared_expert_ffn = m.ffn;
+  }
+}
+
+}  // namespace servesim

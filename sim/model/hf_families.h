@@ -1,0 +1,59 @@
+#pragma once
+// The model families a Hugging Face config.json is read as, and the readers of what each
+// family adds to the common fields (hf_import.cpp reads layers, widths, heads, vocabulary,
+// context and the local attention every family shares). A family is found from the
+// architecture name or, inside a multimodal wrapper, the text model's architecture or
+// model_type (Kimi-K2.5's text model is a DeepseekV3ForCausalLM; Ministral 3's a
+// "ministral3" dense model).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/hf_config_fields.h"
+#include "model/model_spec.h"
+
+namespace servesim {
+
+enum class HfFamily {
+  dense,           // Llama, Mistral, Ministral, Qwen2/3, Qwen3-VL text, Yi, Granite, Nemotron, Gemma 2/3
+  mixtral,         // Mixtral
+  qwen_moe,        // Qwen2-MoE, Qwen3-MoE, Qwen3-VL-MoE text
+  deepseek,        // DeepSeek-V2/V3/V3.2, Kimi-K2, GLM-5 (MLA + DSA), GLM-4.7-Flash
+  llama4,          // Llama 4 (chunked attention, interleaved MoE)
+  gpt_oss,         // gpt-oss (sinks, alternating sliding/full, MXFP4 experts)
+  qwen_hybrid,     // Qwen3-Next, Qwen3.5 (gated delta rule + gated full attention)
+  nemotron_h,      // Nemotron-H, Nemotron 3 (Mamba-2 / attention / MLP / MoE blocks)
+  jamba,           // Jamba (Mamba + attention, MoE every other layer)
+  granite_hybrid,  // Granite 4.0-H (Mamba-2 + attention, MoE with a shared MLP)
+  minimax_m2,      // MiniMax-M2
+  glm4_moe,        // GLM-4.5/4.6/4.7
+  gemma4,          // Gemma 4 (its own global-layer shapes, MoE beside the dense MLP)
+};
+
+// The family of a text model from its architecture name, or from its model_type (a wrapper's
+// text_config without architectures: Mistral3ForConditionalGeneration holds a "ministral3");
+// nullopt: unknown.
+std::optional<HfFamily> family_of_architecture(const std::string& architecture);
+std::optional<HfFamily> family_of_model_type(const std::string& model_type);
+// The architectures servesim reads (for the refusal of an unknown one).
+std::vector<std::string> supported_hf_architectures();
+bool is_moe_family(HfFamily f);
+
+// Family readers: MoE shapes, layer kinds, attention details. `f` reads the text model's fields.
+void read_mixtral(const JsonFields& f, ModelSpec& m);
+void read_qwen_moe(const JsonFields& f, ModelSpec& m);
+void read_deepseek(const JsonFields& f, ModelSpec& m);
+void read_llama4_moe(const JsonFields& f, ModelSpec& m);
+void read_gpt_oss(const JsonFields& f, ModelSpec& m);
+void read_qwen_hybrid(const JsonFields& f, ModelSpec& m);
+void read_nemotron_h(const JsonFields& f, ModelSpec& m);
+void read_jamba(const JsonFields& f, ModelSpec& m);
+void read_granite_hybrid(const JsonFields& f, ModelSpec& m);
+void read_minimax_m2(const JsonFields& f, ModelSpec& m);
+void read_glm4_moe(const JsonFields& f, ModelSpec& m);
+void read_gemma4(const JsonFields& f, ModelSpec& m);
+
+// How many entries of `layer_types` are `kind`; -1 when the config has no such list.
+int count_layer_types(const JsonFields& f, const std::string& kind);
+
+}  // namespace servesim

@@ -1,0 +1,134 @@
+// Weights, state and scan work of the state layers and the DSA indexer (layer_kinds.h).
+//
+// Gated delta rule (transformers' Qwen3NextGatedDeltaNet; Yang et al., "Gated Delta
+// Networks", 2024). Kd = key_heads x key_dim, Vd = heads x head_dim:
+//   in_proj_qkvz: hidden -> 2 Kd + 2 Vd (q, k, v and the output gate z); in_proj_ba:
+//   hidden -> 2 heads (beta and the decay's a); a depthwise conv over q, k, v (2 Kd + Vd
+//   channels, kernel conv_kernel, no bias); dt_bias and A_log per head; a gated RMSNorm of
+//   head_dim; out_proj: Vd -> hidden. State per head: a key_dim x head_dim matrix.
+//   Decode per head: S^T k (2 dk dv), the rank-1 delta update (2 dk dv), the decay (dk dv)
+//   and the read-out S^T q (2 dk dv): 7 dk dv. Prefill in chunks of C (FLA's
+//   chunk_gated_delta_rule): per token the state read-out, the chunk's state update and the
+//   WY correction (6 dk dv), and the causal intra-chunk products Q K^T and K K^T (C/2 keys
+//   of 2 dk each) and their products with values (C/2 of 2 dv each): 2 C (dk + dv).
+// Mamba-2 (transformers' NemotronHMamba2Mixer; Dao & Gu, "Transformers are SSMs", 2024).
+//   d_inner = heads x head_dim, G N = groups x d_state: in_proj: hidden -> 2 d_inner + 2 G N
+//   + heads (z, x, B, C, dt); conv over x, B, C (d_inner + 2 G N channels, with bias when
+//   use_conv_bias); dt_bias, A_log, D per head; a gated RMSNorm of d_inner; out_proj. State
+//   per head: head_dim x d_state. Decode per head: the decayed state plus dt B x (3 P N) and
+//   the read-out C h (2 P N), rounded to 6 P N. Prefill, SSD in chunks of C: per token and
+//   group the causal C B^T (C/2 of 2 N), per head (L o C B^T) X (C/2 of 2 P), the chunk
+//   states B^T X and their read-out C h (2 P N each): heads (4 P N + C P) + groups C N.
+// Mamba (transformers' JambaMambaMixer; Gu & Dao, "Mamba", 2023): in_proj hidden -> 2
+//   d_inner (x, z); conv over d_inner (with bias); x_proj d_inner -> dt_rank + 2 N; dt_proj
+//   dt_rank -> d_inner (with bias); A_log d_inner x N; D; Jamba's dt/B/C norms (dt_rank + 2
+//   N); out_proj. State: d_inner x N. The selective scan costs about 9 d_inner N FLOPs a
+//   token (the paper's section 3.3 count: discretisation, the recurrence and the read-out),
+//   in prefill and decode alike (it is a scan, not chunked matrix products).
+// The short convolution costs 2 x kernel FLOPs per channel and token in every kind.
+#include "model/layer_kinds.h"
+
+#include <fmt/format.h>
+
+namespace servesim {
+
+std::int64_t StateLayers::in_proj_width() const {
+  const std::int64_t kd = static_cast<std::int64_t>(key_heads) * key_dim;
+  switch (kind) {
+    case Kind::gated_delta: return 2 * kd + 2 * inner() + 2 * heads;
+    case Kind::mamba2: return 2 * inner() + 2 * kd + heads;
+    case Kind::mamba1: return 2 * inner();
+    case Kind::none: break;
+  }
+  return 0;
+}
+
+std::int64_t StateLayers::mid_params() const {
+  if (kind != Kind::mamba1) return 0;
+  return inner() * (dt_rank + 2LL * key_dim) + static_cast<std::int64_t>(dt_rank) * inner() + inner();
+}
+
+std::int64_t StateLayers::conv_channels() const {
+  const std::int64_t kd = static_cast<std::int64_t>(key_heads) * key_dim;
+  switch (kind) {
+    case Kind::gated_delta: return 2 * kd + inner();
+    case Kind::mamba2: return inner() + 2 * kd;
+    case Kind::mamba1: return inner();
+    case Kind::none: break;
+  }
+  return 0;
+}
+
+std::int64_t StateLayers::params_per_layer(std::int64_t hidden) const {
+  if (kind == Kind::none) return 0;
+  const std::int64_t conv = conv_channels() * conv_kernel + (conv_bias ? conv_channels() : 0);
+  std::int64_t small = 0;
+  switch (kind) {
+    case Kind::gated_delta: small = 2LL * heads + head_dim; break;   // dt_bias, A_log; norm over head_dim
+    case Kind::mamba2: small = 3LL * heads + inner(); break;         // dt_bias, A_log, D; norm over d_inner
+    case Kind::mamba1: small = inner() * key_dim + inner() + dt_rank + 2LL * key_dim; break;  // A_log, D, dt/B/C norms
+    case Kind::none: break;
+  }
+  return hidden * in_proj_width() + mid_params() + conv + small + inner() * hidden;
+}
+
+std::int64_t StateLayers::state_elements() const {
+  switch (kind) {
+    case Kind::gated_delta:
+    case Kind::mamba2: return static_cast<std::int64_t>(heads) * head_dim * key_dim;
+    case Kind::mamba1: return inner() * key_dim;
+    case Kind::none: break;
+  }
+  return 0;
+}
+
+std::int64_t StateLayers::conv_state_elements() const { return conv_channels() * (conv_kernel - 1); }
+
+double StateLayers::prefill_flops_per_token() const {
+  const double dk = key_dim, dv = head_dim, c = chunk, h = heads;
+  const double conv = 2.0 * conv_kernel * static_cast<double>(conv_channels());
+  switch (kind) {
+    case Kind::gated_delta: return h * (6.0 * dk * dv + 2.0 * c * (dk + dv)) + conv;
+    case Kind::mamba2: return h * (4.0 * dv * dk + c * dv) + key_heads * c * dk + conv;
+    case Kind::mamba1: return 9.0 * static_cast<double>(inner()) * dk + conv;
+    case Kind::none: break;
+  }
+  return 0.0;
+}
+
+double StateLayers::decode_flops_per_token() const {
+  const double dk = key_dim, dv = head_dim, h = heads;
+  const double conv = 2.0 * conv_kernel * static_cast<double>(conv_channels());
+  switch (kind) {
+    case Kind::gated_delta: return h * 7.0 * dk * dv + conv;
+    case Kind::mamba2: return h * 6.0 * dv * dk + conv;
+    case Kind::mamba1: return 9.0 * static_cast<double>(inner()) * dk + conv;
+    case Kind::none: break;
+  }
+  return 0.0;
+}
+
+std::string StateLayers::kind_name() const {
+  switch (kind) {
+    case Kind::gated_delta: return "gated delta rule";
+    case Kind::mamba2: return "Mamba-2";
+    case Kind::mamba1: return "Mamba";
+    case Kind::none: break;
+  }
+  return "none";
+}
+
+std::string StateLayers::describe() const {
+  if (!enabled()) return "none";
+  if (kind == Kind::mamba1)
+    return fmt::format("{} on {} layers (d_inner {} x d_state {} state)", kind_name(), layers, inner(), key_dim);
+  return fmt::format("{} on {} layers ({} heads of {} x {} state)", kind_name(), layers, heads, key_dim, head_dim);
+}
+
+std::int64_t SparseIndexer::params_per_layer(std::int64_t hidden, std::int64_t q_lora_rank) const {
+  const std::int64_t width = static_cast<std::int64_t>(heads) * head_dim;
+  const std::int64_t q_in = q_lora_rank > 0 ? q_lora_rank : hidden;
+  return q_in * width + hidden * head_dim + 2LL * head_dim + hidden * heads;
+}
+
+}  // namespace servesim

@@ -1,0 +1,112 @@
+#include "report/model_json.h"
+
+#include <fmt/format.h>
+
+#include "util/units.h"
+
+namespace servesim {
+
+namespace {
+const TensorGroup kGroups[] = {TensorGroup::attention, TensorGroup::dense_mlp, TensorGroup::experts,
+                               TensorGroup::shared_experts, TensorGroup::state_layers};
+}  // namespace
+
+nlohmann::json model_json(const ModelSpec& m) {
+  nlohmann::json j;
+  j["architecture"] = m.architecture;
+  j["layers"] = m.layers;
+  j["attention_layers"] = m.attention_layers();
+  j["params_total"] = m.total_params();
+  j["params_active"] = m.active_params();
+  j["params_active_all_tables"] = m.active_params_all_tables();
+  j["params_active_counts"] = m.active_count_name();
+  if (m.mtp_layers > 0) j["params_checkpoint_with_mtp"] = m.checkpoint_params();
+  if (m.local.enabled())
+    j["local_attention"] = {{"kind", m.local.kind == LocalAttention::Kind::chunked ? "chunked"
+                                     : m.local.kind == LocalAttention::Kind::topk  ? "topk"
+                                                                                   : "sliding"},
+                            {"span_tokens", m.local.span},
+                            {"layers", m.local.layers}};
+  if (m.indexer.enabled())
+    j["sparse_indexer"] = {{"heads", m.indexer.heads}, {"head_dim", m.indexer.head_dim}, {"topk", m.indexer.topk},
+                           {"key_bytes_per_token_layer", m.indexer.key_bytes()}};
+  if (m.attention_sinks) j["attention_sinks"] = true;
+  if (m.state.enabled())
+    j["state_layers"] = {{"kind", m.state.kind_name()},
+                         {"layers", m.state.layers},
+                         {"heads", m.state.heads},
+                         {"head_dim", m.state.head_dim},
+                         {"key_heads", m.state.key_heads},
+                         {"key_dim", m.state.key_dim},
+                         {"conv_kernel", m.state.conv_kernel},
+                         {"state_dtype", dtype_name(m.state.state_dtype)},
+                         {"state_bytes_per_sequence", m.state_bytes_per_sequence(DType::bf16)}};
+  if (m.moe.enabled())
+    j["moe"] = {{"experts", m.moe.num_experts},
+                {"experts_per_token", m.moe.experts_per_token},
+                {"shared_experts", m.moe.shared_experts},
+                {"moe_layers", m.moe_layers()},
+                {"dense_mlp_layers", m.dense_mlp_layers()},
+                {"expert_groups", m.moe.groups},
+                {"topk_groups", m.moe.topk_groups},
+                {"latent", m.moe.latent}};
+  if (m.checkpoint.present) {
+    nlohmann::json c;
+    c["source"] = m.checkpoint.source;
+    c["weights"] = dtype_name(m.native_dtype);
+    c["weight_scheme"] = m.weight_groups.scheme;
+    c["bytes_per_weight"] = m.weight_element_bytes(m.native_dtype);
+    if (m.checkpoint.has_activations) c["activations"] = dtype_name(m.checkpoint.activations);
+    if (m.checkpoint.has_kv_cache) c["kv_cache"] = dtype_name(m.checkpoint.kv_cache);
+    for (TensorGroup g : kGroups)
+      if (m.checkpoint.bytes(g) > 0)
+        c["tensor_groups"][tensor_group_name(g)] = {{"bytes_per_weight", m.checkpoint.bytes(g)},
+                                                    {"note", m.checkpoint.group_note[static_cast<int>(g)]}};
+    j["checkpoint_precision"] = c;
+  }
+  if (m.vision_params_estimate > 0)
+    j["vision_encoder"] = {{"params_estimate", m.vision_params_estimate}, {"modelled", false}};
+  return j;
+}
+
+std::vector<std::string> model_notes(const ModelSpec& m) {
+  std::vector<std::string> out;
+  if (m.attention_layers() != m.layers || m.state.enabled())
+    out.push_back(fmt::format("layers: {} with attention, {} of {}", m.attention_layers(), m.state.describe(), m.layers));
+  if (m.state.enabled())
+    out.push_back(fmt::format("state per sequence: {} over {} layers ({} recurrent state), the same at any context "
+                              "length; the engine reserves a state slot per sequence, not KV blocks",
+                              format_bytes(m.state_bytes_per_sequence(DType::bf16)), m.state.layers,
+                              dtype_name(m.state.state_dtype)));
+  if (m.indexer.enabled())
+    out.push_back(fmt::format("sparse attention (DSA): an indexer of {} heads x {} scores every earlier token, the "
+                              "attention reads the top {}; KV kept for all tokens (+{} indexer bytes per token and "
+                              "layer)",
+                              m.indexer.heads, m.indexer.head_dim, m.indexer.topk, m.indexer.key_bytes()));
+  if (m.attention_sinks) out.push_back("attention sinks: a learned logit per head (no KV)");
+  if (m.moe.enabled() && (m.moe.groups > 1 || m.moe.latent > 0))
+    out.push_back(fmt::format("experts: {} routed (top {}), {} shared{}{}", m.moe.num_experts, m.moe.experts_per_token,
+                              m.moe.shared_experts,
+                              m.moe.groups > 1 ? fmt::format(", routed within {} of {} groups", m.moe.topk_groups,
+                                                             m.moe.groups)
+                                               : "",
+                              m.moe.latent > 0 ? fmt::format(", run at a latent width of {}", m.moe.latent) : ""));
+  if (m.checkpoint.present) {
+    std::string groups;
+    for (TensorGroup g : kGroups)
+      if (m.checkpoint.bytes(g) > 0)
+        groups += fmt::format("; {}: {}", tensor_group_name(g), m.checkpoint.group_note[static_cast<int>(g)]);
+    out.push_back(fmt::format("checkpoint precision ({}): weights {}{}{}{}", m.checkpoint.source,
+                              dtype_name(m.native_dtype),
+                              m.checkpoint.has_activations ? ", activations " + dtype_name(m.checkpoint.activations) : "",
+                              m.checkpoint.has_kv_cache ? ", KV cache " + dtype_name(m.checkpoint.kv_cache) : "",
+                              groups));
+  }
+  if (m.vision_params_estimate > 0)
+    out.push_back(fmt::format("vision encoder: about {:.2f}B parameters (from vision_config) NOT counted or loaded, "
+                              "and image prefill not priced: servesim serves the language model",
+                              static_cast<double>(m.vision_params_estimate) / 1e9));
+  return out;
+}
+
+}  // namespace servesim
