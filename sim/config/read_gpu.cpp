@@ -11,6 +11,7 @@
 #include "config/config_ranges.h"
 #include "config/schema_version.h"
 #include "config/yaml_text.h"
+#include "hardware/power_model.h"
 #include "util/error.h"
 #include "util/parsed_file_cache.h"
 #include "util/paths.h"
@@ -188,18 +189,28 @@ const Key kIdle{.name = "idle", .type = KeyType::quantity,
                 .doc = "power with no step running (between steps and requests); at most the TDP",
                 .spec = "GpuSpec::idle_watts", .dimension = Dimension::power, .default_note = "10% of the TDP",
                 .min = 0.0, .why = "idle power is at most the TDP"};
-// Load-following power (hardware/power_model.h, docs/energy.md):
-//   P = idle + (tdp - idle) * min(1, compute_weight * U_compute + memory_weight * U_memory).
+// Load-following power (hardware/power_model.h, docs/energy.md), while a step runs:
+//   P = active + (tdp - active) * min(1, compute_weight * U_compute + memory_weight * U_memory).
+// Absent keys take the GPU architecture's values (architecture_power(), power_model.cpp).
+const Key kActive{.name = "active", .type = KeyType::quantity,
+                  .doc = "power while a step runs at zero utilisation (clocks up, weights resident): the floor of the "
+                         "load-following power; between idle and the TDP",
+                  .spec = "GpuSpec::active_watts", .dimension = Dimension::power,
+                  .default_note = "the architecture's share of the TDP (Hopper, Blackwell: 0.203, from an H100's "
+                                  "142 W), at least idle",
+                  .min = 0.0, .why = "between idle power and the TDP"};
 const Key kComputeWeight{.name = "compute_weight", .type = KeyType::number,
-                         .doc = "share of the idle-to-TDP span per unit of compute utilisation (FLOP/s over the "
+                         .doc = "share of the active-to-TDP span per unit of compute utilisation (FLOP/s over the "
                                 "peak); 1/weight is the MFU at which the board reaches its power limit",
-                         .spec = "GpuSpec::power_compute_weight", .default_number = 1.8, .min = 0.0, .max = 100.0,
-                         .why = "a non-negative weight"};
+                         .spec = "GpuSpec::power_compute_weight",
+                         .default_note = "the architecture's fit: hopper 2.6, blackwell 2.0, others Hopper's",
+                         .min = 0.0, .max = 100.0, .why = "a non-negative weight"};
 const Key kMemoryWeight{.name = "memory_weight", .type = KeyType::number,
-                        .doc = "share of the idle-to-TDP span per unit of memory-bandwidth utilisation (bytes/s "
+                        .doc = "share of the active-to-TDP span per unit of memory-bandwidth utilisation (bytes/s "
                                "over the peak)",
-                        .spec = "GpuSpec::power_memory_weight", .default_number = 0.6, .min = 0.0, .max = 100.0,
-                        .why = "a non-negative weight"};
+                        .spec = "GpuSpec::power_memory_weight",
+                        .default_note = "the architecture's fit: hopper 0.91, blackwell 1.2, others Hopper's",
+                        .min = 0.0, .max = 100.0, .why = "a non-negative weight"};
 const Key kOnDemand{.name = "on_demand", .type = KeyType::quantity, .doc = "price per GPU-hour (an assumption: cite it)",
                     .spec = "GpuSpec::price_per_hour", .dimension = Dimension::price_per_hour, .default_number = 0,
                     .min = 0, .max = kInf};
@@ -327,8 +338,12 @@ GpuSpec parse_gpu(ConfigMap& doc) {
   g.tdp_watts = read_quantity(power, kTdp);
   g.idle_watts = quantity_in(power, "idle", kIdle.dimension, 0.1 * g.tdp_watts, RealRange{kIdle.min, g.tdp_watts},
                              kIdle.why);
-  g.power_compute_weight = read_number(power, kComputeWeight);
-  g.power_memory_weight = read_number(power, kMemoryWeight);
+  const ArchitecturePower& arch = architecture_power(g.architecture);
+  g.active_watts = quantity_in(power, "active", kActive.dimension,
+                               std::clamp(arch.active_share * g.tdp_watts, g.idle_watts, g.tdp_watts),
+                               RealRange{g.idle_watts, g.tdp_watts}, kActive.why);
+  g.power_compute_weight = power.has("compute_weight") ? read_number(power, kComputeWeight) : arch.compute_weight;
+  g.power_memory_weight = power.has("memory_weight") ? read_number(power, kMemoryWeight) : arch.memory_weight;
   power.finish();
 
   ConfigMap cost = doc.map("cost");
@@ -387,7 +402,7 @@ std::vector<const KeySection*> gpu_file_key_sections() {
                                 {&kLinkKind, &kLinkBandwidthOptional, &kLinkLatency}};
   static const KeySection host{"(gpu file).interconnect.host", "GPU <-> CPU memory link (optional)", {}, {},
                                {&kLinkKind, &kLinkBandwidthOptional, &kLinkLatency}};
-  static const KeySection power{"(gpu file).power", "board power", {}, {}, {&kTdp, &kIdle, &kComputeWeight, &kMemoryWeight}};
+  static const KeySection power{"(gpu file).power", "board power", {}, {}, {&kTdp, &kIdle, &kActive, &kComputeWeight, &kMemoryWeight}};
   static const KeySection cost{"(gpu file).cost", "price", {}, {}, {&kOnDemand}};
   return {&top, &compute, &cpu, &memory, &interconnect, &intra, &inter, &host, &power, &cost};
 }

@@ -55,6 +55,7 @@ CostModel::CostModel(GpuSpec gpu, ModelSpec model, ResolvedPrecision precision, 
                                                                                         : gpu_.inter_node;
   peak_compute_ = gpu_.peak(precision_.compute);
   eight_bit_compute_ = precision_.compute == DType::fp8 || precision_.compute == DType::int8;
+  four_bit_compute_ = precision_.compute == DType::fp4;
   peak_attention_ = gpu_.supports(DType::bf16) ? gpu_.peak(DType::bf16) : gpu_.peak(DType::fp16);
   act_bytes_ = dtype_bytes(precision_.activation_storage);
   const WeightElementBytes wb = weight_element_bytes(model_, precision_);  // group scales, GGUF mixes
@@ -129,7 +130,9 @@ void CostModel::finish_op(OpCost& op) const {
       }
       const double fill = op.m_tokens > 0 ? op.m_tokens / (op.m_tokens + e.gemm_tokens_half) : 1.0;
       const double dequant = precision_.weight_only ? e.dequant_compute : 1.0;
-      const double eight_bit = eight_bit_compute_ ? e.gemm_8bit_compute_ratio : 1.0;
+      const double eight_bit = eight_bit_compute_ ? e.gemm_8bit_compute_ratio
+                               : four_bit_compute_ ? e.gemm_4bit_compute_ratio
+                                                   : 1.0;
       op.compute_time = op.flops / (peak_compute_ * e.gemm_compute * fill * dequant * eight_bit);
       op.memory_time = op.bytes() / (bw * e.gemm_memory);
       if (e.gemm_overlap < 1.0) op.exposed_time = (1.0 - e.gemm_overlap) * std::min(op.compute_time, op.memory_time);

@@ -208,6 +208,7 @@ class CostModel {
   double dispatch_payload_ = 0, combine_payload_ = 0;  // bytes of one token copy
   double peak_compute_ = 0;    // FLOP/s for GEMMs
   bool eight_bit_compute_ = false;  // fp8 / int8 tensor compute: Efficiency::gemm_8bit_compute_ratio applies
+  bool four_bit_compute_ = false;   // fp4 tensor compute: Efficiency::gemm_4bit_compute_ratio applies
   double peak_attention_ = 0;  // FLOP/s for attention (16-bit)
   double act_bytes_ = 2;       // bytes per activation element
   double w_bytes_ = 2;         // bytes per weight element of the layers' matrices

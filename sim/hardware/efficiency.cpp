@@ -32,6 +32,12 @@ const std::vector<EfficiencyKnob>& efficiency_knobs() {
        "for large shapes (0.875 of bf16's fraction of a 2x peak), but 0.875 moved the held-out TensorRT-LLM v0.11 "
        "fp8 throughput rows from 9.3% to 11.4% median error (docs/validation.md)",
        0.3, 1.0, ""},
+      {"gemm_4bit_compute_ratio", &Efficiency::gemm_4bit_compute_ratio, KnobKind::fraction, 1.0,
+       "GEMMs with 4-bit compute (fp4: NVFP4 / MXFP4 activations and weights): their achieved fraction of the 4-bit "
+       "dense tensor peak as a ratio to gemm_compute; 1: the same fraction",
+       "1 where nothing is measured; Blackwell GPU files set their own, fitted on TensorRT-LLM 1.0 NVFP4 throughput "
+       "rows (hardware/b200.yaml, docs/validation-report.md)",
+       0.2, 1.0, ""},
       {"gemm_memory", &Efficiency::gemm_memory, KnobKind::fraction, 0.80,
        "weight streaming in skinny (decode) GEMMs: achieved fraction of HBM peak bandwidth",
        "fallback for GPUs without a measured value: ~80% of peak, what Vidur's A100 and A40 decode GEMMs reach "

@@ -22,6 +22,9 @@ struct Efficiency {
   // GEMMs with 8-bit compute (fp8, int8): their achieved fraction of the 8-bit dense
   // peak, as a ratio to gemm_compute (the 16-bit fraction); 1: the same fraction.
   double gemm_8bit_compute_ratio;
+  // ... and GEMMs with 4-bit compute (fp4: NVFP4 / MXFP4 weights and activations): their
+  // achieved fraction of the 4-bit dense peak, as a ratio to gemm_compute.
+  double gemm_4bit_compute_ratio;
   // Weight streaming in skinny (decode) GEMMs: fraction of HBM peak.
   double gemm_memory;
   // Fraction of the shorter of a GEMM's compute and memory times hidden under the

@@ -51,10 +51,12 @@ struct GpuSpec {
 
   double tdp_watts = 0.0;
   double idle_watts = 0.0;
-  // Load-following board power (hardware/power_model.h): the share of the
-  // idle-to-TDP span drawn per unit of compute and of memory-bandwidth utilisation.
+  // Load-following board power (hardware/power_model.h): the share of the active-to-TDP
+  // span drawn per unit of compute and of memory-bandwidth utilisation, and the floor while
+  // stepping; the GPU file's values or its architecture's (architecture_power()).
   double power_compute_weight = 1.8;
   double power_memory_weight = 0.6;
+  double active_watts = 0.0;  // power while a step runs at zero utilisation; 0: idle_watts
   double price_per_hour = 0.0;  // USD per GPU-hour, an assumption (see YAML)
 
   Efficiency efficiency;

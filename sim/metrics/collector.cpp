@@ -209,7 +209,8 @@ RunSummary Collector::summarize() {
   if (s.duration_s > 0) s.busy_fraction = busy_s_ / (s.duration_s * replicas_);
   // Energy: steps at their own power, the rest of each replica's wall time at idle.
   const double idle_s = std::max(s.duration_s * replicas_ - busy_s_, 0.0);
-  const double step_joules = busy_s_ * power_.idle_watts + (power_.tdp_watts - power_.idle_watts) * step_active_s_;
+  const double floor = power_.floor_watts();
+  const double step_joules = busy_s_ * floor + (power_.tdp_watts - floor) * step_active_s_;
   s.energy_j = (step_joules + idle_s * power_.idle_watts) * gpus_per_replica_;
   if (s.duration_s > 0) s.power_w_per_gpu = s.energy_j / (s.duration_s * s.gpus);
   if (busy_s_ > 0) s.busy_power_w_per_gpu = step_joules / busy_s_;

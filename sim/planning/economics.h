@@ -2,7 +2,7 @@
 // Dollars and joules from a run's summary and the GPU's catalog entry.
 //
 // Power comes from the run (hardware/power_model.h, docs/energy.md): each step
-// draws idle + (TDP - idle) x min(1, w_c x compute utilisation + w_m x memory-
+// draws active + (TDP - active) x min(1, w_c x compute utilisation + w_m x memory-
 // bandwidth utilisation), the time between steps idle power, so the average
 // board power per GPU (RunSummary.power_w_per_gpu) follows the load: a
 // single-user decode draws well below TDP, a saturated batch close to it.

@@ -268,7 +268,7 @@ std::string plan_table(const PlanResult& p) {
                      p.search.trial.requests, 100 * p.search.tolerance,
                      p.target_rate ? "$ per million output tokens" : "total goodput");
   out += "  max req/s: per replica under the SLOs; total r/s: replicas x max; $/Mtok, J/tok: at the operating\n"
-         "  load (the target, else every replica at its max; power per GPU: each step at idle + (TDP - idle) x\n"
+         "  load (the target, else every replica at its max; power per GPU: each step at active + (TDP - active) x\n"
          "  min(1, w_c x compute + w_m x memory-bandwidth utilisation), idle power between steps; docs/energy.md);\n"
          "  tok/s/usr: 1000 / mean TPOT at the max rate\n\n";
   std::size_t lw = 30;  // the candidate column fits the longest label

@@ -63,9 +63,9 @@ const ConfigNode& at(const ConfigNode& root, const std::string& dotted) {
 
 TEST_CASE("efficiency knobs: the table gives Efficiency's defaults, in declaration order", "[efficiency]") {
   const Efficiency e;
-  // 15 shared (with stream_memory) + 3 elementwise kinds x 5 (rate, floor, occupancy, L2-resident
-  // rate, FP32 instructions per byte)
-  REQUIRE(efficiency_knobs().size() == 30);
+  // 16 shared (with stream_memory and gemm_4bit_compute_ratio) + 3 elementwise kinds x 5 (rate, floor,
+  // occupancy, L2-resident rate, FP32 instructions per byte)
+  REQUIRE(efficiency_knobs().size() == 31);
   for (const auto& k : efficiency_knobs()) {
     INFO(k.name);
     CHECK(e.*k.member == k.default_value);

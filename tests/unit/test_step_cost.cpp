@@ -663,3 +663,31 @@ TEST_CASE("gemm_8bit_compute_ratio scales fp8 GEMM compute time, not 16-bit", "[
   }
   CHECK(gemms >= 5);
 }
+
+TEST_CASE("gemm_4bit_compute_ratio scales fp4 GEMM compute time, not fp8 or 16-bit", "[cost][precision]") {
+  // The same closed form as the 8-bit ratio: on a B200 (fp4 peak 9 PFLOP/s dense) a 4096-token prefill's
+  // fp4-compute GEMM compute time = flops / (peak x gemm_compute x fill x ratio): ratio 0.5 doubles it
+  // exactly against 1; fp8-compute GEMMs (the 8-bit ratio) and bf16 ones do not move.
+  GpuSpec half = load_gpu("b200");
+  half.efficiency.gemm_4bit_compute_ratio = 0.5;
+  GpuSpec one = half;
+  one.efficiency.gemm_4bit_compute_ratio = 1.0;
+  const BatchSummary b = prefill_batch(4096);
+  const auto f4h = make_cost(half, "llama-3.1-8b", DType::fp4, DType::fp4, DType::fp8).breakdown(b).ops;
+  const auto f4o = make_cost(one, "llama-3.1-8b", DType::fp4, DType::fp4, DType::fp8).breakdown(b).ops;
+  const auto f8h = make_cost(half, "llama-3.1-8b", DType::fp8, DType::fp8, DType::bf16).breakdown(b).ops;
+  const auto f8o = make_cost(one, "llama-3.1-8b", DType::fp8, DType::fp8, DType::bf16).breakdown(b).ops;
+  int gemms = 0;
+  for (std::size_t i = 0; i < f4h.size(); ++i) {
+    if (f4h[i].kind != OpKind::gemm) continue;
+    ++gemms;
+    INFO(f4h[i].name);
+    CHECK(f4h[i].compute_time == Approx(2.0 * f4o[i].compute_time).epsilon(1e-12));
+    CHECK(f8h[i].compute_time == f8o[i].compute_time);
+  }
+  CHECK(gemms >= 5);
+  // The shipped Blackwell files carry the fitted 0.46 (hardware/b200.yaml); the knob's default is 1.
+  CHECK(load_gpu("b200").efficiency.gemm_4bit_compute_ratio == Approx(0.46));
+  CHECK(load_gpu("gb200").efficiency.gemm_4bit_compute_ratio == Approx(0.46));
+  CHECK(Efficiency{}.gemm_4bit_compute_ratio == 1.0);
+}

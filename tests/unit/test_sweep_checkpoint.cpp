@@ -9,6 +9,8 @@
 #include "config/edits.h"
 #include "config/yaml_text.h"
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -52,7 +54,9 @@ struct InterruptReset {
 
 struct TempDir {
   fs::path path;
-  explicit TempDir(const std::string& name) : path(fs::temp_directory_path() / ("servesim-ckpt-" + name)) {
+  // The process id in the name: test binaries of several checkouts may run at once.
+  explicit TempDir(const std::string& name)
+      : path(fs::temp_directory_path() / ("servesim-ckpt-" + name + "-" + std::to_string(::getpid()))) {
     fs::remove_all(path);
     fs::create_directories(path);
   }

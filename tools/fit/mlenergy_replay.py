@@ -111,6 +111,10 @@ def main():
             rec["itl_pred"] = j["itl_ms"]["p50"]
             rec["tput_pred"] = j["throughput"]["output_tokens_per_s"]
             rec["power_pred"] = j["energy"]["power_w_per_gpu"]
+            # The run's mean utilisations (the inputs of the power model, hardware/power_model.h).
+            rec["mfu"] = j["utilization"]["mfu"]
+            rec["mem_util"] = j["utilization"]["memory_bandwidth"]
+            rec["busy"] = j["utilization"]["busy_fraction"]
             for m in ("itl", "tput", "power"):
                 rec[f"{m}_err"] = rec[f"{m}_pred"] / rec[f"{m}_meas"] - 1
         out.append(rec)
