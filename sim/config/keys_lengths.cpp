@@ -106,10 +106,12 @@ std::vector<const KeySection*> length_key_sections() {
   };
   static const std::vector<KeySection> sections = [&] {
     std::vector<KeySection> out;
-    for (std::string_view path : {"workload.input_tokens", "workload.output_tokens"}) {
+    for (std::string_view path :
+         {"workload.input_tokens", "workload.output_tokens", "workload.multi_turn.tool_calls.output_tokens"}) {
       out.push_back({.path = path,
-                     .doc = path == "workload.input_tokens" ? "prompt length of each request, tokens"
-                                                            : "output length of each request, tokens",
+                     .doc = path == "workload.input_tokens"    ? "prompt length of each request, tokens"
+                            : path == "workload.output_tokens" ? "output length of each request, tokens"
+                                                               : "tokens of a tool call's output, appended to the context",
                      .keys = {&dist}});
       for (const auto& d : length_distributions())
         out.push_back(

@@ -1,6 +1,7 @@
 // The scenario's own sections, in the order a scenario file writes them; each
 // section is declared next to its reader (config/read_*.cpp).
 #include "config/key_registry.h"
+#include "config/kv_tiers_reader.h"
 #include "config/local_engine.h"
 #include "config/scenario_sections.h"
 
@@ -10,7 +11,8 @@ std::vector<const KeySection*> scenario_key_sections() {
   std::vector<const KeySection*> out{&scenario_top_section(),     &hardware_key_section(),
                                      &model_key_section(),        &parallelism_key_section(),
                                      &moe_key_section(),
-                                     &engine_key_section(),       &speculative_key_section(),
+                                     &engine_key_section(),       &kv_tiers_key_section(),
+                                     &speculative_key_section(),
                                      &llama_cpp_key_section(),    &llama_cpp_kernels_key_section(),
                                      &transformers_key_section(),
                                      &slo_key_section()};

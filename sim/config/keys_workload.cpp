@@ -210,7 +210,98 @@ const Key conversation_metrics{.name = "conversation_metrics",
                                .spec = "MultiTurnSpec::conversation_metrics",
                                .default_bool = false};
 
+const Key loop{.name = "loop",
+               .type = KeyType::choice,
+               .doc = "open: each turn is sent think_time after the previous turn's arrival, answered or not "
+                      "(the schedule is fixed in advance); closed: a turn is sent once the previous answer has "
+                      "finished, plus the think time or a tool call's duration (session_source.h)",
+               .spec = "MultiTurnSpec::closed",
+               .default_text = "open",
+               .choices = {"open", "closed"}};
+const Key max_turns{.name = "max_turns",
+                    .type = KeyType::integer,
+                    .doc = "closed loop: a session's turns are uniform on [turns, max_turns] (agent loops of varying "
+                           "length)",
+                    .spec = "MultiTurnSpec::max_turns",
+                    .default_note = "none: every session has `turns` turns",
+                    .min = 1,
+                    .max = 100000,
+                    .why = "turns of one session"};
+const Key think{.name = "think",
+                .type = KeyType::section,
+                .doc = "closed loop: the think time as a distribution (instead of a fixed think_time)",
+                .spec = "MultiTurnSpec::think",
+                .default_note = "none: think_time"};
+const Key tool_calls{.name = "tool_calls",
+                     .type = KeyType::section,
+                     .doc = "closed loop: turns answered by a tool call, whose output is appended to the context "
+                            "before the next turn",
+                     .spec = "MultiTurnSpec::tool_calls",
+                     .default_note = "none: no tool calls"};
+const Key subagents{.name = "subagents",
+                    .type = KeyType::section,
+                    .doc = "closed loop: turns that fork sub-agents running in parallel; the next turn waits for all "
+                           "of them and appends their answers",
+                    .spec = "MultiTurnSpec::subagents",
+                    .default_note = "none: no sub-agents"};
+
 }  // namespace multi_turn_keys
+
+namespace tool_call_keys {
+
+const Key probability{.name = "probability",
+                      .type = KeyType::number,
+                      .doc = "chance that a turn (not its session's last) ends with a tool call",
+                      .spec = "ToolCallSpec::probability",
+                      .required = true,
+                      .min = 0,
+                      .max = 1,
+                      .why = "a probability"};
+const Key duration{.name = "duration",
+                   .type = KeyType::section,
+                   .doc = "how long the tool runs (a duration distribution: dist fixed, uniform, exponential, "
+                          "lognormal)",
+                   .spec = "ToolCallSpec::duration",
+                   .required = true};
+const Key output_tokens{.name = "output_tokens",
+                        .type = KeyType::section,
+                        .doc = "tokens of the tool's output, appended to the context (a length distribution)",
+                        .spec = "ToolCallSpec::output_tokens",
+                        .required = true};
+
+}  // namespace tool_call_keys
+
+namespace subagent_keys {
+
+const Key probability{.name = "probability",
+                      .type = KeyType::number,
+                      .doc = "chance that a turn (not its session's last) forks sub-agents (drawn before tool calls; "
+                             "sub-agents never fork)",
+                      .spec = "SubagentSpec::probability",
+                      .required = true,
+                      .min = 0,
+                      .max = 1,
+                      .why = "a probability"};
+const Key count{.name = "count",
+                .type = KeyType::integer,
+                .doc = "sub-agents per fork, running in parallel, each with a fresh context (system prompt + a task "
+                       "drawn from input_tokens)",
+                .spec = "SubagentSpec::count",
+                .unit = "sessions",
+                .required = true,
+                .min = 1,
+                .max = 1024,
+                .why = "parallel sub-agents of one turn"};
+const Key turns{.name = "turns",
+                .type = KeyType::integer,
+                .doc = "turns of each sub-agent",
+                .spec = "SubagentSpec::turns",
+                .required = true,
+                .min = 1,
+                .max = 100000,
+                .why = "turns of one session"};
+
+}  // namespace subagent_keys
 
 std::vector<const KeySection*> workload_key_sections() {
   using namespace workload_keys;
@@ -226,7 +317,16 @@ std::vector<const KeySection*> workload_key_sections() {
   static const KeySection turns{.path = "workload.multi_turn",
                                 .doc = "sessions of several turns, each turn's prompt holding the earlier turns",
                                 .keys = {&multi_turn_keys::turns, &multi_turn_keys::think_time,
-                                         &multi_turn_keys::conversation_metrics}};
+                                         &multi_turn_keys::conversation_metrics, &multi_turn_keys::loop,
+                                         &multi_turn_keys::max_turns, &multi_turn_keys::think,
+                                         &multi_turn_keys::tool_calls, &multi_turn_keys::subagents}};
+  static const KeySection tools{.path = "workload.multi_turn.tool_calls",
+                                .doc = "closed loop: tool calls between turns (agent loops)",
+                                .keys = {&tool_call_keys::probability, &tool_call_keys::duration,
+                                         &tool_call_keys::output_tokens}};
+  static const KeySection forks{.path = "workload.multi_turn.subagents",
+                                .doc = "closed loop: parallel sub-agents forked by a turn, joined before the next",
+                                .keys = {&subagent_keys::probability, &subagent_keys::count, &subagent_keys::turns}};
   static const KeySection sample{.path = "workload.sampling",
                                  .doc = "parallel sampling or beam search: the sequences each request decodes",
                                  .keys = {&sampling_keys::n, &sampling_keys::beam_width}};
@@ -235,6 +335,9 @@ std::vector<const KeySection*> workload_key_sections() {
   for (const KeySection* s : length_key_sections()) out.push_back(s);
   out.push_back(&prefix);
   out.push_back(&turns);
+  out.push_back(&tools);
+  out.push_back(&forks);
+  for (const KeySection* s : duration_key_sections()) out.push_back(s);
   out.push_back(&sample);
   for (const KeySection* s : patience_key_sections()) out.push_back(s);
   return out;

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <limits>
 
+#include "config/kv_tiers_reader.h"
 #include "config/catalog_reader.h"
 #include "config/local_engine.h"
 #include "config/scenario_sections.h"
@@ -489,7 +490,7 @@ const KeySection& engine_key_section() {
       .keys = {&kKind, &kFramework, &kScheduler, &kMaxNumSeqs, &kMaxBatchedTokens, &kBlockSize, &kGpuMemoryUtilization, &kPrefixCaching, &kFreeWindowKv,
                &kChunkedPrefill, &kMaxModelLen, &kNumGpuBlocksOverride, &kRuntimeOverhead, &kStepCpuOverhead,
                &kPerSeqCpuOverhead, &kPerTokenCpuOverhead, &kPromptTokenCpuOverhead, &kHostOverlap, &kKernelLaunchOverhead, &kCollectiveLatency, &kFrontendLatency, &kGemmComputeRatio, &kAttentionMemoryRatio,
-               &kPrefillLayerOverhead, &kAsyncScheduling, &kCpuOffload, &kMaxQueueMemory,
+               &kPrefillLayerOverhead, &kAsyncScheduling, &kCpuOffload, &kv_tiers_key(), &kMaxQueueMemory,
                &kAttentionKernel, &kSpeculative, &llama_cpp_section_key(), &transformers_section_key()},
   };
   return s;
@@ -544,6 +545,11 @@ EngineConfig read_engine(ConfigMap& e) {
   c.prefill_layer_overhead = preset_number(kPrefillLayerOverhead, preset.prefill_layer_overhead);
   c.async_scheduling = preset_bool(kAsyncScheduling, preset.async_scheduling);
   c.cpu_offload_bytes = read_quantity(e, kCpuOffload);
+  c.kv_tiers = read_kv_tiers(e);
+  if (!c.kv_tiers.empty() && c.cpu_offload_bytes > 0)
+    throw Error(fmt::format("{}: give either cpu_offload (one host tier) or kv_tiers (a chain of tiers, host memory "
+                            "first), not both",
+                            e.where(std::string(kCpuOffload.name))));
   const std::string queue(kMaxQueueMemory.name);
   c.max_queue_memory_bytes = e.quantity(queue, kMaxQueueMemory.dimension, kMaxQueueMemory.default_number);
   if (!(c.max_queue_memory_bytes >= kMaxQueueMemory.min))

@@ -35,17 +35,83 @@ SharedPrefixSpec read_shared_prefix(ConfigMap& sp) {
   return s;
 }
 
+ToolCallSpec read_tool_calls(ConfigMap& m) {
+  using namespace tool_call_keys;
+  ToolCallSpec t;
+  t.probability = read_number(m, probability);
+  ConfigMap d = required_map(m, duration, "{dist: lognormal, mean: \"2 s\", stddev: \"1 s\"}");
+  t.duration = parse_duration_distribution(d);
+  ConfigMap o = required_map(m, output_tokens, "{dist: lognormal, mean: 800, stddev: 400}");
+  t.output_tokens = parse_length_distribution(o);
+  m.finish();
+  return t;
+}
+
+SubagentSpec read_subagents(ConfigMap& m) {
+  using namespace subagent_keys;
+  SubagentSpec s;
+  s.probability = read_number(m, probability);
+  s.count = read_integer(m, count);
+  s.turns = read_integer(m, turns);
+  m.finish();
+  return s;
+}
+
 MultiTurnSpec read_multi_turn(ConfigMap& mt, const WorkloadSpec& w) {
   using namespace multi_turn_keys;
   MultiTurnSpec t;
   t.turns = read_integer(mt, turns);
   t.conversation_metrics = read_boolean(mt, conversation_metrics);
+  t.closed = read_choice(mt, loop) == "closed";
   const bool closed = w.arrival.kind == ArrivalKind::closed_loop;
+  if (closed && t.closed)
+    throw Error(fmt::format("{}: loop: closed is for arrival processes that start sessions (poisson, gamma, constant, "
+                            "multi_stage); with a closed_loop arrival each user's turns already follow their answers "
+                            "(remove loop)",
+                            where(mt, loop)));
+  if (!t.closed) {
+    for (const Key* k : {&max_turns, &think, &tool_calls, &subagents})
+      if (has_key(mt, *k))
+        throw Error(fmt::format("{}: only with loop: closed (turns that follow their answers); the open loop sends "
+                                "every turn think_time after the previous one's arrival",
+                                where(mt, *k)));
+  }
   if (closed && has_key(mt, think_time))
     throw Error(fmt::format("{}: with a closed_loop arrival the time between turns is arrival.think_time "
                             "(from each completion); remove multi_turn.think_time",
                             where(mt, think_time)));
-  if (!closed) {
+  if (t.closed) {
+    if (has_key(mt, think_time) == has_key(mt, think))
+      throw Error(fmt::format("{}: with loop: closed give the user's think time before each later turn, either "
+                              "think_time (fixed, e.g. think_time: \"5 s\") or think (a distribution, e.g. think: "
+                              "{{dist: exponential, mean: \"5 s\"}}), not {}",
+                              mt.where(), has_key(mt, think) ? "both" : "neither"));
+    if (has_key(mt, think_time)) t.think_time_s = read_quantity(mt, think_time);
+    else {
+      ConfigMap th = mt.map(std::string(think.name));
+      t.think = parse_duration_distribution(th);
+    }
+    if (has_key(mt, max_turns)) {
+      t.max_turns = read_integer(mt, max_turns);
+      if (t.max_turns < t.turns)
+        throw Error(fmt::format("{}: max_turns ({}) is below turns ({}): a session's turns are uniform on [turns, "
+                                "max_turns]",
+                                where(mt, max_turns), t.max_turns, t.turns));
+    }
+    if (has_key(mt, tool_calls)) {
+      ConfigMap tc = mt.map(std::string(tool_calls.name));
+      t.tool_calls = read_tool_calls(tc);
+    }
+    if (has_key(mt, subagents)) {
+      ConfigMap sa = mt.map(std::string(subagents.name));
+      t.subagents = read_subagents(sa);
+    }
+    const double p = (t.tool_calls ? t.tool_calls->probability : 0.0) + (t.subagents ? t.subagents->probability : 0.0);
+    if (p > 1.0)
+      throw Error(fmt::format("{}: subagents.probability + tool_calls.probability = {:g} is above 1 (what follows a "
+                              "turn is one of a fork, a tool call or the user's next question)",
+                              mt.where(), p));
+  } else if (!closed) {
     if (!has_key(mt, think_time))
       throw Error(fmt::format("{}: missing required key '{}' (seconds from one turn's arrival to the next, "
                               "e.g. think_time: \"5 s\")",

@@ -44,7 +44,16 @@ extern const Key n, beam_width;
 
 namespace multi_turn_keys {
 extern const Key turns, think_time, conversation_metrics;
+extern const Key loop, max_turns, think, tool_calls, subagents;  // closed-loop sessions (session_source.h)
 }  // namespace multi_turn_keys
+
+namespace tool_call_keys {
+extern const Key probability, duration, output_tokens;
+}  // namespace tool_call_keys
+
+namespace subagent_keys {
+extern const Key probability, count, turns;
+}  // namespace subagent_keys
 
 // "file:line:col: workload.arrival.rate": where errors about key `k` of `m` point.
 inline std::string where(const ConfigMap& m, const Key& k) { return m.where(std::string(k.name)); }
@@ -53,5 +62,6 @@ inline std::string where(const ConfigMap& m, const Key& k) { return m.where(std:
 std::vector<const KeySection*> arrival_key_sections();
 std::vector<const KeySection*> length_key_sections();
 std::vector<const KeySection*> patience_key_sections();  // config/read_patience.cpp
+std::vector<const KeySection*> duration_key_sections();  // config/read_duration.cpp (think, tool durations)
 
 }  // namespace servesim

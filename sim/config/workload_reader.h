@@ -40,4 +40,9 @@ LengthSpec parse_length_distribution(ConfigMap& m);
 // unknown `dist`, a time out of range or min > max. (config/read_patience.cpp)
 PatienceSpec parse_patience(ConfigMap& m);
 
+// Reads a duration mapping (`multi_turn.think`, `tool_calls.duration`). Throws at
+// the offending key for an unknown `dist`, a time out of range or min > max.
+// (config/read_duration.cpp)
+DurationSpec parse_duration_distribution(ConfigMap& m);
+
 }  // namespace servesim

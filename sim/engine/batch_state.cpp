@@ -349,7 +349,8 @@ void BatchState::preempt(int slot, Nanos now) {
   if (s.computed > 0 && group_.single() && kv_.swap_out(kv_blocks)) {
     // Swap: the KV (s.computed tokens) moves to host memory during this step.
     s.swapped_blocks = kv_blocks;
-    transfer_s_ += pricer_.host_seconds(s.computed);
+    const double tier_s = kv_.tier_swap_seconds(s.computed);
+    transfer_s_ += tier_s >= 0 ? tier_s : pricer_.host_seconds(s.computed);
     ++s.rec.swaps;
   } else {
     // Recompute: everything known so far (prompt and sampled tokens) is prefilled again.

@@ -406,11 +406,12 @@ inline void BatchState::admit_head(int slot, const KvBlocks::PrefixHit& hit, std
   Seq& s = seq(slot);
   const std::int64_t bs = kv_.block_size();
   if (s.swapped_blocks > 0) {
-    transfer_s_ += pricer_.host_seconds(s.computed);  // swap-in
+    const double tier_s = kv_.tier_swap_seconds(s.computed);
+    transfer_s_ += tier_s >= 0 ? tier_s : pricer_.host_seconds(s.computed);  // swap-in
     kv_.swap_in(s.swapped_blocks);
     s.swapped_blocks = 0;
   } else if (hit.cpu > 0) {
-    transfer_s_ += pricer_.host_seconds(hit.cpu * bs);
+    transfer_s_ += hit.reload_s >= 0 ? hit.reload_s : pricer_.host_seconds(hit.cpu * bs);
     kv_.touch_offloaded(s.hashes, hit.gpu, hit.cpu);
   }
   if (s.rec.first_scheduled < 0) {

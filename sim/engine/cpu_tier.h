@@ -23,9 +23,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/kv_spill.h"
+
 namespace servesim {
 
-class CpuKvTier {
+class CpuKvTier final : public KvSpill {
  public:
   CpuKvTier() = default;
   explicit CpuKvTier(std::int64_t capacity_blocks) : capacity_(capacity_blocks > 0 ? capacity_blocks : 0) {}
@@ -33,7 +35,7 @@ class CpuKvTier {
   std::int64_t capacity() const { return capacity_; }
 
   // A block evicted from the GPU cache: kept (or refreshed) as most recently used.
-  void put(std::uint64_t hash);
+  void put(std::uint64_t hash) override;
   // Number of hashes[from..limit) present here as a leading run (from `from`).
   std::int64_t match(const std::vector<std::uint64_t>& hashes, std::int64_t from, std::int64_t limit) const;
   // Marks hashes[from..from+n) as just used (they were reloaded), the head most recent.

@@ -22,6 +22,8 @@ namespace servesim {
 
 class StepCostCache;    // engine/step_cost_cache.h
 class BlockHashChains;  // engine/prefix_cache.h
+class KvTierChain;      // engine/kv_tiers.h
+class KvTierLevel;      // engine/kv_tiers.h
 
 inline constexpr Nanos kNever = std::numeric_limits<Nanos>::max();
 
@@ -85,6 +87,9 @@ class Engine {
   // The four figures above (engines whose state is spread override it to read them at once).
   virtual ReplicaLoad load() const { return ReplicaLoad{outstanding(), queued(), queued_bytes(), kv_load()}; }
   virtual std::int64_t kv_blocks_total() const = 0;
+  // Its KV tiers (engine.kv_tiers), appended to `out`; shared tiers appear in
+  // every replica's chain (kv_tiers.h). None by default.
+  virtual void kv_tier_chains(std::vector<const KvTierChain*>& /*out*/) const {}
 };
 
 struct EngineContext {
@@ -111,6 +116,9 @@ struct EngineContext {
   // run: every replica sees the same system prompts, so one memo serves them all
   // (its results do not depend on what it remembers). Null: each engine keeps its own.
   BlockHashChains* hash_chains = nullptr;
+  // The run's shared KV tiers (engine.kv_tiers with shared: true), filled by the
+  // first replica and reused by the others; null: every tier is per replica.
+  std::vector<std::shared_ptr<KvTierLevel>>* shared_kv_tiers = nullptr;
   // One of a pipelined replica's virtual engines (pipeline_engine.cpp): never
   // fuses steps, reports inter-token gaps from step ends (other engines' steps
   // interleave with its own) and step records span its first-stage occupancy.

@@ -2,10 +2,12 @@
 // Serving-engine settings from a scenario's `engine:` mapping.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "cost/memory_plan.h"
 #include "cost/step_cost.h"
 #include "cost/step_wall_time.h"
+#include "engine/kv_tier_spec.h"
 #include "engine/local_runtime.h"
 #include "engine/speculative.h"
 
@@ -84,6 +86,9 @@ struct EngineConfig {
   // CPU KV offload tier (0 = off): bytes of host memory per replica for evicted
   // prefix blocks and swapped-out requests, as vLLM's --kv-offloading-size (engine/cpu_tier.h).
   double cpu_offload_bytes = 0.0;
+  // KV tiers behind the GPU prefix cache, fastest first (engine.kv_tiers, engine/kv_tiers.h);
+  // empty: none. Exclusive with cpu_offload_bytes.
+  std::vector<KvTierSpec> kv_tiers;
   // Simulator guard, not a vLLM setting: when the never-scheduled waiting requests
   // of all replicas hold more than this many bytes, the run stops admitting: they
   // and every later request fail with reason overload_guard, and the run reports

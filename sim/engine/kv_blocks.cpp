@@ -5,6 +5,7 @@
 #include <bit>
 #include <cmath>
 
+#include "cost/batch.h"
 #include "engine/engine.h"
 #include "util/error.h"
 
@@ -46,6 +47,44 @@ KvBlocks::KvBlocks(const EngineContext& ctx)
     cpu_ = CpuKvTier(static_cast<std::int64_t>(std::floor(ctx.config.cpu_offload_bytes / block_bytes)));
     if (cpu_.enabled()) cache_.set_spill(&cpu_);
   }
+  if (!ctx.config.kv_tiers.empty()) {
+    const CostModel& cost = *ctx.cost;
+    replica_block_bytes_ = ctx.memory.kv_bytes_per_token * cost.parallelism().gpus_per_replica() * block_.size;
+    if (replica_block_bytes_ <= 0) throw Error("engine.kv_tiers: the model's KV bytes per token are unknown");
+    // Shared tiers are the run's (ctx.shared_kv_tiers): the first replica makes them, the others reuse them.
+    std::vector<std::shared_ptr<KvTierLevel>> levels;
+    std::size_t shared_index = 0;
+    for (const KvTierSpec& t : ctx.config.kv_tiers) {
+      if (t.shared && ctx.shared_kv_tiers) {
+        auto& pool = *ctx.shared_kv_tiers;
+        if (shared_index >= pool.size())
+          pool.push_back(std::make_shared<KvTierLevel>(t, tier_capacity_blocks(t, replica_block_bytes_)));
+        levels.push_back(pool[shared_index++]);
+      } else {
+        levels.push_back(std::make_shared<KvTierLevel>(t, tier_capacity_blocks(t, replica_block_bytes_)));
+      }
+    }
+    tiers_ = std::make_unique<KvTierChain>(std::move(levels), replica_block_bytes_);
+    cache_.set_spill(tiers_.get());
+    // The marginal prefill time of a token (2048 prompt tokens against 1, from an
+    // empty context): what recomputing a block the tiers hold would cost.
+    BatchSummary big, one;
+    big.add(SeqWork{2048, 0, true});
+    one.add(SeqWork{1, 0, true});
+    recompute_block_s_ = (cost.totals(big).time - cost.totals(one).time) / 2047.0 * block_.size;
+  }
+}
+
+void KvBlocks::tier_hit(const std::vector<std::uint64_t>& hashes, std::int64_t limit, PrefixHit& h) {
+  const std::int64_t run = tiers_->match(hashes, h.gpu, limit, tier_of_);
+  h.cpu = run > 0 ? tiers_->best_reload(tier_of_, run, recompute_block_s_) : 0;
+  h.reload_s = h.cpu > 0 ? tiers_->reload_seconds(tier_of_, h.cpu) : 0.0;
+}
+
+double KvBlocks::tier_swap_seconds(std::int64_t tokens) const {
+  if (!tiers_) return -1;
+  const KvTierSpec& first = tiers_->level(0).spec();
+  return static_cast<double>(tokens) * replica_block_bytes_ / block_.size / first.bandwidth + first.latency_s;
 }
 
 }  // namespace servesim

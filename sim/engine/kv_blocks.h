@@ -20,7 +20,10 @@
 #include <cstdint>
 #include <vector>
 
+#include <memory>
+
 #include "engine/cpu_tier.h"
+#include "engine/kv_tiers.h"
 #include "engine/prefix_cache.h"
 
 namespace servesim {
@@ -103,7 +106,8 @@ class KvBlocks {
   // CPU tier is only reported (the caller reloads it if it admits the request).
   struct PrefixHit {
     std::int64_t gpu = 0;  // cached blocks now shared by the caller
-    std::int64_t cpu = 0;  // following blocks the CPU tier can reload
+    std::int64_t cpu = 0;  // following blocks the CPU tier (or the KV tiers) can reload
+    double reload_s = -1;  // KV tiers: seconds of that reload; -1: priced over the host link
   };
   // The pinned blocks' handles are appended to `nodes` (for release_prefix).
   PrefixHit acquire_prefix(const std::vector<std::uint64_t>& hashes, std::int64_t limit,
@@ -114,6 +118,7 @@ class KvBlocks {
     const PrefixCache::Pinned p = cache_.match_acquire(hashes, limit, &nodes);
     h.gpu = p.matched;
     if (cpu_.enabled()) h.cpu = cpu_.match(hashes, h.gpu, limit);
+    else if (tiers_) tier_hit(hashes, limit, h);
     used_ += p.revived;
     return h;
   }
@@ -133,23 +138,42 @@ class KvBlocks {
     return r.fresh + r.duplicate + r.revived;
   }
 
-  // CPU offload tier.
-  bool offload() const { return cpu_.enabled(); }
-  // Blocks hashes[from, from + n) were reloaded from the CPU tier: most recently used there.
+  // CPU offload tier, or KV tiers.
+  bool offload() const { return cpu_.enabled() || tiers_; }
+  // Blocks hashes[from, from + n) were reloaded (the last acquire_prefix's hit): most recently used there.
   void touch_offloaded(const std::vector<std::uint64_t>& hashes, std::int64_t from, std::int64_t n) {
-    cpu_.touch(hashes, from, n);
+    if (tiers_) tiers_->reloaded(hashes, from, n, tier_of_);
+    else cpu_.touch(hashes, from, n);
   }
   // Swap space for a preempted request's KV: false when there is no tier or no room.
-  bool swap_out(std::int64_t blocks) { return cpu_.enabled() && cpu_.reserve(blocks); }
-  void swap_in(std::int64_t blocks) { cpu_.unreserve(blocks); }
+  bool swap_out(std::int64_t blocks) { return tiers_ ? tiers_->swap_out(blocks) : cpu_.enabled() && cpu_.reserve(blocks); }
+  void swap_in(std::int64_t blocks) {
+    if (tiers_) tiers_->swap_in(blocks);
+    else cpu_.unreserve(blocks);
+  }
+  // KV tiers: seconds to move `tokens` of swapped KV to or from the first tier; -1 without tiers.
+  double tier_swap_seconds(std::int64_t tokens) const;
   const CpuKvTier& cpu_tier() const { return cpu_; }
+  // The KV tiers (null: none). Their time is the engine's: set before each step's admissions (ttl).
+  const KvTierChain* tiers() const { return tiers_.get(); }
+  void set_time(Nanos now) {
+    if (tiers_) tiers_->set_time(now);
+  }
 
  private:
   BlockSize block_;
   std::int64_t total_;
   std::int64_t used_ = 0;  // private blocks of running requests + pinned cached blocks
+  // The KV tiers' part of acquire_prefix: the run after the GPU hit found in the
+  // tiers, cut where reloading stops paying (KvTierChain::best_reload).
+  void tier_hit(const std::vector<std::uint64_t>& hashes, std::int64_t limit, PrefixHit& h);
+
   PrefixCache cache_;
   CpuKvTier cpu_;
+  std::unique_ptr<KvTierChain> tiers_;
+  std::vector<std::int8_t> tier_of_;  // the last tier_hit's tiers, block by block
+  double recompute_block_s_ = 0;      // marginal prefill seconds of one block (the reload-or-recompute choice)
+  double replica_block_bytes_ = 0;    // bytes of one block on the whole replica
 };
 
 }  // namespace servesim

@@ -5,13 +5,19 @@
 // parallelism, as pp virtual engines (pipeline_engine.cpp).
 #include "engine/vllm_engine.h"
 
+#include "util/error.h"
+
 namespace servesim {
 
 std::unique_ptr<Engine> make_static_engine(const EngineContext& ctx);
 std::unique_ptr<Engine> make_pipeline_engine(const EngineContext& ctx);
 
 std::unique_ptr<Engine> make_engine(const EngineContext& ctx) {
-  if (ctx.config.kind == "static") return make_static_engine(ctx);
+  if (ctx.config.kind == "static") {
+    if (!ctx.config.kv_tiers.empty())
+      throw Error("engine.kv_tiers: the static engine keeps no prefix cache to spill; use kind: vllm");
+    return make_static_engine(ctx);
+  }
   if (ctx.cost->parallelism().pp > 1 && !ctx.virtual_engine) return make_pipeline_engine(ctx);
   return std::make_unique<VllmEngine>(ctx);
 }

@@ -44,6 +44,8 @@ class PipelineEngine : public Engine {
       EngineContext c = ctx;
       c.kv_blocks = ctx.kv_blocks / pp_;
       c.config.cpu_offload_bytes = ctx.config.cpu_offload_bytes / pp_;
+      for (KvTierSpec& t : c.config.kv_tiers)
+        if (!t.shared) t.capacity_bytes /= pp_;  // each virtual engine holds its share of a per-replica tier
       c.virtual_engine = true;
       ves_.push_back(std::make_unique<VllmEngine>(c));
     }
@@ -54,6 +56,9 @@ class PipelineEngine : public Engine {
     for (int v = 1; v < pp_; ++v)
       if (ve(v).outstanding() < ve(best).outstanding()) best = v;
     return ve(best).enqueue(std::move(r), now);
+  }
+  void kv_tier_chains(std::vector<const KvTierChain*>& out) const override {
+    for (const auto& e : ves_) e->kv_tier_chains(out);
   }
   bool has_work() const override {
     for (const auto& e : ves_)

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "engine/cpu_tier.h"
+#include "engine/kv_spill.h"
 
 namespace servesim {
 

@@ -54,7 +54,7 @@
 
 namespace servesim {
 
-class CpuKvTier;
+class KvSpill;
 
 class PrefixCache {
  public:
@@ -107,7 +107,7 @@ class PrefixCache {
   void shrink_to(std::int64_t max_evictable) {
     if (lru_size_ > max_evictable) evict(max_evictable);
   }
-  void set_spill(CpuKvTier* tier) { spill_ = tier; }
+  void set_spill(KvSpill* tier) { spill_ = tier; }
 
   std::int64_t pinned() const { return pinned_; }
   std::int64_t evictable() const { return lru_size_; }
@@ -146,7 +146,7 @@ class PrefixCache {
   std::int64_t lru_size_ = 0;
   std::int64_t pinned_ = 0;
   std::int64_t evictions_ = 0;
-  CpuKvTier* spill_ = nullptr;
+  KvSpill* spill_ = nullptr;
 
   void evict(std::int64_t max_evictable);
 };

@@ -19,7 +19,7 @@ class QueuedRequest {
   explicit QueuedRequest(Request&& r)
       : id_(r.id), arrival_(r.arrival), input_tokens_(r.input_tokens), output_tokens_(r.output_tokens),
         session_(r.session), own_ids_implied_(r.own_ids_implied), system_ids_implied_(r.system_ids_implied),
-        extended_later_(r.extended_later) {
+        extended_later_(r.extended_later), last_turn_(r.last_turn) {
     if (!r.block_hashes.empty() || r.hash_block_tokens != 0 || r.unique_hashes_from != Request::kNotUnique)
       prefix_ = std::make_unique<Prefix>(Prefix{std::move(r.block_hashes), r.hash_block_tokens, r.unique_hashes_from});
   }
@@ -65,6 +65,7 @@ class QueuedRequest {
     r.own_ids_implied = own_ids_implied_;
     r.system_ids_implied = system_ids_implied_;
     r.extended_later = extended_later_;
+    r.last_turn = last_turn_;
     if (prefix_) {
       r.hash_block_tokens = prefix_->hash_block_tokens;
       r.unique_hashes_from = prefix_->unique_hashes_from;
@@ -76,7 +77,7 @@ class QueuedRequest {
   std::int64_t input_tokens_, output_tokens_;
   std::unique_ptr<Prefix> prefix_;
   std::int32_t session_;
-  bool own_ids_implied_, system_ids_implied_, extended_later_;  // in session_'s padding: the object stays 48 bytes
+  bool own_ids_implied_, system_ids_implied_, extended_later_, last_turn_;  // in session_'s padding: the object stays 48 bytes
 };
 #if defined(__GLIBCXX__) && __SIZEOF_POINTER__ == 8
 static_assert(sizeof(QueuedRequest) == 48, "QueuedRequest grew: waiting_peak_bytes per request changes with it");

@@ -135,6 +135,7 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
   // the previous one started, so only requests that had arrived by then are seen.
   const Nanos cutoff = async_ && step_end_ == now ? step_start_ : now;
   state_.begin_step();
+  state_.kv().set_time(now);  // the KV tiers' ttl is read against the step's time
   if (spec_) state_.decoders().set_step_tokens(spec_emitted(spec_steps_ + 1), spec_k_ + 1);
   const bool steady = policy_->plan(state_, now, cutoff);
   const double transfer_s = state_.transfer_seconds();

@@ -84,6 +84,9 @@ class VllmEngine final : public Engine {
   // The pipeline holds the step's end back (it cannot overtake the one ahead).
   void set_step_end(Nanos end) { step_end_ = end; }
   const CpuKvTier& cpu_tier() const { return state_.kv().cpu_tier(); }
+  void kv_tier_chains(std::vector<const KvTierChain*>& out) const override {
+    if (const KvTierChain* c = state_.kv().tiers()) out.push_back(c);
+  }
 
  private:
   // The number of identical decode steps to fuse from `now` (at least 1), their

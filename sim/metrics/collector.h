@@ -20,6 +20,7 @@
 #include "metrics/request_result.h"
 #include "metrics/run_observer.h"
 #include "metrics/run_summary.h"
+#include "metrics/sample_set.h"
 #include "metrics/slo_spec.h"
 
 namespace servesim {
@@ -28,35 +29,6 @@ struct TimelineRow {
   double time_s, step_time_ms;
   std::int64_t replica, batch, prefill_tokens, decode_tokens, kv_used, kv_total, queue, steps;
   Bound bound;
-};
-
-// Exact samples up to a cap, then a LogHistogram (weighted samples: value x count).
-class SampleSet {
- public:
-  // Weighted sets keep (value, count) pairs; unweighted ones plain values.
-  SampleSet(std::size_t cap, bool weighted) : cap_(cap), weighted_(weighted) {}
-  // Inline, the histogram first: past the cap (long runs) that is every call.
-  void add(double value, std::int64_t count = 1) {
-    if (hist_) {
-      hist_->add(value, count);
-      return;
-    }
-    add_exact(value, count);
-  }
-  bool exact() const { return !hist_; }
-  void set_cap(std::size_t cap) { cap_ = cap; }
-  // Exact: summarize_values / summarize_weighted (sorting the samples in place).
-  Distribution summarize();
-
- private:
-  void add_exact(double value, std::int64_t count);
-  void to_histogram();
-
-  std::size_t cap_;
-  bool weighted_;
-  std::vector<double> values_;
-  std::vector<std::pair<double, std::int64_t>> pairs_;
-  std::unique_ptr<LogHistogram> hist_;
 };
 
 class Collector : public RunObserver {
@@ -84,8 +56,9 @@ class Collector : public RunObserver {
   // Users who give up (workload.patience): the summary reports abandonments and their waits.
   void report_patience() { patience_ = true; }
   // Per-conversation metrics of a multi-turn workload (conversations.h).
-  void track_conversations(std::int64_t turns, bool closed_loop) {
-    conversations_ = std::make_unique<ConversationTracker>(turns, closed_loop);
+  // `sessions`: closed-loop sessions (multi_turn.loop: closed).
+  void track_conversations(std::int64_t turns, bool closed_loop, bool sessions = false) {
+    conversations_ = std::make_unique<ConversationTracker>(turns, closed_loop, sessions);
   }
   void keep_timeline(std::size_t max_rows) { timeline_limit_ = max_rows; }
   // Samples kept exactly per metric before switching to the histogram (tests).

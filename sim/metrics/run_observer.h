@@ -27,6 +27,7 @@ struct RequestRecord {
   int swaps = 0;                   // preemptions whose KV was swapped to CPU instead of recomputed
   bool failed = false;
   FailureReason failure = FailureReason::none;  // set with failed
+  bool last_turn = false;          // Request::last_turn: its answer ends its session
 };
 
 struct StepRecord {
@@ -56,6 +57,7 @@ inline RequestRecord arrival_record(const Request& r, int replica) {
   rec.session = r.session;
   rec.input_tokens = r.input_tokens;
   rec.output_tokens = r.output_tokens;
+  rec.last_turn = r.last_turn;
   return rec;
 }
 

@@ -36,6 +36,15 @@ struct LoadReport {
   double guard_trip_s = 0;       // simulated time it tripped, from the first arrival
 };
 
+// One KV tier over the run (engine/kv_tiers.h counts; blocks of the replica's whole KV).
+struct KvTierReport {
+  std::string name;
+  bool shared = false;
+  std::int64_t capacity_blocks = 0;  // per replica, or in all when shared
+  std::int64_t stored = 0, reloaded = 0, demoted = 0, expired = 0, transfers = 0;
+  double transfer_s = 0;
+};
+
 struct RunSummary {
   std::int64_t completed = 0;
   std::int64_t failed = 0;
@@ -82,6 +91,9 @@ struct RunSummary {
   // memory instead of recomputed, and preemptions swapped out instead of recomputed.
   std::int64_t offload_tokens = 0;
   std::int64_t swapped_preemptions = 0;
+  // KV tiers (engine.kv_tiers), in order: what each did over the run, summed over
+  // the replicas (a shared tier counted once).
+  std::vector<KvTierReport> kv_tiers;
   LoadReport load;
   // Users who give up (workload.patience): reported when it is set. Abandoned
   // requests are failures (failures[abandoned]); this is how long they waited.

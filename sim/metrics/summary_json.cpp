@@ -120,6 +120,21 @@ nlohmann::json summary_json(const RunSummary& s) {
                     {"reload_hit_rate", s.input_tokens > 0 ? static_cast<double>(s.offload_tokens) / s.input_tokens : 0.0},
                     {"swapped_preemptions", s.swapped_preemptions}};
   }
+  if (!s.kv_tiers.empty()) {
+    // Only with engine.kv_tiers set, so other runs' JSON is unchanged.
+    nlohmann::json tiers = nlohmann::json::array();
+    for (const KvTierReport& t : s.kv_tiers)
+      tiers.push_back({{"name", t.name},
+                       {"shared", t.shared},
+                       {"capacity_blocks", t.capacity_blocks},
+                       {"stored_blocks", t.stored},
+                       {"reloaded_blocks", t.reloaded},
+                       {"demoted_blocks", t.demoted},
+                       {"expired_blocks", t.expired},
+                       {"reloads", t.transfers},
+                       {"reload_s_total", t.transfer_s}});
+    j["kv_tiers"] = tiers;
+  }
   j["ttft_ms"] = distribution_json(s.ttft_ms);
   j["tpot_ms"] = distribution_json(s.tpot_ms);
   j["itl_ms"] = distribution_json(s.itl_ms);
@@ -164,6 +179,19 @@ nlohmann::json summary_json(const RunSummary& s) {
                           {"wait_ms", distribution_json(c.wait_ms)},
                           {"duration_s", distribution_json(c.duration_s)},
                           {"turns_served", distribution_json(c.turns_served)}};
+    if (c.sessions_closed) {
+      nlohmann::json& k = j["conversations"];
+      k["answer_wait_s"] = distribution_json(c.answer_wait_s);
+      k["reprefill_tokens"] = distribution_json(c.reprefill_tokens);
+      k["reprefill_tokens_total"] = c.reprefill_total;
+      k["context_tokens_total"] = c.context_total;
+      k["sessions"] = c.sessions.sessions;
+      k["subagents"] = c.sessions.subagents;
+      k["subagent_joins"] = c.sessions.joins;
+      k["tool_calls"] = c.sessions.tool_calls;
+      k["tool_s_total"] = c.sessions.tool_s;
+      k["think_s_total"] = c.sessions.think_s;
+    }
   }
   if (s.grid_g_per_kwh > 0)
     j["carbon"] = {{"grid_g_per_kwh", s.grid_g_per_kwh},
@@ -241,6 +269,18 @@ std::string summary_table(const RunSummary& s) {
     conv_row("wait s", c.wait_ms, 1e-3);
     conv_row("length s", c.duration_s, 1.0);
     conv_row("turns", c.turns_served, 1.0);
+    if (c.sessions_closed) {
+      conv_row("answers s", c.answer_wait_s, 1.0);
+      conv_row("reprefill", c.reprefill_tokens, 1.0);
+      const SessionStats& st = c.sessions;
+      out += fmt::format("sessions   {} started, {} sub-agents ({} forks joined), {} tool calls ({:.1f} s of tools, {:.1f} s "
+                         "of thinking); {} of {} context tokens re-prefilled ({:.1f}%)\n",
+                         st.sessions, st.subagents, st.joins, st.tool_calls, st.tool_s, st.think_s, c.reprefill_total,
+                         c.context_total,
+                         c.context_total > 0 ? 100.0 * static_cast<double>(c.reprefill_total) /
+                                                   static_cast<double>(c.context_total)
+                                             : 0.0);
+    }
   }
   out += fmt::format("\nbatch {:.1f} mean / {} max, queue {:.1f} mean / {} max, KV cache {:.0f}% mean / {:.0f}% max\n",
                      s.batch_size_mean, s.batch_size_max, s.queue_length_mean, s.queue_length_max,
@@ -259,9 +299,15 @@ std::string summary_table(const RunSummary& s) {
                        s.grid_g_per_kwh, s.carbon_g_per_output_token * 1e3, s.carbon_g_per_request);
   if (s.cached_tokens > 0) out += fmt::format("prefix cache hit rate {:.1f}% of prompt tokens\n", 100 * s.prefix_hit_rate);
   if (s.offload_tokens > 0 || s.swapped_preemptions > 0)
-    out += fmt::format("CPU offload: {:.1f}% of prompt tokens reloaded from host memory, {} preemptions swapped\n",
+    out += fmt::format("{}: {:.1f}% of prompt tokens reloaded {}, {} preemptions swapped\n",
+                       s.kv_tiers.empty() ? "CPU offload" : "KV tiers",
                        s.input_tokens > 0 ? 100.0 * static_cast<double>(s.offload_tokens) / s.input_tokens : 0.0,
-                       s.swapped_preemptions);
+                       s.kv_tiers.empty() ? "from host memory" : "from the tiers below the GPU", s.swapped_preemptions);
+  for (const KvTierReport& t : s.kv_tiers)
+    out += fmt::format("KV tier {}{}: {} blocks stored, {} reloaded in {} reloads ({:.3f} s), {} pushed down{}, "
+                       "{} expired\n",
+                       t.name, t.shared ? " (shared)" : "", t.stored, t.reloaded, t.transfers, t.transfer_s, t.demoted,
+                       &t == &s.kv_tiers.back() ? " (dropped)" : "", t.expired);
   if (s.disaggregation) out += disaggregation_text(*s.disaggregation);
   return out;
 }

@@ -209,6 +209,9 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
       decode_wait_ms(Collector::kExactCap, false);
 
   EventQueue queue;
+  if (source.may_reorder())
+    throw Error("workload.multi_turn.loop: closed (sessions whose turns follow their answers) is not modelled with "
+                "disaggregation yet; use loop: open or a co-located scenario");
   std::optional<Request> pending;
   const Nanos frontend = to_nanos(sc.engine.frontend_latency);
   const std::int64_t max_len = std::min(spec.prefill.engine.max_model_len, spec.decode.engine.max_model_len);

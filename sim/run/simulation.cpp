@@ -1,11 +1,14 @@
 #include "run/simulation.h"
 
+#include <set>
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <limits>
 
 #include "core/event_queue.h"
+#include "engine/kv_tiers.h"
 #include "engine/data_parallel_ranks.h"
 #include "engine/engine.h"
 #include "engine/prefix_cache.h"
@@ -101,6 +104,39 @@ SimulationResult simulate(const Scenario& scenario, const SimulationOptions& opt
   return simulate(scenario, *source, o);
 }
 
+namespace {
+
+// The KV tiers' counts over the run: tier i summed over the replicas' chains, a
+// shared tier (the same store in every chain) counted once.
+std::vector<KvTierReport> kv_tier_reports(const std::vector<std::unique_ptr<Engine>>& replicas) {
+  std::vector<const KvTierChain*> chains;
+  for (const auto& e : replicas) e->kv_tier_chains(chains);
+  std::vector<KvTierReport> out;
+  std::set<const KvTierLevel*> seen;
+  for (const KvTierChain* c : chains)
+    for (std::size_t i = 0; i < c->tiers(); ++i) {
+      const KvTierLevel& l = c->level(i);
+      if (out.size() <= i) {
+        KvTierReport r;
+        r.name = l.spec().name;
+        r.shared = l.spec().shared;
+        r.capacity_blocks = l.capacity();
+        out.push_back(r);
+      }
+      if (!seen.insert(&l).second) continue;
+      KvTierReport& r = out[i];
+      r.stored += l.counts.stored;
+      r.reloaded += l.counts.reloaded;
+      r.demoted += l.counts.demoted;
+      r.expired += l.counts.expired;
+      r.transfers += l.counts.transfers;
+      r.transfer_s += l.counts.transfer_s;
+    }
+  return out;
+}
+
+}  // namespace
+
 SimulationResult simulate(const Scenario& sc, RequestSource& source, const SimulationOptions& options) {
   if (sc.disaggregation) return simulate_disaggregated(sc, source, options);  // prefill and decode pools
   const CostModel cost = make_cost_model(sc);
@@ -122,7 +158,8 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   collector.keep_timeline(options.timeline_rows);
   if (sc.workload.patience) collector.report_patience();
   if (sc.workload.multi_turn && sc.workload.multi_turn->conversation_metrics)
-    collector.track_conversations(sc.workload.multi_turn->turns, sc.workload.arrival.kind == ArrivalKind::closed_loop);
+    collector.track_conversations(sc.workload.multi_turn->turns, sc.workload.arrival.kind == ArrivalKind::closed_loop,
+                                  sc.workload.multi_turn->closed);
 
   // Users who give up (workload.patience): the static engine has no abort path.
   std::optional<Patience> patience;
@@ -137,12 +174,15 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   StepCostCache step_costs(cost);
   // And one memo of prompt block hashes: the replicas see the same system prompts.
   BlockHashChains hash_chains;
+  // Shared KV tiers (engine.kv_tiers, shared: true): one store for every replica.
+  std::vector<std::shared_ptr<KvTierLevel>> shared_kv_tiers;
   std::vector<std::unique_ptr<Engine>> replicas;
   for (int r = 0; r < sc.parallelism.replicas; ++r) {
     EngineContext ctx;
     ctx.cost = &cost;
     ctx.step_costs = &step_costs;
     ctx.hash_chains = &hash_chains;
+    ctx.shared_kv_tiers = &shared_kv_tiers;
     ctx.draft_cost = draft_cost.get();
     ctx.config = replica_engine_config(sc.engine, sc.parallelism.attention_dp);
     ctx.memory = result.memory;
@@ -170,11 +210,24 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   };
   // A request is offered when its arrival event comes (a source may withdraw one
   // it handed out before: a later turn of a conversation whose user gave up).
+  // A source that may reorder (RequestSource::may_reorder) can be asked to take
+  // the pending request back when a completion made an earlier one due; its
+  // arrival event then goes stale, which the event's generation tells.
+  const bool reorder = source.may_reorder();
+  std::int64_t arrival_generation = 0;
   auto pull = [&] {
     if (pending) return;
     pending = source.next();
     // The request reaches the engine core after the front-end (HTTP, tokenization).
-    if (pending) queue.push(pending->arrival + frontend, kArrivalPriority, kArrival, pending->id);
+    if (pending) queue.push(pending->arrival + frontend, kArrivalPriority, kArrival, ++arrival_generation);
+  };
+  auto resequence = [&] {
+    if (!pending) return;
+    const std::optional<Nanos> due = source.earliest();
+    if (!due || *due >= pending->arrival) return;
+    source.put_back(std::move(*pending));
+    pending.reset();
+    pull();
   };
   // The overload guard (engine.max_queue_memory): once the never-scheduled
   // requests of all replicas hold more than the limit, they and every later
@@ -235,14 +288,16 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
     guard.guard_tripped = true;
     guard.guard_trip_s = to_seconds(now - first_arrival);
     for (std::size_t i = 0; i < replicas.size(); ++i) {
-      replicas[i]->abort_queued(now, FailureReason::overload_guard, [&](const Request& r) { source.on_complete(r, now); });
+      replicas[i]->abort_queued(now, FailureReason::overload_guard, [&](const Request& r) { source.on_failed(r, now); });
       if (!single) refresh(static_cast<int>(i));
     }
     // Every request still to come is refused now, without simulating its arrival
     // (the one already pulled is refused when its arrival event comes).
+    // (A source that may reorder is told of each failure: its sessions end, so it runs dry.)
     while (auto r = source.next()) {
       count_offered(*r);
       reject(*r, r->arrival);
+      if (reorder) source.on_failed(*r, r->arrival);
     }
   };
   auto horizon = [&] { return queue.empty() ? std::numeric_limits<Nanos>::max() : queue.top_time(); };
@@ -256,7 +311,10 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
     replicas[static_cast<std::size_t>(r)]->abandon_due(now, gone);
     observe(r);
     for (const Request& g : gone) source.on_abandon(g, now);
-    if (!gone.empty()) pull();
+    if (!gone.empty()) {
+      pull();
+      if (reorder) resequence();
+    }
   };
   auto arm_deadline = [&](int r, Nanos now) {
     const Nanos due = replicas[static_cast<std::size_t>(r)]->next_deadline();
@@ -304,7 +362,9 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
     if ((++events & 4095u) == 0) throw_if_interrupted();
     const Event ev = queue.pop();
     const Nanos now = ev.time;
-    if (ev.kind == kArrival) {
+    if (ev.kind == kArrival && reorder && ev.data != arrival_generation) {
+      // A stale arrival: its request was given back to the source (resequence).
+    } else if (ev.kind == kArrival) {
       // Handled in place (one move fewer per request); pending is emptied before pull().
       Request& req = *pending;
       if (source.withdrawn(req)) {
@@ -312,7 +372,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
         pull();  // never sent: not offered
       } else if (count_offered(req); guard.guard_tripped) {
         reject(req, now);
-        source.on_complete(req, now);
+        source.on_failed(req, now);
         pending.reset();
         pull();
       } else {
@@ -322,7 +382,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
         // the scalar fields, which a moved-from Request keeps.
         const bool taken = replicas[static_cast<std::size_t>(r)]->enqueue(std::move(req), now);
         if (!single) refresh(r);
-        if (!taken) source.on_complete(req, now);
+        if (!taken) source.on_failed(req, now);
         check_guard(now);
         pending.reset();
         pull();
@@ -343,7 +403,10 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
       replicas[static_cast<std::size_t>(r)]->finish_step(now, done);
       observe(r);
       for (const auto& d : done) source.on_complete(d, now);
-      if (!done.empty()) pull();  // closed loop: a completion may release the next request
+      if (!done.empty()) {
+        pull();  // closed loop: a completion may release the next request
+        if (reorder) resequence();
+      }
       mark(r);
     }
     if (single && to_kick[0] && (queue.empty() || queue.top_time() > now)) {
@@ -367,6 +430,8 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   if (pending) throw Error("internal: a request was left without its arrival");
   result.summary = collector.summarize();
   result.summary.conversations.turns_not_sent = source.turns_not_sent();
+  if (const SessionStats* st = source.session_stats()) result.summary.conversations.sessions = *st;
+  result.summary.kv_tiers = kv_tier_reports(replicas);
   add_carbon(result.summary, sc.grid_g_per_kwh);
   if (options.check_workload) refuse_all_failed(result.summary, sc);
   const LoadReport measured = load;  // the collector's queue-growth test

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <numbers>
 
 #include "core/rng.h"
 #include "util/units.h"
@@ -47,23 +46,8 @@ double Patience::seconds(std::int64_t id) const {
 }
 
 double Patience::draw(std::int64_t id) const {
-  switch (spec_.kind) {
-    case PatienceKind::fixed: return spec_.value_s;
-    case PatienceKind::uniform: return spec_.min_s + (spec_.max_s - spec_.min_s) * uniform01(id, 0);
-    case PatienceKind::exponential: return -spec_.mean_s * std::log(uniform01(id, 0));
-    case PatienceKind::lognormal: {
-      if (spec_.stddev_s <= 0) return spec_.mean_s;
-      // sigma^2 = ln(1 + s^2/m^2), mu = ln m - sigma^2/2 (the mean and stddev of the patience itself);
-      // one standard normal by Box-Muller from two of the request's uniforms.
-      const double ratio = spec_.stddev_s / spec_.mean_s;
-      const double sigma2 = std::log1p(ratio * ratio);
-      const double mu = std::log(spec_.mean_s) - sigma2 / 2;
-      const double z =
-          std::sqrt(-2 * std::log(uniform01(id, 0))) * std::cos(2 * std::numbers::pi * uniform01(id, 1));
-      return std::exp(mu + std::sqrt(sigma2) * z);
-    }
-  }
-  return spec_.value_s;
+  // The second uniform only where the distribution reads it (a lognormal with a spread).
+  return sample_duration(spec_, uniform01(id, 0), spec_.uses_second_uniform() ? uniform01(id, 1) : 0.5);
 }
 
 }  // namespace servesim

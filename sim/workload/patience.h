@@ -22,19 +22,14 @@
 #include <string_view>
 
 #include "core/sim_time.h"
+#include "workload/duration_distribution.h"
 #include "workload/request.h"
 
 namespace servesim {
 
-enum class PatienceKind { fixed, uniform, exponential, lognormal };
-
-struct PatienceSpec {
-  PatienceKind kind = PatienceKind::fixed;
-  double value_s = 0;            // fixed
-  double min_s = 0, max_s = 0;   // uniform, inclusive
-  double mean_s = 0;             // exponential, lognormal (of the patience itself)
-  double stddev_s = 0;           // lognormal
-};
+// A patience is a duration distribution (duration_distribution.h).
+using PatienceKind = DurationKind;
+using PatienceSpec = DurationSpec;
 
 struct PatienceDistributionInfo {
   std::string_view name;

@@ -57,8 +57,11 @@ struct Request {
   // past the last (a run a later turn registered may reach past this prompt's end:
   // taking only this prompt's part of it splits it there).
   bool extended_later = false;
+  // The last turn of its session (the closed-loop session workload, session_source.h):
+  // its answer ends the session, so per-session metrics close it then.
+  bool last_turn = false;
 };
-// own_ids_implied, system_ids_implied and extended_later live in session's padding: a Request is the 72 bytes the
+// own_ids_implied, system_ids_implied, extended_later and last_turn live in session's padding: a Request is the 72 bytes the
 // decode-only engine's queue reports per request (engine.h, queued_request_bytes).
 #if defined(__GLIBCXX__) && __SIZEOF_POINTER__ == 8
 static_assert(sizeof(Request) == 72, "Request grew: the queues' reported bytes per request change with it");

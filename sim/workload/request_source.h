@@ -6,6 +6,7 @@
 
 #include "core/sim_time.h"
 #include "workload/request.h"
+#include "workload/session_stats.h"
 
 namespace servesim {
 
@@ -33,6 +34,22 @@ class RequestSource {
   // Turns never sent because an earlier turn of their conversation was abandoned
   // (withdrawn ones included).
   virtual std::int64_t turns_not_sent() const { return 0; }
+  // Reports that r failed without being served (longer than the engine allows,
+  // larger than the KV cache): by default as a completion; the closed-loop
+  // session workload ends the session (its later turns would only be longer).
+  virtual void on_failed(const Request& r, Nanos time) { on_complete(r, time); }
+  // Sources whose next request may become due earlier than one already handed
+  // out (closed-loop sessions with random think and tool times: a completion
+  // schedules a turn before the pending one). For them the simulation, after
+  // reporting completions, compares earliest() with the request it holds and, when
+  // earlier, gives that one back (put_back: the source hands it out again later,
+  // with the next id then) and asks again, so requests still reach the engines in
+  // arrival order.
+  virtual bool may_reorder() const { return false; }
+  virtual std::optional<Nanos> earliest() const { return std::nullopt; }
+  virtual void put_back(Request&& /*r*/) {}
+  // Per-session counts of the closed-loop session workload (null for other sources).
+  virtual const SessionStats* session_stats() const { return nullptr; }
   // No more requests will ever come (whatever completions are still reported).
   virtual bool exhausted() const = 0;
   // Total requests the source will produce, or -1 if not known in advance.

@@ -6,6 +6,7 @@
 
 #include "workload/prefix_hash.h"
 #include "workload/prompt_ids.h"
+#include "workload/session_source.h"
 #include "workload/trace_source.h"
 
 namespace servesim {
@@ -235,6 +236,7 @@ std::int64_t SyntheticSource::expected_total() const {
 
 std::unique_ptr<RequestSource> make_request_source(const WorkloadSpec& spec) {
   if (spec.trace) return make_trace_source(spec);
+  if (spec.multi_turn && spec.multi_turn->closed) return std::make_unique<SessionSource>(spec);
   return std::make_unique<SyntheticSource>(spec);
 }
 

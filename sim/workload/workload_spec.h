@@ -30,6 +30,7 @@
 #include <string>
 
 #include "workload/arrival_process.h"
+#include "workload/duration_distribution.h"
 #include "workload/length_distribution.h"
 #include "workload/patience.h"
 #include "workload/request_source.h"
@@ -70,10 +71,34 @@ struct SharedPrefixSpec {
 // is fixed in advance, as open loop requires); with a closed_loop arrival each
 // user runs sessions back to back and turns follow completions by the
 // arrival's think_time (multi_turn.think_time must then be absent).
+//
+// `loop: closed` (session_source.h) makes sessions closed-loop under an open
+// arrival process: the arrivals start sessions, and each later turn is sent once
+// the previous answer has finished, plus the user's think time (think_time, or a
+// distribution in `think`) or a tool call's duration (tool_calls). A session may
+// also fork sub-agents (subagents) that run in parallel and join before its next
+// turn. Every per-turn draw is keyed by (seed, session, turn), so a session's
+// turns, tools and think times do not depend on the order the run asks for them.
+struct ToolCallSpec {
+  double probability = 0;      // a turn (not a session's last) ends with a tool call
+  DurationSpec duration;       // how long the tool runs before the next turn is sent
+  LengthSpec output_tokens;    // the tool's output, appended to the context
+};
+struct SubagentSpec {
+  double probability = 0;      // a turn (not the last) forks sub-agents, checked before tool calls
+  std::int64_t count = 1;      // sub-agents per fork, run in parallel
+  std::int64_t turns = 1;      // turns of each sub-agent (closed loop, tool calls as the parent's)
+};
 struct MultiTurnSpec {
   std::int64_t turns = 1;                    // >= 1
   double think_time_s = 0.0;                 // open loop: seconds between a session's turns
   bool conversation_metrics = false;         // report per-conversation metrics (metrics/conversations.h)
+  // loop: closed (session_source.h). The fields below need it.
+  bool closed = false;
+  std::int64_t max_turns = 0;                // > turns: a session's turns uniform on [turns, max_turns]
+  std::optional<DurationSpec> think;         // closed loop: think time as a distribution (else think_time_s)
+  std::optional<ToolCallSpec> tool_calls;
+  std::optional<SubagentSpec> subagents;
 };
 
 struct WorkloadSpec {
