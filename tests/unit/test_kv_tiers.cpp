@@ -81,7 +81,7 @@ TEST_CASE("KV tiers: reload or recompute, whichever is cheaper, at a tier's boun
   CHECK(chain2.best_reload(tier_of, 12, 0.3e-3) == 4);
 }
 
-TEST_CASE("KV tiers: a block unused past the ttl is dropped; swap space pushes blocks down", "[engine][kv_tiers]") {
+TEST_CASE("KV tiers: a block unused past the ttl is dropped, and swap space pushes blocks down", "[engine][kv_tiers]") {
   KvTierChain chain({level("host", 4, 10e9, 0, /*ttl=*/60), level("nvme", 8, 2e9, 0)}, 1e6);
   chain.set_time(0);
   chain.put(1);
@@ -144,6 +144,34 @@ TEST_CASE("the engine reloads a prefix from a fast tier and recomputes rather th
   CHECK(f.result.summary.kv_tiers[0].reloaded == 24);
   CHECK(f.result.summary.kv_tiers[0].transfers == 1);
   CHECK(l.result.summary.kv_tiers[0].expired == 25);
+}
+
+TEST_CASE("a shared tier is one store for every replica: a prefix computed on one is reloaded on another",
+          "[engine][kv_tiers]") {
+  // Two replicas, round robin, 100 GPU blocks each. A (50 blocks) -> replica 0;
+  // B (a small filler) -> replica 1; D (100 other blocks: the whole cache) -> replica 0,
+  // evicting all of A's blocks into the tier; C = A's prompt -> replica 1, whose GPU
+  // never saw it. With the tier shared, C finds A's 49 leading blocks (its hit limit,
+  // (800 - 1) / 16) in the store and reloads them; with a per-replica tier, replica 1's
+  // is empty and C recomputes everything.
+  const std::string base = "{kind: vllm, prefix_caching: true, num_gpu_blocks_override: 100, async_scheduling: false, "
+                           "kv_tiers: [{name: remote, capacity: \"64 GiB\", bandwidth: \"50 GB/s\", latency: \"1 ms\"";
+  const std::vector<Request> reqs = {prefixed(0.0, 50, 1, 1), prefixed(5.0, 4, 9001, 1), prefixed(10.0, 100, 5001, 1),
+                                     prefixed(20.0, 50, 1, 1)};
+  auto run = [&](bool shared) {
+    const Scenario sc = scenario_from(base + (shared ? ", shared: true}]}" : "}]}"), "", "llama-3.1-8b",
+                                      "{tp: 1, replicas: 2, router: round_robin}");
+    VectorSource src(reqs);
+    return run_with_csv(sc, &src).result.summary;
+  };
+  const RunSummary shared = run(true), local = run(false);
+  CHECK(shared.offload_tokens == 49 * 16);
+  CHECK(local.offload_tokens == 0);
+  // The shared store is counted once: A's 50 blocks stored (D's admission), 49 reloaded.
+  REQUIRE(shared.kv_tiers.size() == 1);
+  CHECK(shared.kv_tiers[0].shared);
+  CHECK(shared.kv_tiers[0].stored == 50);
+  CHECK(shared.kv_tiers[0].reloaded == 49);
 }
 
 TEST_CASE("engine.kv_tiers: bad tier lists are refused at the key", "[engine][kv_tiers][config]") {

@@ -190,7 +190,7 @@ TEST_CASE("sub-agents fork after a turn, run in parallel, and the next turn wait
   }
 }
 
-TEST_CASE("closed-loop sessions: a session's draws do not depend on the engine; runs are deterministic",
+TEST_CASE("closed-loop sessions: a session's draws do not depend on the engine, and runs are deterministic",
           "[workload][sessions]") {
   const std::string workload =
       "{arrival: {process: multi_stage, stages: [{process: poisson, rate: 30, requests: 200}]}, input_tokens: "
@@ -219,7 +219,7 @@ TEST_CASE("closed-loop sessions: a session's draws do not depend on the engine; 
   CHECK(run_with_csv(sc, nullptr).csv == run_with_csv(sc, nullptr).csv);
 }
 
-TEST_CASE("a failed turn ends its session; the turns it never sent are counted", "[workload][sessions]") {
+TEST_CASE("a failed turn ends its session, and the turns it never sent are counted", "[workload][sessions]") {
   // max_model_len 1000: turn k's prompt is 256 + k x (32 + 256) tokens, so turns 0..2
   // fit (256, 544, 832) and turn 3 (1120) is refused; turns 4..5 are never sent.
   const Scenario sc = scenario_from("{kind: vllm, max_model_len: 1000}",
