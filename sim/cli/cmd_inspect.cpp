@@ -2,6 +2,7 @@
 // the per-operator roofline of a representative prefill batch and decode batch.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -123,6 +124,10 @@ void run_inspect(const InspectArgs& a) {
              setup.engine.gpu_memory_utilization);
   fmt::print("  weights            {:>10}\n  activations        {:>10}\n  runtime overhead   {:>10}\n",
              format_bytes(plan.weights), format_bytes(plan.activations), format_bytes(plan.runtime_overhead));
+  // engine.lora only (the others' output is unchanged).
+  if (plan.lora_slots > 0)
+    fmt::print("  LoRA slots         {:>10}  ({} adapters at max_lora_rank {}: engine.lora)\n",
+               format_bytes(plan.lora_slots), setup.engine.lora.max_loras, setup.engine.lora.max_lora_rank);
   // Nothing left is said as such: a negative size would read as a (strange) amount of KV.
   if (plan.kv_bytes > 0)
     fmt::print("  KV cache           {:>10}  ({} per token per GPU, block {} tokens)\n", format_bytes(plan.kv_bytes),
@@ -139,6 +144,17 @@ void run_inspect(const InspectArgs& a) {
                                          : "engine.num_gpu_blocks_override");
   print_ops(fmt::format("prefill batch {} x {} tokens", a.prefill_batch, a.prefill_len), report.prefill);
   print_ops(fmt::format("decode batch {} at context {}", a.decode_batch, a.decode_context), report.decode);
+  if (setup.engine.lora.enabled) {
+    // The same decode batch with every sequence on an adapter, over as many distinct
+    // adapters as the slots allow (cost/lora_cost.cpp): what multi-LoRA adds to a step.
+    const std::vector<SeqWork> decode(static_cast<std::size_t>(a.decode_batch), SeqWork{1, a.decode_context, true});
+    BatchSummary b = summarize(decode, report.cost.model().local);
+    b.lora = LoraLoad{a.decode_batch, static_cast<std::int32_t>(std::min(setup.engine.lora.max_loras, a.decode_batch)),
+                      static_cast<std::int32_t>(setup.engine.lora.max_lora_rank)};
+    print_ops(fmt::format("decode batch {} at context {}, LoRA: every sequence on an adapter, {} distinct at rank {}",
+                          a.decode_batch, a.decode_context, b.lora.adapters, b.lora.rank),
+              report.cost.breakdown(b));
+  }
 }
 
 }  // namespace

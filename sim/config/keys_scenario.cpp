@@ -3,6 +3,7 @@
 #include "config/key_registry.h"
 #include "config/kv_tiers_reader.h"
 #include "config/local_engine.h"
+#include "config/lora_reader.h"
 #include "config/scenario_sections.h"
 
 namespace servesim {
@@ -12,7 +13,7 @@ std::vector<const KeySection*> scenario_key_sections() {
                                      &model_key_section(),        &parallelism_key_section(),
                                      &moe_key_section(),
                                      &engine_key_section(),       &kv_tiers_key_section(),
-                                     &speculative_key_section(),
+                                     &speculative_key_section(),  &lora_engine_key_section(),
                                      &llama_cpp_key_section(),    &llama_cpp_kernels_key_section(),
                                      &transformers_key_section(),
                                      &slo_key_section()};

@@ -97,6 +97,12 @@ const Key patience{.name = "patience",
                           "abandoned (dropped from the queue, or its prefill aborted and its KV freed)",
                    .spec = "WorkloadSpec::patience",
                    .default_note = "none: users wait for ever"};
+const Key lora{.name = "lora",
+               .type = KeyType::section,
+               .doc = "LoRA adapters on the base model: each request uses one of `adapters` adapters (or, with share "
+                      "below 1, the base model), drawn by popularity; needs engine.lora (workload/lora_adapters.h)",
+               .spec = "WorkloadSpec::lora",
+               .default_note = "none: every request uses the base model"};
 const Key trace{.name = "trace",
                 .type = KeyType::text,
                 .doc = "a trace file to replay instead of synthetic requests (relative: beside the scenario "
@@ -309,7 +315,7 @@ std::vector<const KeySection*> workload_key_sections() {
       .path = "workload",
       .doc = "the requests: synthetic (arrival, input_tokens, output_tokens) or a trace to replay",
       .keys = {&seed, &requests, &duration, &hash_block_tokens, &arrival, &input_tokens, &output_tokens,
-               &shared_prefix, &multi_turn, &sampling, &trace, &format, &time_scale, &patience}};
+               &shared_prefix, &multi_turn, &sampling, &trace, &format, &time_scale, &patience, &lora}};
   static const KeySection prefix{.path = "workload.shared_prefix",
                                  .doc = "a system prompt shared by the requests of a group",
                                  .keys = {&shared_prefix_keys::groups, &shared_prefix_keys::tokens,
@@ -340,6 +346,7 @@ std::vector<const KeySection*> workload_key_sections() {
   for (const KeySection* s : duration_key_sections()) out.push_back(s);
   out.push_back(&sample);
   for (const KeySection* s : patience_key_sections()) out.push_back(s);
+  out.push_back(&lora_workload_key_section());
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include "config/kv_tiers_reader.h"
 #include "config/catalog_reader.h"
 #include "config/local_engine.h"
+#include "config/lora_reader.h"
 #include "config/scenario_sections.h"
 #include "engine/framework_preset.h"
 #include "engine/scheduling_policy.h"
@@ -491,7 +492,8 @@ const KeySection& engine_key_section() {
                &kChunkedPrefill, &kMaxModelLen, &kNumGpuBlocksOverride, &kRuntimeOverhead, &kStepCpuOverhead,
                &kPerSeqCpuOverhead, &kPerTokenCpuOverhead, &kPromptTokenCpuOverhead, &kHostOverlap, &kKernelLaunchOverhead, &kCollectiveLatency, &kFrontendLatency, &kGemmComputeRatio, &kAttentionMemoryRatio,
                &kPrefillLayerOverhead, &kAsyncScheduling, &kCpuOffload, &kv_tiers_key(), &kMaxQueueMemory,
-               &kAttentionKernel, &kSpeculative, &llama_cpp_section_key(), &transformers_section_key()},
+               &kAttentionKernel, &kSpeculative, &lora_engine_key(), &llama_cpp_section_key(),
+               &transformers_section_key()},
   };
   return s;
 }
@@ -564,6 +566,7 @@ EngineConfig read_engine(ConfigMap& e) {
     ConfigMap sm = e.map(spec);
     c.speculative = read_speculative(sm);
   }
+  c.lora = read_lora_engine(e);
   read_local_runtime_sections(e, c, preset);
   e.finish();
   return c;

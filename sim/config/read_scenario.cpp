@@ -5,6 +5,7 @@
 
 #include "config/config_ranges.h"
 #include "config/edits.h"
+#include "config/lora_reader.h"
 #include "config/scenario_reader.h"
 #include "config/scenario_sections.h"
 #include "config/schema_version.h"
@@ -146,6 +147,7 @@ Scenario parse_scenario(const ConfigNode& doc, const std::string& source, bool r
     ConfigMap w = root.map(workload);
     sc.workload = parse_workload(w);
     check_sampling_engine(w, sc.workload.sampling, sc.engine);
+    check_lora_workload(w, sc.workload, sc.engine);
     sc.has_workload = true;
   } else if (require_workload) {
     throw Error(fmt::format("{}: missing required key 'workload'", root.where()));
@@ -155,6 +157,7 @@ Scenario parse_scenario(const ConfigNode& doc, const std::string& source, bool r
   ConfigMap energy = section_map(root, energy_key_section());
   sc.grid_g_per_kwh = read_energy(energy);
   sc.disaggregation = read_disaggregation(root);
+  check_lora_disaggregation(root, sc);
   // `plan` removes its section before this; any other command checks it, so a
   // misspelt plan key is caught whichever command reads the file first.
   ConfigMap plan = section_map(root, plan_key_section());

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <string>
 
+#include "config/lora_reader.h"
 #include "config/scenario_sections.h"
 #include "config/catalog_reader.h"
 #include "config/local_engine.h"
@@ -385,6 +386,7 @@ Setup read_setup(ConfigMap& doc) {
   // Eager collectives: the host's launch of each NCCL call lengthens every hop.
   if (s.engine.collective_latency > s.gpu.intra_node.latency) s.gpu.intra_node.latency = s.engine.collective_latency;
   resolve_speculative(eng, s);
+  resolve_lora(eng, s);
   if (s.engine.kernel_launch_overhead > 0)
     s.engine.launch_floor = s.engine.kernel_launch_overhead * kernels_per_step(make_cost_model(s), s.parallelism.pp);
   return s;

@@ -181,6 +181,10 @@ WorkloadSpec parse_workload(ConfigMap& m) {
     ConfigMap p = m.map(std::string(patience.name));
     w.patience = parse_patience(p);
   }
+  if (has_key(m, lora)) {
+    ConfigMap l = m.map(std::string(lora.name));
+    w.lora = parse_lora_workload(l);
+  }
 
   if (has_key(m, trace)) {
     w.trace = parse_trace(m);

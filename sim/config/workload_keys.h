@@ -17,6 +17,7 @@ extern const Key sampling;  // synthetic and trace replay
 extern const Key arrival, input_tokens, output_tokens, shared_prefix, multi_turn;  // synthetic only
 extern const Key trace, format, time_scale;                                        // trace replay only
 extern const Key patience;                                                         // both
+extern const Key lora;                                                             // both
 }  // namespace workload_keys
 
 // `workload.arrival`: `process` selects the keys read beside it.
@@ -62,6 +63,7 @@ inline std::string where(const ConfigMap& m, const Key& k) { return m.where(std:
 std::vector<const KeySection*> arrival_key_sections();
 std::vector<const KeySection*> length_key_sections();
 std::vector<const KeySection*> patience_key_sections();  // config/read_patience.cpp
+const KeySection& lora_workload_key_section();            // config/read_lora.cpp
 std::vector<const KeySection*> duration_key_sections();  // config/read_duration.cpp (think, tool durations)
 
 }  // namespace servesim

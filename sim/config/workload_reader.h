@@ -40,6 +40,10 @@ LengthSpec parse_length_distribution(ConfigMap& m);
 // unknown `dist`, a time out of range or min > max. (config/read_patience.cpp)
 PatienceSpec parse_patience(ConfigMap& m);
 
+// Reads `lora:` (workload/lora_adapters.h). Throws at the offending key for a count,
+// rank or share out of range, or zipf_s without zipf popularity. (config/read_lora.cpp)
+LoraWorkloadSpec parse_lora_workload(ConfigMap& m);
+
 // Reads a duration mapping (`multi_turn.think`, `tool_calls.duration`). Throws at
 // the offending key for an unknown `dist`, a time out of range or min > max.
 // (config/read_duration.cpp)

@@ -13,6 +13,16 @@
 
 namespace servesim {
 
+// Multi-LoRA (workload.lora; cost/lora_shape.h): a step's tokens that carry an
+// adapter, the distinct adapters among them, and the rank the kernels run at
+// (engine.lora.max_lora_rank: vLLM pads every adapter's slot to it). adapters == 0
+// (every batch without LoRA) adds nothing to the step.
+struct LoraLoad {
+  std::int64_t tokens = 0;
+  std::int32_t adapters = 0;
+  std::int32_t rank = 0;
+};
+
 struct SeqWork {
   std::int64_t new_tokens = 0;
   std::int64_t context_tokens = 0;
@@ -41,6 +51,7 @@ struct BatchSummary {
   double prefill_local_pairs = 0.0;      // sum of keys(p) over the chunk's positions p
   double prefill_local_kv_tokens = 0.0;  // sum of keys read from the first query's span start
   double decode_local_kv_tokens = 0.0;   // sum keys(ctx+1)
+  LoraLoad lora;  // set by the engine (LoraLoad above); none by default
 
   void add(const SeqWork& s, int sign = +1);
   void remove(const SeqWork& s) { add(s, -1); }

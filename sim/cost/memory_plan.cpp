@@ -118,6 +118,10 @@ MemoryPlan plan_memory(const CostModel& cost, const MemoryConfig& cfg, const Dra
     plan.kv_bytes = plan.budget - plan.weights - plan.activations - plan.runtime_overhead;
     plan.kv_bytes_per_token += draft->kv_bytes_per_token;
   }
+  if (cfg.lora_slot_bytes > 0) {  // the adapters' GPU slots, allocated with the weights
+    plan.lora_slots = cfg.lora_slot_bytes;
+    plan.kv_bytes -= plan.lora_slots;
+  }
   if (m.state.enabled()) {  // a state slot for each sequence the engine may run
     plan.state_bytes_per_sequence = gpu_state_bytes_per_sequence(m, s, cost.precision().activation_storage);
     plan.state_slots = cfg.max_num_seqs;
@@ -134,11 +138,13 @@ MemoryPlan plan_memory(const CostModel& cost, const MemoryConfig& cfg, const Dra
   plan.kv_tokens = plan.kv_blocks * cfg.block_size;
   plan.fits = plan.kv_blocks > 0;
 
-  const std::string slots =
+  std::string slots =
       plan.state_slots > 0 ? fmt::format(", after {} state slots of {} ({} per GPU: engine.max_num_seqs sequences)",
                                          plan.state_slots, format_bytes(plan.state_bytes_per_sequence),
                                          format_bytes(plan.state_bytes))
                            : "";
+  if (plan.lora_slots > 0)
+    slots += fmt::format(", after {} per GPU of LoRA adapter slots (engine.lora)", format_bytes(plan.lora_slots));
   if (plan.fits) {
     plan.verdict = fmt::format("fits: {} KV blocks ({} tokens) in {} of KV cache per GPU{}", plan.kv_blocks,
                                plan.kv_tokens, format_bytes(plan.kv_bytes), slots);
@@ -148,7 +154,8 @@ MemoryPlan plan_memory(const CostModel& cost, const MemoryConfig& cfg, const Dra
     return plan;
   }
   // Say by how much and what would fit: more TP, lower weight precision, a bigger GPU.
-  const double need = plan.weights + plan.activations + plan.runtime_overhead + plan.state_bytes + block_bytes;
+  const double need =
+      plan.weights + plan.activations + plan.runtime_overhead + plan.state_bytes + plan.lora_slots + block_bytes;
   const double short_by = need - plan.budget;
   std::string advice;
   const Parallelism& par = cost.parallelism();
@@ -200,13 +207,14 @@ MemoryPlan plan_memory(const CostModel& cost, const MemoryConfig& cfg, const Dra
   if (!advice.empty()) advice += ", or ";
   advice += fmt::format("a GPU with more than {} of memory", format_bytes(need / cfg.gpu_memory_utilization));
   plan.verdict = fmt::format(
-      "does not fit: {} on {} (tp={}, pp={}{}) needs {} per GPU (weights {}, activations {}, runtime {}, {}one KV block "
-      "{}) but gpu_memory_utilization {} leaves {} of {}; short by {}. Would fit: {}",
+      "does not fit: {} on {} (tp={}, pp={}{}) needs {} per GPU (weights {}, activations {}, runtime {}, {}{}one KV "
+      "block {}) but gpu_memory_utilization {} leaves {} of {}; short by {}. Would fit: {}",
       m.name, g.name, par.tp, par.pp,
       par.wide() ? fmt::format(", attention_dp={}, ep={}", par.attention_dp, par.ep) : std::string(),
       format_bytes(need), format_bytes(plan.weights), format_bytes(plan.activations),
       format_bytes(plan.runtime_overhead),
       plan.state_slots > 0 ? fmt::format("{} state slots {}, ", plan.state_slots, format_bytes(plan.state_bytes)) : "",
+      plan.lora_slots > 0 ? fmt::format("LoRA slots {}, ", format_bytes(plan.lora_slots)) : "",
       format_bytes(block_bytes), cfg.gpu_memory_utilization,
       format_bytes(plan.budget), format_bytes(plan.capacity), format_bytes(short_by), advice);
   return plan;

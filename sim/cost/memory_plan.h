@@ -17,6 +17,11 @@ struct MemoryConfig {
   // CUDA context, cuBLAS/NCCL workspaces and CUDA graphs, outside PyTorch's
   // allocator: vLLM logs ~1-2 GiB of "non-torch" memory plus graph pools on H100.
   double runtime_overhead_bytes = 1.5 * 1024.0 * 1024.0 * 1024.0;
+  // Multi-LoRA (engine.lora): bytes per GPU of the adapters' GPU slots, max_loras x one
+  // adapter at max_lora_rank (cost/lora_shape.h). vLLM allocates them with the model,
+  // before it profiles memory (vllm/lora/model_manager.py create_lora_weights), so they
+  // come out of the KV cache's budget. 0 without LoRA.
+  double lora_slot_bytes = 0;
 };
 
 struct MemoryPlan {
@@ -25,6 +30,7 @@ struct MemoryPlan {
   double weights = 0;             // bytes per GPU (busiest pipeline stage)
   double activations = 0;         // peak activation workspace per GPU
   double runtime_overhead = 0;
+  double lora_slots = 0;          // the LoRA adapters' GPU slots per GPU (MemoryConfig::lora_slot_bytes)
   double kv_bytes = 0;            // left for the KV cache per GPU (may be negative)
   double kv_bytes_per_token = 0;  // per GPU (its attention layers and KV heads)
   // State layers (layer_kinds.h): each sequence holds a constant state, not KV blocks. The

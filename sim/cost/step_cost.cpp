@@ -49,6 +49,7 @@ CostModel::CostModel(GpuSpec gpu, ModelSpec model, ResolvedPrecision precision, 
   ggml_amx_ = ggml_amx_type(precision_.gguf);
   validate_parallelism(par_, model_);
   shard_ = shard_shape(par_, model_);
+  lora_ = servesim::lora_geometry(model_, shard_);
   // A TP or PP group larger than a node crosses the network.
   tp_link_ = par_.tp <= gpu_.gpus_per_node || gpu_.inter_node.bandwidth <= 0 ? gpu_.intra_node : gpu_.inter_node;
   pp_link_ = par_.tp * par_.pp <= gpu_.gpus_per_node || gpu_.inter_node.bandwidth <= 0 ? gpu_.intra_node
@@ -200,7 +201,9 @@ StepTotals CostModel::combine(const CostPart& tokens, const CostPart& sampled, c
 StepTotals CostModel::totals(const BatchSummary& b) const {
   if (b.seqs <= 0) return StepTotals{};
   if (wide_) return wide_totals(b);
-  return combine(token_part(b.new_tokens), sample_part(b.sampled), attention_part(b));
+  StepTotals t = combine(token_part(b.new_tokens), sample_part(b.sampled), attention_part(b));
+  if (b.lora.adapters > 0) add_to_totals(t, lora_part(b.lora));
+  return t;
 }
 
 StepCost CostModel::breakdown(const BatchSummary& b) const {
@@ -212,9 +215,13 @@ StepCost CostModel::breakdown(const BatchSummary& b) const {
   const CostPart s = sample_ops(static_cast<double>(b.sampled), &sampling);
   const CostPart a = attention_ops(b, &attention);
   static_cast<StepTotals&>(out) = combine(t, s, a);
-  // Listed in execution order: attention after the KV write, sampling after the final norm.
+  std::vector<OpCost> lora;
+  if (b.lora.adapters > 0) add_to_totals(out, lora_ops(b.lora, &lora));
+  // Listed in execution order: attention after the KV write, sampling after the final norm,
+  // the adapters' GEMMs after the layers' (their sum over the layers).
   insert_after(ops, "kv_cache_write", attention);
   insert_after(ops, "final_norm", sampling);
+  insert_after(ops, "mlp_down", lora);
   out.ops = std::move(ops);
   return out;
 }

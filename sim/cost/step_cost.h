@@ -13,6 +13,7 @@
 #include "cost/expert_load.h"
 #include "cost/moe_deployment.h"
 #include "cost/ggml_kernels.h"
+#include "cost/lora_shape.h"
 #include "cost/parallelism.h"
 #include "cost/precision.h"
 #include "cost/replica_layout.h"
@@ -122,6 +123,13 @@ class CostModel {
   CostPart sample_part(std::int64_t sampled) const { return sample_ops(static_cast<double>(sampled), nullptr); }
   CostPart attention_part(const BatchSummary& b) const;
   StepTotals combine(const CostPart& tokens, const CostPart& sampled, const CostPart& attention) const;
+  // Multi-LoRA (cost/lora_cost.cpp): the adapters' shrink and expand GEMMs of a step
+  // with l.adapters > 0 (nothing otherwise), and the step totals with a part added (add_to_totals)
+  // (totals(b) is combine(...) with lora_part(b.lora) added this way when the batch has adapters).
+  CostPart lora_part(const LoraLoad& l) const { return lora_ops(l, nullptr); }
+  void add_to_totals(StepTotals& t, const CostPart& p) const;
+  // The adapters' geometry on this model and layout (cost/lora_shape.h; unsupported: all zero).
+  const LoraGeometry& lora_geometry() const { return lora_; }
   // Totals (time, flops, bytes, time by bound) without the per-op list: no allocation.
   StepTotals totals(const BatchSummary& b) const;
   StepCost breakdown(const BatchSummary& b) const;
@@ -164,6 +172,7 @@ class CostModel {
   CostPart tokens_ops(double tokens, std::vector<OpCost>* ops) const;
   CostPart sample_ops(double sampled, std::vector<OpCost>* ops) const;
   CostPart attention_ops(const BatchSummary& b, std::vector<OpCost>* ops) const;
+  CostPart lora_ops(const LoraLoad& l, std::vector<OpCost>* ops) const;
   // The layer kinds of layer_kinds.h (state_cost.cpp): state layers' projections and DSA's
   // indexer projections (with the tokens), the scan / state update and the indexer's scoring
   // (with the batch). Nothing for a model without them.
@@ -194,6 +203,7 @@ class CostModel {
   bool ggml_quantized_ = false;  // the GGUF file's matrices are a quantized ggml type
   bool ggml_amx_ = false;        // ... one llama.cpp repacks for AMX
   ShardShape shard_;
+  LoraGeometry lora_;  // LoRA adapters' widths (cost/lora_shape.h)
   Link tp_link_;
   Link pp_link_;
   // Wide layouts (Parallelism::wide()): the MoE deployment, the replica's geometry, the

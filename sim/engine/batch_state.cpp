@@ -26,6 +26,19 @@ BatchState::BatchState(const EngineContext& ctx, const StepPricer& pricer)
       chains_(ctx.hash_chains ? ctx.hash_chains : own_chains_.get()),
       patience_(ctx.patience) {
   if (local_on_ != local_.enabled()) throw std::logic_error("BatchState: local_on_ disagrees with local_");
+  if (ctx.lora && ctx.config.lora.enabled) {
+    // One adapter's load (lora_slots.h): its shard of the rank-r matrices over this GPU's
+    // host link (each GPU copies its own, in parallel), after the whole adapter is read
+    // from disk when the host cache does not hold it.
+    const LoraEngineSpec& spec = ctx.config.lora;
+    const LoraGeometry& g = ctx.cost->lora_geometry();
+    const double rank = static_cast<double>(ctx.lora->spec().rank);
+    const Link& host = ctx.cost->gpu().host;
+    const double bandwidth = spec.load_bandwidth > 0 ? spec.load_bandwidth : host.bandwidth;
+    const double gpu_s = lora_adapter_bytes_per_gpu(g, rank) / bandwidth + host.latency;
+    const double disk_s = lora_adapter_bytes(g, rank) / spec.disk_bandwidth;
+    lora_ = std::make_unique<LoraSlots>(spec, *ctx.lora, gpu_s, disk_s);
+  }
   if (local_.enabled()) check_local_supported(ctx);
   // A group larger than max_num_seqs could never start (the config layer refuses it first).
   if (group_.sequences() > ctx.config.max_num_seqs)
@@ -51,6 +64,7 @@ void BatchState::check_local_supported(const EngineContext& ctx) {
 
 void BatchState::running_erase(int slot) {
   Seq& s = seq(slot);
+  if (lora_) lora_->release(lora_->adapter(s.req.id));
   if (s.prev >= 0) seq(s.prev).next = s.next;
   else run_head_ = s.next;
   if (s.next >= 0) seq(s.next).prev = s.prev;
@@ -189,16 +203,22 @@ void BatchState::abandon_slot(int slot, Nanos at, std::vector<Request>& gone) {
   free_slots_.push_back(slot);
 }
 
-void BatchState::materialize_front() {
+void BatchState::materialize(std::size_t i) {
   const int slot = new_slot();
   Seq& s = seq(slot);
-  QueuedRequest& q = fresh_.front();
+  QueuedRequest& q = fresh_[i];
   fresh_bytes_ -= q.bytes();
   --fresh_count_;
   s.req = q.take();
-  fresh_.pop_front();
-  drop_gone_front();
+  if (i == 0) {
+    fresh_.pop_front();
+    drop_gone_front();
+  } else {
+    fresh_.erase(fresh_.begin() + static_cast<std::ptrdiff_t>(i));
+  }
   s.rec = arrival_record(s.req, replica_);
+  // Passed over before for want of a LoRA slot (lora_eligible): counted then.
+  if (lora_) s.rec.lora_delayed = s.req.id <= lora_frontier_;
   s.rec.sequences = group_.sequences();
   reset_fields(s);
   s.target = s.req.input_tokens;
@@ -303,6 +323,7 @@ void BatchState::join_decode(int slot, Nanos now) {
   const std::int64_t weight = local_on_ ? local_.weight(offset, s.join_step + 1) : group_.weight();
   s.key = dec_.join(s.len_join, group_.sequences(), weight, s.owed).key;
   if (local_on_) local_.join(offset, s.join_step);
+  if (lora_ && lora_->adapter(s.req.id) >= 0) lora_decode_seqs_ += group_.sequences();
   s.last_token = now;
   finishes_.push(slot, dec_.step() + (s.req.output_tokens - s.generated), s.req.id);
 }
@@ -320,6 +341,7 @@ void BatchState::leave_decode(int slot) {
   const std::int64_t weight = local_on_ ? local_.weight(offset, g + 1) : group_.weight();
   dec_.leave(DecodeAggregate::Member{offset, s.key}, group_.sequences(), weight, owed);
   if (local_on_) local_.leave(offset, g);
+  if (lora_ && lora_->adapter(s.req.id) >= 0) lora_decode_seqs_ -= group_.sequences();
   finishes_.remove(slot);  // it finishes no more at its filed step (or drain took it out)
 }
 
@@ -375,6 +397,73 @@ void BatchState::finish_request(int slot, Nanos now, std::vector<Request>& done,
   done.push_back(std::move(s.req));
   s.phase = Phase::free;
   free_slots_.push_back(slot);
+}
+
+int BatchState::lora_eligible(Nanos cutoff, Nanos now) {
+  // vLLM v1 (vllm/v1/core/sched/scheduler.py, schedule(), the waiting loop): "Check that
+  // adding the request still respects the max_loras constraint ... Scheduling would
+  // exceed max_loras, skip": the request goes to skipped_waiting_requests, which are put
+  // back at the head of the waiting queue after the loop, and the loop goes on.
+  // Slots first: preempted requests, and a never-scheduled one an earlier step tried.
+  while (!waiting_.empty()) {
+    const int slot = waiting_.front();
+    Seq& s = seq(slot);
+    if (s.rec.first_scheduled < 0 && s.req.arrival + frontend_ns_ > cutoff) return -1;
+    if (lora_->fits(lora_->adapter(s.req.id))) return slot;
+    ++lora_->counts.skips;
+    if (!s.rec.lora_delayed) {
+      s.rec.lora_delayed = true;
+      ++lora_->counts.delayed_requests;
+    }
+    lora_skipped_.push_back(slot);
+    waiting_.pop_front();
+  }
+  // Then the never-scheduled ones, in arrival order, by id alone (their adapter is a
+  // function of it): only the one taken becomes a slot.
+  for (std::size_t i = 0; i < fresh_.size(); ++i) {
+    const QueuedRequest& q = fresh_[i];
+    if (q.arrival() + frontend_ns_ > cutoff) return -1;  // later ones arrived later still
+    // One whose user gave up by now is gone (abandon_due ran before this step: it waits in
+    // fresh_ only until it reaches the front).
+    if (patience_ && q.arrival() + to_nanos(patience_->seconds(q.id())) <= now) continue;
+    if (lora_->fits(lora_->adapter(q.id()))) {
+      materialize(i);
+      if (i > 0) {
+        lora_taken_ = waiting_.back();
+        lora_taken_at_ = i;
+      }
+      return waiting_.front();
+    }
+    ++lora_->counts.skips;
+    if (q.id() > lora_frontier_) {
+      lora_frontier_ = q.id();
+      ++lora_->counts.delayed_requests;
+    }
+  }
+  return kLoraNoneFits;
+}
+
+void BatchState::lora_restore() {
+  if (lora_taken_ >= 0) {
+    // Taken from behind passed-over requests but not admitted: back to its place among
+    // the never-scheduled ones (nothing entered fresh_ while the step was planned).
+    const int slot = lora_taken_;
+    lora_taken_ = -1;
+    if (waiting_.empty() || waiting_.front() != slot)
+      throw std::logic_error("BatchState::lora_restore: the request taken is not at the head");
+    waiting_.pop_front();
+    Seq& s = seq(slot);
+    QueuedRequest q(std::move(s.req));
+    fresh_bytes_ += q.bytes();
+    ++fresh_count_;
+    fresh_.insert(fresh_.begin() + static_cast<std::ptrdiff_t>(lora_taken_at_), std::move(q));
+    s.hashes.clear();
+    s.hash_blocks = 0;
+    s.phase = Phase::free;
+    free_slots_.push_back(slot);
+  }
+  waiting_.insert(waiting_.begin(), lora_skipped_.begin(), lora_skipped_.end());
+  lora_skipped_.clear();
 }
 
 }  // namespace servesim

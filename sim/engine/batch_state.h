@@ -30,6 +30,15 @@
 // Speed: every move is O(1) (or O(prefilling) for a preempted prefill) and none
 // allocates once the slot table and queues have grown to the run's peak.
 //
+// Multi-LoRA (workload.lora with engine.lora; lora_slots.h): a request joining the
+// running set takes its adapter (loading it into a GPU slot charges the step the
+// load, as a KV reload is charged), one leaving gives it back; the decoders that
+// carry an adapter are counted (lora_decode_seqs). A policy asks lora_eligible()
+// instead of eligible_head(): the waiting requests whose adapter cannot get a slot
+// are passed over (vLLM v1 skips them and goes on), the never-scheduled ones by
+// their id alone (the adapter is a function of it), so none is materialized only
+// to be passed over; lora_restore() puts the passed-over ones back in order.
+//
 // Parallel sampling and beam search (workload.sampling, sequence_group.h): a
 // request is then a group of m sequences. It prefills once as one sequence and
 // decodes as m in the decode aggregate; its blocks are the group's
@@ -48,6 +57,7 @@
 #include "engine/finish_calendar.h"
 #include "engine/kv_blocks.h"
 #include "engine/local_decoders.h"
+#include "engine/lora_slots.h"
 #include "engine/queued_request.h"
 #include "engine/sequence_group.h"
 #include "engine/step_pricing.h"
@@ -185,6 +195,24 @@ class BatchState {
   // at a step planned at `cutoff` (a request is seen frontend_latency after it
   // arrives), else -1.
   int eligible_head(Nanos cutoff);
+
+  // Multi-LoRA (null without it).
+  LoraSlots* lora() { return lora_.get(); }
+  const LoraSlots* lora() const { return lora_.get(); }
+  // Decoding sequences whose request carries an adapter (the step's decode tokens with LoRA).
+  std::int64_t lora_decode_seqs() const { return lora_decode_seqs_; }
+  // eligible_head with LoRA (lora() set; the queue must not be empty): the first
+  // waiting request, in FCFS order, whose adapter fits (LoraSlots::fits), made the head
+  // of the waiting queue; those before it are passed over until lora_restore(). -1:
+  // the next one to look at has not been seen yet at `cutoff` (as eligible_head);
+  // kLoraNoneFits: no waiting request's adapter fits. `now`: the step's time (a
+  // never-scheduled request whose user gave up by then is not taken).
+  static constexpr int kLoraNoneFits = -2;
+  int lora_eligible(Nanos cutoff, Nanos now);
+  // After planning: the passed-over requests go back to the front of the waiting
+  // queue in their order, and a never-scheduled one taken from behind them but not
+  // admitted goes back to its place.
+  void lora_restore();
   // A running prefill takes `chunk` more tokens this step and `extra` more blocks.
   void schedule_chunk(int slot, std::int64_t chunk, std::int64_t extra) {
     Seq& s = seq(slot);
@@ -235,7 +263,9 @@ class BatchState {
   // Pops the requests at the front of fresh_ that gave up.
   void drop_gone_front();
   // Moves the oldest never-scheduled request (fresh_.front()) into a slot at the back of waiting_.
-  void materialize_front();
+  void materialize_front() { materialize(0); }
+  // The same for fresh_[i] (LoRA: a request taken from behind passed-over ones).
+  void materialize(std::size_t i);
   // A reused slot's fields (all but req and rec) as a new Seq has them.
   static void reset_fields(Seq& s);
   void join_decode(int slot, Nanos now);
@@ -336,6 +366,18 @@ class BatchState {
   std::vector<Request> late_;  // abandoned by complete_chunks, handed out by the next abandon_due
   std::unordered_set<std::int64_t> answered_;  // first token in time, deadline still in deadlines_
   bool fresh_by_id_ = true;  // ids increase along fresh_ (arrival order); else gone ones are erased at once
+
+  // Multi-LoRA (lora_eligible): the adapters' slots (null: no LoRA), the decoders with
+  // an adapter, the slots passed over while planning, a never-scheduled request taken
+  // from fresh_[lora_taken_at_] (-1: none), and the largest id of a never-scheduled
+  // request passed over so far (fresh_ is in id order: every one still waiting at or
+  // below it was passed over, so each is counted as delayed once).
+  std::unique_ptr<LoraSlots> lora_;
+  std::int64_t lora_decode_seqs_ = 0;
+  std::vector<int> lora_skipped_;
+  int lora_taken_ = -1;
+  std::size_t lora_taken_at_ = 0;
+  std::int64_t lora_frontier_ = -1;
 };
 
 // The moves a policy or the engine makes every step or every admission, inline:
@@ -426,6 +468,10 @@ inline void BatchState::admit_head(int slot, const KvBlocks::PrefixHit& hit, std
   if (s.rec.first_scheduled < 0) s.rec.first_scheduled = now;
   running_push_back(slot);
   prefilling_.push_back(slot);
+  if (lora_) {  // its adapter into a GPU slot (if not there): the step waits for the load
+    transfer_s_ += lora_->acquire(lora_->adapter(s.req.id));
+    if (slot == lora_taken_) lora_taken_ = -1;
+  }
 }
 
 inline void BatchState::complete_chunks(Nanos now, std::vector<Request>& done) {

@@ -14,6 +14,7 @@
 #include "cost/step_cost.h"
 #include "metrics/run_observer.h"
 #include "engine/engine_config.h"
+#include "workload/lora_adapters.h"
 #include "workload/patience.h"
 #include "workload/request.h"
 #include "workload/sampling.h"
@@ -24,6 +25,7 @@ class StepCostCache;    // engine/step_cost_cache.h
 class BlockHashChains;  // engine/prefix_cache.h
 class KvTierChain;      // engine/kv_tiers.h
 class KvTierLevel;      // engine/kv_tiers.h
+struct LoraCounts;      // engine/lora_slots.h
 
 inline constexpr Nanos kNever = std::numeric_limits<Nanos>::max();
 
@@ -90,6 +92,11 @@ class Engine {
   // Its KV tiers (engine.kv_tiers), appended to `out`; shared tiers appear in
   // every replica's chain (kv_tiers.h). None by default.
   virtual void kv_tier_chains(std::vector<const KvTierChain*>& /*out*/) const {}
+  // Multi-LoRA (workload.lora, engine/lora_slots.h): the adapters' loads and delays
+  // so far (null without LoRA), and when adapter `a` was last used in one of this
+  // replica's GPU slots (-1 when it is in none): what the lora_affinity router reads.
+  virtual const LoraCounts* lora_counts() const { return nullptr; }
+  virtual std::int64_t lora_last_use(std::int32_t /*a*/) const { return -1; }
 };
 
 struct EngineContext {
@@ -125,6 +132,9 @@ struct EngineContext {
   bool virtual_engine = false;
   // Sequences per request (workload.sampling: parallel samples or beams; engine/sequence_group.h).
   SamplingSpec sampling;
+  // Each request's LoRA adapter (workload.lora; workload/lora_adapters.h), with
+  // config.lora the engine's slots; null: no adapters.
+  const LoraAssignment* lora = nullptr;
 };
 
 std::unique_ptr<Engine> make_engine(const EngineContext& ctx);

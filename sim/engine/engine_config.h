@@ -9,6 +9,7 @@
 #include "cost/step_wall_time.h"
 #include "engine/kv_tier_spec.h"
 #include "engine/local_runtime.h"
+#include "engine/lora_spec.h"
 #include "engine/speculative.h"
 
 namespace servesim {
@@ -110,6 +111,9 @@ struct EngineConfig {
 
   // Speculative decoding (engine/speculative.h); method "none" = off.
   SpeculativeConfig speculative;
+
+  // Multi-LoRA serving (engine/lora_spec.h); enabled false = off.
+  LoraEngineSpec lora;
 
   CpuOverheads cpu_overheads() const {
     return CpuOverheads{step_cpu_overhead,      per_seq_cpu_overhead,      launch_floor, prefill_step_overhead,

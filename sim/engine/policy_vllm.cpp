@@ -10,7 +10,11 @@
 //  3. then waiting requests in FCFS order (preempted ones first) while the token
 //     budget, max_num_seqs and free KV blocks allow, after sharing what the prefix
 //     cache holds of their prompts; none after a preemption this step, as vLLM
-//     does. Without chunked prefill a prompt must fit the budget whole.
+//     does. Without chunked prefill a prompt must fit the budget whole. With LoRA
+//     adapters (workload.lora) a waiting request whose adapter cannot get a slot
+//     (max_loras adapters already run and its own is not among them) is skipped and
+//     the requests behind it are tried (vllm/v1/core/sched/scheduler.py; the skipped
+//     ones keep their place at the head of the queue: batch_state.h lora_eligible).
 #include <algorithm>
 
 #include "engine/batch_state.h"
@@ -61,8 +65,12 @@ class VllmPolicy final : public SchedulingPolicy {
     // enough free KV blocks: free blocks only shrink while decoders grow), so such
     // a run may be fused.
     bool settled = !preempted;
+    const bool lora = st.lora() != nullptr;
     while (!preempted && budget > 0 && !st.queue_empty() && st.seqs_fit(max_num_seqs_)) {
-      const int slot = st.eligible_head(cutoff);
+      const int slot = lora ? st.lora_eligible(cutoff, now) : st.eligible_head(cutoff);
+      // No waiting request's adapter fits: a reason that lasts until a running request
+      // finishes, which ends any run of fused decode steps.
+      if (slot == BatchState::kLoraNoneFits) break;
       if (slot < 0) {
         settled = false;
         break;
@@ -79,7 +87,9 @@ class VllmPolicy final : public SchedulingPolicy {
       st.admit_head(slot, hit, chunk, blocks, now);
       budget -= chunk;
     }
-    return st.queue_empty() || !st.seqs_fit(max_num_seqs_) || settled;
+    const bool steady = st.queue_empty() || !st.seqs_fit(max_num_seqs_) || settled;
+    if (lora) st.lora_restore();
+    return steady;
   }
 
  private:

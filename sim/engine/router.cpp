@@ -13,7 +13,11 @@ std::vector<std::pair<std::string, std::string>> router_registry() {
           {"least_kv", "the replica with the lowest KV-cache use"},
           {"prefix_affinity",
            "the replica that last served the same first prompt block (least_outstanding for new "
-           "prefixes, or when that replica has over twice the least load)"}};
+           "prefixes, or when that replica has over twice the least load)"},
+          {"lora_affinity",
+           "multi-LoRA: the replica holding the request's adapter in a GPU slot that used it last, else the one its "
+           "adapter's last request went to (least_outstanding for the base model, new adapters, or when that replica "
+           "has over twice the least load)"}};
 }
 
 RouterKind parse_router(const std::string& name, const std::string& where) {
@@ -21,6 +25,7 @@ RouterKind parse_router(const std::string& name, const std::string& where) {
   if (name == "least_outstanding") return RouterKind::least_outstanding;
   if (name == "least_kv") return RouterKind::least_kv;
   if (name == "prefix_affinity") return RouterKind::prefix_affinity;
+  if (name == "lora_affinity") return RouterKind::lora_affinity;
   std::vector<std::string> names;
   for (const auto& [n, _] : router_registry()) names.push_back(n);
   throw Error(fmt::format("{}: unknown router '{}'{} (valid: {})", where, name, did_you_mean(name, names), join(names)));
@@ -68,6 +73,32 @@ int Router::pick_affinity(const std::vector<std::unique_ptr<Engine>>& replicas, 
   return chosen;
 }
 
+int Router::pick_lora(const std::vector<std::unique_ptr<Engine>>& replicas, const Request& r) {
+  const int least = least_outstanding(replicas);
+  const std::int32_t a = lora_ ? lora_->adapter(r.id) : LoraAssignment::kBase;
+  if (a < 0) return least;
+  // The replica that used the adapter last among those holding it in a GPU slot (ties:
+  // the lowest index), else the one its previous request went to.
+  int preferred = -1;
+  std::int64_t latest = -1;
+  for (std::size_t i = 0; i < replicas.size(); ++i) {
+    const std::int64_t t = replicas[i]->lora_last_use(a);
+    if (t > latest) {
+      latest = t;
+      preferred = static_cast<int>(i);
+    }
+  }
+  int& routed = lora_routed_[static_cast<std::size_t>(a)];
+  if (preferred < 0) preferred = routed;
+  int chosen = least;
+  if (preferred >= 0) {
+    const std::int64_t min_load = std::max<std::int64_t>(1, outstanding(replicas, least));
+    if (outstanding(replicas, preferred) <= 2 * min_load) chosen = preferred;
+  }
+  routed = chosen;
+  return chosen;
+}
+
 int Router::pick(const std::vector<std::unique_ptr<Engine>>& replicas, const Request& r) {
   const std::size_t n = replicas.size();
   if (n == 1) return 0;
@@ -75,6 +106,7 @@ int Router::pick(const std::vector<std::unique_ptr<Engine>>& replicas, const Req
     case RouterKind::round_robin: return static_cast<int>(next_++ % n);
     case RouterKind::least_outstanding: return least_outstanding(replicas);
     case RouterKind::prefix_affinity: return pick_affinity(replicas, r);
+    case RouterKind::lora_affinity: return pick_lora(replicas, r);
     case RouterKind::least_kv: {
       if (tracked_) return static_cast<int>(kv_.best());
       std::size_t best = 0;

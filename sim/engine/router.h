@@ -10,6 +10,16 @@
 // 1 so an idle cluster keeps its affinity) go to the least-outstanding replica.
 // The map from first block to replica is bounded (kAffinityEntries, oldest
 // entries forgotten first).
+//
+// lora_affinity (multi-LoRA serving, workload.lora) sends a request to the replica
+// that holds its adapter in a GPU slot and used it most recently (Engine::
+// lora_last_use), else to the replica its adapter's previous request was sent to
+// (the adapter is on its way there, or in its host cache), so an adapter's
+// requests share one replica's slot instead of loading the adapter on several.
+// Requests of the base model, adapters not seen yet, and requests whose preferred
+// replica is overloaded (the same test as prefix_affinity's) go to the
+// least-outstanding replica. Finding the replica that holds the adapter asks
+// every replica (one virtual call each): a cost only this router pays.
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -21,7 +31,7 @@
 
 namespace servesim {
 
-enum class RouterKind { round_robin, least_outstanding, least_kv, prefix_affinity };
+enum class RouterKind { round_robin, least_outstanding, least_kv, prefix_affinity, lora_affinity };
 
 RouterKind parse_router(const std::string& name, const std::string& where);
 std::vector<std::pair<std::string, std::string>> router_registry();
@@ -31,6 +41,11 @@ class Router {
   static constexpr std::size_t kAffinityEntries = 1 << 16;
 
   explicit Router(RouterKind kind) : kind_(kind) {}
+  // lora_affinity: the requests' adapters (workload.lora); without them it routes as least_outstanding.
+  void set_lora(const LoraAssignment* lora) {
+    lora_ = lora;
+    lora_routed_.assign(lora ? static_cast<std::size_t>(lora->spec().adapters) : 0, -1);
+  }
   // Deterministic: ties go to the lowest replica index.
   int pick(const std::vector<std::unique_ptr<Engine>>& replicas, const Request& r);
 
@@ -57,6 +72,7 @@ class Router {
                     : replicas[static_cast<std::size_t>(i)]->outstanding();
   }
   int pick_affinity(const std::vector<std::unique_ptr<Engine>>& replicas, const Request& r);
+  int pick_lora(const std::vector<std::unique_ptr<Engine>>& replicas, const Request& r);
 
   RouterKind kind_;
   bool tracked_ = false;
@@ -69,6 +85,9 @@ class Router {
   BlockHashIndex affinity_;
   std::vector<std::uint64_t> affinity_order_;
   std::size_t affinity_next_ = 0;
+  // lora_affinity: the adapters, and the replica each adapter's last request went to (-1: none yet).
+  const LoraAssignment* lora_ = nullptr;
+  std::vector<int> lora_routed_;
 };
 
 }  // namespace servesim

@@ -34,16 +34,18 @@ class StepCostCache {
   // cost.totals() of the decode-only batch {seqs = new_tokens = sampled = decode_seqs = n,
   // decode_kv_tokens = kv, decode_local_kv_tokens = local_kv}, without the per-op list
   // (local_kv: the keys the local attention layers see; unused without them).
-  StepTotals decode(std::int64_t n, std::int64_t kv, std::int64_t local_kv = 0) {
+  // lora: the step's LoRA adapters (LoraLoad; none by default).
+  StepTotals decode(std::int64_t n, std::int64_t kv, std::int64_t local_kv = 0, const LoraLoad& lora = {}) {
     if (n <= 0) return StepTotals{};
     BatchSummary b = cost_.batch();
     b.seqs = b.new_tokens = b.sampled = b.decode_seqs = n;
     b.decode_kv_tokens = static_cast<double>(kv);
     b.decode_local_kv_tokens = static_cast<double>(local_kv);
+    b.lora = lora;
     return totals(b);
   }
   // decode(n, kv, local_kv).time alone (a fused run's last step: only its time is needed).
-  double decode_time(std::int64_t n, std::int64_t kv, std::int64_t local_kv = 0) {
+  double decode_time(std::int64_t n, std::int64_t kv, std::int64_t local_kv = 0, const LoraLoad& lora = {}) {
     if (n <= 0) return 0.0;
     BatchSummary b = cost_.batch();
     b.seqs = b.new_tokens = b.sampled = b.decode_seqs = n;
@@ -52,17 +54,29 @@ class StepCostCache {
     if (cost_.wide()) return wide_totals(b).time;
     const CostPart a = cost_.attention_part(b);
     const CostPart& ts = paired(n);
-    return (ts.layer_time + a.layer_time) + (ts.other_time + a.other_time);  // sum()'s time
+    double time = (ts.layer_time + a.layer_time) + (ts.other_time + a.other_time);  // sum()'s time
+    if (lora.adapters > 0) {  // CostModel::add_to_totals's time, in its order
+      const CostPart l = cost_.lora_part(lora);
+      time += l.layer_time + l.other_time;
+    }
+    return time;
   }
   // cost.totals(b) for any batch, without the per-op list.
   StepTotals totals(const BatchSummary& b) {
     if (b.seqs <= 0) return StepTotals{};
     if (cost_.wide()) return wide_totals(b);
     const CostPart a = cost_.attention_part(b);
-    if (b.new_tokens == b.sampled) return sum(paired(b.new_tokens), a);
-    const CostPart& t = tabulated(tokens_, b.new_tokens, &CostModel::token_part, token_scratch_);
-    const CostPart& s = tabulated(samples_, b.sampled, &CostModel::sample_part, sample_scratch_);
-    return cost_.combine(t, s, a);
+    StepTotals out;
+    if (b.new_tokens == b.sampled) {
+      out = sum(paired(b.new_tokens), a);
+    } else {
+      const CostPart& t = tabulated(tokens_, b.new_tokens, &CostModel::token_part, token_scratch_);
+      const CostPart& s = tabulated(samples_, b.sampled, &CostModel::sample_part, sample_scratch_);
+      out = cost_.combine(t, s, a);
+    }
+    // LoRA adapters (workload.lora): priced every time, added as CostModel::totals adds them.
+    if (b.lora.adapters > 0) cost_.add_to_totals(out, cost_.lora_part(b.lora));
+    return out;
   }
 
   // A wide layout's step (CostModel::wide()): a decode-only step's token parts (and its

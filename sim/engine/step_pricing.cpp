@@ -24,12 +24,13 @@ StepTotals StepPricer::draft_totals(std::int64_t n, std::int64_t ctx, std::int64
   return sum;
 }
 
-StepTotals StepPricer::decode_totals(std::int64_t n, std::int64_t kv, std::int64_t local_kv) {
-  if (memo_) return cache_->decode(n, kv, local_kv);
+StepTotals StepPricer::decode_totals(std::int64_t n, std::int64_t kv, std::int64_t local_kv, const LoraLoad& lora) {
+  if (memo_) return cache_->decode(n, kv, local_kv, lora);
   BatchSummary b = cost_.batch();
   b.seqs = b.new_tokens = b.sampled = b.decode_seqs = n;
   b.decode_kv_tokens = static_cast<double>(kv);
   b.decode_local_kv_tokens = static_cast<double>(local_kv);
+  b.lora = lora;
   return cost_.totals(b);
 }
 

@@ -83,8 +83,10 @@ class StepPricer {
   // Wall seconds of a decode-only step of n sequences that attend to kv tokens in
   // all (BatchSummary counts each sequence's context plus its new token).
   // local_kv: the keys the local attention layers see (model.local; unused without).
-  double decode_seconds(std::int64_t n, std::int64_t kv, std::int64_t local_kv = 0) {
-    const double gpu = memo_ ? cache_->decode_time(n, kv, local_kv) : decode_totals(n, kv, local_kv).time;
+  // lora: the step's LoRA adapters (workload.lora; none by default).
+  double decode_seconds(std::int64_t n, std::int64_t kv, std::int64_t local_kv = 0, const LoraLoad& lora = {}) {
+    const double gpu =
+        memo_ ? cache_->decode_time(n, kv, local_kv, lora) : decode_totals(n, kv, local_kv, lora).time;
     return step_wall_seconds(gpu, cpu_, n, 0, n, 0);  // each decoder samples one token
   }
   // Seconds to move `tokens` of KV over the host link, for one request: each GPU
@@ -100,7 +102,7 @@ class StepPricer {
   const CostModel& cost() const { return cost_; }
 
  private:
-  StepTotals decode_totals(std::int64_t n, std::int64_t kv, std::int64_t local_kv);
+  StepTotals decode_totals(std::int64_t n, std::int64_t kv, std::int64_t local_kv, const LoraLoad& lora);
 
   const CostModel& cost_;
   const CostModel* drafter_ = nullptr;

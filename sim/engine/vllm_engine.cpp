@@ -33,8 +33,8 @@ std::int64_t VllmEngine::spec_emitted(std::int64_t s) const {
          static_cast<std::int64_t>(std::floor(static_cast<double>(s - 1) * e));
 }
 
-std::int64_t VllmEngine::fast_forward_steps(Nanos now, Nanos horizon, double first_step_time, double* total_time,
-                                            double* last_start) {
+std::int64_t VllmEngine::fast_forward_steps(Nanos now, Nanos horizon, double first_step_time, const LoraLoad& lora,
+                                            double* total_time, double* last_start) {
   const DecodeAggregate& dec = state_.decoders();
   const std::int64_t g = dec.step();
   // Upper bound: the first completion ends the run of identical steps.
@@ -56,8 +56,9 @@ std::int64_t VllmEngine::fast_forward_steps(Nanos now, Nanos horizon, double fir
   // the sum over k steps is k times the mean of the first and last (trapezoid).
   // One evaluation at the far end gives the slope: step j costs f1 + slope*(j-1).
   const double last_step_time =
-      local_ ? pricer_.decode_seconds(dec.count(), dec.kv_tokens(g + k_max), local.kv_tokens(g + k_max, dec.count()))
-                      : pricer_.decode_seconds(dec.count(), dec.kv_tokens(g + k_max));
+      local_ ? pricer_.decode_seconds(dec.count(), dec.kv_tokens(g + k_max), local.kv_tokens(g + k_max, dec.count()),
+                                      lora)
+             : pricer_.decode_seconds(dec.count(), dec.kv_tokens(g + k_max), 0, lora);
   const double slope = (last_step_time - first_step_time) / static_cast<double>(k_max - 1);
   auto span = [&](std::int64_t k) {
     const double kk = static_cast<double>(k);
@@ -136,6 +137,8 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
   const Nanos cutoff = async_ && step_end_ == now ? step_start_ : now;
   state_.begin_step();
   state_.kv().set_time(now);  // the KV tiers' ttl is read against the step's time
+  LoraSlots* lora = state_.lora();
+  if (lora) lora->set_time(now);
   if (spec_) state_.decoders().set_step_tokens(spec_emitted(spec_steps_ + 1), spec_k_ + 1);
   const bool steady = policy_->plan(state_, now, cutoff);
   const double transfer_s = state_.transfer_seconds();
@@ -162,6 +165,15 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
     if (s.chunk <= 0) continue;
     b.add(SeqWork{s.chunk, s.computed, s.computed + s.chunk == s.target});
     prefill_tokens += s.chunk;
+    if (lora && lora->adapter(s.req.id) >= 0) b.lora.tokens += s.chunk;
+  }
+  if (lora) {
+    // The decoders' tokens with an adapter, over the distinct adapters running.
+    if (n_decode > 0) b.lora.tokens += state_.lora_decode_seqs();
+    if (b.lora.tokens > 0) {
+      b.lora.adapters = lora->active();
+      b.lora.rank = lora->rank();
+    }
   }
   in_step_ = true;
   step_start_ = now;
@@ -191,7 +203,7 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
   std::int64_t k = 1;
   if (fuse_ && prefill_tokens == 0 && n_decode > 0 && transfer_s == 0 && steady) {
     double span = seconds, last_start = 0;
-    k = fast_forward_steps(now, horizon, seconds, &span, &last_start);
+    k = fast_forward_steps(now, horizon, seconds, b.lora, &span, &last_start);
     // Async scheduling plans the step after the run when the run's last step starts.
     step_start_ = now + to_nanos(last_start);
     seconds = span;
@@ -251,6 +263,7 @@ void VllmEngine::finish_step(Nanos now, std::vector<Request>& done) {
     }
     last_finish_ = now;
   }
+  if (LoraSlots* lora = state_.lora()) lora->set_time(now);  // adapters released now were last used now
   state_.finish_decoders(now, done);  // decoders whose last token came at this step
   state_.complete_chunks(now, done);  // prefill chunks: a completed prompt samples a token
 }

@@ -39,6 +39,11 @@
 // compute). Preempted requests' KV is swapped out when the tier has room (the
 // swap-out is charged to the preempting step, the swap-in to the readmitting one);
 // a swapped decode resumes with one token to process instead of recomputing.
+//
+// Multi-LoRA (workload.lora with engine.lora; lora_slots.h): a step's batch carries
+// its tokens with an adapter and the distinct adapters running (BatchSummary::lora),
+// which the cost model prices (cost/lora_cost.cpp); loading an adapter into a GPU
+// slot holds up the step that admits its request, as a KV reload does.
 #include <memory>
 #include <vector>
 
@@ -87,12 +92,17 @@ class VllmEngine final : public Engine {
   void kv_tier_chains(std::vector<const KvTierChain*>& out) const override {
     if (const KvTierChain* c = state_.kv().tiers()) out.push_back(c);
   }
+  const LoraCounts* lora_counts() const override { return state_.lora() ? &state_.lora()->counts : nullptr; }
+  std::int64_t lora_last_use(std::int32_t a) const override {
+    return state_.lora() ? state_.lora()->last_use(a) : -1;
+  }
 
  private:
   // The number of identical decode steps to fuse from `now` (at least 1), their
   // total wall time and the start of the last one (seconds from now).
-  std::int64_t fast_forward_steps(Nanos now, Nanos horizon, double first_step_time, double* total_time,
-                                  double* last_start);
+  // lora: the run's LoRA adapters (constant through it: nobody joins or leaves).
+  std::int64_t fast_forward_steps(Nanos now, Nanos horizon, double first_step_time, const LoraLoad& lora,
+                                  double* total_time, double* last_start);
 
   // Tokens each decoder emits at speculating step s (from 1).
   std::int64_t spec_emitted(std::int64_t s) const;

@@ -28,6 +28,7 @@ struct RequestRecord {
   bool failed = false;
   FailureReason failure = FailureReason::none;  // set with failed
   bool last_turn = false;          // Request::last_turn: its answer ends its session
+  bool lora_delayed = false;       // passed over at least once for want of a LoRA slot (engine/lora_slots.h)
 };
 
 struct StepRecord {

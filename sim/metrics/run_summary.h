@@ -45,6 +45,22 @@ struct KvTierReport {
   double transfer_s = 0;
 };
 
+// Multi-LoRA serving over the run (workload.lora with engine.lora; engine/lora_slots.h),
+// summed over the replicas.
+struct LoraReport {
+  std::int64_t adapters = 0, rank = 0;
+  std::string popularity;        // "zipf" or "uniform"
+  double zipf_s = 0, share = 1;
+  std::int64_t max_loras = 0, max_cpu_loras = 0, max_lora_rank = 0;
+  double adapter_bytes = 0;      // one adapter, all of it (what a host holds and a disk read moves)
+  double slot_bytes_per_gpu = 0;  // the GPU slots, max_loras of them at max_lora_rank (out of the KV cache)
+  std::int64_t gpu_loads = 0;    // adapters copied host -> GPU slot
+  std::int64_t disk_loads = 0;   // ... of which read from disk into host memory first
+  double gpu_load_s = 0, disk_load_s = 0;  // seconds steps waited for those
+  std::int64_t delayed_requests = 0;  // requests passed over at least once for want of a slot
+  std::int64_t skips = 0;             // passings-over in all (a request may be passed over at many steps)
+};
+
 struct RunSummary {
   std::int64_t completed = 0;
   std::int64_t failed = 0;
@@ -94,6 +110,7 @@ struct RunSummary {
   // KV tiers (engine.kv_tiers), in order: what each did over the run, summed over
   // the replicas (a shared tier counted once).
   std::vector<KvTierReport> kv_tiers;
+  std::optional<LoraReport> lora;  // set only with workload.lora
   LoadReport load;
   // Users who give up (workload.patience): reported when it is set. Abandoned
   // requests are failures (failures[abandoned]); this is how long they waited.

@@ -24,13 +24,16 @@ nlohmann::json setup_json(const Setup& s, const CostModel& cost) {
 }
 
 nlohmann::json memory_json(const MemoryPlan& p) {
-  return {{"capacity_bytes", p.capacity},         {"budget_bytes", p.budget},
+  nlohmann::json j = {{"capacity_bytes", p.capacity},         {"budget_bytes", p.budget},
           {"weights_bytes", p.weights},           {"activations_bytes", p.activations},
           {"runtime_overhead_bytes", p.runtime_overhead}, {"kv_cache_bytes", p.kv_bytes},
           {"kv_bytes_per_token_per_gpu", p.kv_bytes_per_token}, {"kv_blocks", p.kv_blocks},
           {"kv_tokens", p.kv_tokens},             {"fits", p.fits},
           {"verdict", p.verdict},                 {"state_slots", p.state_slots},
           {"state_bytes", p.state_bytes},         {"state_bytes_per_sequence_per_gpu", p.state_bytes_per_sequence}};
+  // engine.lora only, so other plans' JSON is unchanged.
+  if (p.lora_slots > 0) j["lora_slot_bytes"] = p.lora_slots;
+  return j;
 }
 
 nlohmann::json step_json(const StepCost& c, nlohmann::json batch) {

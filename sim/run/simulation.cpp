@@ -17,6 +17,7 @@
 #include "engine/step_cost_cache.h"
 #include "metrics/failure.h"
 #include "run/disaggregated_simulation.h"
+#include "run/lora_report.h"
 #include "scenario/setup.h"
 #include "run/run_totals.h"
 #include "util/error.h"
@@ -170,6 +171,9 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
                               sc.engine.kind));
     patience.emplace(*sc.workload.patience, sc.workload.seed);
   }
+  // Each request's LoRA adapter (workload.lora): the engines' slots and the router read it.
+  std::optional<LoraAssignment> lora;
+  if (sc.workload.lora) lora.emplace(*sc.workload.lora, sc.workload.seed);
   // Every replica prices with `cost`: one set of step-cost tables for all of them.
   StepCostCache step_costs(cost);
   // And one memo of prompt block hashes: the replicas see the same system prompts.
@@ -193,9 +197,11 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
     ctx.patience = patience ? &*patience : nullptr;
     ctx.fast_forward = options.fast_forward;
     ctx.sampling = sc.workload.sampling;
+    ctx.lora = lora ? &*lora : nullptr;
     replicas.push_back(make_engine(ctx));
   }
   Router router(sc.router);
+  router.set_lora(lora ? &*lora : nullptr);
   router.track(replicas);
   EventQueue queue;
   // The request waiting for its arrival event (sources are streaming: one at a time).
@@ -432,6 +438,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   result.summary.conversations.turns_not_sent = source.turns_not_sent();
   if (const SessionStats* st = source.session_stats()) result.summary.conversations.sessions = *st;
   result.summary.kv_tiers = kv_tier_reports(replicas);
+  result.summary.lora = lora_report(sc, cost, replicas);
   add_carbon(result.summary, sc.grid_g_per_kwh);
   if (options.check_workload) refuse_all_failed(result.summary, sc);
   const LoadReport measured = load;  // the collector's queue-growth test

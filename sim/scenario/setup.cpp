@@ -14,10 +14,15 @@ std::unique_ptr<CostModel> make_draft_cost_model(const Setup& s) {
 }
 
 MemoryPlan plan_setup_memory(const Setup& s, const CostModel& cost) {
+  MemoryConfig mc = s.engine.memory_config();
+  // engine.lora: max_loras GPU slots of one adapter at max_lora_rank each (cost/lora_shape.h).
+  if (s.engine.lora.enabled)
+    mc.lora_slot_bytes = static_cast<double>(s.engine.lora.max_loras) *
+                         lora_adapter_bytes_per_gpu(cost.lora_geometry(), static_cast<double>(s.engine.lora.max_lora_rank));
   const std::unique_ptr<CostModel> draft = make_draft_cost_model(s);
-  if (!draft) return plan_memory(cost, s.engine.memory_config());
+  if (!draft) return plan_memory(cost, mc);
   const DraftMemory dm = draft_memory(*draft, s.engine.speculative.head());
-  return plan_memory(cost, s.engine.memory_config(), &dm);
+  return plan_memory(cost, mc, &dm);
 }
 
 }  // namespace servesim

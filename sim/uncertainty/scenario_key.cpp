@@ -25,6 +25,8 @@ std::vector<std::string> uncovered_features(const Scenario& sc, const RunSummary
   // The measured runs decode one sequence per request: their errors say nothing about
   // parallel sampling or beam search (workload.sampling).
   if (summary.sequences_max > 1) out.push_back("parallel sampling or beam search");
+  // ... nor about LoRA adapters (their loads, slots and kernels: workload.lora).
+  if (sc.workload.lora) out.push_back("LoRA adapters");
   return out;
 }
 

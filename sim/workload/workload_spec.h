@@ -15,6 +15,7 @@
 //     multi_turn: {turns: 4, think_time: "5 s"}      # optional, see MultiTurnSpec
 //     sampling: {n: 4}          # optional: parallel samples (n) or beams (beam_width) per request
 //     patience: {dist: uniform, min: "3 s", max: "5 s"} # optional: users who give up (patience.h)
+//     lora: {adapters: 200, rank: 16, popularity: zipf}  # optional: LoRA adapters (lora_adapters.h)
 //
 // Trace replay (arrival, input_tokens, output_tokens, shared_prefix and
 // multi_turn must then be absent; requests and duration cut the trace short):
@@ -32,6 +33,7 @@
 #include "workload/arrival_process.h"
 #include "workload/duration_distribution.h"
 #include "workload/length_distribution.h"
+#include "workload/lora_adapters.h"
 #include "workload/patience.h"
 #include "workload/request_source.h"
 #include "workload/sampling.h"
@@ -116,6 +118,7 @@ struct WorkloadSpec {
   std::optional<MultiTurnSpec> multi_turn;
   SamplingSpec sampling;               // sequences per request (synthetic and trace requests alike)
   std::optional<PatienceSpec> patience;  // users who give up (patience.h); synthetic and trace alike
+  std::optional<LoraWorkloadSpec> lora;  // each request's LoRA adapter (lora_adapters.h); synthetic and trace alike
 };
 
 // Default block size of synthetic prefix hashes and generic CSV hash_ids.
