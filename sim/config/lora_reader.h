@@ -4,6 +4,7 @@
 #include "config/config_map.h"
 #include "config/key.h"
 #include "engine/lora_spec.h"
+#include "engine/router.h"
 #include "scenario/scenario.h"
 
 namespace servesim {
@@ -18,8 +19,9 @@ LoraEngineSpec read_lora_engine(ConfigMap& e);
 void resolve_lora(ConfigMap& eng, Setup& s);
 // workload.lora (`w`: the workload mapping) against the engine: engine.lora set, the
 // adapters' rank within max_lora_rank, and no prefix caching of shared prompts (vLLM
-// keys cached blocks by adapter, which servesim's prefix cache does not).
-void check_lora_workload(ConfigMap& w, const WorkloadSpec& workload, const EngineConfig& engine);
+// keys cached blocks by adapter, which servesim's prefix cache does not); and the
+// lora_affinity router only with adapters to route by.
+void check_lora_workload(ConfigMap& w, const Scenario& sc);
 // LoRA with prefill/decode disaggregation (`root`: the scenario): refused (not modelled).
 void check_lora_disaggregation(ConfigMap& root, const Scenario& sc);
 

@@ -212,17 +212,28 @@ LoraWorkloadSpec parse_lora_workload(ConfigMap& m) {
   return l;
 }
 
-void check_lora_workload(ConfigMap& w, const WorkloadSpec& workload, const EngineConfig& engine) {
-  if (!workload.lora) return;
+void check_lora_workload(ConfigMap& w, const Scenario& sc) {
+  const WorkloadSpec& workload = sc.workload;
+  const EngineConfig& engine = sc.engine;
+  if (!workload.lora) {
+    // The router would have nothing to route by (it would act as least_outstanding).
+    if (sc.router == RouterKind::lora_affinity)
+      throw Error(fmt::format("{}: parallelism.router lora_affinity routes requests by their LoRA adapter, and the "
+                              "workload has none: add workload.lora, or choose another router",
+                              w.where()));
+    return;
+  }
   const std::string at = where(w, workload_keys::lora);
   if (!engine.lora.enabled)
     throw Error(fmt::format("{}: adapters need an engine that serves them: add engine.lora (vLLM --enable-lora), "
                             "e.g. engine: {{lora: {{max_loras: 8, max_cpu_loras: 64}}}}",
                             at));
-  if (workload.lora->rank > engine.lora.max_lora_rank)
-    throw Error(fmt::format("{}.rank: adapters of rank {} do not fit engine.lora.max_lora_rank = {} (vLLM refuses "
+  if (workload.lora->rank > engine.lora.max_lora_rank) {
+    ConfigMap l = w.map(std::string(workload_keys::lora.name));
+    throw Error(fmt::format("{}: adapters of rank {} do not fit engine.lora.max_lora_rank = {} (vLLM refuses "
                             "them: \"LoRA rank {} is greater than max_lora_rank\"); raise max_lora_rank",
-                            at, workload.lora->rank, engine.lora.max_lora_rank, workload.lora->rank));
+                            where(l, kRank), workload.lora->rank, engine.lora.max_lora_rank, workload.lora->rank));
+  }
   // vLLM hashes a cached block with its request's adapter (vllm/v1/core/kv_cache_utils.py,
   // _gen_lora_extra_hash_keys), so requests of different adapters share no prefix blocks;
   // servesim's prefix cache keys blocks by the prompt alone.

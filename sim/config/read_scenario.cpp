@@ -147,7 +147,7 @@ Scenario parse_scenario(const ConfigNode& doc, const std::string& source, bool r
     ConfigMap w = root.map(workload);
     sc.workload = parse_workload(w);
     check_sampling_engine(w, sc.workload.sampling, sc.engine);
-    check_lora_workload(w, sc.workload, sc.engine);
+    check_lora_workload(w, sc);
     sc.has_workload = true;
   } else if (require_workload) {
     throw Error(fmt::format("{}: missing required key 'workload'", root.where()));

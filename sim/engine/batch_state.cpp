@@ -26,18 +26,19 @@ BatchState::BatchState(const EngineContext& ctx, const StepPricer& pricer)
       chains_(ctx.hash_chains ? ctx.hash_chains : own_chains_.get()),
       patience_(ctx.patience) {
   if (local_on_ != local_.enabled()) throw std::logic_error("BatchState: local_on_ disagrees with local_");
-  if (ctx.lora && ctx.config.lora.enabled) {
+  if (ctx.config.lora.enabled) {
     // One adapter's load (lora_slots.h): its shard of the rank-r matrices over this GPU's
     // host link (each GPU copies its own, in parallel), after the whole adapter is read
     // from disk when the host cache does not hold it.
     const LoraEngineSpec& spec = ctx.config.lora;
     const LoraGeometry& g = ctx.cost->lora_geometry();
-    const double rank = static_cast<double>(ctx.lora->spec().rank);
+    const double rank = ctx.lora ? static_cast<double>(ctx.lora->spec().rank) : 0.0;
     const Link& host = ctx.cost->gpu().host;
     const double bandwidth = spec.load_bandwidth > 0 ? spec.load_bandwidth : host.bandwidth;
     const double gpu_s = lora_adapter_bytes_per_gpu(g, rank) / bandwidth + host.latency;
     const double disk_s = lora_adapter_bytes(g, rank) / spec.disk_bandwidth;
-    lora_ = std::make_unique<LoraSlots>(spec, *ctx.lora, gpu_s, disk_s);
+    lora_ = std::make_unique<LoraSlots>(spec, ctx.lora, gpu_s, disk_s);
+    lora_on_ = true;
   }
   if (local_.enabled()) check_local_supported(ctx);
   // A group larger than max_num_seqs could never start (the config layer refuses it first).
@@ -64,7 +65,7 @@ void BatchState::check_local_supported(const EngineContext& ctx) {
 
 void BatchState::running_erase(int slot) {
   Seq& s = seq(slot);
-  if (lora_) lora_->release(lora_->adapter(s.req.id));
+  if (lora_on_) [[unlikely]] lora_left(s);
   if (s.prev >= 0) seq(s.prev).next = s.next;
   else run_head_ = s.next;
   if (s.next >= 0) seq(s.next).prev = s.prev;
@@ -203,22 +204,16 @@ void BatchState::abandon_slot(int slot, Nanos at, std::vector<Request>& gone) {
   free_slots_.push_back(slot);
 }
 
-void BatchState::materialize(std::size_t i) {
+void BatchState::materialize_front() {
   const int slot = new_slot();
   Seq& s = seq(slot);
-  QueuedRequest& q = fresh_[i];
+  QueuedRequest& q = fresh_.front();
   fresh_bytes_ -= q.bytes();
   --fresh_count_;
   s.req = q.take();
-  if (i == 0) {
-    fresh_.pop_front();
-    drop_gone_front();
-  } else {
-    fresh_.erase(fresh_.begin() + static_cast<std::ptrdiff_t>(i));
-  }
+  fresh_.pop_front();
+  drop_gone_front();
   s.rec = arrival_record(s.req, replica_);
-  // Passed over before for want of a LoRA slot (lora_eligible): counted then.
-  if (lora_) s.rec.lora_delayed = s.req.id <= lora_frontier_;
   s.rec.sequences = group_.sequences();
   reset_fields(s);
   s.target = s.req.input_tokens;
@@ -226,6 +221,15 @@ void BatchState::materialize(std::size_t i) {
   s.phase = Phase::waiting;
   waiting_.push_back(slot);
 }
+
+void BatchState::materialize_at(std::size_t i) {
+  // To the front, then as the front (one path into a slot: the plain one stays as it was).
+  QueuedRequest q = std::move(fresh_[i]);
+  fresh_.erase(fresh_.begin() + static_cast<std::ptrdiff_t>(i));
+  fresh_.push_front(std::move(q));
+  materialize_front();
+}
+
 
 void BatchState::reset_fields(Seq& s) {
   // Every field but req and rec (set by the caller) back to Seq's defaults, in
@@ -323,7 +327,7 @@ void BatchState::join_decode(int slot, Nanos now) {
   const std::int64_t weight = local_on_ ? local_.weight(offset, s.join_step + 1) : group_.weight();
   s.key = dec_.join(s.len_join, group_.sequences(), weight, s.owed).key;
   if (local_on_) local_.join(offset, s.join_step);
-  if (lora_ && lora_->adapter(s.req.id) >= 0) lora_decode_seqs_ += group_.sequences();
+  if (lora_on_) [[unlikely]] lora_decoders(s, +1);
   s.last_token = now;
   finishes_.push(slot, dec_.step() + (s.req.output_tokens - s.generated), s.req.id);
 }
@@ -341,7 +345,7 @@ void BatchState::leave_decode(int slot) {
   const std::int64_t weight = local_on_ ? local_.weight(offset, g + 1) : group_.weight();
   dec_.leave(DecodeAggregate::Member{offset, s.key}, group_.sequences(), weight, owed);
   if (local_on_) local_.leave(offset, g);
-  if (lora_ && lora_->adapter(s.req.id) >= 0) lora_decode_seqs_ -= group_.sequences();
+  if (lora_on_) [[unlikely]] lora_decoders(s, -1);
   finishes_.remove(slot);  // it finishes no more at its filed step (or drain took it out)
 }
 
@@ -399,6 +403,18 @@ void BatchState::finish_request(int slot, Nanos now, std::vector<Request>& done,
   free_slots_.push_back(slot);
 }
 
+void BatchState::lora_admitted(int slot) {
+  const Seq& s = seq(slot);
+  transfer_s_ += lora_->acquire(lora_->adapter(s.req.id));
+  if (slot == lora_taken_) lora_taken_ = -1;  // admitted: stays out of fresh_
+}
+
+void BatchState::lora_left(const Seq& s) { lora_->release(lora_->adapter(s.req.id)); }
+
+void BatchState::lora_decoders(const Seq& s, std::int64_t sign) {
+  if (lora_->adapter(s.req.id) >= 0) lora_decode_seqs_ += sign * group_.sequences();
+}
+
 int BatchState::lora_eligible(Nanos cutoff, Nanos now) {
   // vLLM v1 (vllm/v1/core/sched/scheduler.py, schedule(), the waiting loop): "Check that
   // adding the request still respects the max_loras constraint ... Scheduling would
@@ -427,11 +443,16 @@ int BatchState::lora_eligible(Nanos cutoff, Nanos now) {
     // fresh_ only until it reaches the front).
     if (patience_ && q.arrival() + to_nanos(patience_->seconds(q.id())) <= now) continue;
     if (lora_->fits(lora_->adapter(q.id()))) {
-      materialize(i);
-      if (i > 0) {
+      if (i == 0) {
+        materialize_front();
+      } else {
+        materialize_at(i);
         lora_taken_ = waiting_.back();
         lora_taken_at_ = i;
       }
+      // Passed over before for want of a slot (below, at an earlier step): counted then.
+      Seq& s = seq(waiting_.back());
+      s.rec.lora_delayed = s.req.id <= lora_frontier_;
       return waiting_.front();
     }
     ++lora_->counts.skips;

@@ -263,9 +263,15 @@ class BatchState {
   // Pops the requests at the front of fresh_ that gave up.
   void drop_gone_front();
   // Moves the oldest never-scheduled request (fresh_.front()) into a slot at the back of waiting_.
-  void materialize_front() { materialize(0); }
-  // The same for fresh_[i] (LoRA: a request taken from behind passed-over ones).
-  void materialize(std::size_t i);
+  void materialize_front();
+  // The same for fresh_[i], i > 0 (LoRA: a request taken from behind passed-over ones).
+  void materialize_at(std::size_t i);
+  // Multi-LoRA's hooks (lora_ set), out of line and cold: the plain path pays one test.
+  // A request joined the running set (its adapter into a GPU slot; the step waits for
+  // the load), left it, or joined (sign +1) or left (-1) the decoders.
+  [[gnu::noinline, gnu::cold]] void lora_admitted(int slot);
+  [[gnu::noinline, gnu::cold]] void lora_left(const Seq& s);
+  [[gnu::noinline, gnu::cold]] void lora_decoders(const Seq& s, std::int64_t sign);
   // A reused slot's fields (all but req and rec) as a new Seq has them.
   static void reset_fields(Seq& s);
   void join_decode(int slot, Nanos now);
@@ -321,6 +327,7 @@ class BatchState {
   bool decoders_paused_ = false;
   bool prefix_caching_;
   bool local_on_;  // local_.enabled(), read where the decoders move
+  bool lora_on_ = false;  // lora_ is set (read where requests join and leave: lora_ itself is cold)
   int replica_;
   RunObserver* observer_;
   std::int64_t max_model_len_;
@@ -468,10 +475,7 @@ inline void BatchState::admit_head(int slot, const KvBlocks::PrefixHit& hit, std
   if (s.rec.first_scheduled < 0) s.rec.first_scheduled = now;
   running_push_back(slot);
   prefilling_.push_back(slot);
-  if (lora_) {  // its adapter into a GPU slot (if not there): the step waits for the load
-    transfer_s_ += lora_->acquire(lora_->adapter(s.req.id));
-    if (slot == lora_taken_) lora_taken_ = -1;
-  }
+  if (lora_on_) [[unlikely]] lora_admitted(slot);
 }
 
 inline void BatchState::complete_chunks(Nanos now, std::vector<Request>& done) {

@@ -5,10 +5,10 @@
 
 namespace servesim {
 
-LoraSlots::LoraSlots(const LoraEngineSpec& spec, const LoraAssignment& assignment, double gpu_load_s,
+LoraSlots::LoraSlots(const LoraEngineSpec& spec, const LoraAssignment* assignment, double gpu_load_s,
                      double disk_load_s)
-    : spec_(spec), assignment_(&assignment), gpu_load_s_(gpu_load_s), disk_load_s_(disk_load_s) {
-  const auto n = static_cast<std::size_t>(assignment.spec().adapters);
+    : spec_(spec), assignment_(assignment), gpu_load_s_(gpu_load_s), disk_load_s_(disk_load_s) {
+  const auto n = static_cast<std::size_t>(assignment ? assignment->spec().adapters : 0);
   users_.assign(n, 0);
   slot_of_.assign(n, -1);
   in_host_.assign(n, 0);

@@ -46,10 +46,12 @@ struct LoraCounts {
 class LoraSlots {
  public:
   // gpu_load_s: seconds to copy one adapter host -> GPU; disk_load_s: to read one from disk.
-  LoraSlots(const LoraEngineSpec& spec, const LoraAssignment& assignment, double gpu_load_s, double disk_load_s);
+  // assignment: the requests' adapters; null (engine.lora without workload.lora): every
+  // request uses the base model.
+  LoraSlots(const LoraEngineSpec& spec, const LoraAssignment* assignment, double gpu_load_s, double disk_load_s);
 
   // Request `id`'s adapter (LoraAssignment::kBase: the base model).
-  std::int32_t adapter(std::int64_t id) const { return assignment_->adapter(id); }
+  std::int32_t adapter(std::int64_t id) const { return assignment_ ? assignment_->adapter(id) : LoraAssignment::kBase; }
   // vLLM v1's admission test: a request may join the running set when it uses the
   // base model, or its adapter is already running, or fewer than max_loras are.
   bool fits(std::int32_t a) const {
@@ -60,7 +62,8 @@ class LoraSlots {
   double acquire(std::int32_t a);
   // A request of adapter `a` leaves the running set (finished, preempted, aborted).
   void release(std::int32_t a);
-  // The time of the step being planned or finished (when adapters are last used).
+  // The start of the step being planned: when the adapters acquired and released
+  // until the next step were last used (what lora_affinity compares across replicas).
   void set_time(std::int64_t now_ns) { now_ = now_ns; }
 
   // Distinct adapters of the running requests.

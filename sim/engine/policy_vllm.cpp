@@ -28,9 +28,18 @@ class VllmPolicy final : public SchedulingPolicy {
   explicit VllmPolicy(const EngineConfig& cfg)
       : max_num_seqs_(cfg.max_num_seqs),
         max_num_batched_tokens_(cfg.max_num_batched_tokens),
-        chunked_prefill_(cfg.chunked_prefill) {}
+        chunked_prefill_(cfg.chunked_prefill),
+        lora_(cfg.lora.enabled) {}
 
   bool plan(BatchState& st, Nanos now, Nanos cutoff) override {
+    // One copy of the step's logic with LoRA admission, one without: the plain path is
+    // compiled as it was before LoRA existed.
+    return lora_ ? plan_step<true>(st, now, cutoff) : plan_step<false>(st, now, cutoff);
+  }
+
+ private:
+  template <bool Lora>
+  bool plan_step(BatchState& st, Nanos now, Nanos cutoff) {
     KvBlocks& kv = st.kv();
     const DecodeAggregate& dec = st.decoders();
     // 1. Decoders each take one token; make room for their new blocks.
@@ -65,12 +74,16 @@ class VllmPolicy final : public SchedulingPolicy {
     // enough free KV blocks: free blocks only shrink while decoders grow), so such
     // a run may be fused.
     bool settled = !preempted;
-    const bool lora = st.lora() != nullptr;
     while (!preempted && budget > 0 && !st.queue_empty() && st.seqs_fit(max_num_seqs_)) {
-      const int slot = lora ? st.lora_eligible(cutoff, now) : st.eligible_head(cutoff);
-      // No waiting request's adapter fits: a reason that lasts until a running request
-      // finishes, which ends any run of fused decode steps.
-      if (slot == BatchState::kLoraNoneFits) break;
+      int slot;
+      if constexpr (Lora) {
+        slot = st.lora_eligible(cutoff, now);
+        // No waiting request's adapter fits: a reason that lasts until a running request
+        // finishes, which ends any run of fused decode steps.
+        if (slot == BatchState::kLoraNoneFits) break;
+      } else {
+        slot = st.eligible_head(cutoff);
+      }
       if (slot < 0) {
         settled = false;
         break;
@@ -87,15 +100,18 @@ class VllmPolicy final : public SchedulingPolicy {
       st.admit_head(slot, hit, chunk, blocks, now);
       budget -= chunk;
     }
-    const bool steady = st.queue_empty() || !st.seqs_fit(max_num_seqs_) || settled;
-    if (lora) st.lora_restore();
-    return steady;
+    if constexpr (Lora) {
+      const bool steady = st.queue_empty() || !st.seqs_fit(max_num_seqs_) || settled;
+      st.lora_restore();
+      return steady;
+    }
+    return st.queue_empty() || !st.seqs_fit(max_num_seqs_) || settled;
   }
 
- private:
   std::int64_t max_num_seqs_;
   std::int64_t max_num_batched_tokens_;
   bool chunked_prefill_;
+  bool lora_;  // engine.lora: admission by lora_eligible
 };
 
 }  // namespace

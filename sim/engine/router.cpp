@@ -16,8 +16,8 @@ std::vector<std::pair<std::string, std::string>> router_registry() {
            "prefixes, or when that replica has over twice the least load)"},
           {"lora_affinity",
            "multi-LoRA: the replica holding the request's adapter in a GPU slot that used it last, else the one its "
-           "adapter's last request went to (least_outstanding for the base model, new adapters, or when that replica "
-           "has over twice the least load)"}};
+           "adapter's last request went to (least_outstanding, ties to the replica with the fewest adapters, for the "
+           "base model, new adapters, or when that replica has over twice the least load)"}};
 }
 
 RouterKind parse_router(const std::string& name, const std::string& where) {
@@ -74,9 +74,16 @@ int Router::pick_affinity(const std::vector<std::unique_ptr<Engine>>& replicas, 
 }
 
 int Router::pick_lora(const std::vector<std::unique_ptr<Engine>>& replicas, const Request& r) {
-  const int least = least_outstanding(replicas);
+  int least = least_outstanding(replicas);
   const std::int32_t a = lora_ ? lora_->adapter(r.id) : LoraAssignment::kBase;
   if (a < 0) return least;
+  // Among the least loaded, the replica fewest adapters were sent to (lowest index on a tie).
+  if (lora_adapters_on_.size() != replicas.size()) lora_adapters_on_.assign(replicas.size(), 0);
+  const std::int64_t min_load = outstanding(replicas, least);
+  for (std::size_t i = 0; i < replicas.size(); ++i)
+    if (outstanding(replicas, static_cast<int>(i)) == min_load &&
+        lora_adapters_on_[i] < lora_adapters_on_[static_cast<std::size_t>(least)])
+      least = static_cast<int>(i);
   // The replica that used the adapter last among those holding it in a GPU slot (ties:
   // the lowest index), else the one its previous request went to.
   int preferred = -1;
@@ -91,11 +98,13 @@ int Router::pick_lora(const std::vector<std::unique_ptr<Engine>>& replicas, cons
   int& routed = lora_routed_[static_cast<std::size_t>(a)];
   if (preferred < 0) preferred = routed;
   int chosen = least;
-  if (preferred >= 0) {
-    const std::int64_t min_load = std::max<std::int64_t>(1, outstanding(replicas, least));
-    if (outstanding(replicas, preferred) <= 2 * min_load) chosen = preferred;
+  if (preferred >= 0 && outstanding(replicas, preferred) <= 2 * std::max<std::int64_t>(1, min_load))
+    chosen = preferred;
+  if (routed != chosen) {
+    if (routed >= 0) --lora_adapters_on_[static_cast<std::size_t>(routed)];
+    ++lora_adapters_on_[static_cast<std::size_t>(chosen)];
+    routed = chosen;
   }
-  routed = chosen;
   return chosen;
 }
 

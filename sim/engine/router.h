@@ -18,8 +18,11 @@
 // requests share one replica's slot instead of loading the adapter on several.
 // Requests of the base model, adapters not seen yet, and requests whose preferred
 // replica is overloaded (the same test as prefix_affinity's) go to the
-// least-outstanding replica. Finding the replica that holds the adapter asks
-// every replica (one virtual call each): a cost only this router pays.
+// least-outstanding replica; among equally loaded ones, to the one fewest adapters
+// were sent to (on an idle cluster every replica ties, and the lowest index would
+// collect every adapter and cycle them through its few slots). Finding the
+// replica that holds the adapter asks every replica (one virtual call each): a
+// cost only this router pays.
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -45,6 +48,7 @@ class Router {
   void set_lora(const LoraAssignment* lora) {
     lora_ = lora;
     lora_routed_.assign(lora ? static_cast<std::size_t>(lora->spec().adapters) : 0, -1);
+    lora_adapters_on_.clear();
   }
   // Deterministic: ties go to the lowest replica index.
   int pick(const std::vector<std::unique_ptr<Engine>>& replicas, const Request& r);
@@ -88,6 +92,7 @@ class Router {
   // lora_affinity: the adapters, and the replica each adapter's last request went to (-1: none yet).
   const LoraAssignment* lora_ = nullptr;
   std::vector<int> lora_routed_;
+  std::vector<std::int64_t> lora_adapters_on_;  // [replica]: adapters whose last request went there
 };
 
 }  // namespace servesim

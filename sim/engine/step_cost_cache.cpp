@@ -65,4 +65,26 @@ const CostPart& StepCostCache::make_paired(std::int64_t n) {
   return paired_[at].part;
 }
 
+StepTotals StepCostCache::totals_with_lora(const BatchSummary& b) {
+  const CostPart a = cost_.attention_part(b);
+  StepTotals out;
+  if (b.new_tokens == b.sampled) {
+    out = sum(paired(b.new_tokens), a);
+  } else {
+    const CostPart& t = tabulated(tokens_, b.new_tokens, &CostModel::token_part, token_scratch_);
+    const CostPart& s = tabulated(samples_, b.sampled, &CostModel::sample_part, sample_scratch_);
+    out = cost_.combine(t, s, a);
+  }
+  cost_.add_to_totals(out, cost_.lora_part(b.lora));
+  return out;
+}
+
+double StepCostCache::decode_time_with_lora(const BatchSummary& b, const LoraLoad& lora) {
+  const CostPart a = cost_.attention_part(b);
+  const CostPart& ts = paired(b.new_tokens);
+  const CostPart l = cost_.lora_part(lora);
+  // sum()'s time, then CostModel::add_to_totals's, in their order.
+  return (ts.layer_time + a.layer_time) + (ts.other_time + a.other_time) + (l.layer_time + l.other_time);
+}
+
 }  // namespace servesim

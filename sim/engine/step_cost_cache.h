@@ -52,31 +52,21 @@ class StepCostCache {
     b.decode_kv_tokens = static_cast<double>(kv);
     b.decode_local_kv_tokens = static_cast<double>(local_kv);
     if (cost_.wide()) return wide_totals(b).time;
+    if (lora.adapters > 0) return decode_time_with_lora(b, lora);
     const CostPart a = cost_.attention_part(b);
     const CostPart& ts = paired(n);
-    double time = (ts.layer_time + a.layer_time) + (ts.other_time + a.other_time);  // sum()'s time
-    if (lora.adapters > 0) {  // CostModel::add_to_totals's time, in its order
-      const CostPart l = cost_.lora_part(lora);
-      time += l.layer_time + l.other_time;
-    }
-    return time;
+    return (ts.layer_time + a.layer_time) + (ts.other_time + a.other_time);  // sum()'s time
   }
   // cost.totals(b) for any batch, without the per-op list.
   StepTotals totals(const BatchSummary& b) {
     if (b.seqs <= 0) return StepTotals{};
     if (cost_.wide()) return wide_totals(b);
+    if (b.lora.adapters > 0) return totals_with_lora(b);
     const CostPart a = cost_.attention_part(b);
-    StepTotals out;
-    if (b.new_tokens == b.sampled) {
-      out = sum(paired(b.new_tokens), a);
-    } else {
-      const CostPart& t = tabulated(tokens_, b.new_tokens, &CostModel::token_part, token_scratch_);
-      const CostPart& s = tabulated(samples_, b.sampled, &CostModel::sample_part, sample_scratch_);
-      out = cost_.combine(t, s, a);
-    }
-    // LoRA adapters (workload.lora): priced every time, added as CostModel::totals adds them.
-    if (b.lora.adapters > 0) cost_.add_to_totals(out, cost_.lora_part(b.lora));
-    return out;
+    if (b.new_tokens == b.sampled) return sum(paired(b.new_tokens), a);
+    const CostPart& t = tabulated(tokens_, b.new_tokens, &CostModel::token_part, token_scratch_);
+    const CostPart& s = tabulated(samples_, b.sampled, &CostModel::sample_part, sample_scratch_);
+    return cost_.combine(t, s, a);
   }
 
   // A wide layout's step (CostModel::wide()): a decode-only step's token parts (and its
@@ -106,6 +96,11 @@ class StepCostCache {
     return make_paired(n);
   }
   const CostPart& make_paired(std::int64_t n);
+  // A batch with LoRA adapters (workload.lora), out of line so the plain path stays as
+  // it was: the tables' parts, and the adapters' part priced every time, added as
+  // CostModel::totals adds it (so the two agree bit for bit).
+  StepTotals totals_with_lora(const BatchSummary& b);
+  double decode_time_with_lora(const BatchSummary& b, const LoraLoad& lora);
   // CostModel::combine(t, s, a) given ts = t + s (paired()).
   StepTotals sum(const CostPart& ts, const CostPart& a) const {
     StepTotals out;

@@ -9,6 +9,7 @@ namespace servesim {
 VllmEngine::VllmEngine(const EngineContext& ctx)
     : fuse_(ctx.fast_forward && !ctx.virtual_engine),
       local_(ctx.cost->model().local.enabled()),
+      lora_(ctx.config.lora.enabled),
       async_(ctx.config.async_scheduling),
       virtual_(ctx.virtual_engine),
       replica_(ctx.replica),
@@ -130,6 +131,23 @@ void VllmEngine::PausedDecoders::emit(RunObserver& obs, double gap, std::int64_t
   total_ = 0;
 }
 
+LoraLoad VllmEngine::lora_load(std::int64_t n_decode) const {
+  // The step's tokens with an adapter (its prefill chunks' and its decoders'), over the
+  // distinct adapters running.
+  const LoraSlots& lora = *state_.lora();
+  LoraLoad l;
+  for (int slot : state_.prefilling()) {
+    const BatchState::Seq& s = state_.seq(slot);
+    if (s.chunk > 0 && lora.adapter(s.req.id) >= 0) l.tokens += s.chunk;
+  }
+  if (n_decode > 0) l.tokens += state_.lora_decode_seqs();
+  if (l.tokens > 0) {
+    l.adapters = lora.active();
+    l.rank = lora.rank();
+  }
+  return l;
+}
+
 Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
   assert(!in_step_);
   // 1. The policy plans the step. With async scheduling this step was planned when
@@ -137,8 +155,7 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
   const Nanos cutoff = async_ && step_end_ == now ? step_start_ : now;
   state_.begin_step();
   state_.kv().set_time(now);  // the KV tiers' ttl is read against the step's time
-  LoraSlots* lora = state_.lora();
-  if (lora) lora->set_time(now);
+  if (lora_) [[unlikely]] state_.lora()->set_time(now);
   if (spec_) state_.decoders().set_step_tokens(spec_emitted(spec_steps_ + 1), spec_k_ + 1);
   const bool steady = policy_->plan(state_, now, cutoff);
   const double transfer_s = state_.transfer_seconds();
@@ -165,16 +182,8 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
     if (s.chunk <= 0) continue;
     b.add(SeqWork{s.chunk, s.computed, s.computed + s.chunk == s.target});
     prefill_tokens += s.chunk;
-    if (lora && lora->adapter(s.req.id) >= 0) b.lora.tokens += s.chunk;
   }
-  if (lora) {
-    // The decoders' tokens with an adapter, over the distinct adapters running.
-    if (n_decode > 0) b.lora.tokens += state_.lora_decode_seqs();
-    if (b.lora.tokens > 0) {
-      b.lora.adapters = lora->active();
-      b.lora.rank = lora->rank();
-    }
-  }
+  if (lora_) [[unlikely]] b.lora = lora_load(n_decode);
   in_step_ = true;
   step_start_ = now;
   step_decoders_ = n_decode;
@@ -263,7 +272,6 @@ void VllmEngine::finish_step(Nanos now, std::vector<Request>& done) {
     }
     last_finish_ = now;
   }
-  if (LoraSlots* lora = state_.lora()) lora->set_time(now);  // adapters released now were last used now
   state_.finish_decoders(now, done);  // decoders whose last token came at this step
   state_.complete_chunks(now, done);  // prefill chunks: a completed prompt samples a token
 }

@@ -106,6 +106,8 @@ class VllmEngine final : public Engine {
 
   // Tokens each decoder emits at speculating step s (from 1).
   std::int64_t spec_emitted(std::int64_t s) const;
+  // The planned step's LoRA adapters (workload.lora; BatchSummary::lora), with n_decode decoders in it.
+  [[gnu::noinline, gnu::cold]] LoraLoad lora_load(std::int64_t n_decode) const;
 
   // Member order is for the CPU caches (with many replicas each one's state is cold
   // when its next event comes): what every step reads first, copied out of ctx_
@@ -114,6 +116,7 @@ class VllmEngine final : public Engine {
   bool fuse_ = true;   // fast-forward runs of decode steps
   bool local_ = false;  // the model has local attention (LocalDecoders in use)
   bool spec_ = false;  // speculative decoding (below)
+  bool lora_;          // ctx_.config.lora.enabled: LoRA slots in the batch state (lora_slots.h)
   bool async_;         // ctx_.config.async_scheduling
   bool virtual_;       // ctx_.virtual_engine
   int replica_;        // ctx_.replica
