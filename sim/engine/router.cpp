@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <limits>
+
 #include "util/error.h"
 #include "util/text.h"
 
@@ -39,12 +41,24 @@ void Router::track(const std::vector<std::unique_ptr<Engine>>& replicas) {
   }
 }
 
+void Router::set_available(int i, bool available, const ReplicaLoad& load) {
+  const auto k = static_cast<std::size_t>(i);
+  if (unavailable_.empty()) unavailable_.assign(tracked_ ? outstanding_.size() + kv_.size() : k + 1, 0);
+  if (unavailable_.size() <= k) unavailable_.resize(k + 1, 0);
+  unavailable_[k] = available ? 0 : 1;
+  if (!tracked_) return;
+  // An unavailable replica's load reads as the largest: the trees never pick it.
+  if (kind_ == RouterKind::least_kv) kv_.set(k, available ? load.kv_load : std::numeric_limits<double>::max());
+  else outstanding_.set(k, available ? load.outstanding : std::numeric_limits<std::int64_t>::max());
+}
+
 int Router::least_outstanding(const std::vector<std::unique_ptr<Engine>>& replicas) const {
   if (tracked_) return static_cast<int>(outstanding_.best());
-  std::size_t best = 0;
-  for (std::size_t i = 1; i < replicas.size(); ++i)
-    if (replicas[i]->outstanding() < replicas[best]->outstanding()) best = i;
-  return static_cast<int>(best);
+  std::size_t best = replicas.size();
+  for (std::size_t i = 0; i < replicas.size(); ++i)
+    if (available(i) && (best == replicas.size() || replicas[i]->outstanding() < replicas[best]->outstanding()))
+      best = i;
+  return best == replicas.size() ? 0 : static_cast<int>(best);
 }
 
 int Router::pick_affinity(const std::vector<std::unique_ptr<Engine>>& replicas, const Request& r) {
@@ -54,7 +68,7 @@ int Router::pick_affinity(const std::vector<std::unique_ptr<Engine>>& replicas, 
   int chosen = least;
   if (std::int32_t* last = affinity_.find_handle(key)) {
     const std::int64_t min_load = std::max<std::int64_t>(1, outstanding(replicas, least));
-    if (outstanding(replicas, *last) <= 2 * min_load) chosen = *last;
+    if (available(static_cast<std::size_t>(*last)) && outstanding(replicas, *last) <= 2 * min_load) chosen = *last;
     *last = chosen;
   } else if (affinity_order_.size() < kAffinityEntries) {
     affinity_.insert(key, chosen);
@@ -72,15 +86,22 @@ int Router::pick(const std::vector<std::unique_ptr<Engine>>& replicas, const Req
   const std::size_t n = replicas.size();
   if (n == 1) return 0;
   switch (kind_) {
-    case RouterKind::round_robin: return static_cast<int>(next_++ % n);
+    case RouterKind::round_robin: {
+      // (An autoscaled fleet: the next available one; min_replicas >= 1 keeps one.)
+      for (std::size_t k = 0; k < n; ++k) {
+        const std::size_t i = next_++ % n;
+        if (available(i)) return static_cast<int>(i);
+      }
+      return 0;
+    }
     case RouterKind::least_outstanding: return least_outstanding(replicas);
     case RouterKind::prefix_affinity: return pick_affinity(replicas, r);
     case RouterKind::least_kv: {
       if (tracked_) return static_cast<int>(kv_.best());
-      std::size_t best = 0;
-      for (std::size_t i = 1; i < n; ++i)
-        if (replicas[i]->kv_load() < replicas[best]->kv_load()) best = i;
-      return static_cast<int>(best);
+      std::size_t best = n;
+      for (std::size_t i = 0; i < n; ++i)
+        if (available(i) && (best == n || replicas[i]->kv_load() < replicas[best]->kv_load())) best = i;
+      return best == n ? 0 : static_cast<int>(best);
     }
   }
   return 0;

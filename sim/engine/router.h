@@ -44,8 +44,13 @@ class Router {
   // Without track() pick() scans the replicas.
   void track(const std::vector<std::unique_ptr<Engine>>& replicas);
   bool tracked() const { return tracked_; }
+  // An autoscaled fleet (run/autoscaler.h): replica i is (not) offered requests;
+  // `load` is its current load, for when it becomes available again. Every
+  // replica is available until this is called.
+  void set_available(int i, bool available, const ReplicaLoad& load);
   void observe(int i, const ReplicaLoad& load) {
     if (!tracked_) return;
+    if (!unavailable_.empty() && unavailable_[static_cast<std::size_t>(i)]) return;  // stays out of reach
     if (kind_ == RouterKind::least_kv) kv_.set(static_cast<std::size_t>(i), load.kv_load);
     else outstanding_.set(static_cast<std::size_t>(i), load.outstanding);
   }
@@ -69,6 +74,9 @@ class Router {
   BlockHashIndex affinity_;
   std::vector<std::uint64_t> affinity_order_;
   std::size_t affinity_next_ = 0;
+  // Replicas the router must not pick (empty: all available, the fixed fleet's case).
+  std::vector<char> unavailable_;
+  bool available(std::size_t i) const { return unavailable_.empty() || !unavailable_[i]; }
 };
 
 }  // namespace servesim

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "metrics/autoscale_report.h"
 #include "metrics/conversations.h"
 #include "metrics/disaggregation_report.h"
 #include "metrics/failure.h"
@@ -94,6 +95,8 @@ struct RunSummary {
   // KV tiers (engine.kv_tiers), in order: what each did over the run, summed over
   // the replicas (a shared tier counted once).
   std::vector<KvTierReport> kv_tiers;
+  // An autoscaled fleet (the scenario's autoscale section); unset: a fixed fleet.
+  std::optional<AutoscaleReport> autoscale;
   LoadReport load;
   // Users who give up (workload.patience): reported when it is set. Abandoned
   // requests are failures (failures[abandoned]); this is how long they waited.
