@@ -10,6 +10,7 @@ namespace servesim {
 std::vector<const KeySection*> scenario_key_sections() {
   std::vector<const KeySection*> out{&scenario_top_section(),     &hardware_key_section(),
                                      &model_key_section(),        &parallelism_key_section(),
+                                     &router_weights_key_section(),
                                      &moe_key_section(),
                                      &engine_key_section(),       &kv_tiers_key_section(),
                                      &speculative_key_section(),

@@ -62,6 +62,7 @@ const KeySection& speculative_key_section();  // engine.speculative
 const KeySection& slo_key_section();
 const KeySection& energy_key_section();  // config/read_energy.cpp
 const KeySection& autoscale_key_section();  // config/read_autoscale.cpp
+const KeySection& router_weights_key_section();  // config/read_parallelism.cpp
 std::vector<const KeySection*> slo_metric_key_sections();  // slo.ttft_ms, ...
 const KeySection& plan_key_section();
 const KeySection& plan_candidates_key_section();

@@ -15,7 +15,10 @@ std::vector<std::pair<std::string, std::string>> router_registry() {
           {"least_kv", "the replica with the lowest KV-cache use"},
           {"prefix_affinity",
            "the replica that last served the same first prompt block (least_outstanding for new "
-           "prefixes, or when that replica has over twice the least load)"}};
+           "prefixes, or when that replica has over twice the least load)"},
+          {"scored",
+           "llm-d's weighted scorers: prefix ids routed there before (weight 3), waiting queue (2), free KV (2); "
+           "parallelism.router_weights sets them"}};
 }
 
 RouterKind parse_router(const std::string& name, const std::string& where) {
@@ -23,6 +26,7 @@ RouterKind parse_router(const std::string& name, const std::string& where) {
   if (name == "least_outstanding") return RouterKind::least_outstanding;
   if (name == "least_kv") return RouterKind::least_kv;
   if (name == "prefix_affinity") return RouterKind::prefix_affinity;
+  if (name == "scored") return RouterKind::scored;
   std::vector<std::string> names;
   for (const auto& [n, _] : router_registry()) names.push_back(n);
   throw Error(fmt::format("{}: unknown router '{}'{} (valid: {})", where, name, did_you_mean(name, names), join(names)));
@@ -30,7 +34,8 @@ RouterKind parse_router(const std::string& name, const std::string& where) {
 
 void Router::track(const std::vector<std::unique_ptr<Engine>>& replicas) {
   const std::size_t n = replicas.size();
-  tracked_ = n > 1 && kind_ != RouterKind::round_robin;
+  // (scored reads every replica at each pick: no trees.)
+  tracked_ = n > 1 && kind_ != RouterKind::round_robin && kind_ != RouterKind::scored;
   if (!tracked_) return;
   if (kind_ == RouterKind::least_kv) {
     kv_.resize(n, 0.0);
@@ -96,6 +101,7 @@ int Router::pick(const std::vector<std::unique_ptr<Engine>>& replicas, const Req
     }
     case RouterKind::least_outstanding: return least_outstanding(replicas);
     case RouterKind::prefix_affinity: return pick_affinity(replicas, r);
+    case RouterKind::scored: return pick_scored(replicas, r);
     case RouterKind::least_kv: {
       if (tracked_) return static_cast<int>(kv_.best());
       std::size_t best = n;

@@ -200,7 +200,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
     ctx.sampling = sc.workload.sampling;
     replicas.push_back(make_engine(ctx));
   }
-  Router router(sc.router);
+  Router router(sc.router, sc.router_weights);
   router.track(replicas);
   EventQueue queue;
   // An autoscaled fleet (run/autoscaler.h): the replicas not serving are kept from the router.
