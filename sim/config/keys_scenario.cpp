@@ -11,6 +11,7 @@ namespace servesim {
 std::vector<const KeySection*> scenario_key_sections() {
   std::vector<const KeySection*> out{&scenario_top_section(),     &hardware_key_section(),
                                      &model_key_section(),        &parallelism_key_section(),
+                                     &router_weights_key_section(),
                                      &moe_key_section(),
                                      &engine_key_section(),       &kv_tiers_key_section(),
                                      &speculative_key_section(),  &lora_engine_key_section(),
@@ -19,6 +20,7 @@ std::vector<const KeySection*> scenario_key_sections() {
                                      &slo_key_section()};
   for (const KeySection* s : slo_metric_key_sections()) out.push_back(s);
   out.push_back(&energy_key_section());
+  out.push_back(&autoscale_key_section());
   out.push_back(&plan_key_section());
   out.push_back(&plan_candidates_key_section());
   for (const KeySection* s : {&disaggregation_key_section(), &disaggregation_prefill_key_section(),

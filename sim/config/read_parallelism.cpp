@@ -151,14 +151,63 @@ const Key kRouter{
     .choices = {router_names().begin(), router_names().end()},
 };
 
+const Key kRouterWeights{
+    .name = "router_weights",
+    .type = KeyType::section,
+    .doc = "router: scored only: the scorers' weights and the prefix ids remembered per replica (engine/router.h)",
+    .spec = "Setup::router_weights",
+    .default_note = "llm-d's default profile: prefix 3, queue 2, kv 2; 31250 ids per replica",
+};
+
+const Key kWeightPrefix{.name = "prefix",
+                        .type = KeyType::number,
+                        .doc = "weight of the prefix scorer (share of the prompt's ids routed to the replica before)",
+                        .spec = "RouterWeights::prefix",
+                        .default_number = 3,
+                        .min = 0,
+                        .max = 1e6,
+                        .why = "a weight"};
+const Key kWeightQueue{.name = "queue",
+                       .type = KeyType::number,
+                       .doc = "weight of the queue scorer (fewer waiting requests than the busiest replica)",
+                       .spec = "RouterWeights::queue",
+                       .default_number = 2,
+                       .min = 0,
+                       .max = 1e6,
+                       .why = "a weight"};
+const Key kWeightKv{.name = "kv",
+                    .type = KeyType::number,
+                    .doc = "weight of the KV scorer (1 - KV cache use)",
+                    .spec = "RouterWeights::kv",
+                    .default_number = 2,
+                    .min = 0,
+                    .max = 1e6,
+                    .why = "a weight"};
+const Key kPrefixBlocks{.name = "prefix_blocks",
+                        .type = KeyType::integer,
+                        .doc = "prompt block ids the router remembers per replica, the oldest forgotten first (llm-d's "
+                               "lruCapacityPerServer)",
+                        .spec = "RouterWeights::prefix_blocks",
+                        .default_number = 31250,
+                        .min = 1,
+                        .max = 100000000,
+                        .why = "ids per replica"};
+
 }  // namespace
+
+const KeySection& router_weights_key_section() {
+  static const KeySection s{.path = "parallelism.router_weights",
+                            .doc = "the scored router's scorers (router: scored)",
+                            .keys = {&kWeightPrefix, &kWeightQueue, &kWeightKv, &kPrefixBlocks}};
+  return s;
+}
 
 const KeySection& parallelism_key_section() {
   static const KeySection s{
       .path = "parallelism",
       .doc = "how one replica is split across GPUs, and how many replicas serve",
       .keys = {&kTp, &kPp, &kEp, &kAttentionDp, &kRedundantExperts, &kNodes, &kGpusPerNode, &kLayout, &kReplicas,
-               &kRouter},
+               &kRouter, &kRouterWeights},
   };
   return s;
 }
@@ -184,6 +233,19 @@ void read_parallelism(ConfigMap& par, Setup& s) {
   }
   s.parallelism.replicas = static_cast<int>(read_integer(par, kReplicas));
   s.router = parse_router(read_text(par, kRouter), par.where(std::string(kRouter.name)));
+  if (has_key(par, kRouterWeights)) {
+    if (s.router != RouterKind::scored)
+      throw Error(fmt::format("{}: router_weights are the scored router's; set router: scored (or remove them)",
+                              par.where(std::string(kRouterWeights.name))));
+    ConfigMap w = par.map(std::string(kRouterWeights.name));
+    s.router_weights.prefix = read_number(w, kWeightPrefix);
+    s.router_weights.queue = read_number(w, kWeightQueue);
+    s.router_weights.kv = read_number(w, kWeightKv);
+    s.router_weights.prefix_blocks = read_integer(w, kPrefixBlocks);
+    if (s.router_weights.prefix + s.router_weights.queue + s.router_weights.kv <= 0)
+      throw Error(fmt::format("{}: every weight is 0: nothing would tell the replicas apart", w.where()));
+    w.finish();
+  }
   try {
     validate_parallelism(s.parallelism, s.model);
     (void)resolve_layout(s.parallelism, s.gpu);  // parallelism.nodes against the layout

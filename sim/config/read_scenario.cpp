@@ -82,6 +82,13 @@ const Key kEnergy{
     .spec = "Scenario::grid_g_per_kwh",
 };
 
+const Key kAutoscale{
+    .name = autoscale_key_section().path,
+    .type = KeyType::section,
+    .doc = "a fleet whose replica count follows the load (parallelism.replicas is its most)",
+    .spec = "Scenario::autoscale",
+};
+
 const Key kPlan{
     .name = plan_key_section().path,
     .type = KeyType::section,
@@ -100,7 +107,7 @@ const Key kDisaggregation{
 const std::vector<const Key*>& top_keys() {
   static const std::vector<const Key*> keys = {&schema_version_key(), &kName,   &kDescription, &kHardware, &kModel,
                                                &kParallelism,         &kMoe,    &kEngine, &kWorkload,    &kSlo,      &kEnergy,
-                                               &kPlan, &kDisaggregation};
+                                               &kAutoscale, &kPlan, &kDisaggregation};
   return keys;
 }
 
@@ -158,6 +165,11 @@ Scenario parse_scenario(const ConfigNode& doc, const std::string& source, bool r
   sc.grid_g_per_kwh = read_energy(energy);
   sc.disaggregation = read_disaggregation(root);
   check_lora_disaggregation(root, sc);
+  sc.autoscale = read_autoscale(root, sc.parallelism.replicas);
+  if (sc.autoscale && sc.disaggregation)
+    throw Error(fmt::format("{}: autoscaling a disaggregated deployment (separate prefill and decode pools) is not "
+                            "modelled yet; remove autoscale or disaggregation",
+                            root.where(std::string(autoscale_key_section().path))));
   // `plan` removes its section before this; any other command checks it, so a
   // misspelt plan key is caught whichever command reads the file first.
   ConfigMap plan = section_map(root, plan_key_section());

@@ -4,6 +4,7 @@
 // reader (read_scenario.cpp) and the key registry (keys_scenario.cpp). Internal to
 // sim/config/: everything else goes through config/scenario_reader.h.
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "config/config_map.h"
@@ -11,6 +12,7 @@
 #include "config/plan_section.h"
 #include "engine/engine_config.h"
 #include "metrics/slo_spec.h"
+#include "scenario/autoscale_spec.h"
 #include "scenario/disaggregation.h"
 #include "scenario/setup.h"
 
@@ -40,6 +42,9 @@ void read_moe(ConfigMap& m, Setup& s);
 SloSpec read_slo(ConfigMap& m);
 // The `energy:` mapping (finished): the grid's carbon intensity, gCO2/kWh (0: unset).
 double read_energy(ConfigMap& m);
+// The `autoscale:` section of `root` (config/read_autoscale.cpp); unset: none.
+// max_replicas: parallelism.replicas, the fleet's most.
+std::optional<AutoscaleSpec> read_autoscale(ConfigMap& root, int max_replicas);
 // The `plan:` mapping (finished): `servesim plan` uses it (config/plan_reader.h);
 // every other reader of a scenario checks it and leaves it.
 PlanSection read_plan(ConfigMap& m);
@@ -56,6 +61,8 @@ const KeySection& engine_key_section();
 const KeySection& speculative_key_section();  // engine.speculative
 const KeySection& slo_key_section();
 const KeySection& energy_key_section();  // config/read_energy.cpp
+const KeySection& autoscale_key_section();  // config/read_autoscale.cpp
+const KeySection& router_weights_key_section();  // config/read_parallelism.cpp
 std::vector<const KeySection*> slo_metric_key_sections();  // slo.ttft_ms, ...
 const KeySection& plan_key_section();
 const KeySection& plan_candidates_key_section();

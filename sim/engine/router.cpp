@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <limits>
+
 #include "util/error.h"
 #include "util/text.h"
 
@@ -14,6 +16,9 @@ std::vector<std::pair<std::string, std::string>> router_registry() {
           {"prefix_affinity",
            "the replica that last served the same first prompt block (least_outstanding for new "
            "prefixes, or when that replica has over twice the least load)"},
+          {"scored",
+           "llm-d's weighted scorers: prefix ids routed there before (weight 3), waiting queue (2), free KV (2); "
+           "parallelism.router_weights sets them"},
           {"lora_affinity",
            "multi-LoRA: the replica holding the request's adapter in a GPU slot that used it last, else the one its "
            "adapter's last request went to (least_outstanding, ties to the replica with the fewest adapters, for the "
@@ -25,6 +30,7 @@ RouterKind parse_router(const std::string& name, const std::string& where) {
   if (name == "least_outstanding") return RouterKind::least_outstanding;
   if (name == "least_kv") return RouterKind::least_kv;
   if (name == "prefix_affinity") return RouterKind::prefix_affinity;
+  if (name == "scored") return RouterKind::scored;
   if (name == "lora_affinity") return RouterKind::lora_affinity;
   std::vector<std::string> names;
   for (const auto& [n, _] : router_registry()) names.push_back(n);
@@ -33,7 +39,8 @@ RouterKind parse_router(const std::string& name, const std::string& where) {
 
 void Router::track(const std::vector<std::unique_ptr<Engine>>& replicas) {
   const std::size_t n = replicas.size();
-  tracked_ = n > 1 && kind_ != RouterKind::round_robin;
+  // (scored reads every replica at each pick: no trees.)
+  tracked_ = n > 1 && kind_ != RouterKind::round_robin && kind_ != RouterKind::scored;
   if (!tracked_) return;
   if (kind_ == RouterKind::least_kv) {
     kv_.resize(n, 0.0);
@@ -44,12 +51,24 @@ void Router::track(const std::vector<std::unique_ptr<Engine>>& replicas) {
   }
 }
 
+void Router::set_available(int i, bool available, const ReplicaLoad& load) {
+  const auto k = static_cast<std::size_t>(i);
+  if (unavailable_.empty()) unavailable_.assign(tracked_ ? outstanding_.size() + kv_.size() : k + 1, 0);
+  if (unavailable_.size() <= k) unavailable_.resize(k + 1, 0);
+  unavailable_[k] = available ? 0 : 1;
+  if (!tracked_) return;
+  // An unavailable replica's load reads as the largest: the trees never pick it.
+  if (kind_ == RouterKind::least_kv) kv_.set(k, available ? load.kv_load : std::numeric_limits<double>::max());
+  else outstanding_.set(k, available ? load.outstanding : std::numeric_limits<std::int64_t>::max());
+}
+
 int Router::least_outstanding(const std::vector<std::unique_ptr<Engine>>& replicas) const {
   if (tracked_) return static_cast<int>(outstanding_.best());
-  std::size_t best = 0;
-  for (std::size_t i = 1; i < replicas.size(); ++i)
-    if (replicas[i]->outstanding() < replicas[best]->outstanding()) best = i;
-  return static_cast<int>(best);
+  std::size_t best = replicas.size();
+  for (std::size_t i = 0; i < replicas.size(); ++i)
+    if (available(i) && (best == replicas.size() || replicas[i]->outstanding() < replicas[best]->outstanding()))
+      best = i;
+  return best == replicas.size() ? 0 : static_cast<int>(best);
 }
 
 int Router::pick_affinity(const std::vector<std::unique_ptr<Engine>>& replicas, const Request& r) {
@@ -59,7 +78,7 @@ int Router::pick_affinity(const std::vector<std::unique_ptr<Engine>>& replicas, 
   int chosen = least;
   if (std::int32_t* last = affinity_.find_handle(key)) {
     const std::int64_t min_load = std::max<std::int64_t>(1, outstanding(replicas, least));
-    if (outstanding(replicas, *last) <= 2 * min_load) chosen = *last;
+    if (available(static_cast<std::size_t>(*last)) && outstanding(replicas, *last) <= 2 * min_load) chosen = *last;
     *last = chosen;
   } else if (affinity_order_.size() < kAffinityEntries) {
     affinity_.insert(key, chosen);
@@ -81,14 +100,15 @@ int Router::pick_lora(const std::vector<std::unique_ptr<Engine>>& replicas, cons
   if (lora_adapters_on_.size() != replicas.size()) lora_adapters_on_.assign(replicas.size(), 0);
   const std::int64_t min_load = outstanding(replicas, least);
   for (std::size_t i = 0; i < replicas.size(); ++i)
-    if (outstanding(replicas, static_cast<int>(i)) == min_load &&
+    if (available(i) && outstanding(replicas, static_cast<int>(i)) == min_load &&
         lora_adapters_on_[i] < lora_adapters_on_[static_cast<std::size_t>(least)])
       least = static_cast<int>(i);
-  // The replica that used the adapter last among those holding it in a GPU slot (ties:
-  // the lowest index), else the one its previous request went to.
+  // The available replica that used the adapter last among those holding it in a GPU
+  // slot (ties: the lowest index), else the one its previous request went to.
   int preferred = -1;
   std::int64_t latest = -1;
   for (std::size_t i = 0; i < replicas.size(); ++i) {
+    if (!available(i)) continue;
     const std::int64_t t = replicas[i]->lora_last_use(a);
     if (t > latest) {
       latest = t;
@@ -96,7 +116,7 @@ int Router::pick_lora(const std::vector<std::unique_ptr<Engine>>& replicas, cons
     }
   }
   int& routed = lora_routed_[static_cast<std::size_t>(a)];
-  if (preferred < 0) preferred = routed;
+  if (preferred < 0 && routed >= 0 && available(static_cast<std::size_t>(routed))) preferred = routed;
   int chosen = least;
   if (preferred >= 0 && outstanding(replicas, preferred) <= 2 * std::max<std::int64_t>(1, min_load))
     chosen = preferred;
@@ -112,16 +132,24 @@ int Router::pick(const std::vector<std::unique_ptr<Engine>>& replicas, const Req
   const std::size_t n = replicas.size();
   if (n == 1) return 0;
   switch (kind_) {
-    case RouterKind::round_robin: return static_cast<int>(next_++ % n);
+    case RouterKind::round_robin: {
+      // (An autoscaled fleet: the next available one; min_replicas >= 1 keeps one.)
+      for (std::size_t k = 0; k < n; ++k) {
+        const std::size_t i = next_++ % n;
+        if (available(i)) return static_cast<int>(i);
+      }
+      return 0;
+    }
     case RouterKind::least_outstanding: return least_outstanding(replicas);
     case RouterKind::prefix_affinity: return pick_affinity(replicas, r);
+    case RouterKind::scored: return pick_scored(replicas, r);
     case RouterKind::lora_affinity: return pick_lora(replicas, r);
     case RouterKind::least_kv: {
       if (tracked_) return static_cast<int>(kv_.best());
-      std::size_t best = 0;
-      for (std::size_t i = 1; i < n; ++i)
-        if (replicas[i]->kv_load() < replicas[best]->kv_load()) best = i;
-      return static_cast<int>(best);
+      std::size_t best = n;
+      for (std::size_t i = 0; i < n; ++i)
+        if (available(i) && (best == n || replicas[i]->kv_load() < replicas[best]->kv_load())) best = i;
+      return best == n ? 0 : static_cast<int>(best);
     }
   }
   return 0;

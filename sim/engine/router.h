@@ -21,8 +21,8 @@
 // least-outstanding replica; among equally loaded ones, to the one fewest adapters
 // were sent to (on an idle cluster every replica ties, and the lowest index would
 // collect every adapter and cycle them through its few slots). Finding the
-// replica that holds the adapter asks every replica (one virtual call each): a
-// cost only this router pays.
+// replica that holds the adapter asks every available replica (one virtual call
+// each): a cost only this router pays.
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -34,7 +34,26 @@
 
 namespace servesim {
 
-enum class RouterKind { round_robin, least_outstanding, least_kv, prefix_affinity, lora_affinity };
+enum class RouterKind { round_robin, least_outstanding, least_kv, prefix_affinity, scored, lora_affinity };
+
+// The `scored` router (engine/router_scored.cpp): llm-d's inference scheduler as its
+// default profile configures it (EndpointPickerConfig: queue-scorer weight 2,
+// kv-cache-utilization-scorer weight 2, prefix-cache-scorer weight 3; llm-d-inference-
+// scheduler's deploy/config and docs): every replica gets a score in [0, 1] from each
+// scorer, the weighted sum picks the best (ties: the lowest index).
+//  - prefix: the share of the request's prompt block ids, from its first, that the
+//    router sent to that replica before (llm-d's approximate prefix-cache scorer: it
+//    remembers what it routed, prefix_blocks ids per replica, the oldest forgotten
+//    first; its lruCapacityPerServer is 31250);
+//  - queue: (most waiting - its waiting) / (most - fewest), over the serving replicas
+//    (1 for all when they are equal), as the queue scorer normalises;
+//  - kv: 1 - its KV cache use.
+// A request whose ids are implied (Request::own_ids_implied: only its first id is
+// stored) is matched on that first id alone.
+struct RouterWeights {
+  double prefix = 3, queue = 2, kv = 2;
+  std::int64_t prefix_blocks = 31250;
+};
 
 RouterKind parse_router(const std::string& name, const std::string& where);
 std::vector<std::pair<std::string, std::string>> router_registry();
@@ -43,7 +62,7 @@ class Router {
  public:
   static constexpr std::size_t kAffinityEntries = 1 << 16;
 
-  explicit Router(RouterKind kind) : kind_(kind) {}
+  explicit Router(RouterKind kind, RouterWeights weights = {}) : kind_(kind), weights_(weights) {}
   // lora_affinity: the requests' adapters (workload.lora); without them it routes as least_outstanding.
   void set_lora(const LoraAssignment* lora) {
     lora_ = lora;
@@ -63,8 +82,13 @@ class Router {
   // Without track() pick() scans the replicas.
   void track(const std::vector<std::unique_ptr<Engine>>& replicas);
   bool tracked() const { return tracked_; }
+  // An autoscaled fleet (run/autoscaler.h): replica i is (not) offered requests;
+  // `load` is its current load, for when it becomes available again. Every
+  // replica is available until this is called.
+  void set_available(int i, bool available, const ReplicaLoad& load);
   void observe(int i, const ReplicaLoad& load) {
     if (!tracked_) return;
+    if (!unavailable_.empty() && unavailable_[static_cast<std::size_t>(i)]) return;  // stays out of reach
     if (kind_ == RouterKind::least_kv) kv_.set(static_cast<std::size_t>(i), load.kv_load);
     else outstanding_.set(static_cast<std::size_t>(i), load.outstanding);
   }
@@ -76,9 +100,11 @@ class Router {
                     : replicas[static_cast<std::size_t>(i)]->outstanding();
   }
   int pick_affinity(const std::vector<std::unique_ptr<Engine>>& replicas, const Request& r);
+  int pick_scored(const std::vector<std::unique_ptr<Engine>>& replicas, const Request& r);  // router_scored.cpp
   int pick_lora(const std::vector<std::unique_ptr<Engine>>& replicas, const Request& r);
 
   RouterKind kind_;
+  RouterWeights weights_;
   bool tracked_ = false;
   MinTree<std::int64_t> outstanding_;  // least_outstanding, prefix_affinity
   MinTree<double> kv_;                 // least_kv
@@ -89,6 +115,17 @@ class Router {
   BlockHashIndex affinity_;
   std::vector<std::uint64_t> affinity_order_;
   std::size_t affinity_next_ = 0;
+  // Replicas the router must not pick (empty: all available, the fixed fleet's case).
+  std::vector<char> unavailable_;
+  // scored: per replica, the block ids routed to it, the oldest first in a ring.
+  struct RoutedBlocks {
+    BlockHashIndex index;
+    std::vector<std::uint64_t> ring;
+    std::size_t next = 0;
+  };
+  std::vector<RoutedBlocks> routed_;
+  std::vector<double> score_;  // scratch
+  bool available(std::size_t i) const { return unavailable_.empty() || !unavailable_[i]; }
   // lora_affinity: the adapters, and the replica each adapter's last request went to (-1: none yet).
   const LoraAssignment* lora_ = nullptr;
   std::vector<int> lora_routed_;

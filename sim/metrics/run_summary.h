@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "metrics/autoscale_report.h"
 #include "metrics/conversations.h"
 #include "metrics/disaggregation_report.h"
 #include "metrics/failure.h"
@@ -111,6 +112,8 @@ struct RunSummary {
   // the replicas (a shared tier counted once).
   std::vector<KvTierReport> kv_tiers;
   std::optional<LoraReport> lora;  // set only with workload.lora
+  // An autoscaled fleet (the scenario's autoscale section); unset: a fixed fleet.
+  std::optional<AutoscaleReport> autoscale;
   LoadReport load;
   // Users who give up (workload.patience): reported when it is set. Abandoned
   // requests are failures (failures[abandoned]); this is how long they waited.

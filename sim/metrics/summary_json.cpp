@@ -122,6 +122,23 @@ nlohmann::json summary_json(const RunSummary& s) {
                     {"reload_hit_rate", s.input_tokens > 0 ? static_cast<double>(s.offload_tokens) / s.input_tokens : 0.0},
                     {"swapped_preemptions", s.swapped_preemptions}};
   }
+  if (s.autoscale) {
+    // Only for an autoscaled fleet, so other runs' JSON is unchanged.
+    const AutoscaleReport& a = *s.autoscale;
+    nlohmann::json changes = nlohmann::json::array();
+    for (const auto& [t, n] : a.serving_changes) changes.push_back({t, n});
+    j["autoscale"] = {{"max_replicas", a.max_replicas},
+                      {"serving_min", a.min_serving},
+                      {"serving_max", a.max_serving},
+                      {"serving_mean", a.mean_serving},
+                      {"scale_ups", a.scale_ups},
+                      {"scale_downs", a.scale_downs},
+                      {"startup_s", a.startup_s},
+                      {"span_s", a.span_s},
+                      {"gpu_hours", a.gpu_hours()},
+                      {"fixed_fleet_gpu_hours", a.fixed_gpu_hours()},
+                      {"serving_changes", changes}};
+  }
   if (!s.kv_tiers.empty()) {
     // Only with engine.kv_tiers set, so other runs' JSON is unchanged.
     nlohmann::json tiers = nlohmann::json::array();
@@ -326,6 +343,14 @@ std::string summary_table(const RunSummary& s) {
                        s.kv_tiers.empty() ? "CPU offload" : "KV tiers",
                        s.input_tokens > 0 ? 100.0 * static_cast<double>(s.offload_tokens) / s.input_tokens : 0.0,
                        s.kv_tiers.empty() ? "from host memory" : "from the tiers below the GPU", s.swapped_preemptions);
+  if (s.autoscale) {
+    const AutoscaleReport& a = *s.autoscale;
+    out += fmt::format("autoscale  {}..{} of {} replicas serving ({:.2f} on average), {} started, {} drained, {:.1f} s "
+                       "to start one; {:.2f} GPU-hours held against {:.2f} for a fixed fleet of {} (throughput, MFU and "
+                       "power above are over all {} replicas' GPUs)\n",
+                       a.min_serving, a.max_serving, a.max_replicas, a.mean_serving, a.scale_ups, a.scale_downs,
+                       a.startup_s, a.gpu_hours(), a.fixed_gpu_hours(), a.max_replicas, a.max_replicas);
+  }
   for (const KvTierReport& t : s.kv_tiers)
     out += fmt::format("KV tier {}{}: {} blocks stored, {} reloaded in {} reloads ({:.3f} s), {} pushed down{}, "
                        "{} expired\n",

@@ -23,6 +23,13 @@ Economics economics(const GpuSpec& gpu, const RunSummary& s) {
 
 Economics run_economics(const Scenario& sc, const RunSummary& s) {
   Economics e = economics(sc.gpu, s);
+  if (s.autoscale && s.autoscale->span_s > 0) {
+    // An autoscaled fleet pays for the GPUs it held, on average over the run.
+    const AutoscaleReport& a = *s.autoscale;
+    e.usd_per_hour = a.gpu_hours() / (a.span_s / 3600.0) * sc.gpu.price_per_hour;
+    e.usd_per_million_output_tokens =
+        e.output_tokens_per_s > 0 ? e.usd_per_hour / (e.output_tokens_per_s * 3600.0) * 1e6 : 0.0;
+  }
   if (sc.disaggregation && s.disaggregation) {
     const DisaggregationSpec& d = *sc.disaggregation;
     const DisaggregationReport& rep = *s.disaggregation;
@@ -44,6 +51,9 @@ std::string cost_text(const Scenario& sc, const RunSummary& s) {
       split ? fmt::format("{} GPUs (prefill {} x {} at ${:.2f}, decode {} x {} at ${:.2f} per GPU-hour)", e.gpus,
                           s.disaggregation->prefill.gpus, s.disaggregation->prefill.gpu, sc.disaggregation->prefill.gpu.price_per_hour,
                           s.disaggregation->decode.gpus, s.disaggregation->decode.gpu, sc.disaggregation->decode.gpu.price_per_hour)
+        : s.autoscale
+            ? fmt::format("an autoscaled fleet of up to {} GPUs holding {:.1f} on average ({} at ${:.2f}/GPU-hour)",
+                          e.gpus, e.usd_per_hour / sc.gpu.price_per_hour, sc.gpu.name, sc.gpu.price_per_hour)
             : fmt::format("{} GPU{} ({} at ${:.2f}/GPU-hour)", e.gpus, e.gpus == 1 ? "" : "s", sc.gpu.name,
                           sc.gpu.price_per_hour);
   const std::string per_token =

@@ -19,6 +19,7 @@
 #include "run/disaggregated_simulation.h"
 #include "run/lora_report.h"
 #include "scenario/setup.h"
+#include "run/autoscaler.h"
 #include "run/run_totals.h"
 #include "util/error.h"
 #include "util/machine.h"
@@ -27,7 +28,7 @@
 namespace servesim {
 namespace {
 
-enum EventKind : int { kStepEnd = 0, kArrival = 1, kKick = 2, kDeadline = 3 };
+enum EventKind : int { kStepEnd = 0, kArrival = 1, kKick = 2, kDeadline = 3, kScale = 4 };
 // At equal times a step's end is handled before an arrival, so the freed capacity
 // is visible to the request that arrives at that instant. A kick (a pipelined
 // replica's first stage frees) only marks the replica for the end of the instant.
@@ -37,6 +38,10 @@ constexpr int kStepEndPriority = 0;
 constexpr int kArrivalPriority = 1;
 constexpr int kKickPriority = 2;
 constexpr int kDeadlinePriority = 3;
+// An autoscaled fleet's decision (data -1) or a replica ready to serve (data: its
+// index) comes after everything else at its instant: it reads the loads as they
+// stand once the instant's arrivals and step ends are in.
+constexpr int kScalePriority = 4;
 
 // The shortest length a synthetic length distribution can draw.
 std::int64_t min_length(const LengthSpec& l) {
@@ -200,10 +205,22 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
     ctx.lora = lora ? &*lora : nullptr;
     replicas.push_back(make_engine(ctx));
   }
-  Router router(sc.router);
+  Router router(sc.router, sc.router_weights);
   router.set_lora(lora ? &*lora : nullptr);
   router.track(replicas);
   EventQueue queue;
+  // An autoscaled fleet (run/autoscaler.h): the replicas not serving are kept from the router.
+  std::optional<Autoscaler> scaler;
+  std::vector<ReplicaSignal> signals;
+  if (sc.autoscale) {
+    scaler.emplace(*sc.autoscale, sc.parallelism.replicas, sc.parallelism.gpus_per_replica(), result.memory.weights);
+    for (int r = 0; r < sc.parallelism.replicas; ++r)
+      if (scaler->state(r) != Autoscaler::State::serving)
+        router.set_available(r, false, replicas[static_cast<std::size_t>(r)]->load());
+    signals.resize(replicas.size());
+    queue.push(scaler->interval(), kScalePriority, kScale, -1);
+  }
+  Nanos last_event = 0;
   // The request waiting for its arrival event (sources are streaming: one at a time).
   std::optional<Request> pending;
   const Nanos frontend = to_nanos(sc.engine.frontend_latency);
@@ -368,6 +385,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
     if ((++events & 4095u) == 0) throw_if_interrupted();
     const Event ev = queue.pop();
     const Nanos now = ev.time;
+    last_event = now;
     if (ev.kind == kArrival && reorder && ev.data != arrival_generation) {
       // A stale arrival: its request was given back to the source (resequence).
     } else if (ev.kind == kArrival) {
@@ -399,6 +417,25 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
       if (deadline_at[static_cast<std::size_t>(r)] == now) deadline_at[static_cast<std::size_t>(r)] = kNever;
       abandon_due(r, now);
       mark(r);  // re-arms the next deadline (and may start a step)
+    } else if (ev.kind == kScale) {
+      if (ev.data >= 0) {  // a started replica is ready
+        const int r = static_cast<int>(ev.data);
+        scaler->ready(r, now);
+        if (scaler->state(r) == Autoscaler::State::serving)
+          router.set_available(r, true, replicas[static_cast<std::size_t>(r)]->load());
+      } else {
+        refresh_stale();
+        for (std::size_t i = 0; i < replicas.size(); ++i)
+          signals[i] = ReplicaSignal{replicas[i]->queued(), replicas[i]->outstanding(), replicas[i]->kv_load()};
+        const Autoscaler::Decision d = scaler->decide(now, signals);
+        for (int r : d.start) queue.push(scaler->ready_at(r), kScalePriority, kScale, r);
+        for (int r : d.drain) {
+          router.set_available(r, false, replicas[static_cast<std::size_t>(r)]->load());
+          if (replicas[static_cast<std::size_t>(r)]->outstanding() == 0) scaler->stopped(r, now);
+        }
+        // The next decision, while anything else is still to happen.
+        if (!queue.empty()) queue.push(now + scaler->interval(), kScalePriority, kScale, -1);
+      }
     } else if (ev.kind == kKick) {
       const int r = static_cast<int>(ev.data);
       if (kick_at[static_cast<std::size_t>(r)] == now) kick_at[static_cast<std::size_t>(r)] = kNever;
@@ -408,6 +445,9 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
       done.clear();
       replicas[static_cast<std::size_t>(r)]->finish_step(now, done);
       observe(r);
+      if (scaler && scaler->state(r) == Autoscaler::State::draining &&
+          replicas[static_cast<std::size_t>(r)]->outstanding() == 0)
+        scaler->stopped(r, now);
       for (const auto& d : done) source.on_complete(d, now);
       if (!done.empty()) {
         pull();  // closed loop: a completion may release the next request
@@ -439,6 +479,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   if (const SessionStats* st = source.session_stats()) result.summary.conversations.sessions = *st;
   result.summary.kv_tiers = kv_tier_reports(replicas);
   result.summary.lora = lora_report(sc, cost, replicas);
+  if (scaler) result.summary.autoscale = scaler->finish(last_event);
   add_carbon(result.summary, sc.grid_g_per_kwh);
   if (options.check_workload) refuse_all_failed(result.summary, sc);
   const LoadReport measured = load;  // the collector's queue-growth test

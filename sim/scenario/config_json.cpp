@@ -15,6 +15,7 @@ const char* router_name(RouterKind k) {
     case RouterKind::least_outstanding: return "least_outstanding";
     case RouterKind::least_kv: return "least_kv";
     case RouterKind::prefix_affinity: return "prefix_affinity";
+    case RouterKind::scored: return "scored";
     case RouterKind::lora_affinity: return "lora_affinity";
   }
   return "unknown";

@@ -3,9 +3,11 @@
 // once from its document (plus --set overrides) by config/scenario_reader.h; no
 // document node escapes the reader.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "scenario/autoscale_spec.h"
 #include "scenario/setup.h"
 #include "metrics/slo_spec.h"
 #include "workload/workload_spec.h"
@@ -22,6 +24,8 @@ struct Scenario : Setup {
   double grid_g_per_kwh = 0;  // energy.grid_intensity: gCO2 per kWh drawn; 0 = unset (no carbon figures)
   // The `disaggregation:` section (prefill and decode pools); null: co-located serving.
   std::shared_ptr<const DisaggregationSpec> disaggregation;
+  // The `autoscale:` section (run/autoscaler.h); unset: a fixed fleet of parallelism.replicas.
+  std::optional<AutoscaleSpec> autoscale;
 };
 
 }  // namespace servesim

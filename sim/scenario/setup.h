@@ -21,6 +21,7 @@ struct Setup {
   MoeDeployment moe;  // the `moe:` section: read only with a wide layout (Parallelism::wide())
   EngineConfig engine;
   RouterKind router = RouterKind::least_outstanding;  // parallelism.router, with replicas > 1
+  RouterWeights router_weights;                       // parallelism.router_weights (router: scored)
 };
 
 CostModel make_cost_model(const Setup& s);

@@ -53,7 +53,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 # The documents whose printed blocks this script owns, and those it leaves to others.
 DOCS = ["README.md", "docs/scenarios.md", "docs/planning.md", "docs/energy.md", "docs/disaggregation.md",
         "docs/configuration.md", "docs/validation.md", "docs/cluster.md", "docs/local-inference.md",
-        "docs/moe-at-scale.md", "docs/lora.md"]
+        "docs/moe-at-scale.md", "docs/agents-and-fleets.md", "docs/lora.md"]
 NOT_HERE = {
     "docs/config-reference.md": "generated whole by `servesim describe --markdown` (ctest config_reference_up_to_date)",
     "docs/validation-report.md": "generated whole by tools/validate-all",

@@ -1,0 +1,20 @@
+#pragma once
+// The scenario's `autoscale:` section: a fleet whose replica count follows the
+// load (run/autoscaler.h states the policy). parallelism.replicas is the most
+// replicas the fleet may run.
+namespace servesim {
+
+struct AutoscaleSpec {
+  int min_replicas = 1;
+  int initial_replicas = 0;          // serving at t = 0; 0: min_replicas
+  double interval_s = 15;            // seconds between decisions (Kubernetes HPA's sync period)
+  double target_queue = 0;           // waiting requests per serving replica; 0: not a signal
+  double target_kv = 0;              // KV cache use per serving replica (fraction); 0: not a signal
+  double target_concurrency = 0;     // waiting + running requests per serving replica; 0: not a signal
+  double tolerance = 0.1;            // no change while |metric / target - 1| <= tolerance (HPA's default)
+  double provision_s = 0;            // from the decision to a node that can load the model
+  double load_bandwidth = 0;         // bytes/s each GPU reads its weights at; 0: no loading time
+  double scale_down_window_s = 300;  // a scale-down follows the largest recommendation of this window (HPA)
+};
+
+}  // namespace servesim
