@@ -51,10 +51,17 @@ std::string summary_line_table(const std::vector<planning::PointRecord>& points,
     for (const auto& v : a.values) width = std::max(width, v.size());
     w.push_back(width);
   }
+  // Autoscaled fleets (the autoscale section): the GPU-hours each point held, the
+  // figure their trade-off is about (a column only then: other sweeps print as before).
+  bool autoscaled = false;
+  for (const auto& p : points) {
+    const nlohmann::ordered_json j = p.json();
+    autoscaled = autoscaled || (j.at("status") == "ok" && j.at("summary").contains("autoscale"));
+  }
   out += fmt::format("{:>5}", "point");
   for (std::size_t a = 0; a < axes.size(); ++a) out += fmt::format("  {:>{}}", axes[a].key, w[a]);
   out += fmt::format("  {:>8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7} {:>5}  {}\n", "req/s", "out tok/s", "TTFT p50",
-                     "TTFT p99", "TPOT p50", "TPOT p99", "SLO %", "SLO", "load");
+                     "TTFT p99", "TPOT p50", "TPOT p99", "SLO %", "SLO", autoscaled ? "GPU-h    load" : "load");
   for (const auto& record : points) {
     const planning::PointRecord& p = record;
     const nlohmann::ordered_json json = p.json();
@@ -77,9 +84,10 @@ std::string summary_line_table(const std::vector<planning::PointRecord>& points,
                        summary_number(json, "tpot_ms", "p50"), summary_number(json, "tpot_ms", "p99"),
                        100 * summary_number(json, "slo", "attainment"),
                        no_slo ? "-" : (slo.at("met").get<bool>() ? "met" : "MISS"),
-                       overloaded ? fmt::format("OVERLOADED (offered {:.2f} req/s)",
+                       (autoscaled ? fmt::format("{:>8.2f} ", summary_number(json, "autoscale", "gpu_hours")) : std::string()) +
+                           (overloaded ? fmt::format("OVERLOADED (offered {:.2f} req/s)",
                                                 load.value("offered_rps", 0.0))
-                                  : std::string("ok"));
+                                  : std::string("ok")));
   }
   return out;
 }
