@@ -49,6 +49,12 @@ std::vector<EmittedFile> emit_deployment(const DeploymentPlan& plan, EmitTarget 
   if (plan.scenario->disaggregation)
     throw Error("--emit writes a co-located configuration; the disaggregated split is not emitted (its pools are "
                 "two deployments with a KV connector servesim does not configure)");
+  // The LoRA slots and skip rule simulated are vLLM's (docs/lora.md); SGLang's and
+  // TensorRT-LLM's adapter caches and schedulers differ.
+  if (plan.scenario->engine.lora.enabled && (target == EmitTarget::sglang || target == EmitTarget::trtllm))
+    throw Error(fmt::format("--emit {}: the simulated multi-LoRA serving (engine.lora) is vLLM's; its settings are "
+                            "emitted for vllm and kubernetes (vLLM) only",
+                            target == EmitTarget::sglang ? "sglang" : "trtllm"));
   switch (target) {
     case EmitTarget::vllm: return emit_vllm(plan);
     case EmitTarget::sglang: return emit_sglang(plan);

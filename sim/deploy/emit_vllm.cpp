@@ -5,7 +5,8 @@
 // --gpu-memory-utilization, --max-model-len, --kv-cache-dtype {auto,fp8},
 // --quantization fp8 (online fp8 of a 16-bit checkpoint; on GPUs without fp8 tensor
 // cores vLLM runs it weight-only, W8A16, through Marlin), --dtype,
-// --[no-]enable-prefix-caching, --[no-]enable-chunked-prefill, --speculative-config JSON.
+// --[no-]enable-prefix-caching, --[no-]enable-chunked-prefill, --speculative-config JSON,
+// --enable-lora --max-loras --max-cpu-loras --max-lora-rank (vllm/config/lora.py LoRAConfig).
 #include <fmt/format.h>
 
 #include "deploy/deployment.h"
@@ -38,6 +39,12 @@ std::vector<std::pair<std::string, std::string>> vllm_args(const Scenario& sc) {
     if (const std::string d = detail::drafter(sc); !d.empty()) json += fmt::format(", \"model\": \"{}\"", d);
     a.emplace_back("--speculative-config", json + "}");
   }
+  if (const LoraEngineSpec& l = e.lora; l.enabled) {
+    a.emplace_back("--enable-lora", "");
+    a.emplace_back("--max-loras", std::to_string(l.max_loras));
+    a.emplace_back("--max-cpu-loras", std::to_string(l.cpu_loras()));
+    a.emplace_back("--max-lora-rank", std::to_string(l.max_lora_rank));
+  }
   return a;
 }
 
@@ -49,6 +56,9 @@ std::vector<EmittedFile> emit_vllm(const DeploymentPlan& plan) {
                         plan.replicas));
   text += detail::checkpoint_note(sc, "vLLM");
   text += detail::speculative_note(sc);
+  if (sc.engine.lora.enabled)
+    text += "# LoRA adapters: register them with --lora-modules NAME=PATH ... or the /v1/load_lora_adapter endpoint\n"
+            "# (VLLM_ALLOW_RUNTIME_LORA_UPDATING=True); requests name their adapter as the model.\n";
   text += "exec " + detail::shell_command("vllm serve " + detail::shell_quote(detail::model_id(sc)), vllm_args(sc));
   return {{"launch-vllm.sh", text}};
 }

@@ -157,6 +157,7 @@ void BatchState::abandon(const Deadline& d, bool running_too, std::vector<Reques
         fresh_bytes_ -= it->bytes();
         --fresh_count_;
         fresh_.erase(it);
+        ++fresh_epoch_;
       }
       return;
     }
@@ -435,8 +436,18 @@ int BatchState::lora_eligible(Nanos cutoff, Nanos now) {
     waiting_.pop_front();
   }
   // Then the never-scheduled ones, in arrival order, by id alone (their adapter is a
-  // function of it): only the one taken becomes a slot.
-  for (std::size_t i = 0; i < fresh_.size(); ++i) {
+  // function of it): only the one taken becomes a slot. Those the last scan passed over
+  // are passed over again without a look when nothing they depend on changed (LoraScan).
+  std::size_t i = 0;
+  if (!fresh_.empty() && lora_scan_.version == lora_->version() && lora_scan_.front == fresh_.front().id() &&
+      lora_scan_.epoch == fresh_epoch_) {
+    i = std::min(lora_scan_.upto, fresh_.size());
+    lora_->counts.skips += lora_scan_.skips;
+  } else {
+    lora_scan_ = LoraScan{lora_->version(), fresh_.empty() ? -1 : fresh_.front().id(), fresh_epoch_, 0, 0};
+  }
+  for (; i < fresh_.size(); ++i) {
+    lora_scan_.upto = i;  // the ones before i were passed over
     const QueuedRequest& q = fresh_[i];
     if (q.arrival() + frontend_ns_ > cutoff) return -1;  // later ones arrived later still
     // One whose user gave up by now is gone (abandon_due ran before this step: it waits in
@@ -456,11 +467,13 @@ int BatchState::lora_eligible(Nanos cutoff, Nanos now) {
       return waiting_.front();
     }
     ++lora_->counts.skips;
+    ++lora_scan_.skips;
     if (q.id() > lora_frontier_) {
       lora_frontier_ = q.id();
       ++lora_->counts.delayed_requests;
     }
   }
+  lora_scan_.upto = fresh_.size();
   return kLoraNoneFits;
 }
 

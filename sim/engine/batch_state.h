@@ -382,6 +382,20 @@ class BatchState {
   std::unique_ptr<LoraSlots> lora_;
   std::int64_t lora_decode_seqs_ = 0;
   std::vector<int> lora_skipped_;
+  // What the last lora_eligible learnt of fresh_: its first `upto` requests were passed
+  // over, with the running adapters at `version` and `front` first. While neither
+  // changes (nor `epoch`: a request erased from inside fresh_), the next step's scan
+  // starts after them: the same requests would be passed over again (an overloaded
+  // queue was rescanned from its head every step).
+  struct LoraScan {
+    std::uint64_t version = ~0ULL;
+    std::int64_t front = -1;
+    std::uint64_t epoch = 0;
+    std::size_t upto = 0;
+    std::int64_t skips = 0;  // of them, counted as skips (LoraCounts::skips; not those whose users had left)
+  };
+  LoraScan lora_scan_;
+  std::uint64_t fresh_epoch_ = 0;  // erasures from inside fresh_ (abandon without fresh_by_id_)
   int lora_taken_ = -1;
   std::size_t lora_taken_at_ = 0;
   std::int64_t lora_frontier_ = -1;

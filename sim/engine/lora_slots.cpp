@@ -24,6 +24,7 @@ double LoraSlots::acquire(std::int32_t a) {
   if (users_[i]++ == 0) {
     if (active_ >= spec_.max_loras) throw std::logic_error("LoraSlots::acquire: more adapters than max_loras");
     ++active_;
+    ++version_;
   }
   used_tick_[i] = ++tick_;
   last_use_[i] = now_;
@@ -45,7 +46,10 @@ void LoraSlots::release(std::int32_t a) {
   if (a < 0) return;
   const auto i = static_cast<std::size_t>(a);
   if (users_[i] <= 0) throw std::logic_error("LoraSlots::release: adapter not in use");
-  if (--users_[i] == 0) --active_;
+  if (--users_[i] == 0) {
+    --active_;
+    ++version_;
+  }
   used_tick_[i] = ++tick_;
   last_use_[i] = now_;
 }

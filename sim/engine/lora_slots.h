@@ -66,8 +66,10 @@ class LoraSlots {
   // until the next step were last used (what lora_affinity compares across replicas).
   void set_time(std::int64_t now_ns) { now_ = now_ns; }
 
-  // Distinct adapters of the running requests.
+  // Distinct adapters of the running requests, and a count of the changes to which
+  // adapters those are (what fits() answers changes only with it, or with active()).
   std::int32_t active() const { return active_; }
+  std::uint64_t version() const { return version_; }
   std::int32_t rank() const { return static_cast<std::int32_t>(spec_.max_lora_rank); }
   // Whether adapter `a` is in a GPU slot, and when it was last used (-1: not in a slot).
   bool on_gpu(std::int32_t a) const { return a >= 0 && slot_of_[static_cast<std::size_t>(a)] >= 0; }
@@ -84,6 +86,7 @@ class LoraSlots {
   const LoraAssignment* assignment_;
   double gpu_load_s_, disk_load_s_;
   std::int32_t active_ = 0;
+  std::uint64_t version_ = 0;
   std::int64_t now_ = 0;
   std::uint64_t tick_ = 0;                 // LRU order of uses
   std::vector<std::int32_t> users_;        // [adapter]: running requests using it

@@ -12,6 +12,7 @@
 
 #include "config/catalog_reader.h"
 #include "cost/lora_shape.h"
+#include "deploy/deployment.h"
 #include "engine/lora_slots.h"
 #include "engine/router.h"
 #include "engine/step_cost_cache.h"
@@ -435,4 +436,27 @@ TEST_CASE("LoRA runs are deterministic, fused decode steps price the adapters, a
     CHECK_FALSE(plain.summary.lora);
     CHECK(plain.summary.tpot_ms.mean < a.summary.tpot_ms.mean);
   }
+}
+
+TEST_CASE("plan --emit: vLLM's LoRA flags as simulated, SGLang and TensorRT-LLM refused", "[lora][deploy]") {
+  const Scenario sc = scenario_from("{kind: vllm, lora: {max_loras: 12, max_cpu_loras: 40, max_lora_rank: 32}}");
+  std::map<std::string, std::string> flags;
+  for (const auto& [flag, value] : deploy::vllm_args(sc)) flags[flag] = value;
+  CHECK(flags.count("--enable-lora") == 1);
+  CHECK(flags["--max-loras"] == "12");
+  CHECK(flags["--max-cpu-loras"] == "40");
+  CHECK(flags["--max-lora-rank"] == "32");
+  deploy::DeploymentPlan plan;
+  plan.scenario = &sc;
+  plan.label = "h100-sxm bf16 tp=1";
+  plan.source = "test.yaml";
+  plan.replicas = 1;
+  CHECK_THROWS_WITH(deploy::emit_deployment(plan, deploy::EmitTarget::sglang),
+                    Catch::Contains("emitted for vllm and kubernetes (vLLM) only"));
+  CHECK_THROWS_WITH(deploy::emit_deployment(plan, deploy::EmitTarget::trtllm),
+                    Catch::Contains("emitted for vllm and kubernetes (vLLM) only"));
+  const auto files = deploy::emit_deployment(plan, deploy::EmitTarget::vllm);
+  REQUIRE(files.size() == 1);
+  CHECK(files[0].text.find("--enable-lora") != std::string::npos);
+  CHECK(files[0].text.find("--lora-modules") != std::string::npos);  // the note on registering adapters
 }
