@@ -406,14 +406,14 @@ void BatchState::finish_request(int slot, Nanos now, std::vector<Request>& done,
 
 void BatchState::lora_admitted(int slot) {
   const Seq& s = seq(slot);
-  transfer_s_ += lora_->acquire(lora_->adapter(s.req.id));
+  transfer_s_ += lora_->acquire(lora_->adapter(s.req.id, s.req.session));
   if (slot == lora_taken_) lora_taken_ = -1;  // admitted: stays out of fresh_
 }
 
-void BatchState::lora_left(const Seq& s) { lora_->release(lora_->adapter(s.req.id)); }
+void BatchState::lora_left(const Seq& s) { lora_->release(lora_->adapter(s.req.id, s.req.session)); }
 
 void BatchState::lora_decoders(const Seq& s, std::int64_t sign) {
-  if (lora_->adapter(s.req.id) >= 0) lora_decode_seqs_ += sign * group_.sequences();
+  if (lora_->adapter(s.req.id, s.req.session) >= 0) lora_decode_seqs_ += sign * group_.sequences();
 }
 
 int BatchState::lora_eligible(Nanos cutoff, Nanos now) {
@@ -426,7 +426,7 @@ int BatchState::lora_eligible(Nanos cutoff, Nanos now) {
     const int slot = waiting_.front();
     Seq& s = seq(slot);
     if (s.rec.first_scheduled < 0 && s.req.arrival + frontend_ns_ > cutoff) return -1;
-    if (lora_->fits(lora_->adapter(s.req.id))) return slot;
+    if (lora_->fits(lora_->adapter(s.req.id, s.req.session))) return slot;
     ++lora_->counts.skips;
     if (!s.rec.lora_delayed) {
       s.rec.lora_delayed = true;
@@ -453,7 +453,7 @@ int BatchState::lora_eligible(Nanos cutoff, Nanos now) {
     // One whose user gave up by now is gone (abandon_due ran before this step: it waits in
     // fresh_ only until it reaches the front).
     if (patience_ && q.arrival() + to_nanos(patience_->seconds(q.id())) <= now) continue;
-    if (lora_->fits(lora_->adapter(q.id()))) {
+    if (lora_->fits(lora_->adapter(q.id(), q.session()))) {
       if (i == 0) {
         materialize_front();
       } else {

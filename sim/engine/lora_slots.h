@@ -50,8 +50,10 @@ class LoraSlots {
   // request uses the base model.
   LoraSlots(const LoraEngineSpec& spec, const LoraAssignment* assignment, double gpu_load_s, double disk_load_s);
 
-  // Request `id`'s adapter (LoraAssignment::kBase: the base model).
-  std::int32_t adapter(std::int64_t id) const { return assignment_ ? assignment_->adapter(id) : LoraAssignment::kBase; }
+  // The adapter of request `id` of session `session` (LoraAssignment::kBase: the base model).
+  std::int32_t adapter(std::int64_t id, std::int32_t session) const {
+    return assignment_ ? assignment_->adapter(id, session) : LoraAssignment::kBase;
+  }
   // vLLM v1's admission test: a request may join the running set when it uses the
   // base model, or its adapter is already running, or fewer than max_loras are.
   bool fits(std::int32_t a) const {

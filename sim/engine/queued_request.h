@@ -28,6 +28,7 @@ class QueuedRequest {
   Nanos arrival() const { return arrival_; }
   std::int64_t input_tokens() const { return input_tokens_; }
   std::int64_t output_tokens() const { return output_tokens_; }
+  std::int32_t session() const { return session_; }
 
   // The Request again (the queued one is left without its hashes).
   Request take() {

@@ -94,7 +94,7 @@ int Router::pick_affinity(const std::vector<std::unique_ptr<Engine>>& replicas, 
 
 int Router::pick_lora(const std::vector<std::unique_ptr<Engine>>& replicas, const Request& r) {
   int least = least_outstanding(replicas);
-  const std::int32_t a = lora_ ? lora_->adapter(r.id) : LoraAssignment::kBase;
+  const std::int32_t a = lora_ ? lora_->adapter(r.id, r.session) : LoraAssignment::kBase;
   if (a < 0) return least;
   // Among the least loaded, the replica fewest adapters were sent to (lowest index on a tie).
   if (lora_adapters_on_.size() != replicas.size()) lora_adapters_on_.assign(replicas.size(), 0);

@@ -138,7 +138,7 @@ LoraLoad VllmEngine::lora_load(std::int64_t n_decode) const {
   LoraLoad l;
   for (int slot : state_.prefilling()) {
     const BatchState::Seq& s = state_.seq(slot);
-    if (s.chunk > 0 && lora.adapter(s.req.id) >= 0) l.tokens += s.chunk;
+    if (s.chunk > 0 && lora.adapter(s.req.id, s.req.session) >= 0) l.tokens += s.chunk;
   }
   if (n_decode > 0) l.tokens += state_.lora_decode_seqs();
   if (l.tokens > 0) {

@@ -7,7 +7,9 @@
 //
 // Which adapter a request uses is a pure function of (workload.seed, request id):
 // a counter-based draw, SplitMix64 of the seed, the stream name "lora" and the id,
-// exactly as a request's patience is drawn (workload/patience.h). So a request
+// exactly as a request's patience is drawn (workload/patience.h); the turns of a
+// session (multi_turn, closed-loop users: Request::session) share one adapter, drawn
+// from the session's number instead (a conversation stays with its fine-tune). So a request
 // carries no adapter field (Request and QueuedRequest keep their sizes), an
 // engine or a router recomputes it when it needs it, and no other random stream
 // is perturbed: with lora unset nothing changes.
@@ -40,14 +42,18 @@ class LoraAssignment {
   static constexpr std::int32_t kBase = -1;  // the request uses the base model
 
   LoraAssignment(const LoraWorkloadSpec& spec, std::uint64_t seed);
-  // Request `id`'s adapter in [0, adapters), or kBase.
-  std::int32_t adapter(std::int64_t id) const;
+  // The adapter of request `id` of session `session` (-1: none), in [0, adapters), or kBase.
+  std::int32_t adapter(std::int64_t id, std::int32_t session = -1) const {
+    // Sessions draw from keys below 0, requests from their ids (>= 0): never the same key.
+    return draw(session >= 0 ? -1 - static_cast<std::int64_t>(session) : id);
+  }
   const LoraWorkloadSpec& spec() const { return spec_; }
   // The probability that a request uses adapter i (share x its popularity weight).
   double probability(std::int64_t i) const;
 
  private:
-  double uniform01(std::int64_t id, std::uint64_t k) const;
+  std::int32_t draw(std::int64_t key) const;
+  double uniform01(std::int64_t key, std::uint64_t k) const;
 
   LoraWorkloadSpec spec_;
   std::uint64_t key_;         // seed mixed with the stream name

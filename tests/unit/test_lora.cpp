@@ -97,6 +97,15 @@ TEST_CASE("each request's adapter is a pure function of (seed, id)", "[lora][rng
   const std::vector<std::int32_t> first{a.adapter(0), a.adapter(1), a.adapter(2), a.adapter(3), a.adapter(4)};
   CHECK(first == std::vector<std::int32_t>{1, 27, 6, 0, 126});
 
+  SECTION("the turns of a session share its adapter (drawn from the session's number, not the turn's id)") {
+    int differ = 0;
+    for (std::int32_t session = 0; session < 200; ++session) {
+      const std::int32_t first_turn = a.adapter(1000 + session, session);
+      for (std::int64_t turn_id : {5000 + session, 9000 + 3 * session}) CHECK(a.adapter(turn_id, session) == first_turn);
+      differ += a.adapter(session, session) != a.adapter(session);  // a session key is not a request id
+    }
+    CHECK(differ > 100);
+  }
   SECTION("share: the base model for a fraction 1 - share of the requests") {
     const LoraAssignment none(lora_spec(10, LoraPopularity::uniform, 0.0), 1);
     const LoraAssignment all(lora_spec(10, LoraPopularity::uniform, 1.0), 1);
