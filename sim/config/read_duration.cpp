@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "config/duration_key_set.h"
 #include "config/workload_keys.h"
 #include "config/workload_reader.h"
 #include "util/error.h"
@@ -97,59 +98,75 @@ const Key stddev{.name = "stddev",
 
 }  // namespace duration_keys
 
-DurationSpec parse_duration_distribution(ConfigMap& m) {
-  using namespace duration_keys;
+DurationSpec read_duration_keys(ConfigMap& m, const DurationKeySet& keys,
+                                const std::vector<std::pair<std::string_view, DurationKind>>& names) {
   DurationSpec p;
-  const std::string name = read_text(m, dist);
+  const std::string name = read_text(m, *keys.dist);
   bool known = false;
-  for (const auto& d : kDistributions)
-    if (d.name == name) {
-      p.kind = d.kind;
+  for (const auto& [n, kind] : names)
+    if (n == name) {
+      p.kind = kind;
       known = true;
     }
   if (!known) {
-    std::vector<std::string> valid(dist.choices.begin(), dist.choices.end());
-    m.fail(std::string(dist.name),
-           fmt::format("unknown duration distribution '{}'{} (valid: {})", name, did_you_mean(name, valid), join(valid)));
+    std::vector<std::string> valid(keys.dist->choices.begin(), keys.dist->choices.end());
+    m.fail(std::string(keys.dist->name), fmt::format("unknown {} distribution '{}'{} (valid: {})", keys.noun, name,
+                                                     did_you_mean(name, valid), join(valid)));
   }
   switch (p.kind) {
-    case DurationKind::fixed: p.value_s = read_quantity(m, value); break;
+    case DurationKind::fixed: p.value_s = read_quantity(m, *keys.value); break;
     case DurationKind::uniform:
-      p.min_s = read_quantity(m, min);
-      p.max_s = read_quantity(m, max);
+      p.min_s = read_quantity(m, *keys.min);
+      p.max_s = read_quantity(m, *keys.max);
       if (p.min_s > p.max_s)
-        throw Error(fmt::format("{}: min ({:g} s) is greater than max ({:g} s)", where(m, max), p.min_s, p.max_s));
+        throw Error(fmt::format("{}: min ({:g} s) is greater than max ({:g} s)", where(m, *keys.max), p.min_s, p.max_s));
       break;
-    case DurationKind::exponential: p.mean_s = read_quantity(m, mean); break;
+    case DurationKind::exponential: p.mean_s = read_quantity(m, *keys.mean); break;
     case DurationKind::lognormal:
-      p.mean_s = read_quantity(m, mean);
-      p.stddev_s = read_quantity(m, stddev);
+      p.mean_s = read_quantity(m, *keys.mean);
+      p.stddev_s = read_quantity(m, *keys.stddev);
       break;
   }
   m.finish();
   return p;
 }
 
-std::vector<const KeySection*> duration_key_sections() {
+std::vector<const Key*> duration_keys_of(DurationKind kind, const DurationKeySet& keys) {
+  switch (kind) {
+    case DurationKind::fixed: return {keys.value};
+    case DurationKind::uniform: return {keys.min, keys.max};
+    case DurationKind::exponential: return {keys.mean};
+    case DurationKind::lognormal: return {keys.mean, keys.stddev};
+  }
+  return {};
+}
+
+namespace {
+const DurationKeySet& pause_keys() {
   using namespace duration_keys;
-  auto keys_of = [](DurationKind kind) -> std::vector<const Key*> {
-    switch (kind) {
-      case DurationKind::fixed: return {&value};
-      case DurationKind::uniform: return {&min, &max};
-      case DurationKind::exponential: return {&mean};
-      case DurationKind::lognormal: return {&mean, &stddev};
-    }
-    return {};
-  };
+  static const DurationKeySet k{&dist, &value, &min, &max, &mean, &stddev, "duration"};
+  return k;
+}
+std::vector<std::pair<std::string_view, DurationKind>> pause_names() {
+  std::vector<std::pair<std::string_view, DurationKind>> out;
+  for (const auto& d : kDistributions) out.emplace_back(d.name, d.kind);
+  return out;
+}
+}  // namespace
+
+DurationSpec parse_duration_distribution(ConfigMap& m) { return read_duration_keys(m, pause_keys(), pause_names()); }
+
+std::vector<const KeySection*> duration_key_sections() {
   static const std::vector<KeySection> sections = [&] {
     std::vector<KeySection> out;
     for (std::string_view path : {"workload.multi_turn.think", "workload.multi_turn.tool_calls.duration"}) {
       out.push_back({.path = path,
                      .doc = path == "workload.multi_turn.think" ? "closed loop: a user's think time before each later turn"
                                                                 : "closed loop: how long a tool call runs",
-                     .keys = {&dist}});
+                     .keys = {pause_keys().dist}});
       for (const auto& d : kDistributions)
-        out.push_back({.path = path, .doc = d.doc, .selector = "dist", .variant = d.name, .keys = keys_of(d.kind)});
+        out.push_back({.path = path, .doc = d.doc, .selector = "dist", .variant = d.name,
+                         .keys = duration_keys_of(d.kind, pause_keys())});
     }
     return out;
   }();

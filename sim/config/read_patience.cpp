@@ -2,6 +2,7 @@
 // (workload/patience.h). Its keys are declared here, once; `dist` selects them.
 #include <fmt/format.h>
 
+#include "config/duration_key_set.h"
 #include "config/workload_keys.h"
 #include "config/workload_reader.h"
 #include "util/error.h"
@@ -81,58 +82,29 @@ const Key stddev{.name = "stddev",
 
 }  // namespace patience_keys
 
-PatienceSpec parse_patience(ConfigMap& m) {
+namespace {
+const DurationKeySet& keys() {
   using namespace patience_keys;
-  PatienceSpec p;
-  const std::string name = read_text(m, dist);
-  bool known = false;
-  for (const auto& d : patience_distributions())
-    if (d.name == name) {
-      p.kind = d.kind;
-      known = true;
-    }
-  if (!known) {
-    std::vector<std::string> valid(dist.choices.begin(), dist.choices.end());
-    m.fail(std::string(dist.name),
-           fmt::format("unknown patience distribution '{}'{} (valid: {})", name, did_you_mean(name, valid), join(valid)));
-  }
-  switch (p.kind) {
-    case PatienceKind::fixed: p.value_s = read_quantity(m, value); break;
-    case PatienceKind::uniform:
-      p.min_s = read_quantity(m, min);
-      p.max_s = read_quantity(m, max);
-      if (p.min_s > p.max_s)
-        throw Error(fmt::format("{}: min ({:g} s) is greater than max ({:g} s)", where(m, max), p.min_s, p.max_s));
-      break;
-    case PatienceKind::exponential: p.mean_s = read_quantity(m, mean); break;
-    case PatienceKind::lognormal:
-      p.mean_s = read_quantity(m, mean);
-      p.stddev_s = read_quantity(m, stddev);
-      break;
-  }
-  m.finish();
-  return p;
+  static const DurationKeySet k{&dist, &value, &min, &max, &mean, &stddev, "patience"};
+  return k;
+}
+}  // namespace
+
+PatienceSpec parse_patience(ConfigMap& m) {
+  std::vector<std::pair<std::string_view, DurationKind>> names;
+  for (const auto& d : patience_distributions()) names.emplace_back(d.name, d.kind);
+  return read_duration_keys(m, keys(), names);
 }
 
 std::vector<const KeySection*> patience_key_sections() {
-  using namespace patience_keys;
-  auto keys_of = [](PatienceKind kind) -> std::vector<const Key*> {
-    switch (kind) {
-      case PatienceKind::fixed: return {&value};
-      case PatienceKind::uniform: return {&min, &max};
-      case PatienceKind::exponential: return {&mean};
-      case PatienceKind::lognormal: return {&mean, &stddev};
-    }
-    return {};
-  };
   static const std::vector<KeySection> sections = [&] {
     std::vector<KeySection> out;
     out.push_back({.path = "workload.patience",
                    .doc = "users who give up: how long each waits for the first token before leaving",
-                   .keys = {&dist}});
+                   .keys = {keys().dist}});
     for (const auto& d : patience_distributions())
       out.push_back({.path = "workload.patience", .doc = d.doc, .selector = "dist", .variant = d.name,
-                     .keys = keys_of(d.kind)});
+                     .keys = duration_keys_of(d.kind, keys())});
     return out;
   }();
   std::vector<const KeySection*> out;
