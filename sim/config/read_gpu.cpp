@@ -95,8 +95,11 @@ const Key kCapacity{.name = "capacity", .type = KeyType::quantity,
                     .doc = "device memory as the device reports it (vLLM sizes the KV cache from this total); "
                            "must be positive",
                     .spec = "GpuSpec::memory_capacity", .dimension = Dimension::bytes, .required = true};
+// At most 1 PB/s: HBM3e on B200 is 8 TB/s; past 1 PB/s a typo ("1e30 TB/s") makes every
+// memory-bound step free.
 const Key kBandwidth{.name = "bandwidth", .type = KeyType::quantity, .doc = "peak memory bandwidth; must be positive",
-                     .spec = "GpuSpec::memory_bandwidth", .dimension = Dimension::bandwidth, .required = true};
+                     .spec = "GpuSpec::memory_bandwidth", .dimension = Dimension::bandwidth, .required = true,
+                     .min = 1, .max = 1e15, .why = "no memory comes near it"};
 const Key kUsableFraction{
     .name = "usable_fraction", .type = KeyType::quantity,
     .doc = "share of the capacity a model process can hold: on unified memory what the OS lets the GPU wire "
@@ -313,7 +316,7 @@ GpuSpec parse_gpu(ConfigMap& doc) {
 
   ConfigMap memory = doc.map("memory");
   g.memory_capacity = memory.quantity("capacity", kCapacity.dimension);
-  g.memory_bandwidth = memory.quantity("bandwidth", kBandwidth.dimension);
+  g.memory_bandwidth = quantity_in(memory, "bandwidth", kBandwidth.dimension, range_of(kBandwidth));
   g.usable_memory_fraction = read_quantity(memory, kUsableFraction);
   memory.finish();
   if (g.memory_capacity <= 0 || g.memory_bandwidth <= 0)

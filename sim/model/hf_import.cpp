@@ -104,7 +104,12 @@ void read_local_attention(const JsonFields& f, HfFamily family, const std::strin
       local.layers = m.layers / 2;  // layers 0, 2, 4, ... (GptOssConfig's default layer_types)
     } else if (arch.rfind("Qwen", 0) == 0) {
       // Qwen2/3: layers from max_window_layers on use the window (transformers' Qwen2Attention).
-      local.layers = std::max(0, m.layers - static_cast<int>(f.integer("max_window_layers", 28)));
+      const std::int64_t full = f.integer("max_window_layers", 28);
+      if (full < 0 || full > m.layers)
+        throw Error(fmt::format("{}: max_window_layers = {} must be within [0, num_hidden_layers = {}]: the layers "
+                                "before it use full attention, the rest the sliding window",
+                                f.where(), full, m.layers));
+      local.layers = m.layers - static_cast<int>(full);
     } else {
       local.layers = m.layers;  // Mistral 7B v0.1: every layer
     }

@@ -111,6 +111,25 @@ TEST_CASE("hf import: a binding sliding_window is modelled, an inactive one igno
   CHECK_NOTHROW(load_model(std::string(SERVESIM_TEST_FIXTURES) + "/model_configs/qwen2.5-7b-instruct/config.json"));
 }
 
+TEST_CASE("hf import: Qwen's max_window_layers counts full-attention layers, within the model's", "[hf][quant]") {
+  std::ifstream in(std::string(SERVESIM_TEST_FIXTURES) + "/model_configs/qwen3-14b/config.json");
+  json j = json::parse(in);  // 40 layers, max_position_embeddings 40960
+  j["use_sliding_window"] = true;
+  j["sliding_window"] = 4096;
+  j["max_window_layers"] = 30;
+  // Layers 30..39 use the window: 40 - 30 = 10 local layers.
+  const ModelSpec m = load_model(write_config("qwen-swa", j));
+  CHECK(m.local.layers == 10);
+  for (const json& bad : {json(-1), json(41), json(1000000000)}) {
+    j["max_window_layers"] = bad;
+    CHECK_THAT(error_of([&] { load_model(write_config("qwen-swa-bad", j)); }),
+               Contains("max_window_layers = " + bad.dump() + " must be within [0, num_hidden_layers = 40]"));
+  }
+  // Switched off (the shipped file): the field is not read, whatever it holds.
+  j["use_sliding_window"] = false;
+  CHECK_NOTHROW(load_model(write_config("qwen-swa-off", j)));
+}
+
 TEST_CASE("hf import: num_local_experts 0 is not read as a dense model", "[hf][quant]") {
   std::ifstream in(std::string(SERVESIM_TEST_FIXTURES) + "/model_configs/mixtral-8x7b-v0.1/config.json");
   json j = json::parse(in);
