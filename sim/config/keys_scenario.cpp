@@ -1,5 +1,6 @@
 // The scenario's own sections, in the order a scenario file writes them; each
 // section is declared next to its reader (config/read_*.cpp).
+#include "config/classes_reader.h"
 #include "config/key_registry.h"
 #include "config/kv_tiers_reader.h"
 #include "config/local_engine.h"
@@ -21,6 +22,7 @@ std::vector<const KeySection*> scenario_key_sections() {
   for (const KeySection* s : slo_metric_key_sections()) out.push_back(s);
   out.push_back(&energy_key_section());
   out.push_back(&autoscale_key_section());
+  out.push_back(&gateway_key_section());
   out.push_back(&plan_key_section());
   out.push_back(&plan_candidates_key_section());
   for (const KeySection* s : {&disaggregation_key_section(), &disaggregation_prefill_key_section(),

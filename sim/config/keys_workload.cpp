@@ -1,5 +1,6 @@
 // The keys of `workload:` itself, `workload.shared_prefix` and `workload.multi_turn`
 // (read by config/read_workload.cpp and config/read_trace.cpp).
+#include "config/classes_reader.h"
 #include <string>
 
 #include "config/key_registry.h"
@@ -315,7 +316,8 @@ std::vector<const KeySection*> workload_key_sections() {
       .path = "workload",
       .doc = "the requests: synthetic (arrival, input_tokens, output_tokens) or a trace to replay",
       .keys = {&seed, &requests, &duration, &hash_block_tokens, &arrival, &input_tokens, &output_tokens,
-               &shared_prefix, &multi_turn, &sampling, &trace, &format, &time_scale, &patience, &lora}};
+               &shared_prefix, &multi_turn, &sampling, &trace, &format, &time_scale, &patience, &lora,
+               &classes_workload_key()}};
   static const KeySection prefix{.path = "workload.shared_prefix",
                                  .doc = "a system prompt shared by the requests of a group",
                                  .keys = {&shared_prefix_keys::groups, &shared_prefix_keys::tokens,
@@ -347,6 +349,7 @@ std::vector<const KeySection*> workload_key_sections() {
   out.push_back(&sample);
   for (const KeySection* s : patience_key_sections()) out.push_back(s);
   out.push_back(&lora_workload_key_section());
+  out.push_back(&classes_key_section());
   return out;
 }
 

@@ -5,6 +5,7 @@
 
 #include "config/config_ranges.h"
 #include "config/edits.h"
+#include "config/classes_reader.h"
 #include "config/lora_reader.h"
 #include "config/scenario_reader.h"
 #include "config/scenario_sections.h"
@@ -104,10 +105,19 @@ const Key kDisaggregation{
     .spec = "Scenario::disaggregation",
 };
 
+const Key kGateway{
+    .name = gateway_key_section().path,
+    .type = KeyType::section,
+    .doc = "flow control in front of the replicas (run/gateway.h): while every replica is saturated, requests wait "
+           "at the gateway by priority and sheddable ones are dropped",
+    .spec = "Scenario::gateway",
+    .default_note = "none: every request goes straight to the router",
+};
+
 const std::vector<const Key*>& top_keys() {
   static const std::vector<const Key*> keys = {&schema_version_key(), &kName,   &kDescription, &kHardware, &kModel,
                                                &kParallelism,         &kMoe,    &kEngine, &kWorkload,    &kSlo,      &kEnergy,
-                                               &kAutoscale, &kPlan, &kDisaggregation};
+                                               &kAutoscale, &kGateway, &kPlan, &kDisaggregation};
   return keys;
 }
 
@@ -152,7 +162,7 @@ Scenario parse_scenario(const ConfigNode& doc, const std::string& source, bool r
   const std::string workload(kWorkload.name);
   if (root.has(workload)) {
     ConfigMap w = root.map(workload);
-    sc.workload = parse_workload(w);
+    sc.workload = parse_workload(w, &sc.class_slos);
     check_sampling_engine(w, sc.workload.sampling, sc.engine);
     check_lora_workload(w, sc);
     sc.has_workload = true;
@@ -166,6 +176,8 @@ Scenario parse_scenario(const ConfigNode& doc, const std::string& source, bool r
   sc.disaggregation = read_disaggregation(root);
   check_lora_disaggregation(root, sc);
   sc.autoscale = read_autoscale(root, sc.parallelism.replicas);
+  sc.gateway = read_gateway(root);
+  check_classes_and_gateway(root, sc);
   if (sc.autoscale && sc.disaggregation)
     throw Error(fmt::format("{}: autoscaling a disaggregated deployment (separate prefill and decode pools) is not "
                             "modelled yet; remove autoscale or disaggregation",

@@ -5,6 +5,7 @@
 
 #include "config/workload_keys.h"
 #include "config/workload_limits.h"
+#include "config/classes_reader.h"
 #include "config/workload_reader.h"
 #include "util/error.h"
 
@@ -164,7 +165,7 @@ void check_sampling_engine(ConfigMap& m, const SamplingSpec& s, const EngineConf
                             at, s.sequences(), e.max_num_seqs));
 }
 
-WorkloadSpec parse_workload(ConfigMap& m) {
+WorkloadSpec parse_workload(ConfigMap& m, std::vector<std::optional<SloSpec>>* class_slos) {
   using namespace workload_keys;
   WorkloadSpec w;
   w.seed = static_cast<std::uint64_t>(read_integer(m, seed));
@@ -185,6 +186,7 @@ WorkloadSpec parse_workload(ConfigMap& m) {
     ConfigMap l = m.map(std::string(lora.name));
     w.lora = parse_lora_workload(l);
   }
+  w.classes = read_classes(m, class_slos);
 
   if (has_key(m, trace)) {
     w.trace = parse_trace(m);

@@ -4,7 +4,11 @@
 // through its declaration (config/workload_keys.h); every mapping is finish()ed,
 // so an unknown key is an error with its location and a did-you-mean.
 #include "config/config_map.h"
+#include <optional>
+#include <vector>
+
 #include "engine/engine_config.h"
+#include "metrics/slo_spec.h"
 #include "workload/workload_spec.h"
 
 namespace servesim {
@@ -14,7 +18,8 @@ namespace servesim {
 // constant or closed_loop process with neither requests nor duration; all_at_once
 // without requests), when a trace is combined with synthetic keys, and when the
 // trace file does not exist. (config/read_workload.cpp)
-WorkloadSpec parse_workload(ConfigMap& m);
+// `class_slos`, when given, receives each workload.classes entry's own SLO (unset: none).
+WorkloadSpec parse_workload(ConfigMap& m, std::vector<std::optional<SloSpec>>* class_slos = nullptr);
 
 // workload.sampling against the engine (`m`: the workload mapping): parallel
 // sampling and beam search need the vllm engine, no speculative decoding, and at

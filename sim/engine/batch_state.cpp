@@ -25,6 +25,7 @@ BatchState::BatchState(const EngineContext& ctx, const StepPricer& pricer)
       own_chains_(ctx.hash_chains ? nullptr : std::make_unique<BlockHashChains>()),
       chains_(ctx.hash_chains ? ctx.hash_chains : own_chains_.get()),
       patience_(ctx.patience) {
+  ranks_ = ctx.classes;
   if (local_on_ != local_.enabled()) throw std::logic_error("BatchState: local_on_ disagrees with local_");
   if (ctx.config.lora.enabled) {
     // One adapter's load (lora_slots.h): its shard of the rank-r matrices over this GPU's
@@ -61,6 +62,19 @@ void BatchState::check_local_supported(const EngineContext& ctx) {
   if (hybrid && ctx.config.prefix_caching) refuse("prefix caching with freed window blocks", no_hybrid);
   if (hybrid && ctx.config.cpu_offload_bytes > 0) refuse("CPU offload with freed window blocks", no_hybrid);
   if (hybrid && ctx.cost->parallelism().pp > 1) refuse("pipeline parallelism with freed window blocks", no_hybrid);
+}
+
+int BatchState::lowest_priority_running() const {
+  int best = -1, best_priority = 0;
+  for (int slot = run_tail_; slot >= 0; slot = seq(slot).prev) {
+    const Request& r = seq(slot).req;
+    const int p = ranks_->priority(ranks_->of(r.id, r.session));
+    if (best < 0 || p < best_priority) {
+      best = slot;
+      best_priority = p;
+    }
+  }
+  return best;
 }
 
 void BatchState::running_erase(int slot) {

@@ -140,8 +140,10 @@ class BatchState {
   }
   // Running requests still in prefill, in admission order.
   const std::vector<int>& prefilling() const { return prefilling_; }
-  // The most recently admitted running request; -1 when none runs.
-  int newest_running() const { return run_tail_; }
+  // The running request to preempt: the most recently admitted, or with ranked request
+  // classes (EngineContext::classes) the most recently admitted of the lowest priority
+  // (vLLM's priority policy preempts the least important, latest first); -1 when none runs.
+  int newest_running() const { return ranks_ ? lowest_priority_running() : run_tail_; }
 
   // Arrivals. False (and the failure reported) when the request can never be served.
   bool enqueue(Request&& r, Nanos now);
@@ -250,6 +252,8 @@ class BatchState {
     bool operator>(const Deadline& o) const { return at != o.at ? at > o.at : id > o.id; }
   };
 
+  // newest_running with ranked classes: a walk from the newest (cold: only then).
+  [[gnu::noinline, gnu::cold]] int lowest_priority_running() const;
   // Local attention with what servesim does not model beside it yet: refused.
   static void check_local_supported(const EngineContext& ctx);
   int new_slot();
@@ -328,6 +332,7 @@ class BatchState {
   bool prefix_caching_;
   bool local_on_;  // local_.enabled(), read where the decoders move
   bool lora_on_ = false;  // lora_ is set (read where requests join and leave: lora_ itself is cold)
+  const ClassAssignment* ranks_ = nullptr;  // EngineContext::classes: preempt by priority
   int replica_;
   RunObserver* observer_;
   std::int64_t max_model_len_;

@@ -16,6 +16,7 @@
 #include "engine/engine_config.h"
 #include "workload/lora_adapters.h"
 #include "workload/patience.h"
+#include "workload/request_classes.h"
 #include "workload/request.h"
 #include "workload/sampling.h"
 
@@ -135,6 +136,10 @@ struct EngineContext {
   // Each request's LoRA adapter (workload.lora; workload/lora_adapters.h), with
   // config.lora the engine's slots; null: no adapters.
   const LoraAssignment* lora = nullptr;
+  // Request classes whose priorities differ (workload.classes): running out of KV, the
+  // engine preempts the lowest priority first (vLLM's priority scheduling); null: the
+  // newest admitted, as without classes.
+  const ClassAssignment* classes = nullptr;
 };
 
 std::unique_ptr<Engine> make_engine(const EngineContext& ctx);

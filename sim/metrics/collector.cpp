@@ -13,14 +13,8 @@ Collector::Collector(double peak_flops_per_gpu, double peak_bandwidth_per_gpu, i
       peak_bw_(peak_bandwidth_per_gpu),
       gpus_per_replica_(gpus_per_replica),
       replicas_(replicas),
-      slo_(std::move(slo)) {
-  slo_ttft_ = slo_tpot_ = slo_e2e_ = std::numeric_limits<double>::infinity();
-  for (const auto& t : slo_.targets) {
-    if (t.metric == "ttft_ms") slo_ttft_ = std::min(slo_ttft_, t.limit_ms);
-    else if (t.metric == "tpot_ms") slo_tpot_ = std::min(slo_tpot_, t.limit_ms);
-    else if (t.metric == "e2e_ms") slo_e2e_ = std::min(slo_e2e_, t.limit_ms);
-  }
-}
+      slo_(std::move(slo)),
+      slo_limits_(slo_) {}
 
 void Collector::set_exact_cap(std::size_t cap) {
   for (SampleSet* s : {&ttft_, &tpot_, &e2e_, &queue_, &itl_, &abandoned_wait_}) s->set_cap(cap);
@@ -97,10 +91,9 @@ void Collector::on_request_done(const RequestRecord& r) {
     queue_bins_.add(res.arrival_s, res.queue_ms);
     if (res.has_tpot()) tpot_.add(res.tpot_ms);  // undefined for single-token outputs
     // SLO attainment: every per-request limit (the tightest per metric).
-    const bool ok =
-        res.ttft_ms <= slo_ttft_ && res.e2e_ms <= slo_e2e_ && (!res.has_tpot() || res.tpot_ms <= slo_tpot_);
-    slo_good_ += ok ? 1 : 0;
+    slo_good_ += slo_limits_.met(res.ttft_ms, res.tpot_ms, res.has_tpot(), res.e2e_ms) ? 1 : 0;
   }
+  if (classes_) classes_->add(r, res);
   if (conversations_) conversations_->on_turn(r);
   if (requests_out_ || results_) {
     // Built again only for them: `res` above never leaves this function, so the
@@ -110,16 +103,6 @@ void Collector::on_request_done(const RequestRecord& r) {
     if (results_) results_->push_back(full);
   }
 }
-
-namespace {
-double statistic(const Distribution& d, const std::string& stat) {
-  if (stat == "mean") return d.mean;
-  if (stat == "p50") return d.p50;
-  if (stat == "p90") return d.p90;
-  if (stat == "p95") return d.p95;
-  return d.p99;
-}
-}  // namespace
 
 RunSummary Collector::summarize() {
   const SloSpec& slo = slo_;
@@ -162,19 +145,9 @@ RunSummary Collector::summarize() {
   s.abandoned_after_start = abandoned_after_start_;
   if (conversations_) s.conversations = conversations_->summarize();
 
-  s.slo_met = true;
-  for (const auto& t : slo.targets) {
-    const Distribution& d = t.metric == "ttft_ms" ? s.ttft_ms : t.metric == "tpot_ms" ? s.tpot_ms
-                            : t.metric == "itl_ms"  ? s.itl_ms : s.e2e_ms;
-    SloResult r{t.metric, t.statistic, t.limit_ms, statistic(d, t.statistic), false};
-    r.measured = d.count > 0;  // no completed request: nothing was measured, nothing is met
-    r.met = r.measured && r.value_ms <= r.limit_ms;
-    s.slo_met = s.slo_met && r.met;
-    s.slo.push_back(r);
-  }
-  if (slo.attainment > 0 && s.slo_attainment < slo.attainment) s.slo_met = false;
-  // Completed < offered: whatever the served requests' latencies, the SLO is not met.
-  if (failed_ > 0 || completed_ == 0) s.slo_met = false;
+  s.slo = slo_results(slo, s.ttft_ms, s.tpot_ms, &s.itl_ms, s.e2e_ms);
+  s.slo_met = slo_verdict(slo, s.slo, s.slo_attainment, completed_, failed_);
+  if (classes_) s.classes = classes_->summarize(s.duration_s);
 
   // flops and bytes are per GPU and busy time is summed over replicas: the ratio is per GPU.
   if (busy_s_ > 0) {

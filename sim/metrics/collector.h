@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "hardware/power_model.h"
+#include "metrics/class_metrics.h"
 #include "metrics/log_histogram.h"
 #include "metrics/queue_growth.h"
 #include "metrics/request_result.h"
@@ -55,6 +56,11 @@ class Collector : public RunObserver {
   void set_request_results(RequestResults* out) { results_ = out; }  // appended to as requests finish
   // Users who give up (workload.patience): the summary reports abandonments and their waits.
   void report_patience() { patience_ = true; }
+  // Per request class (workload.classes): each finished request also counts in its
+  // class, judged by its class's SLO (the scenario's when it has none of its own).
+  void set_classes(const ClassAssignment& classes, const std::vector<std::optional<SloSpec>>& own_slos) {
+    classes_ = std::make_unique<ClassMetrics>(classes, own_slos, slo_, kExactCap);
+  }
   // Per-conversation metrics of a multi-turn workload (conversations.h).
   // `sessions`: closed-loop sessions (multi_turn.loop: closed).
   void track_conversations(std::int64_t turns, bool closed_loop, bool sessions = false) {
@@ -80,8 +86,9 @@ class Collector : public RunObserver {
   SloSpec slo_;
   // Per-request limits (ITL is per token, judged on its distribution only):
   // TTFT, TPOT (requests with more than one output token) and E2E, in ms; +inf if none.
-  double slo_ttft_ = 0, slo_tpot_ = 0, slo_e2e_ = 0;
+  PerRequestLimits slo_limits_;
   std::int64_t slo_good_ = 0;  // completed requests meeting every per-request limit
+  std::unique_ptr<ClassMetrics> classes_;  // workload.classes; null without
   std::int64_t offload_tokens_ = 0, swapped_preemptions_ = 0;
   QueueDelayBins queue_bins_;  // completed requests' queue delay by arrival (overload test)
   FailureCounts failures_{};

@@ -14,8 +14,11 @@ enum class FailureReason : std::uint8_t {
   exceeds_kv_capacity,         // its KV cache alone needs more blocks than the replica has
   overload_guard,              // rejected or cut when the waiting queue hit simulation.max_queue_memory
   abandoned,                   // the user gave up before the first token (workload.patience)
+  rate_limited,                // its class's token bucket was empty at the gateway (workload.classes rate_limit)
+  shed,                        // sheddable (priority < 0) and every replica saturated (gateway:)
+  gateway_queue_full,          // every replica saturated and its class's max_queue held at the gateway
 };
-inline constexpr int kFailureReasonCount = 5;
+inline constexpr int kFailureReasonCount = 8;
 
 inline constexpr std::string_view failure_name(FailureReason r) {
   switch (r) {
@@ -24,6 +27,9 @@ inline constexpr std::string_view failure_name(FailureReason r) {
     case FailureReason::exceeds_kv_capacity: return "exceeds_kv_capacity";
     case FailureReason::overload_guard: return "overload_guard";
     case FailureReason::abandoned: return "abandoned";
+    case FailureReason::rate_limited: return "rate_limited";
+    case FailureReason::shed: return "shed";
+    case FailureReason::gateway_queue_full: return "gateway_queue_full";
   }
   return "unknown";
 }

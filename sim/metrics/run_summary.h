@@ -62,6 +62,29 @@ struct LoraReport {
   std::int64_t skips = 0;             // passings-over in all (a request may be passed over at many steps)
 };
 
+// What the gateway did to one request class (run/gateway.h): requests it held
+// while every replica was saturated, the most it held at once, and how long they waited.
+struct GatewayClassReport {
+  std::int64_t held = 0, held_peak = 0;
+  double held_wait_max_ms = 0, held_wait_total_ms = 0;
+};
+
+// One request class over the run (workload.classes; metrics/class_metrics.h).
+struct ClassReport {
+  std::string name;
+  int priority = 0;
+  double share = 0;
+  bool own_slo = false;  // its own slo; else the scenario's
+  std::int64_t completed = 0, failed = 0, output_tokens = 0;
+  FailureCounts failures{};
+  Distribution ttft_ms, tpot_ms, e2e_ms, queue_ms;
+  std::vector<SloResult> slo;
+  bool slo_set = false;  // some limit or attainment applies to it
+  bool slo_met = false;
+  double slo_attainment = 0, goodput_rps = 0;
+  GatewayClassReport gateway;
+};
+
 struct RunSummary {
   std::int64_t completed = 0;
   std::int64_t failed = 0;
@@ -112,6 +135,9 @@ struct RunSummary {
   // the replicas (a shared tier counted once).
   std::vector<KvTierReport> kv_tiers;
   std::optional<LoraReport> lora;  // set only with workload.lora
+  // Request classes (workload.classes), in their order; empty without.
+  std::vector<ClassReport> classes;
+  bool gateway = false;  // flow control ran (the scenario's gateway section)
   // An autoscaled fleet (the scenario's autoscale section); unset: a fixed fleet.
   std::optional<AutoscaleReport> autoscale;
   LoadReport load;

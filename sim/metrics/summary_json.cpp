@@ -1,4 +1,6 @@
 #include "metrics/summary_json.h"
+
+#include "metrics/classes_json.h"
 #include "metrics/disaggregation_json.h"
 
 #include <fmt/format.h>
@@ -27,9 +29,10 @@ std::string reason_label(int i) {
 nlohmann::json failures_json(const FailureCounts& f) {
   nlohmann::json j = nlohmann::json::object();
   for (int i = 1; i < kFailureReasonCount; ++i) {
-    // Abandonment exists only with workload.patience: listed when it happened, so
-    // other runs' JSON is unchanged (the `abandoned` object has it always then).
-    if (static_cast<FailureReason>(i) == FailureReason::abandoned && f[static_cast<std::size_t>(i)] == 0) continue;
+    // Abandonment (workload.patience) and the gateway's refusals (workload.classes,
+    // gateway:) exist only with those settings: listed when they happened, so other
+    // runs' JSON is unchanged (the `abandoned` object has it always then).
+    if (static_cast<FailureReason>(i) >= FailureReason::abandoned && f[static_cast<std::size_t>(i)] == 0) continue;
     j[reason_label(i)] = f[static_cast<std::size_t>(i)];
   }
   if (f[0] > 0) j[reason_label(0)] = f[0];
@@ -185,6 +188,8 @@ nlohmann::json summary_json(const RunSummary& s) {
     slo.push_back({{"metric", r.metric}, {"statistic", r.statistic}, {"limit_ms", r.limit_ms},
                    {"value_ms", r.measured ? nlohmann::json(r.value_ms) : nlohmann::json(nullptr)}, {"met", r.met}});
   j["slo"] = {{"targets", slo}, {"met", s.slo_met}, {"attainment", s.slo_attainment}, {"goodput_rps", s.goodput_rps}};
+  // Only with workload.classes, so other runs' JSON is unchanged.
+  if (!s.classes.empty()) j["classes"] = classes_json(s);
   j["utilization"] = {{"mfu", s.mfu},
                       {"memory_bandwidth", s.bandwidth_utilization},
                       {"busy_fraction", s.busy_fraction},
@@ -291,6 +296,7 @@ std::string summary_table(const RunSummary& s) {
                        s.goodput_rps, s.slo_met ? "SLOs met" : "SLOs MISSED",
                        s.failed > 0 ? fmt::format(" ({} of {} requests failed)", s.failed, s.completed + s.failed) : "");
   }
+  out += classes_text(s);
   if (s.conversations.reported) {
     const ConversationSummary& c = s.conversations;
     out += fmt::format("\nconversations {} ({} completed, {} abandoned, {} cut by the run's end or a failure)", c.conversations,

@@ -20,6 +20,7 @@
 #include "run/lora_report.h"
 #include "scenario/setup.h"
 #include "run/autoscaler.h"
+#include "run/gateway.h"
 #include "run/run_totals.h"
 #include "util/error.h"
 #include "util/machine.h"
@@ -179,6 +180,19 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   // Each request's LoRA adapter (workload.lora): the engines' slots and the router read it.
   std::optional<LoraAssignment> lora;
   if (sc.workload.lora) lora.emplace(*sc.workload.lora, sc.workload.seed);
+  // Request classes (workload.classes; a gateway without them has one, "all") and the
+  // gateway in front of the router (run/gateway.h): rate limits and flow control.
+  std::optional<ClassAssignment> classes;
+  if (!sc.workload.classes.empty()) classes.emplace(sc.workload.classes, sc.workload.seed);
+  else if (sc.gateway) classes.emplace(std::vector<RequestClassSpec>{RequestClassSpec{.name = "all", .share = 1.0}},
+                                       sc.workload.seed);
+  std::optional<Gateway> gateway;
+  if (classes) {
+    collector.set_classes(*classes, sc.class_slos);
+    const bool limited = std::any_of(classes->specs().begin(), classes->specs().end(),
+                                     [](const RequestClassSpec& c) { return c.rate_limit > 0; });
+    if (sc.gateway || limited) gateway.emplace(*classes, sc.gateway);
+  }
   // Every replica prices with `cost`: one set of step-cost tables for all of them.
   StepCostCache step_costs(cost);
   // And one memo of prompt block hashes: the replicas see the same system prompts.
@@ -203,6 +217,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
     ctx.fast_forward = options.fast_forward;
     ctx.sampling = sc.workload.sampling;
     ctx.lora = lora ? &*lora : nullptr;
+    ctx.classes = classes && classes->ranked() ? &*classes : nullptr;
     replicas.push_back(make_engine(ctx));
   }
   Router router(sc.router, sc.router_weights);
@@ -365,6 +380,30 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
     observe(r);  // the step took requests and blocks; next_deadline() drops answered deadlines
   };
 
+  // A request on its way to a replica: the router picks one, which takes it.
+  auto dispatch = [&](Request&& req, Nanos now) __attribute__((always_inline)) {
+    if (!single) refresh_stale();  // the router and the guard read current loads
+    const int r = single ? 0 : router.pick(replicas, req);  // (one replica: pick says 0)
+    // Moved, not copied (its prefix hashes are ~1 KB): on_complete reads only
+    // the scalar fields, which a moved-from Request keeps.
+    const bool taken = replicas[static_cast<std::size_t>(r)]->enqueue(std::move(req), now);
+    if (!single) refresh(r);
+    if (!taken) source.on_failed(req, now);
+    check_guard(now);
+    return r;
+  };
+  // The gateway's flow control: the pool is saturated when every serving replica has
+  // its waiting queue or KV cache use at the threshold; an idle replica never is.
+  auto pool_saturated = [&] {
+    const GatewaySpec& g = gateway->flow();
+    for (std::size_t i = 0; i < replicas.size(); ++i) {
+      if (scaler && scaler->state(static_cast<int>(i)) != Autoscaler::State::serving) continue;
+      const Engine& e = *replicas[i];
+      if (e.outstanding() == 0 || (e.queued() < g.queue_threshold && e.kv_load() < g.kv_threshold)) return false;
+    }
+    return true;
+  };
+
   pull();
   std::vector<Request> done;
   // Replicas with new work start their next step only once every event at the
@@ -399,15 +438,21 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
         source.on_failed(req, now);
         pending.reset();
         pull();
+      } else if (gateway) [[unlikely]] {
+        const Gateway::Decision d =
+            gateway->admit(req, now, gateway->flow_control() && pool_saturated());
+        if (d.verdict == Gateway::Verdict::fail) {
+          collector.on_request_done(failed_record(req, 0, d.why, now));
+          source.on_failed(req, now);
+        } else if (d.verdict == Gateway::Verdict::hold) {
+          gateway->hold(std::move(req), now);
+        } else {
+          mark(dispatch(std::move(req), now));
+        }
+        pending.reset();
+        pull();
       } else {
-        if (!single) refresh_stale();  // the router and the guard read current loads
-        const int r = single ? 0 : router.pick(replicas, req);  // (one replica: pick says 0)
-        // Moved, not copied (its prefix hashes are ~1 KB): on_complete reads only
-        // the scalar fields, which a moved-from Request keeps.
-        const bool taken = replicas[static_cast<std::size_t>(r)]->enqueue(std::move(req), now);
-        if (!single) refresh(r);
-        if (!taken) source.on_failed(req, now);
-        check_guard(now);
+        const int r = dispatch(std::move(req), now);
         pending.reset();
         pull();
         mark(r);
@@ -455,6 +500,10 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
       }
       mark(r);
     }
+    // Held requests go on while some replica is not saturated, the highest priority first.
+    if (gateway && gateway->holding()) [[unlikely]] {
+      while (gateway->holding() && !pool_saturated()) mark(dispatch(gateway->release(now), now));
+    }
     if (single && to_kick[0] && (queue.empty() || queue.top_time() > now)) {
       to_kick[0] = 0;
       kick(0, now);
@@ -474,11 +523,18 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
     }
   }
   if (pending) throw Error("internal: a request was left without its arrival");
+  if (gateway && gateway->holding()) throw Error("internal: the gateway still holds requests at the run's end");
   result.summary = collector.summarize();
   result.summary.conversations.turns_not_sent = source.turns_not_sent();
   if (const SessionStats* st = source.session_stats()) result.summary.conversations.sessions = *st;
   result.summary.kv_tiers = kv_tier_reports(replicas);
   result.summary.lora = lora_report(sc, cost, replicas);
+  if (gateway) {
+    result.summary.gateway = gateway->flow_control();
+    const std::vector<GatewayClassReport> held = gateway->report();
+    for (std::size_t c = 0; c < held.size() && c < result.summary.classes.size(); ++c)
+      result.summary.classes[c].gateway = held[c];
+  }
   if (scaler) result.summary.autoscale = scaler->finish(last_event);
   add_carbon(result.summary, sc.grid_g_per_kwh);
   if (options.check_workload) refuse_all_failed(result.summary, sc);

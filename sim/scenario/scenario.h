@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "scenario/autoscale_spec.h"
+#include "scenario/gateway_spec.h"
 #include "scenario/setup.h"
 #include "metrics/slo_spec.h"
 #include "workload/workload_spec.h"
@@ -26,6 +27,10 @@ struct Scenario : Setup {
   std::shared_ptr<const DisaggregationSpec> disaggregation;
   // The `autoscale:` section (run/autoscaler.h); unset: a fixed fleet of parallelism.replicas.
   std::optional<AutoscaleSpec> autoscale;
+  // The `gateway:` section (run/gateway.h): flow control in front of the replicas; unset: none.
+  std::optional<GatewaySpec> gateway;
+  // Per workload.classes entry, in order: its own SLO (unset: `slo` applies to it).
+  std::vector<std::optional<SloSpec>> class_slos;
 };
 
 }  // namespace servesim

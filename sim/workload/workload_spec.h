@@ -34,6 +34,7 @@
 #include "workload/duration_distribution.h"
 #include "workload/length_distribution.h"
 #include "workload/lora_adapters.h"
+#include "workload/request_classes.h"
 #include "workload/patience.h"
 #include "workload/request_source.h"
 #include "workload/sampling.h"
@@ -119,6 +120,7 @@ struct WorkloadSpec {
   SamplingSpec sampling;               // sequences per request (synthetic and trace requests alike)
   std::optional<PatienceSpec> patience;  // users who give up (patience.h); synthetic and trace alike
   std::optional<LoraWorkloadSpec> lora;  // each request's LoRA adapter (lora_adapters.h); synthetic and trace alike
+  std::vector<RequestClassSpec> classes;  // request classes (request_classes.h); empty: none
 };
 
 // Default block size of synthetic prefix hashes and generic CSV hash_ids.

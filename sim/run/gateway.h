@@ -1,0 +1,72 @@
+#pragma once
+// The gateway in front of a fleet (request classes, workload/request_classes.h; flow
+// control, scenario/gateway_spec.h): what happens to a request between its arrival and
+// the router.
+//  1. Rate limit: each class with rate_limit has a token bucket of `burst` requests,
+//     refilled at rate_limit per second; a request finding it empty fails at once
+//     (rate_limited), as an API gateway's 429 does.
+//  2. Flow control (the scenario's `gateway:` section): when every serving replica is
+//     saturated (queue or KV at its threshold) a request is not sent on. A sheddable
+//     one (priority < 0) fails at once (shed); any other waits at the gateway in its
+//     priority's band, or fails (gateway_queue_full) when its class already holds
+//     max_queue. Whenever a replica is no longer saturated, the held requests go on,
+//     the highest priority first and in arrival order within a priority.
+// The time a request waits at the gateway is part of its queue time and TTFT (both
+// count from its arrival).
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "core/sim_time.h"
+#include "metrics/failure.h"
+#include "metrics/run_summary.h"
+#include "scenario/gateway_spec.h"
+#include "workload/request.h"
+#include "workload/request_classes.h"
+
+namespace servesim {
+
+class Gateway {
+ public:
+  Gateway(const ClassAssignment& classes, std::optional<GatewaySpec> flow);
+
+  // Whether flow control runs (the scenario has a `gateway:` section).
+  bool flow_control() const { return flow_.has_value(); }
+  const GatewaySpec& flow() const { return *flow_; }
+
+  // What becomes of request `r` arriving at `now` (`saturated`: whether every serving
+  // replica is; read only with flow control): none to send it on now, else the
+  // reason it fails. Held requests are kept by hold().
+  enum class Verdict { send, hold, fail };
+  struct Decision {
+    Verdict verdict = Verdict::send;
+    FailureReason why = FailureReason::none;
+  };
+  Decision admit(const Request& r, Nanos now, bool saturated);
+  void hold(Request&& r, Nanos now);
+  bool holding() const { return held_ > 0; }
+  // The next request to send on: the highest priority band's oldest.
+  Request release(Nanos now);
+
+  // Per class: what the gateway did, in the classes' order.
+  std::vector<GatewayClassReport> report() const { return counts_; }
+
+ private:
+  const ClassAssignment& classes_;
+  std::optional<GatewaySpec> flow_;
+  struct Bucket {
+    double tokens = 0;
+    Nanos at = 0;  // when `tokens` was last brought up to date
+  };
+  std::vector<Bucket> buckets_;
+  std::vector<std::int64_t> held_by_class_;
+  std::vector<GatewayClassReport> counts_;
+  // Held requests by priority, the highest first; each band in arrival order, with
+  // the time each started waiting.
+  std::map<int, std::deque<std::pair<Request, Nanos>>, std::greater<int>> bands_;
+  std::int64_t held_ = 0;
+};
+
+}  // namespace servesim

@@ -1,0 +1,257 @@
+// Request classes and the gateway (workload.classes, gateway:): the class draw by
+// share, the token bucket's arithmetic, flow control's hold / shed / queue-full and
+// its release order, per-class SLO and goodput, the priority order end to end, an
+// engine preempting the lowest priority first, and the config errors.
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "config/config_node.h"
+#include "config/scenario_reader.h"
+#include "config/yaml_text.h"
+#include "metrics/summary_json.h"
+#include "run/gateway.h"
+#include "run/simulation.h"
+#include "test_sim_helpers.h"
+#include "workload/request_classes.h"
+
+using namespace servesim;
+using namespace servesim::testing;
+
+namespace {
+
+RequestClassSpec make_class(std::string name, double share, int priority) {
+  RequestClassSpec c;
+  c.name = std::move(name);
+  c.share = share;
+  c.priority = priority;
+  return c;
+}
+
+Request at(std::int64_t id, double t_s) {
+  Request r;
+  r.id = id;
+  r.arrival = to_nanos(t_s);
+  r.input_tokens = 100;
+  r.output_tokens = 10;
+  return r;
+}
+
+// Llama-3.1-8B on one H100, front-end latency 0 (the closed forms are the engine core's).
+Scenario load(const std::string& rest) {
+  const std::string text = "hardware: {gpu: h100-sxm}\nmodel: {name: llama-3.1-8b}\n"
+                           "engine: {frontend_latency: 0 ms, max_num_seqs: 1}\n" + rest;
+  return parse_scenario(parse_yaml_text(text), "classes.yaml", true);
+}
+
+}  // namespace
+
+TEST_CASE("classes: each request's class is drawn by share, a session's turns share one", "[classes]") {
+  const ClassAssignment a({make_class("a", 0.25, 1), make_class("b", 0.75, 0)}, 7);
+  const int n = 100000;
+  int in_a = 0;
+  for (int id = 0; id < n; ++id) in_a += a.of(id) == 0;
+  // Binomial(100000, 0.25): sd = sqrt(0.25 x 0.75 / 1e5) = 0.00137; 4 sd = 0.0055.
+  CHECK(std::abs(in_a / static_cast<double>(n) - 0.25) < 0.0055);
+  // The same (seed, id) always gives the same class; every turn of session 3 is in one class.
+  CHECK(a.of(12345) == ClassAssignment({make_class("a", 0.25, 1), make_class("b", 0.75, 0)}, 7).of(12345));
+  for (int id = 0; id < 50; ++id) CHECK(a.of(id, 3) == a.of(0, 3));
+  CHECK(a.ranked());
+  CHECK_FALSE(ClassAssignment({make_class("x", 0.5, 2), make_class("y", 0.5, 2)}, 1).ranked());
+}
+
+TEST_CASE("gateway: a token bucket of burst 5 refilled at 10/s", "[classes][gateway]") {
+  RequestClassSpec c = make_class("api", 1.0, 0);
+  c.rate_limit = 10;
+  c.burst = 5;
+  const ClassAssignment classes({c}, 1);
+  Gateway g(classes, std::nullopt);
+  // 20 requests at t = 0: the full bucket lets 5 through, 15 fail.
+  int sent = 0, limited = 0;
+  for (int id = 0; id < 20; ++id) {
+    const Gateway::Decision d = g.admit(at(id, 0), 0, false);
+    sent += d.verdict == Gateway::Verdict::send;
+    limited += d.why == FailureReason::rate_limited;
+  }
+  CHECK(sent == 5);
+  CHECK(limited == 15);
+  // Then one request every 50 ms (20/s) for 10 s: the bucket gains 0.5 token per
+  // arrival, so every second request finds a token: 200 arrivals, 100 sent.
+  sent = 0;
+  for (int k = 1; k <= 200; ++k) {
+    const Nanos t = to_nanos(0.05 * k);
+    sent += g.admit(at(100 + k, 0.05 * k), t, false).verdict == Gateway::Verdict::send;
+  }
+  CHECK(sent == 100);
+}
+
+TEST_CASE("gateway: saturated, it holds by priority, sheds the sheddable, caps a class's queue", "[classes][gateway]") {
+  RequestClassSpec high = make_class("high", 1.0 / 3, 10), low = make_class("low", 1.0 / 3, 0),
+                   shed = make_class("shed", 1.0 / 3, -1);
+  low.max_queue = 2;
+  const ClassAssignment classes({high, low, shed}, 3);
+  Gateway g(classes, GatewaySpec{});
+  // Not saturated: everything is sent on, whatever its class.
+  for (int id = 0; id < 30; ++id) CHECK(g.admit(at(id, 0), 0, false).verdict == Gateway::Verdict::send);
+  // Saturated: the ids of each class, held or failed as their class says.
+  std::vector<std::int64_t> held_high, held_low;
+  int shed_count = 0, full = 0;
+  for (std::int64_t id = 100; id < 160; ++id) {
+    const int c = classes.of(id);
+    const Gateway::Decision d = g.admit(at(id, 1), to_nanos(1), true);
+    if (c == 2) {
+      CHECK(d.why == FailureReason::shed);
+      ++shed_count;
+    } else if (d.verdict == Gateway::Verdict::hold) {
+      (c == 0 ? held_high : held_low).push_back(id);
+      g.hold(at(id, 1), to_nanos(1));
+    } else {
+      CHECK(c == 1);
+      CHECK(d.why == FailureReason::gateway_queue_full);
+      ++full;
+    }
+  }
+  REQUIRE(shed_count > 0);
+  CHECK(held_low.size() == 2);  // max_queue
+  CHECK(full > 0);
+  // Release: every high-priority request first, in arrival order, then the low ones.
+  std::vector<std::int64_t> order;
+  while (g.holding()) order.push_back(g.release(to_nanos(2)).id);
+  std::vector<std::int64_t> expected = held_high;
+  expected.insert(expected.end(), held_low.begin(), held_low.end());
+  CHECK(order == expected);
+  const auto report = g.report();
+  CHECK(report[0].held == static_cast<std::int64_t>(held_high.size()));
+  CHECK(report[1].held_peak == 2);
+  CHECK(report[0].held_wait_max_ms == Approx(1000.0));  // held at 1 s, released at 2 s
+}
+
+TEST_CASE("classes end to end: the gateway serves the higher priority first, and each class has its own SLO",
+          "[classes][gateway]") {
+  // 20 identical requests at t = 0 on one replica that runs one at a time
+  // (max_num_seqs 1); the gateway holds whatever would wait in the replica's queue
+  // (queue_threshold 1), so the replica serves them one after another, request 0 (sent
+  // before the replica was saturated) first, then every `high` request, then every `low`.
+  const Scenario sc = load(
+      "workload:\n"
+      "  requests: 20\n"
+      "  arrival: {process: all_at_once}\n"
+      "  input_tokens: {dist: fixed, value: 200}\n"
+      "  output_tokens: {dist: fixed, value: 20}\n"
+      "  classes:\n"
+      "    - {name: high, share: 0.5, priority: 5, slo: {e2e_ms: {p99: 100000}}}\n"
+      "    - {name: low, share: 0.5, priority: 0, slo: {e2e_ms: {p50: 0.001}}}\n"
+      "gateway: {queue_threshold: 1}\n");
+  RequestResults results;
+  SimulationOptions opts;
+  opts.request_results = &results;
+  const SimulationResult r = simulate(sc, opts);
+  REQUIRE(r.summary.completed == 20);
+  REQUIRE(r.summary.classes.size() == 2);
+  const ClassAssignment classes(sc.workload.classes, sc.workload.seed);
+  double last_high = 0, first_low = 1e300;
+  for (const RequestResult& q : results) {
+    if (q.id == 0) continue;
+    if (classes.of(q.id) == 0) last_high = std::max(last_high, q.e2e_ms);
+    else first_low = std::min(first_low, q.e2e_ms);
+  }
+  CHECK(last_high < first_low);
+  // Requests are served back to back: the k-th finishes at k x the service time S, so the
+  // slowest takes 20 S; every one waited at the gateway except request 0.
+  const double s_ms = r.summary.e2e_ms.min;
+  CHECK(r.summary.e2e_ms.max == Approx(20 * s_ms).epsilon(1e-6));
+  const ClassReport& high = r.summary.classes[0];
+  const ClassReport& low = r.summary.classes[1];
+  CHECK(high.completed + low.completed == 20);
+  CHECK(high.gateway.held + low.gateway.held == 19);
+  // high's SLO (E2E p99 below 100 s) is met by every one of its requests; low's (a
+  // median of 1 us) by none: attainment 1 and 0, and goodput = high's requests / duration.
+  CHECK(high.slo_met);
+  CHECK(high.slo_attainment == 1.0);
+  CHECK_FALSE(low.slo_met);
+  CHECK(low.slo_attainment == 0.0);
+  CHECK(high.goodput_rps == Approx(high.completed / r.summary.duration_s));
+  // Deterministic: the same scenario, the same bytes.
+  CHECK(summary_json(simulate(sc).summary).dump() == summary_json(r.summary).dump());
+}
+
+TEST_CASE("classes end to end: a rate limit fails what the bucket refuses, counted per class", "[classes][gateway]") {
+  // 30 requests at once, one class limited to a burst of 10 at 1/s: 20 fail at t = 0.
+  const Scenario sc = load(
+      "workload:\n"
+      "  requests: 30\n"
+      "  arrival: {process: all_at_once}\n"
+      "  input_tokens: {dist: fixed, value: 100}\n"
+      "  output_tokens: {dist: fixed, value: 10}\n"
+      "  classes: [{name: api, share: 1, rate_limit: 1, burst: 10}]\n");
+  const SimulationResult r = simulate(sc);
+  CHECK(r.summary.completed == 10);
+  CHECK(r.summary.failed == 20);
+  CHECK(r.summary.failures[static_cast<std::size_t>(FailureReason::rate_limited)] == 20);
+  REQUIRE(r.summary.classes.size() == 1);
+  CHECK(r.summary.classes[0].failures[static_cast<std::size_t>(FailureReason::rate_limited)] == 20);
+  CHECK_FALSE(r.summary.slo_met);  // failures are never a met SLO
+}
+
+TEST_CASE("classes: an engine out of KV preempts the lowest priority first", "[classes][engine]") {
+  // A KV cache of 40 blocks of 16 tokens (640 tokens): two requests of 300 + 300 tokens
+  // cannot both finish in it, so one is preempted. Without priorities it is the newest
+  // admitted (request 1); with them, the lower-priority one, whichever it is.
+  // A seed that puts requests 0 and 1 in different classes (the draw is by share):
+  int seed = 0;
+  for (int s = 1; s < 100 && seed == 0; ++s) {
+    const ClassAssignment probe({make_class("a", 0.5, 0), make_class("b", 0.5, 1)}, static_cast<std::uint64_t>(s));
+    if (probe.of(0) != probe.of(1)) seed = s;
+  }
+  REQUIRE(seed > 0);
+  const auto run = [&](const std::string& a_priority) {
+    const Scenario sc = parse_scenario(
+        parse_yaml_text("hardware: {gpu: h100-sxm}\nmodel: {name: llama-3.1-8b}\n"
+                        "engine: {frontend_latency: 0 ms, num_gpu_blocks_override: 40, prefix_caching: false}\n"
+                        "workload:\n  seed: " + std::to_string(seed) + "\n  requests: 2\n"
+                        "  arrival: {process: all_at_once}\n"
+                        "  input_tokens: {dist: fixed, value: 300}\n  output_tokens: {dist: fixed, value: 300}\n"
+                        "  classes: [{name: a, share: 0.5, priority: " + a_priority +
+                        "}, {name: b, share: 0.5, priority: 1}]\n"),
+        "p.yaml", true);
+    RequestResults results;
+    SimulationOptions opts;
+    opts.request_results = &results;
+    simulate(sc, opts);
+    const ClassAssignment classes(sc.workload.classes, sc.workload.seed);
+    std::map<int, int> preemptions_by_class{{0, 0}, {1, 0}};
+    for (const RequestResult& q : results) preemptions_by_class[classes.of(q.id)] += q.preemptions;
+    return preemptions_by_class;
+  };
+  // Class a (priority 0) below b (1): a's request is the one preempted; a at 2, above b: b's.
+  const auto a_low = run("0"), a_high = run("2");
+  CHECK(a_low.at(0) > 0);
+  CHECK(a_low.at(1) == 0);
+  CHECK(a_high.at(1) > 0);
+  CHECK(a_high.at(0) == 0);
+}
+
+TEST_CASE("classes: config errors name the key", "[classes][config]") {
+  const std::string w = "workload:\n  requests: 10\n  arrival: {process: poisson, rate: 1}\n"
+                        "  input_tokens: {dist: fixed, value: 10}\n  output_tokens: {dist: fixed, value: 10}\n";
+  CHECK_THAT(error_of([&] { load(w + "  classes: [{name: a, share: 0.5}, {name: b, share: 0.4}]\n"); }),
+             Catch::Contains("shares add to 0.9, not 1"));
+  CHECK_THAT(error_of([&] { load(w + "  classes: [{name: a, share: 0.5}, {name: a, share: 0.5}]\n"); }),
+             Catch::Contains("a second class named 'a'"));
+  CHECK_THAT(error_of([&] { load(w + "  classes: [{name: '=HYPERLINK(1)', share: 1}]\n"); }),
+             Catch::Contains("is not a class name"));
+  CHECK_THAT(error_of([&] { load(w + "  classes: [{name: a, share: 1, max_queue: 5}]\n"); }),
+             Catch::Contains("add a `gateway:` section"));
+  CHECK_THAT(error_of([&] { load(w + "  classes: [{name: a, share: 1, burst: 5}]\n"); }),
+             Catch::Contains("give rate_limit too"));
+  CHECK_THAT(error_of([&] { load(w + "  classes: [{name: a, share: 1, slo: {itl_ms: {p99: 5}}}]\n"); }),
+             Catch::Contains("limit tpot_ms instead"));
+  CHECK_THAT(error_of([&] { load(w + "  classes: [{name: a, share: 1, priorty: 5}]\n"); }),
+             Catch::Contains("priority"));
+  CHECK_THAT(error_of([&] { load(w + "gateway: {kv_threshold: 1.5}\n"); }), Catch::Contains("kv_threshold"));
+  CHECK_THAT(error_of([&] { load(w + "  patience: {dist: fixed, value: 5 s}\ngateway: {}\n"); }),
+             Catch::Contains("workload.patience"));
+}
