@@ -7,11 +7,12 @@
 #include <fstream>
 #include <string>
 
+#include "fuzz_input_file.h"
 #include "model/model_catalog.h"
 #include "util/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const std::string dir = "/tmp/servesim-fuzz-" + std::to_string(::getpid()) + "-model";
+  const std::string dir = servesim::fuzz::scratch_folder() + "/servesim-fuzz-" + std::to_string(::getpid()) + "-model";
   std::filesystem::create_directories(dir);
   {
     std::ofstream config(dir + "/config.json", std::ios::trunc);

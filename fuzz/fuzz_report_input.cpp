@@ -30,7 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } else if (kind == 1) {
     input = servesim::fuzz::write_scratch(data + 1, size - 1, "-plan.json");
   } else {
-    input = "/tmp/servesim-fuzz-" + std::to_string(::getpid()) + "-run";
+    input = servesim::fuzz::scratch_folder() + "/servesim-fuzz-" + std::to_string(::getpid()) + "-run";
     std::filesystem::create_directories(input);
     const char* names[] = {"summary.json", "requests.csv", "timeline.csv"};
     std::size_t start = 0;
