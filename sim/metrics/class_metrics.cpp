@@ -13,8 +13,9 @@ ClassMetrics::ClassMetrics(const ClassAssignment& classes, const std::vector<std
   }
 }
 
-void ClassMetrics::add(const RequestRecord& r, const RequestResult& res) {
+void ClassMetrics::add(const RequestRecord& r) {
   PerClass& p = per_[static_cast<std::size_t>(classes_.of(r.id, r.session))];
+  const RequestResult res = request_result(r);
   if (r.failed) {
     ++p.failed;
     ++p.failures[static_cast<std::size_t>(r.failure)];

@@ -19,7 +19,7 @@ class ClassMetrics {
   // `own`: each class's own SLO (unset, or missing past its end: `fallback`, the scenario's).
   ClassMetrics(const ClassAssignment& classes, const std::vector<std::optional<SloSpec>>& own, const SloSpec& fallback,
                std::size_t exact_cap);
-  void add(const RequestRecord& r, const RequestResult& res);
+  void add(const RequestRecord& r);
   // The reports, in the classes' order; `duration_s`: the run's (goodput per second).
   std::vector<ClassReport> summarize(double duration_s);
 

@@ -93,7 +93,8 @@ void Collector::on_request_done(const RequestRecord& r) {
     // SLO attainment: every per-request limit (the tightest per metric).
     slo_good_ += slo_limits_.met(res.ttft_ms, res.tpot_ms, res.has_tpot(), res.e2e_ms) ? 1 : 0;
   }
-  if (classes_) classes_->add(r, res);
+  // (The class computes its own result: `res` passed on would be computed whole here.)
+  if (classes_) [[unlikely]] classes_->add(r);
   if (conversations_) conversations_->on_turn(r);
   if (requests_out_ || results_) {
     // Built again only for them: `res` above never leaves this function, so the

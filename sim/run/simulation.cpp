@@ -416,6 +416,12 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
     if (!single && !to_kick[static_cast<std::size_t>(r)]) kick_list[kick_count++] = r;
     to_kick[static_cast<std::size_t>(r)] = 1;
   };
+  // Held requests go on while some replica is not saturated, the highest priority first:
+  // asked where a replica's load falls (a step's end) or a replica starts serving.
+  Gateway* const gate = gateway ? &*gateway : nullptr;  // null: no gateway (one test per step's end)
+  auto release_held = [&](Nanos now) __attribute__((noinline, cold)) {
+    while (gate->holding() && !pool_saturated()) mark(dispatch(gate->release(now), now));
+  };
   const std::int64_t expected = source.expected_total();
   std::int64_t next_progress = 0;
   std::uint32_t events = 0;
@@ -468,6 +474,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
         scaler->ready(r, now);
         if (scaler->state(r) == Autoscaler::State::serving)
           router.set_available(r, true, replicas[static_cast<std::size_t>(r)]->load());
+        if (gate && gate->holding()) release_held(now);
       } else {
         refresh_stale();
         for (std::size_t i = 0; i < replicas.size(); ++i)
@@ -499,10 +506,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
         if (reorder) resequence();
       }
       mark(r);
-    }
-    // Held requests go on while some replica is not saturated, the highest priority first.
-    if (gateway && gateway->holding()) [[unlikely]] {
-      while (gateway->holding() && !pool_saturated()) mark(dispatch(gateway->release(now), now));
+      if (gate && gate->holding()) [[unlikely]] release_held(now);
     }
     if (single && to_kick[0] && (queue.empty() || queue.top_time() > now)) {
       to_kick[0] = 0;
