@@ -9,8 +9,9 @@
 //     saturated (queue or KV at its threshold) a request is not sent on. A sheddable
 //     one (priority < 0) fails at once (shed); any other waits at the gateway in its
 //     priority's band, or fails (gateway_queue_full) when its class already holds
-//     max_queue. Whenever a replica is no longer saturated, the held requests go on,
-//     the highest priority first and in arrival order within a priority.
+//     max_queue. At each step's end and when a replica starts serving, the held
+//     requests go on while some replica is not saturated, the highest priority first
+//     and in arrival order within a priority.
 // The time a request waits at the gateway is part of its queue time and TTFT (both
 // count from its arrival).
 #include <cstdint>
