@@ -27,6 +27,12 @@ std::string text(const json& c, const char* key) {
   return c[key].is_string() ? escape_html(c[key].get<std::string>()) : escape_html(c[key].dump());
 }
 
+// A field that must be this exact string or true (a hand-edited plan.json may hold anything there).
+bool text_is(const json& c, const char* key, const char* value) {
+  return c.contains(key) && c[key].is_string() && c[key].get<std::string>() == value;
+}
+bool flag(const json& c, const char* key) { return c.contains(key) && c[key].is_boolean() && c[key].get<bool>(); }
+
 std::string fixed(double v, int decimals) { return std::isfinite(v) ? fmt::format("{:.{}f}", v, decimals) : "-"; }
 
 // The goal and SLOs, then the best candidate and why (plan_table's "best:" line, explained).
@@ -35,8 +41,10 @@ std::string best_section(const json& plan) {
   const bool by_cost = plan.contains("target_rate") && plan["target_rate"].is_number();
   std::vector<std::string> slos;
   if (plan.contains("slo") && plan["slo"].is_object()) {
-    for (const auto& t : plan["slo"].value("targets", json::array()))
-      slos.push_back(fmt::format("{} {} &le; {} ms", text(t, "metric"), text(t, "statistic"), format_number(num(t, "limit_ms"))));
+    const json& slo = plan["slo"];
+    if (slo.contains("targets") && slo["targets"].is_array())
+      for (const auto& t : slo["targets"])
+        slos.push_back(fmt::format("{} {} &le; {} ms", text(t, "metric"), text(t, "statistic"), format_number(num(t, "limit_ms"))));
     if (num(plan["slo"], "attainment") > 0)
       slos.push_back(fmt::format("attainment &ge; {}%", format_number(100 * num(plan["slo"], "attainment"))));
   }
@@ -100,6 +108,10 @@ std::string plan_section(const std::string& json_path) {
   if (!plan.contains("candidates") || !plan["candidates"].is_array())
     throw Error(fmt::format("{}: no \"candidates\" array (not a plan)", json_path));
   const json& cands = plan["candidates"];
+  for (std::size_t i = 0; i < cands.size(); ++i)
+    if (!cands[i].is_object())
+      throw Error(fmt::format("{}: candidates[{}] is {}, not an object (not a plan as `servesim plan --out` writes it)",
+                              json_path, i, cands[i].type_name()));
   Series all{"candidates", {}, {}, true, false}, front{"Pareto frontier", {}, {}, true, true};
   std::vector<std::pair<double, double>> frontier;
   std::vector<std::vector<std::string>> table;
@@ -107,19 +119,19 @@ std::string plan_section(const std::string& json_path) {
   size_t not_ok = 0;
   for (const auto& c : cands) {
     const double user = num(c, "output_tokens_per_s_per_user"), gpu = num(c, "output_tokens_per_s_per_gpu");
-    const bool ok = c.value("status", std::string()) == "ok";
+    const bool ok = text_is(c, "status", "ok");
     if (!ok) ++not_ok;
     if (ok) {
       all.x.push_back(user);
       all.y.push_back(gpu);
-      if (c.value("pareto", false)) frontier.emplace_back(user, gpu);
+      if (flag(c, "pareto")) frontier.emplace_back(user, gpu);
     }
     row_classes.push_back(num(c, "rank") == 1 ? "knee" : "");
     table.push_back({num(c, "rank") >= 1 ? format_number(num(c, "rank")) : "-", text(c, "label"), text(c, "status"), format_number(num(c, "max_rate_per_replica")),
                      format_number(num(c, "replicas")), format_number(num(c, "gpus")),
                      format_number(num(c, "usd_per_hour")), format_number(num(c, "usd_per_million_output_tokens")),
                      format_number(num(c, "joules_per_output_token")), format_number(gpu), format_number(user),
-                     c.value("pareto", false) ? "yes" : "", text(c, "binding"), text(c, "error")});
+                     flag(c, "pareto") ? "yes" : "", text(c, "binding"), text(c, "error")});
   }
   std::sort(frontier.begin(), frontier.end());  // a line along the frontier, left to right
   for (const auto& [x, y] : frontier) {

@@ -113,7 +113,11 @@ std::string timeline_charts(const std::string& timeline_csv) {
 
 std::string run_section(const std::string& run_dir) {
   const fs::path dir(run_dir);
-  const json summary = read_json_file((dir / "summary.json").string());
+  const std::string summary_path = (dir / "summary.json").string();
+  const json summary = read_json_file(summary_path);
+  if (!summary.is_object())
+    throw Error(fmt::format("{}: {}, not an object (not a summary as `servesim run --out` writes it)", summary_path,
+                            summary.type_name()));
   std::string out = run_verdict_section(summary);
   out += summary_tables(summary);
   out += latency_cdfs((dir / "requests.csv").string());
