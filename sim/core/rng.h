@@ -23,6 +23,16 @@ std::uint64_t splitmix64(std::uint64_t& state);
 // 64-bit FNV-1a hash of a stream name.
 std::uint64_t fnv1a64(std::string_view text);
 
+// A uniform draw in (0, 1) that is a pure function of (stream_key, key, k): the draws
+// keyed by a request's id (patience, LoRA adapter, request class), so that a request
+// draws the same whatever ran before it. SplitMix64 is a bijection of its state, so
+// distinct (key, k) give distinct, well-mixed outputs; (bits + 0.5) / 2^53, as
+// RandomStream::uniform01, is never 0 or 1.
+inline double keyed_uniform01(std::uint64_t stream_key, std::int64_t key, std::uint64_t k) {
+  std::uint64_t state = stream_key ^ (static_cast<std::uint64_t>(key) * 0xD1B54A32D192ED03ULL + k);
+  return (static_cast<double>(splitmix64(state) >> 11) + 0.5) * 0x1.0p-53;
+}
+
 // xoshiro256** 1.0 (Blackman & Vigna 2018): fast, 2^256-1 period, passes BigCrush.
 class Xoshiro256ss {
  public:

@@ -24,13 +24,7 @@ LoraAssignment::LoraAssignment(const LoraWorkloadSpec& spec, std::uint64_t seed)
   }
 }
 
-double LoraAssignment::uniform01(std::int64_t key, std::uint64_t k) const {
-  // As Patience::uniform01: SplitMix64 is a bijection of its state, so distinct
-  // (id, k) give distinct, well-mixed outputs; (bits + 0.5) / 2^53 is never 0 or 1.
-  std::uint64_t state = key_ ^ (static_cast<std::uint64_t>(key) * 0xD1B54A32D192ED03ULL + k);
-  const std::uint64_t bits = splitmix64(state) >> 11;
-  return (static_cast<double>(bits) + 0.5) * 0x1.0p-53;
-}
+double LoraAssignment::uniform01(std::int64_t key, std::uint64_t k) const { return keyed_uniform01(key_, key, k); }
 
 std::int32_t LoraAssignment::draw(std::int64_t key) const {
   if (spec_.share < 1.0 && !(uniform01(key, 0) < spec_.share)) return kBase;

@@ -31,13 +31,7 @@ Patience::Patience(const PatienceSpec& spec, std::uint64_t seed) : spec_(spec) {
   key_ = splitmix64(s) ^ fnv1a64("patience");
 }
 
-double Patience::uniform01(std::int64_t id, std::uint64_t k) const {
-  // SplitMix64 is a bijection of its state: distinct (id, k) give distinct,
-  // well-mixed outputs. (k + 0.5) / 2^53 as RandomStream::uniform01: never 0 or 1.
-  std::uint64_t state = key_ ^ (static_cast<std::uint64_t>(id) * 0xD1B54A32D192ED03ULL + k);
-  const std::uint64_t bits = splitmix64(state) >> 11;
-  return (static_cast<double>(bits) + 0.5) * 0x1.0p-53;
-}
+double Patience::uniform01(std::int64_t id, std::uint64_t k) const { return keyed_uniform01(key_, id, k); }
 
 double Patience::seconds(std::int64_t id) const {
   // Unbounded draws are capped at the longest duration servesim accepts (about

@@ -21,10 +21,7 @@ ClassAssignment::ClassAssignment(std::vector<RequestClassSpec> classes, std::uin
 }
 
 int ClassAssignment::draw(std::int64_t key) const {
-  // As LoraAssignment::uniform01: SplitMix64 is a bijection of its state, so distinct
-  // keys give distinct, well-mixed outputs; (bits + 0.5) / 2^53 is never 0 or 1.
-  std::uint64_t state = key_ ^ (static_cast<std::uint64_t>(key) * 0xD1B54A32D192ED03ULL);
-  const double u = (static_cast<double>(splitmix64(state) >> 11) + 0.5) * 0x1.0p-53;
+  const double u = keyed_uniform01(key_, key, 0);
   const auto it = std::upper_bound(cdf_.begin(), cdf_.end(), u);
   return static_cast<int>(std::min<std::ptrdiff_t>(it - cdf_.begin(), size() - 1));
 }
