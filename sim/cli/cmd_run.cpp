@@ -85,7 +85,15 @@ void run(const RunArgs& a) {
                sc.model.name, d->prefill.replicas, d->prefill.gpu, d->prefill.gpus_per_instance, pool_layout(d->prefill),
                d->prefill.precision, d->decode.replicas, d->decode.gpu, d->decode.gpus_per_instance,
                pool_layout(d->decode), d->decode.precision, sc.engine.kind);
-  else if (sc.parallelism.wide())
+  else if (!sc.pools.empty()) {
+    std::string pools;
+    for (const FleetPoolSpec& p : sc.pools)
+      pools += fmt::format("{}{}: {} x {} x{} (tp={}, {})", pools.empty() ? "" : "; ", p.name,
+                           p.setup.parallelism.replicas, p.setup.gpu.name, p.setup.parallelism.gpus_per_replica(),
+                           p.setup.parallelism.tp, p.setup.resolved.describe());
+    fmt::print("{} on a heterogeneous fleet of {} replicas ({}), {} engine\n", sc.model.name, sc.parallelism.replicas,
+               pools, sc.engine.kind);
+  } else if (sc.parallelism.wide())
     fmt::print("{} on {} x{} ({}, replicas={}), {}, {} engine\n", sc.model.name, sc.gpu.name,
                sc.parallelism.total_gpus(), resolve_layout(sc.parallelism, sc.gpu).describe(sc.parallelism),
                sc.parallelism.replicas, sc.resolved.describe(), sc.engine.kind);
@@ -104,8 +112,13 @@ void run(const RunArgs& a) {
   if (const SamplingSpec& s = sc.workload.sampling; !s.single())
     fmt::print("{}: {} sequences per request (one prefill; KV blocks shared copy-on-write)\n",
                s.beam() ? "beam search" : "parallel sampling", s.sequences());
-  fmt::print("KV cache: {} blocks x {} tokens per {}\n", r.kv_blocks_per_replica, sc.engine.block_size,
-             r.summary.disaggregation ? "decode instance" : "replica");
+  if (r.summary.pools.empty())
+    fmt::print("KV cache: {} blocks x {} tokens per {}\n", r.kv_blocks_per_replica, sc.engine.block_size,
+               r.summary.disaggregation ? "decode instance" : "replica");
+  else
+    for (const FleetPoolReport& p : r.summary.pools)
+      fmt::print("KV cache: {} blocks x {} tokens per replica of pool {}\n", p.hardware.kv_blocks_per_instance,
+                 sc.engine.block_size, p.name);
   if (!slo_note.empty()) fmt::print("{}\n", slo_note);
   fmt::print("\n");
   fmt::print("{}", summary_table(r.summary));

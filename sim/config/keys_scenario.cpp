@@ -21,6 +21,7 @@ std::vector<const KeySection*> scenario_key_sections() {
                                      &slo_key_section()};
   for (const KeySection* s : slo_metric_key_sections()) out.push_back(s);
   out.push_back(&energy_key_section());
+  out.push_back(&pools_key_section());
   out.push_back(&autoscale_key_section());
   out.push_back(&gateway_key_section());
   out.push_back(&plan_key_section());

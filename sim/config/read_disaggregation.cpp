@@ -10,6 +10,7 @@
 
 #include "config/config_error.h"
 #include "config/edits.h"
+#include "config/pool_setup.h"
 #include "config/scenario_sections.h"
 #include "scenario/disaggregation.h"
 #include "util/error.h"
@@ -176,22 +177,14 @@ const std::vector<const Key*>& pool_keys() {
 // The scenario document with the pool's values in place of the setup's, read as a setup.
 Setup read_pool(ConfigMap& root, ConfigMap& pool) {
   ConfigNode doc = root.node();
-  const auto put = [&](const Key& k, const char* target) {
-    if (const ConfigNode* v = pool.get(std::string(k.name))) set_key(doc, target, *v);
-  };
-  // hardware.price_per_hour prices hardware.gpu: a pool on another GPU keeps that GPU file's price.
-  if (const ConfigNode* g = pool.get(std::string(kPoolGpu.name))) {
-    const ConfigNode* own = root.node().find("hardware") ? root.node().find("hardware")->find("gpu") : nullptr;
-    if (!own || own->text() != g->text())
-      if (ConfigNode* hw = doc.find("hardware")) hw->remove("price_per_hour");
-  }
-  put(kPoolGpu, "hardware.gpu");
-  put(kPoolTp, "parallelism.tp");
-  put(kPoolRouter, "parallelism.router");
-  put(kPoolWeights, "model.weights");
-  put(kPoolAttentionDp, "parallelism.attention_dp");
-  put(kPoolEp, "parallelism.ep");
-  put(kPoolRedundantExperts, "parallelism.redundant_experts");
+  drop_price_of_other_gpu(doc, root, pool, kPoolGpu);
+  put_pool_key(doc, pool, kPoolGpu, "hardware.gpu");
+  put_pool_key(doc, pool, kPoolTp, "parallelism.tp");
+  put_pool_key(doc, pool, kPoolRouter, "parallelism.router");
+  put_pool_key(doc, pool, kPoolWeights, "model.weights");
+  put_pool_key(doc, pool, kPoolAttentionDp, "parallelism.attention_dp");
+  put_pool_key(doc, pool, kPoolEp, "parallelism.ep");
+  put_pool_key(doc, pool, kPoolRedundantExperts, "parallelism.redundant_experts");
   // The pool's moe keys one by one over the scenario's (their values are checked as the
   // scenario's moe section when the pool's setup is read).
   if (const ConfigNode* moe = pool.get(std::string(kPoolMoe.name))) {
@@ -202,17 +195,8 @@ Setup read_pool(ConfigMap& root, ConfigMap& pool) {
     }
   }
   (void)read_integer(pool, kPoolReplicas);  // range-checked here, with the pool's key path
-  put(kPoolReplicas, "parallelism.replicas");
-  pool.finish();
-  ConfigMap m(doc, root.file());
-  try {
-    return read_setup(m);
-  } catch (const ConfigError& e) {
-    throw ConfigError(e.kind(), e.file(), e.line(), e.column(), e.key_path(),
-                      fmt::format("{} (as {}'s setup)", e.what(), pool.path()));
-  } catch (const Error& e) {
-    throw Error(fmt::format("{}: {}", pool.where(), e.what()));
-  }
+  put_pool_key(doc, pool, kPoolReplicas, "parallelism.replicas");
+  return read_pool_setup(doc, root, pool);
 }
 
 }  // namespace

@@ -117,7 +117,7 @@ const Key kGateway{
 const std::vector<const Key*>& top_keys() {
   static const std::vector<const Key*> keys = {&schema_version_key(), &kName,   &kDescription, &kHardware, &kModel,
                                                &kParallelism,         &kMoe,    &kEngine, &kWorkload,    &kSlo,      &kEnergy,
-                                               &kAutoscale, &kGateway, &kPlan, &kDisaggregation};
+                                               &kAutoscale, &kGateway, &kPlan, &kDisaggregation, &pools_top_key()};
   return keys;
 }
 
@@ -132,6 +132,25 @@ void read_top_level(ConfigMap& root) {
   check_schema_version(root);
   read_text(root, kName);
   read_text(root, kDescription);
+}
+
+// A heterogeneous fleet (pools:) sizes the fleet; what it is not modelled with is refused.
+void check_pools(ConfigMap& root, Scenario& sc) {
+  if (sc.pools.empty()) return;
+  const std::string where = root.where(std::string(pools_top_key().name));
+  if (sc.disaggregation)
+    throw Error(fmt::format("{}: pools (a heterogeneous co-located fleet) with disaggregation is not modelled; "
+                            "give each disaggregation pool its own gpu instead, or remove one of the two",
+                            where));
+  if (sc.workload.lora)
+    throw Error(fmt::format("{}: LoRA adapters (workload.lora) on a heterogeneous fleet are not modelled yet (each "
+                            "pool's adapter slots and bytes per GPU differ); remove workload.lora or pools",
+                            where));
+  int replicas = 0;
+  for (const FleetPoolSpec& p : sc.pools) replicas += p.setup.parallelism.replicas;
+  if (replicas > 100000)
+    throw Error(fmt::format("{}: {} replicas in all; at most 100000", where, replicas));
+  sc.parallelism.replicas = replicas;
 }
 
 void reject_empty(const ConfigNode& doc, const std::string& source, bool require_workload) {
@@ -175,6 +194,8 @@ Scenario parse_scenario(const ConfigNode& doc, const std::string& source, bool r
   sc.grid_g_per_kwh = read_energy(energy);
   sc.disaggregation = read_disaggregation(root);
   check_lora_disaggregation(root, sc);
+  sc.pools = read_pools(root);
+  check_pools(root, sc);
   sc.autoscale = read_autoscale(root, sc.parallelism.replicas);
   sc.gateway = read_gateway(root);
   check_classes_and_gateway(root, sc);

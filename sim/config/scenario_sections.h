@@ -14,6 +14,7 @@
 #include "metrics/slo_spec.h"
 #include "scenario/autoscale_spec.h"
 #include "scenario/disaggregation.h"
+#include "scenario/fleet_pools.h"
 #include "scenario/setup.h"
 
 namespace servesim {
@@ -74,6 +75,12 @@ const KeySection& disaggregation_transfer_key_section();
 // The `disaggregation:` mapping of `root` (finished), its pools read as setups of
 // `root` with the pools' values; null when the scenario has none.
 std::shared_ptr<const DisaggregationSpec> read_disaggregation(ConfigMap& root);
+
+// The `pools:` list (config/read_pools.cpp): its top-level key, its items' keys, and
+// each pool read as a setup of `root` with the pool's values; empty when none.
+const Key& pools_top_key();
+const KeySection& pools_key_section();
+std::vector<FleetPoolSpec> read_pools(ConfigMap& root);
 
 // A section's mapping in `parent` (whose key is the section's path).
 ConfigMap section_map(ConfigMap& parent, const KeySection& s);

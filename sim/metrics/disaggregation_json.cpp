@@ -6,7 +6,6 @@
 #include "util/units.h"
 
 namespace servesim {
-namespace {
 
 nlohmann::json pool_json(const PoolReport& p) {
   nlohmann::json j = {{"gpu", p.gpu},
@@ -43,8 +42,6 @@ std::string pool_text(const char* name, const PoolReport& p) {
       100 * p.bandwidth_utilization, p.batch_size_mean, p.batch_size_max, 100 * p.kv_utilization_mean,
       100 * p.kv_utilization_max, p.queue_length_mean, p.queue_length_max);
 }
-
-}  // namespace
 
 nlohmann::json disaggregation_json(const DisaggregationReport& d) {
   return {{"prefill", pool_json(d.prefill)},

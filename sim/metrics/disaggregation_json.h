@@ -8,6 +8,11 @@
 
 namespace servesim {
 
+// One pool's hardware figures (a disaggregated run's pools, a heterogeneous fleet's).
+nlohmann::json pool_json(const PoolReport& p);
+// "  name    4 x 1 GPU (tp=1), h100-sxm: busy 63%, ..." (one line; `name` padded to 7).
+std::string pool_text(const char* name, const PoolReport& p);
+
 nlohmann::json disaggregation_json(const DisaggregationReport& d);
 std::string disaggregation_text(const DisaggregationReport& d);
 

@@ -9,6 +9,7 @@
 #include "metrics/conversations.h"
 #include "metrics/disaggregation_report.h"
 #include "metrics/failure.h"
+#include "metrics/fleet_pool_report.h"
 #include "metrics/stats.h"
 
 namespace servesim {
@@ -152,6 +153,8 @@ struct RunSummary {
   double carbon_g = 0, carbon_g_per_output_token = 0, carbon_g_per_request = 0;
   // Prefill/decode disaggregation (the scenario's `disaggregation:`): the pools and transfers; unset when co-located.
   std::optional<DisaggregationReport> disaggregation;
+  // A heterogeneous fleet (the scenario's `pools:`), in its order; empty otherwise.
+  std::vector<FleetPoolReport> pools;
 };
 
 }  // namespace servesim

@@ -2,6 +2,7 @@
 
 #include "metrics/classes_json.h"
 #include "metrics/disaggregation_json.h"
+#include "metrics/fleet_pools_json.h"
 
 #include <fmt/format.h>
 
@@ -141,6 +142,10 @@ nlohmann::json summary_json(const RunSummary& s) {
                       {"gpu_hours", a.gpu_hours()},
                       {"fixed_fleet_gpu_hours", a.fixed_gpu_hours()},
                       {"serving_changes", changes}};
+    if (a.startup_s_max > a.startup_s_min) {  // a heterogeneous fleet whose pools start in different times
+      j["autoscale"]["startup_s_min"] = a.startup_s_min;
+      j["autoscale"]["startup_s_max"] = a.startup_s_max;
+    }
   }
   if (!s.kv_tiers.empty()) {
     // Only with engine.kv_tiers set, so other runs' JSON is unchanged.
@@ -244,6 +249,7 @@ nlohmann::json summary_json(const RunSummary& s) {
                    {"co2_g_per_output_token", s.carbon_g_per_output_token},
                    {"co2_g_per_request", s.carbon_g_per_request}};
   if (s.disaggregation) j["disaggregation"] = disaggregation_json(*s.disaggregation);
+  if (!s.pools.empty()) j["pools"] = fleet_pools_json(s.pools);
   j["gpu_time_share"] = {{"compute", s.bound_share[0]},
                          {"memory", s.bound_share[1]},
                          {"communication", s.bound_share[2]},
@@ -351,11 +357,14 @@ std::string summary_table(const RunSummary& s) {
                        s.kv_tiers.empty() ? "from host memory" : "from the tiers below the GPU", s.swapped_preemptions);
   if (s.autoscale) {
     const AutoscaleReport& a = *s.autoscale;
-    out += fmt::format("autoscale  {}..{} of {} replicas serving ({:.2f} on average), {} started, {} drained, {:.1f} s "
+    const std::string startup = a.startup_s_max > a.startup_s_min
+                                    ? fmt::format("{:.1f}-{:.1f} s", a.startup_s_min, a.startup_s_max)
+                                    : fmt::format("{:.1f} s", a.startup_s);
+    out += fmt::format("autoscale  {}..{} of {} replicas serving ({:.2f} on average), {} started, {} drained, {} "
                        "to start one; {:.2f} GPU-hours held against {:.2f} for a fixed fleet of {} (throughput, MFU and "
                        "power above are over all {} replicas' GPUs)\n",
                        a.min_serving, a.max_serving, a.max_replicas, a.mean_serving, a.scale_ups, a.scale_downs,
-                       a.startup_s, a.gpu_hours(), a.fixed_gpu_hours(), a.max_replicas, a.max_replicas);
+                       startup, a.gpu_hours(), a.fixed_gpu_hours(), a.max_replicas, a.max_replicas);
   }
   for (const KvTierReport& t : s.kv_tiers)
     out += fmt::format("KV tier {}{}: {} blocks stored, {} reloaded in {} reloads ({:.3f} s), {} pushed down{}, "
@@ -376,6 +385,7 @@ std::string summary_table(const RunSummary& s) {
                        l.delayed_requests, l.skips);
   }
   if (s.disaggregation) out += disaggregation_text(*s.disaggregation);
+  if (!s.pools.empty()) out += fleet_pools_text(s.pools);
   return out;
 }
 

@@ -30,6 +30,19 @@ Economics run_economics(const Scenario& sc, const RunSummary& s) {
     e.usd_per_million_output_tokens =
         e.output_tokens_per_s > 0 ? e.usd_per_hour / (e.output_tokens_per_s * 3600.0) * 1e6 : 0.0;
   }
+  if (!s.pools.empty() && s.duration_s > 0) {
+    // A heterogeneous fleet: each pool's GPU-hours (held, when autoscaled) at its own price.
+    double usd = 0, span_h = s.duration_s / 3600.0;
+    if (s.autoscale && s.autoscale->span_s > 0) span_h = s.autoscale->span_s / 3600.0;
+    bool priced = true;  // a pool without a price: no fleet price (not a cheaper one)
+    for (const FleetPoolReport& p : s.pools) {
+      usd += p.gpu_hours * p.price_per_gpu_hour;
+      priced = priced && p.price_per_gpu_hour > 0;
+    }
+    e.usd_per_hour = priced ? usd / span_h : 0.0;
+    e.usd_per_million_output_tokens =
+        e.output_tokens_per_s > 0 ? e.usd_per_hour / (e.output_tokens_per_s * 3600.0) * 1e6 : 0.0;
+  }
   if (sc.disaggregation && s.disaggregation) {
     const DisaggregationSpec& d = *sc.disaggregation;
     const DisaggregationReport& rep = *s.disaggregation;
@@ -43,12 +56,24 @@ Economics run_economics(const Scenario& sc, const RunSummary& s) {
 std::string cost_text(const Scenario& sc, const RunSummary& s) {
   const Economics e = run_economics(sc, s);
   const bool split = sc.disaggregation && s.disaggregation;
+  // A pool without a price would make the fleet look cheaper than it is: no figure instead.
+  for (std::size_t i = 0; i < s.pools.size(); ++i)
+    if (!(s.pools[i].price_per_gpu_hour > 0))
+      return fmt::format("no price for pool '{}' ({}): set pools[{}].price_per_hour (e.g. \"2.99 USD/h\") or "
+                         "cost.on_demand in its GPU file",
+                         s.pools[i].name, s.pools[i].hardware.gpu, i);
   if (!(e.usd_per_hour > 0))
     return fmt::format("no price for {} (set one with --set hardware.price_per_hour=\"2.99 USD/h\" or cost.on_demand "
                        "in its GPU file)",
                        split ? "these GPUs" : sc.gpu.name);
+  std::string pools;
+  for (const FleetPoolReport& p : s.pools)
+    pools += fmt::format("{}{} {} x {} at ${:.2f}", pools.empty() ? "" : ", ", p.name, p.hardware.gpus, p.hardware.gpu,
+                         p.price_per_gpu_hour);
   const std::string who =
-      split ? fmt::format("{} GPUs (prefill {} x {} at ${:.2f}, decode {} x {} at ${:.2f} per GPU-hour)", e.gpus,
+      !s.pools.empty()
+          ? fmt::format("{} of {} GPUs ({} per GPU-hour)", s.autoscale ? "an autoscaled fleet" : "a fleet", e.gpus, pools)
+      : split ? fmt::format("{} GPUs (prefill {} x {} at ${:.2f}, decode {} x {} at ${:.2f} per GPU-hour)", e.gpus,
                           s.disaggregation->prefill.gpus, s.disaggregation->prefill.gpu, sc.disaggregation->prefill.gpu.price_per_hour,
                           s.disaggregation->decode.gpus, s.disaggregation->decode.gpu, sc.disaggregation->decode.gpu.price_per_hour)
         : s.autoscale

@@ -14,7 +14,8 @@ nlohmann::json run_report_json(const Scenario& sc, const SimulationResult& r) {
   // What the run's GPUs cost (hardware.price_per_hour or the GPU file's cost.on_demand).
   const planning::Economics e = planning::run_economics(sc, r.summary);
   j["cost"] = {{"usd_per_hour", e.usd_per_hour},
-               {"usd_per_gpu_hour", sc.disaggregation ? nlohmann::json(nullptr) : nlohmann::json(sc.gpu.price_per_hour)},
+               {"usd_per_gpu_hour", sc.disaggregation || !sc.pools.empty() ? nlohmann::json(nullptr)
+                                                                          : nlohmann::json(sc.gpu.price_per_hour)},
                {"usd_per_million_output_tokens",
                 e.usd_per_hour > 0 && e.output_tokens_per_s > 0 ? nlohmann::json(e.usd_per_million_output_tokens)
                                                                  : nlohmann::json(nullptr)},

@@ -7,20 +7,34 @@
 namespace servesim {
 
 Autoscaler::Autoscaler(const AutoscaleSpec& spec, int replicas, int gpus_per_replica, double weight_bytes_per_gpu)
+    : Autoscaler(spec, std::vector<ReplicaFootprint>(static_cast<std::size_t>(replicas),
+                                                     ReplicaFootprint{gpus_per_replica, weight_bytes_per_gpu, 0})) {}
+
+Autoscaler::Autoscaler(const AutoscaleSpec& spec, std::vector<ReplicaFootprint> replicas)
     : spec_(spec),
       interval_(to_nanos(spec.interval_s)),
       window_(to_nanos(spec.scale_down_window_s)),
-      startup_s_(spec.provision_s + (spec.load_bandwidth > 0 ? weight_bytes_per_gpu / spec.load_bandwidth : 0.0)),
-      state_(static_cast<std::size_t>(replicas), State::off),
-      since_(static_cast<std::size_t>(replicas), 0),
-      ready_at_(static_cast<std::size_t>(replicas), 0) {
+      footprint_(std::move(replicas)),
+      state_(footprint_.size(), State::off),
+      since_(footprint_.size(), 0),
+      ready_at_(footprint_.size(), 0) {
+  const int n = static_cast<int>(footprint_.size());
+  int pools = 0;
+  for (const ReplicaFootprint& f : footprint_) {
+    startup_s_.push_back(spec.provision_s + (spec.load_bandwidth > 0 ? f.weight_bytes_per_gpu / spec.load_bandwidth : 0.0));
+    totals_.max_gpus += f.gpus;
+    pools = std::max(pools, f.pool + 1);
+    totals_.startup_s_max = std::max(totals_.startup_s_max, startup_s_.back());
+    totals_.startup_s_min = startup_s_.size() == 1 ? startup_s_.back() : std::min(totals_.startup_s_min, startup_s_.back());
+  }
+  totals_.pool_gpu_seconds.assign(static_cast<std::size_t>(pools), 0.0);
   const int initial = spec.initial_replicas > 0 ? spec.initial_replicas : spec.min_replicas;
-  for (int r = 0; r < initial && r < replicas; ++r) state_[static_cast<std::size_t>(r)] = State::serving;
+  for (int r = 0; r < initial && r < n; ++r) state_[static_cast<std::size_t>(r)] = State::serving;
   serving_ = count(State::serving);
   totals_.min_serving = totals_.max_serving = serving_;
-  totals_.startup_s = startup_s_;
-  totals_.max_replicas = replicas;
-  totals_.gpus_per_replica = gpus_per_replica;
+  totals_.startup_s = n > 0 ? startup_s_[0] : 0.0;
+  totals_.max_replicas = n;
+  totals_.gpus_per_replica = n > 0 ? footprint_[0].gpus : 0;
   totals_.serving_changes.emplace_back(0.0, serving_);
 }
 
@@ -28,12 +42,19 @@ int Autoscaler::count(State s) const {
   return static_cast<int>(std::count(state_.begin(), state_.end(), s));
 }
 
+void Autoscaler::hold(int r, double seconds) {
+  const ReplicaFootprint& f = footprint_[static_cast<std::size_t>(r)];
+  totals_.replica_seconds += seconds;
+  totals_.gpu_seconds += seconds * f.gpus;
+  totals_.pool_gpu_seconds[static_cast<std::size_t>(f.pool)] += seconds * f.gpus;
+}
+
 void Autoscaler::set_state(int r, State s, Nanos now) {
   const auto i = static_cast<std::size_t>(r);
   const State old = state_[i];
   if (old == s) return;
   // A replica holds its GPUs from its start decision to its stop.
-  if (old != State::off) totals_.replica_seconds += to_seconds(now - since_[i]);
+  if (old != State::off) hold(r, to_seconds(now - since_[i]));
   state_[i] = s;
   since_[i] = now;
   const int serving = count(State::serving);
@@ -89,7 +110,7 @@ Autoscaler::Decision Autoscaler::decide(Nanos now, const std::vector<ReplicaSign
       if (state_[static_cast<std::size_t>(r)] == State::off) {
         d.start.push_back(r);
         set_state(r, State::starting, now);
-        ready_at_[static_cast<std::size_t>(r)] = now + to_nanos(startup_s_);
+        ready_at_[static_cast<std::size_t>(r)] = now + to_nanos(startup_s_[static_cast<std::size_t>(r)]);
         ++totals_.scale_ups;
       }
     return d;
@@ -110,6 +131,8 @@ Autoscaler::Decision Autoscaler::decide(Nanos now, const std::vector<ReplicaSign
   for (int r = 0; r < replicas; ++r)
     if (state_[static_cast<std::size_t>(r)] == State::serving) serving.push_back(r);
   std::stable_sort(serving.begin(), serving.end(), [&](int a, int b) {
+    const int pa = footprint_[static_cast<std::size_t>(a)].pool, pb = footprint_[static_cast<std::size_t>(b)].pool;
+    if (pa != pb) return pa > pb;  // the last pool drains first
     const auto oa = signals[static_cast<std::size_t>(a)].outstanding, ob = signals[static_cast<std::size_t>(b)].outstanding;
     return oa != ob ? oa < ob : a > b;
   });
@@ -134,7 +157,7 @@ void Autoscaler::stopped(int r, Nanos now) {
 
 AutoscaleReport Autoscaler::finish(Nanos end) {
   for (std::size_t r = 0; r < state_.size(); ++r)
-    if (state_[r] != State::off) totals_.replica_seconds += to_seconds(end - since_[r]);
+    if (state_[r] != State::off) hold(static_cast<int>(r), to_seconds(end - since_[r]));
   serving_seconds_ += serving_ * to_seconds(end - last_change_);
   totals_.mean_serving = end > 0 ? serving_seconds_ / to_seconds(end) : serving_;
   totals_.span_s = to_seconds(end);

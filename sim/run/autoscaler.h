@@ -11,15 +11,17 @@
 // and running (target_concurrency, Knative's); a signal within `tolerance` of its
 // target (|metric / target - 1| <= tolerance) asks for no change. desired is
 // clamped to [min_replicas, replicas].
-//  - Scale up at once: replicas off are started (lowest index first); each serves
-//    provision + weights per GPU / load_bandwidth after the decision (a node
-//    starts, then every GPU reads its share of the weights in parallel). Replicas
-//    still starting count toward the fleet, so a decision is not repeated while
-//    they start.
+//  - Scale up at once: replicas off are started (lowest index first, so a
+//    heterogeneous fleet fills its first pool first); each serves provision +
+//    weights per GPU / load_bandwidth after the decision (a node starts, then every
+//    GPU reads its share of the weights in parallel). Replicas still starting
+//    count toward the fleet, so a decision is not repeated while they start.
 //  - Scale down on the largest desired count of the trailing scale_down_window
-//    (HPA's stabilization window): the replicas with the fewest outstanding
-//    requests stop taking new requests (the router skips them), finish what they
-//    hold (draining), then stop.
+//    (HPA's stabilization window): replicas of the last pool first, and within a
+//    pool those with the fewest outstanding requests, stop taking new requests
+//    (the router skips them), finish what they hold (draining), then stop.
+// Every replica counts as one, whatever its pool: the signals are per replica, as
+// an HPA's are per pod.
 // GPU-hours count every replica from its start decision to its stop (starting,
 // serving and draining all hold GPUs), so the cost of the delays is in them.
 //
@@ -30,11 +32,20 @@
 #include <utility>
 #include <vector>
 
+
 #include "core/sim_time.h"
 #include "metrics/autoscale_report.h"
 #include "scenario/autoscale_spec.h"
 
 namespace servesim {
+
+// What one replica holds: its GPUs, the weight bytes each of them loads at a start,
+// and its pool (a heterogeneous fleet's index; 0 otherwise).
+struct ReplicaFootprint {
+  int gpus = 1;
+  double weight_bytes_per_gpu = 0;
+  int pool = 0;
+};
 
 // What one replica reports at a decision.
 struct ReplicaSignal {
@@ -50,10 +61,12 @@ class Autoscaler {
 
   // `weight_bytes_per_gpu`: what each GPU of a starting replica loads.
   Autoscaler(const AutoscaleSpec& spec, int replicas, int gpus_per_replica, double weight_bytes_per_gpu);
+  // A fleet of replicas that differ (a heterogeneous fleet's pools), one entry each.
+  Autoscaler(const AutoscaleSpec& spec, std::vector<ReplicaFootprint> replicas);
 
   State state(int r) const { return state_[static_cast<std::size_t>(r)]; }
-  // Seconds from a start decision to serving.
-  double startup_s() const { return startup_s_; }
+  // Seconds from a start decision to serving (replica r's: its pool's).
+  double startup_s(int r = 0) const { return startup_s_[static_cast<std::size_t>(r)]; }
   Nanos interval() const { return interval_; }
 
   // A decision at `now` from every replica's signal (only serving ones are read).
@@ -76,11 +89,13 @@ class Autoscaler {
 
  private:
   void set_state(int r, State s, Nanos now);
+  void hold(int r, double seconds);  // replica r held its GPUs for `seconds`
   int count(State s) const;
 
   AutoscaleSpec spec_;
   Nanos interval_, window_;
-  double startup_s_;
+  std::vector<ReplicaFootprint> footprint_;
+  std::vector<double> startup_s_;
   std::vector<State> state_;
   std::vector<Nanos> since_;  // when each replica entered its state
   std::vector<Nanos> ready_at_;

@@ -17,6 +17,7 @@
 #include "scenario/disaggregation.h"
 #include "scenario/setup.h"
 #include "run/run_totals.h"
+#include "run/serving_pool.h"
 #include "util/error.h"
 #include "util/interrupt.h"
 #include "util/machine.h"
@@ -49,42 +50,6 @@ void refuse_unsupported(const Scenario& sc, const DisaggregationSpec& d) {
                             "between them as it is, so give both the same model.kv_cache",
                             dtype_name(d.prefill.resolved.kv_cache), dtype_name(d.decode.resolved.kv_cache)));
 }
-
-// One pool: its cost model, memory plan, collector and instances.
-struct Pool {
-  Pool(const Setup& s, const std::string& role, const SimulationOptions& o)
-      : setup(s), cost(make_cost_model(s)), draft_cost(make_draft_cost_model(s)) {
-    memory = plan_setup_memory(s, cost);
-    if (!memory.fits) throw Error(fmt::format("disaggregation.{}: {}", role, memory.verdict));
-    blocks = s.engine.num_gpu_blocks_override > 0 ? s.engine.num_gpu_blocks_override : memory.kv_blocks;
-    collector = std::make_unique<Collector>(cost.peak_flops(), s.gpu.memory_bandwidth, s.parallelism.gpus_per_replica(),
-                                            s.parallelism.replicas);
-    collector->set_power_model(PowerModel::of(s.gpu));
-    collector->keep_timeline(o.timeline_rows / 2);
-  }
-  EngineContext context(int replica, RunObserver* observer, bool fast_forward) const {
-    EngineContext ctx;
-    ctx.cost = &cost;
-    ctx.draft_cost = draft_cost.get();  // the speculative drafter (engine.speculative), else null
-    ctx.step_costs = &step_costs;  // the pool's instances share one set of tables
-    ctx.config = replica_engine_config(setup.engine, setup.parallelism.attention_dp);
-    ctx.memory = memory;
-    ctx.kv_blocks = blocks;
-    ctx.max_request_blocks = rank_kv_blocks(blocks, setup.parallelism.attention_dp);
-    ctx.replica = replica;
-    ctx.observer = observer;
-    ctx.fast_forward = fast_forward;
-    return ctx;
-  }
-  const Setup& setup;
-  CostModel cost;
-  std::unique_ptr<CostModel> draft_cost;
-  mutable StepCostCache step_costs{cost};  // tables shared by the pool's instances (context() hands them out)
-  MemoryPlan memory;
-  std::int64_t blocks = 0;
-  std::unique_ptr<Collector> collector;
-  std::vector<std::unique_ptr<Engine>> engines;
-};
 
 // The prefill instances' reports: steps to the pool's collector; each request's
 // record (done after its first token, or failed) kept for the loop, which
@@ -130,44 +95,14 @@ class DecodeTap final : public RunObserver {
 };
 
 
-// A pool's report over a run of `duration_s`: its collector saw only its own part
-// of the run, so busy share and idle energy are stretched to the whole.
-PoolReport pool_report(const Pool& p, const RunSummary& s, double duration_s, double* busy_gpu_s, double* step_j) {
-  PoolReport r;
-  r.gpu = p.setup.gpu.name;
-  r.tp = p.setup.parallelism.tp;
-  r.gpus_per_instance = p.setup.parallelism.gpus_per_replica();
-  if (p.setup.parallelism.wide()) r.layout = layout_label(p.setup.parallelism);
-  r.replicas = p.setup.parallelism.replicas;
-  r.gpus = p.setup.parallelism.total_gpus();
-  r.precision = p.setup.resolved.describe();
-  r.kv_blocks_per_instance = p.blocks;
-  const double busy_s = s.busy_fraction * s.duration_s * r.replicas;  // summed over instances
-  r.busy_fraction = duration_s > 0 ? busy_s / (duration_s * r.replicas) : 0.0;
-  r.mfu = s.mfu;
-  r.bandwidth_utilization = s.bandwidth_utilization;
-  r.batch_size_mean = s.batch_size_mean;
-  r.batch_size_max = s.batch_size_max;
-  r.kv_utilization_mean = s.kv_utilization_mean;
-  r.kv_utilization_max = s.kv_utilization_max;
-  r.queue_length_mean = s.queue_length_mean;
-  r.queue_length_max = s.queue_length_max;
-  r.steps = s.steps;
-  const PowerModel power = PowerModel::of(p.setup.gpu);
-  const double gpr = p.setup.parallelism.gpus_per_replica();
-  r.energy_j = s.energy_j + std::max(0.0, duration_s - s.duration_s) * r.replicas * gpr * power.idle_watts;
-  *busy_gpu_s = busy_s * gpr;
-  *step_j = s.busy_power_w_per_gpu * busy_s * gpr;
-  return r;
-}
-
 }  // namespace
 
 SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& source, const SimulationOptions& options) {
   if (!sc.disaggregation) throw Error("internal: simulate_disaggregated on a co-located scenario");
   const DisaggregationSpec& spec = *sc.disaggregation;
   refuse_unsupported(sc, spec);
-  Pool prefill(spec.prefill, "prefill", options), decode(spec.decode, "decode", options);
+  ServingPool prefill(spec.prefill, "disaggregation.prefill", true, options.timeline_rows / 2),
+      decode(spec.decode, "disaggregation.decode", true, options.timeline_rows / 2);
   if (options.check_workload) {
     // The whole sequence lives in a decode instance: judged as a co-located replica of the decode pool.
     Scenario as_decode = sc;

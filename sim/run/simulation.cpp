@@ -22,6 +22,8 @@
 #include "run/autoscaler.h"
 #include "run/gateway.h"
 #include "run/run_totals.h"
+#include "run/fleet_pools_run.h"
+#include "run/serving_pool.h"
 #include "util/error.h"
 #include "util/machine.h"
 #include "util/interrupt.h"
@@ -146,20 +148,35 @@ std::vector<KvTierReport> kv_tier_reports(const std::vector<std::unique_ptr<Engi
 
 SimulationResult simulate(const Scenario& sc, RequestSource& source, const SimulationOptions& options) {
   if (sc.disaggregation) return simulate_disaggregated(sc, source, options);  // prefill and decode pools
-  const CostModel cost = make_cost_model(sc);
-  const std::unique_ptr<CostModel> draft_cost = make_draft_cost_model(sc);
+  // The replicas' pools: the scenario's own setup, or a heterogeneous fleet's pools
+  // (each with its own collector, merged into the run's at the end).
+  const bool fleet = !sc.pools.empty();
+  std::vector<std::unique_ptr<ServingPool>> pools;
+  if (fleet)
+    for (std::size_t i = 0; i < sc.pools.size(); ++i)
+      pools.push_back(std::make_unique<ServingPool>(sc.pools[i].setup,
+                                                    fmt::format("pools[{}] ({})", i, sc.pools[i].name), true,
+                                                    options.timeline_rows / sc.pools.size()));
+  else
+    pools.push_back(std::make_unique<ServingPool>(sc, std::string(), false));
+  const ServingPool& first = *pools.front();
+  const CostModel& cost = first.cost;
   SimulationResult result;
-  result.memory = plan_setup_memory(sc, cost);
-  if (!result.memory.fits) throw Error(result.memory.verdict);
-  const std::int64_t blocks =
-      sc.engine.num_gpu_blocks_override > 0 ? sc.engine.num_gpu_blocks_override : result.memory.kv_blocks;
-  result.kv_blocks_per_replica = blocks;
-  const std::int64_t rank_blocks = rank_kv_blocks(blocks, sc.parallelism.attention_dp);
-  if (options.check_workload) refuse_unservable_workload(sc, rank_blocks > 0 ? rank_blocks : blocks);
+  result.memory = first.memory;
+  result.kv_blocks_per_replica = first.blocks;
+  if (options.check_workload)
+    for (const auto& p : pools) {
+      try {
+        refuse_unservable_workload(sc, p->rank_blocks > 0 ? p->rank_blocks : p->blocks);
+      } catch (const Error& e) {
+        if (!fleet) throw;
+        throw Error(fmt::format("{}: {}", p->label, e.what()));
+      }
+    }
 
-  Collector collector(cost.peak_flops(), sc.gpu.memory_bandwidth, sc.parallelism.gpus_per_replica(),
+  Collector collector(cost.peak_flops(), first.setup.gpu.memory_bandwidth, first.setup.parallelism.gpus_per_replica(),
                       sc.parallelism.replicas, sc.slo);
-  collector.set_power_model(PowerModel::of(sc.gpu));
+  collector.set_power_model(PowerModel::of(first.setup.gpu));
   collector.set_request_stream(options.requests_csv);
   collector.set_request_results(options.request_results);
   collector.keep_timeline(options.timeline_rows);
@@ -167,6 +184,9 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   if (sc.workload.multi_turn && sc.workload.multi_turn->conversation_metrics)
     collector.track_conversations(sc.workload.multi_turn->turns, sc.workload.arrival.kind == ArrivalKind::closed_loop,
                                   sc.workload.multi_turn->closed);
+  std::vector<std::unique_ptr<FleetPoolTap>> taps;
+  if (fleet)
+    for (const auto& p : pools) taps.push_back(std::make_unique<FleetPoolTap>(*p->collector, collector));
 
   // Users who give up (workload.patience): the static engine has no abort path.
   std::optional<Patience> patience;
@@ -193,32 +213,29 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
                                      [](const RequestClassSpec& c) { return c.rate_limit > 0; });
     if (sc.gateway || limited) gateway.emplace(*classes, sc.gateway);
   }
-  // Every replica prices with `cost`: one set of step-cost tables for all of them.
-  StepCostCache step_costs(cost);
-  // And one memo of prompt block hashes: the replicas see the same system prompts.
+  // One memo of prompt block hashes: the replicas see the same system prompts.
   BlockHashChains hash_chains;
   // Shared KV tiers (engine.kv_tiers, shared: true): one store for every replica.
   std::vector<std::shared_ptr<KvTierLevel>> shared_kv_tiers;
   std::vector<std::unique_ptr<Engine>> replicas;
-  for (int r = 0; r < sc.parallelism.replicas; ++r) {
-    EngineContext ctx;
-    ctx.cost = &cost;
-    ctx.step_costs = &step_costs;
-    ctx.hash_chains = &hash_chains;
-    ctx.shared_kv_tiers = &shared_kv_tiers;
-    ctx.draft_cost = draft_cost.get();
-    ctx.config = replica_engine_config(sc.engine, sc.parallelism.attention_dp);
-    ctx.memory = result.memory;
-    ctx.kv_blocks = blocks;
-    ctx.max_request_blocks = rank_blocks;
-    ctx.replica = r;
-    ctx.observer = &collector;
-    ctx.patience = patience ? &*patience : nullptr;
-    ctx.fast_forward = options.fast_forward;
-    ctx.sampling = sc.workload.sampling;
-    ctx.lora = lora ? &*lora : nullptr;
-    ctx.classes = classes && classes->ranked() ? &*classes : nullptr;
-    replicas.push_back(make_engine(ctx));
+  // What each replica holds (the autoscaler's GPU-hours and loading time).
+  std::vector<ReplicaFootprint> footprints;
+  for (std::size_t p = 0; p < pools.size(); ++p) {
+    // A pool's replicas price with its cost model: one set of step-cost tables for all of them.
+    const ServingPool& pool = *pools[p];
+    RunObserver* observer = fleet ? static_cast<RunObserver*>(taps[p].get()) : &collector;
+    for (int k = 0; k < pool.setup.parallelism.replicas; ++k) {
+      EngineContext ctx = pool.context(static_cast<int>(replicas.size()), observer, options.fast_forward);
+      ctx.hash_chains = &hash_chains;
+      ctx.shared_kv_tiers = &shared_kv_tiers;
+      ctx.patience = patience ? &*patience : nullptr;
+      ctx.sampling = sc.workload.sampling;
+      ctx.lora = lora ? &*lora : nullptr;
+      ctx.classes = classes && classes->ranked() ? &*classes : nullptr;
+      replicas.push_back(make_engine(ctx));
+      footprints.push_back(ReplicaFootprint{pool.setup.parallelism.gpus_per_replica(), pool.memory.weights,
+                                            static_cast<int>(p)});
+    }
   }
   Router router(sc.router, sc.router_weights);
   router.set_lora(lora ? &*lora : nullptr);
@@ -228,7 +245,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   std::optional<Autoscaler> scaler;
   std::vector<ReplicaSignal> signals;
   if (sc.autoscale) {
-    scaler.emplace(*sc.autoscale, sc.parallelism.replicas, sc.parallelism.gpus_per_replica(), result.memory.weights);
+    scaler.emplace(*sc.autoscale, std::move(footprints));
     for (int r = 0; r < sc.parallelism.replicas; ++r)
       if (scaler->state(r) != Autoscaler::State::serving)
         router.set_available(r, false, replicas[static_cast<std::size_t>(r)]->load());
@@ -540,6 +557,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
       result.summary.classes[c].gateway = held[c];
   }
   if (scaler) result.summary.autoscale = scaler->finish(last_event);
+  if (fleet) merge_fleet_pools(result.summary, pools, sc.pools);
   add_carbon(result.summary, sc.grid_g_per_kwh);
   if (options.check_workload) refuse_all_failed(result.summary, sc);
   const LoadReport measured = load;  // the collector's queue-growth test

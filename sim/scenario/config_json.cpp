@@ -106,6 +106,24 @@ nlohmann::json resolved_config_json(const Scenario& sc, std::int64_t kv_blocks, 
                                   {"expected_tokens_per_step", sp.expected_tokens()}};
   }
   j["kv_cache"] = {{"blocks_per_replica", kv_blocks}, {"tokens_per_replica", kv_blocks * e.block_size}};
+  // A heterogeneous fleet: each pool's own setup (written only with pools). The gpu and
+  // precision above are the scenario's own setup's, which the pools start from; the KV
+  // blocks above are the first pool's.
+  if (!sc.pools.empty()) {
+    nlohmann::json pools = nlohmann::json::array();
+    for (std::size_t i = 0; i < sc.pools.size(); ++i) {
+      const Setup& ps = sc.pools[i].setup;
+      pools.push_back({{"name", sc.pools[i].name},
+                       {"gpu", ps.gpu.name},
+                       {"tp", ps.parallelism.tp},
+                       {"replicas", ps.parallelism.replicas},
+                       {"precision", precision_label(ps.resolved)},
+                       {"weights", weight_format_name(ps.resolved)},
+                       {"usd_per_gpu_hour", ps.gpu.price_per_hour},
+                       {"kv_blocks_per_replica", i < summary.pools.size() ? summary.pools[i].hardware.kv_blocks_per_instance : 0}});
+    }
+    j["pools"] = pools;
+  }
   nlohmann::json w;
   const WorkloadSpec& ws = sc.workload;
   if (ws.trace) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "scenario/autoscale_spec.h"
+#include "scenario/fleet_pools.h"
 #include "scenario/gateway_spec.h"
 #include "scenario/setup.h"
 #include "metrics/slo_spec.h"
@@ -27,6 +28,10 @@ struct Scenario : Setup {
   std::shared_ptr<const DisaggregationSpec> disaggregation;
   // The `autoscale:` section (run/autoscaler.h); unset: a fixed fleet of parallelism.replicas.
   std::optional<AutoscaleSpec> autoscale;
+  // The `pools:` section: a heterogeneous fleet, its replicas numbered pool by pool
+  // in order (parallelism.replicas is then their sum); empty: parallelism.replicas
+  // replicas of the scenario's own setup.
+  std::vector<FleetPoolSpec> pools;
   // The `gateway:` section (run/gateway.h): flow control in front of the replicas; unset: none.
   std::optional<GatewaySpec> gateway;
   // Per workload.classes entry, in order: its own SLO (unset: `slo` applies to it).

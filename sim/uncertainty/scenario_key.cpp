@@ -1,5 +1,6 @@
 #include "uncertainty/scenario_key.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "model/dtype.h"
@@ -17,8 +18,23 @@ bool sixteen_bit_or_wider(DType t) { return t == DType::bf16 || t == DType::fp16
 
 std::vector<std::string> uncovered_features(const Scenario& sc, const RunSummary& summary) {
   std::vector<std::string> out;
-  if (!sixteen_bit_or_wider(sc.resolved.weights)) out.push_back(dtype_name(sc.resolved.weights) + " weights");
-  if (!sixteen_bit_or_wider(sc.resolved.kv_cache)) out.push_back(dtype_name(sc.resolved.kv_cache) + " KV cache");
+  // A heterogeneous fleet (pools:) runs each pool's precision, not the scenario's own.
+  std::vector<const Setup*> setups;
+  for (const FleetPoolSpec& p : sc.pools) setups.push_back(&p.setup);
+  if (setups.empty()) setups.push_back(&sc);
+  auto add = [&](std::string what) {
+    if (std::find(out.begin(), out.end(), what) == out.end()) out.push_back(std::move(what));
+  };
+  for (const Setup* s : setups) {
+    if (!sixteen_bit_or_wider(s->resolved.weights)) add(dtype_name(s->resolved.weights) + " weights");
+    if (!sixteen_bit_or_wider(s->resolved.kv_cache)) add(dtype_name(s->resolved.kv_cache) + " KV cache");
+  }
+  // Every measured run behind the bands ran on one GPU type.
+  for (const Setup* s : setups)
+    if (s->gpu.architecture != setups.front()->gpu.architecture) {
+      add("a fleet mixing GPU architectures");
+      break;
+    }
   if (sc.engine.speculative.enabled()) out.push_back(sc.engine.speculative.method + " speculative decoding");
   if (sc.disaggregation) out.push_back("prefill/decode disaggregation");
   if (sc.parallelism.pp > 1) out.push_back("pipeline parallelism");
@@ -31,7 +47,8 @@ std::vector<std::string> uncovered_features(const Scenario& sc, const RunSummary
 }
 
 BandKey scenario_band_key(const Scenario& sc, const RunSummary& summary) {
-  return BandKey{is_calibrated_profile(sc.gpu), sc.gpu.architecture, framework_family(sc.engine.framework),
+  const GpuSpec& gpu = sc.pools.empty() ? sc.gpu : sc.pools.front().setup.gpu;  // (mixed: refused above)
+  return BandKey{is_calibrated_profile(gpu), gpu.architecture, framework_family(sc.engine.framework),
                  load_regime(sc.engine.max_num_seqs > 0
                                  ? summary.batch_size_mean / static_cast<double>(sc.engine.max_num_seqs)
                                  : 0.0,

@@ -1,0 +1,143 @@
+// The scenario's `pools:` section: a heterogeneous fleet of co-located replicas
+// behind one router (scenario/fleet_pools.h). Each pool is read as the scenario's
+// own setup with the pool's gpu / tp / weights / replicas / price in place
+// (config/pool_setup.h), so it is checked exactly as a scenario of that setup.
+//
+//   pools:
+//     - {name: h100, replicas: 4}                          # the scenario's own GPU
+//     - {name: a100, gpu: a100-sxm-80gb, replicas: 6, price_per_hour: "1.29 USD/h"}
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "config/config_error.h"
+#include "config/pool_setup.h"
+#include "config/scenario_sections.h"
+#include "scenario/scenario.h"
+#include "util/error.h"
+
+namespace servesim {
+namespace {
+
+constexpr std::size_t kMaxPools = 32;
+
+const Key kName{.name = "name",
+                .type = KeyType::text,
+                .doc = "the pool's name in the summary, JSON and errors (letters, digits, '_', '-', '.')",
+                .spec = "FleetPoolSpec::name",
+                .required = true};
+const Key kGpu{.name = "gpu",
+               .type = KeyType::text,
+               .doc = "the pool's GPU: a catalog name or a GPU YAML path",
+               .spec = "FleetPoolSpec::setup.gpu",
+               .unit = "GPU name or path",
+               .default_note = "hardware.gpu"};
+const Key kTp{.name = "tp",
+              .type = KeyType::integer,
+              .doc = "tensor-parallel GPUs of one replica of the pool",
+              .spec = "FleetPoolSpec::setup.parallelism.tp",
+              .unit = "GPUs",
+              .default_note = "parallelism.tp",
+              .min = 1,
+              .max = 1024,
+              .why = "a replica runs on at least one GPU"};
+const Key kReplicas{.name = "replicas",
+                    .type = KeyType::integer,
+                    .doc = "replicas in the pool (with autoscale: the most the pool may run)",
+                    .spec = "FleetPoolSpec::setup.parallelism.replicas",
+                    .unit = "replicas",
+                    .required = true,
+                    .min = 1,
+                    .max = 100000,
+                    .why = "a pool with no replica could serve nothing"};
+const Key kWeights{.name = "weights",
+                   .type = KeyType::text,
+                   .doc = "the pool's weight precision (the values of model.weights; e.g. fp8 on a GPU that has "
+                          "it, bf16 on one that does not); the KV cache precision is model.kv_cache in every pool",
+                   .spec = "FleetPoolSpec::setup.precision.weights",
+                   .default_note = "model.weights"};
+const Key kPrice{.name = "price_per_hour",
+                 .type = KeyType::quantity,
+                 .doc = "price of one GPU-hour in this pool (e.g. reserved vs on-demand vs spot), replacing its GPU "
+                        "file's cost.on_demand",
+                 .spec = "FleetPoolSpec::setup.gpu.price_per_hour",
+                 .dimension = Dimension::price_per_hour,
+                 .default_note = "hardware.price_per_hour for the scenario's own GPU, else the GPU file's",
+                 .min = 0,
+                 .why = "a price >= 0"};
+
+const Key kPools{.name = "pools",
+                 .type = KeyType::list,
+                 .doc = "a heterogeneous fleet: pools of co-located replicas, each its own GPU, tp, weight precision "
+                        "and price, behind parallelism.router; listed in order of preference (an autoscaled fleet "
+                        "starts replicas from the first pool and drains them from the last)",
+                 .spec = "Scenario::pools",
+                 .default_note = "none: parallelism.replicas replicas of the scenario's setup",
+                 .item = "pool mapping {name, replicas, gpu?, tp?, weights?, price_per_hour?}"};
+
+bool printable_name(const std::string& s) {
+  if (s.empty() || s.size() > 64) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+  });
+}
+
+}  // namespace
+
+const Key& pools_top_key() { return kPools; }
+
+const KeySection& pools_key_section() {
+  static const KeySection s{.path = "pools",
+                            .doc = "one pool of a heterogeneous fleet (a list item; unset keys: the scenario's "
+                                   "own setup)",
+                            .keys = {&kName, &kGpu, &kTp, &kReplicas, &kWeights, &kPrice}};
+  return s;
+}
+
+std::vector<FleetPoolSpec> read_pools(ConfigMap& root) {
+  const std::string key(kPools.name);
+  std::vector<FleetPoolSpec> pools;
+  if (!root.has(key)) return pools;
+  const ConfigNode* node = root.get(key);
+  if (!node || !node->is_sequence() || node->items().empty())
+    throw Error(fmt::format("{}: a non-empty list of pools, e.g. [{{name: h100, replicas: 4}}, {{name: a100, gpu: "
+                            "a100-sxm-80gb, replicas: 6}}]",
+                            root.where(key)));
+  if (node->items().size() > kMaxPools)
+    throw Error(fmt::format("{}: {} pools; at most {}", root.where(key), node->items().size(), kMaxPools));
+  // The fleet is the pools' replicas: a parallelism.replicas beside them would be ignored.
+  const ConfigNode* par = root.node().find("parallelism");
+  if (par && par->find("replicas"))
+    throw Error(fmt::format("{}: parallelism.replicas and pools both size the fleet; remove parallelism.replicas "
+                            "(the fleet is the pools' replicas)",
+                            root.where(key)));
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < node->items().size(); ++i) {
+    ConfigMap m(node->items()[i], root.file(), fmt::format("{}[{}]", key, i));
+    FleetPoolSpec p;
+    p.name = read_text(m, kName);
+    if (!printable_name(p.name))
+      throw Error(fmt::format("{}: '{}' is not a pool name: 1 to 64 letters, digits, '_', '-' or '.' (it is printed "
+                              "in tables and JSON)",
+                              m.where(std::string(kName.name)), p.name));
+    if (!names.insert(p.name).second)
+      throw Error(fmt::format("{}: a second pool named '{}'", m.where(std::string(kName.name)), p.name));
+    ConfigNode doc = root.node();
+    doc.remove(key);
+    drop_price_of_other_gpu(doc, root, m, kGpu);
+    put_pool_key(doc, m, kGpu, "hardware.gpu");
+    put_pool_key(doc, m, kTp, "parallelism.tp");
+    put_pool_key(doc, m, kWeights, "model.weights");
+    if (m.has(std::string(kPrice.name))) (void)read_quantity(m, kPrice);  // range-checked with the pool's path
+    put_pool_key(doc, m, kPrice, "hardware.price_per_hour");
+    (void)read_integer(m, kReplicas);
+    put_pool_key(doc, m, kReplicas, "parallelism.replicas");
+    p.setup = read_pool_setup(doc, root, m);
+    pools.push_back(std::move(p));
+  }
+  return pools;
+}
+
+}  // namespace servesim
