@@ -37,7 +37,8 @@ const Key kInterval{.name = "interval",
 const Key kTargetQueue{.name = "target_queue",
                        .type = KeyType::number,
                        .doc = "waiting requests per serving replica the fleet aims at (vLLM's num_requests_waiting "
-                              "metric); the desired count is ceil(serving x mean waiting / target_queue)",
+                              "metric, plus the requests a gateway holds, which wait for the fleet as well); the "
+                              "desired count is ceil(serving x mean waiting / target_queue)",
                        .spec = "AutoscaleSpec::target_queue",
                        .default_note = "none: not a signal",
                        .min = 0.001,
@@ -63,6 +64,28 @@ const Key kTargetConcurrency{.name = "target_concurrency",
                              .min = 0.001,
                              .max = 1e6,
                              .why = "requests per replica"};
+const Key kTargetTtft{.name = "target_ttft",
+                      .type = KeyType::quantity,
+                      .doc = "time to first token the fleet aims at (e.g. \"500 ms\"), read as ttft_quantile of the "
+                             "requests finished in the last interval, as a KEDA Prometheus trigger on "
+                             "histogram_quantile over vLLM's vllm:time_to_first_token_seconds; the desired count is "
+                             "ceil(serving x TTFT / target_ttft). An interval with no finished request gives no "
+                             "reading",
+                      .spec = "AutoscaleSpec::target_ttft_s",
+                      .dimension = Dimension::time,
+                      .default_note = "none: not a signal",
+                      .min = 1e-3,
+                      .max = 3600,
+                      .why = "1 ms to an hour"};
+const Key kTtftQuantile{.name = "ttft_quantile",
+                        .type = KeyType::quantity,
+                        .doc = "the quantile of the interval's TTFTs that target_ttft limits (\"90%\" or 0.9)",
+                        .spec = "AutoscaleSpec::ttft_quantile",
+                        .dimension = Dimension::fraction,
+                        .default_number = 0.9,
+                        .min = 0.01,
+                        .max = 1,
+                        .why = "a quantile"};
 const Key kTolerance{.name = "tolerance",
                      .type = KeyType::quantity,
                      .doc = "no change while every signal is within this fraction of its target (HPA's default 10%)",
@@ -108,7 +131,8 @@ const KeySection& autoscale_key_section() {
   static const KeySection s{.path = "autoscale",
                             .doc = "a fleet whose replica count follows the load; parallelism.replicas is its most "
                                    "(run/autoscaler.h)",
-                            .keys = {&kMin, &kInitial, &kInterval, &kTargetQueue, &kTargetKv, &kTargetConcurrency, &kTolerance,
+                            .keys = {&kMin, &kInitial, &kInterval, &kTargetQueue, &kTargetKv, &kTargetConcurrency, &kTargetTtft,
+                                     &kTtftQuantile, &kTolerance,
                                      &kProvision, &kLoadBandwidth, &kWindow}};
   return s;
 }
@@ -124,14 +148,19 @@ std::optional<AutoscaleSpec> read_autoscale(ConfigMap& root, int max_replicas) {
   if (has_key(m, kTargetQueue)) a.target_queue = read_number(m, kTargetQueue);
   if (has_key(m, kTargetKv)) a.target_kv = read_quantity(m, kTargetKv);
   if (has_key(m, kTargetConcurrency)) a.target_concurrency = read_number(m, kTargetConcurrency);
+  if (has_key(m, kTargetTtft)) a.target_ttft_s = read_quantity(m, kTargetTtft);
+  a.ttft_quantile = read_quantity(m, kTtftQuantile);
+  if (has_key(m, kTtftQuantile) && a.target_ttft_s <= 0)
+    throw Error(fmt::format("{}: ttft_quantile says which TTFT quantile target_ttft limits; give target_ttft too",
+                            where(m, kTtftQuantile)));
   a.tolerance = read_quantity(m, kTolerance);
   a.provision_s = read_quantity(m, kProvision);
   if (has_key(m, kLoadBandwidth)) a.load_bandwidth = read_quantity(m, kLoadBandwidth);
   a.scale_down_window_s = read_quantity(m, kWindow);
-  if (a.target_queue <= 0 && a.target_kv <= 0 && a.target_concurrency <= 0)
+  if (a.target_queue <= 0 && a.target_kv <= 0 && a.target_concurrency <= 0 && a.target_ttft_s <= 0)
     throw Error(fmt::format("{}: give the signal the fleet scales on: target_concurrency (requests in a replica, "
-                            "e.g. 16), target_queue (waiting requests per replica, e.g. 4) and/or target_kv (KV "
-                            "cache use, e.g. \"70%\")",
+                            "e.g. 16), target_queue (waiting requests per replica, e.g. 4), target_kv (KV "
+                            "cache use, e.g. \"70%\") and/or target_ttft (e.g. \"500 ms\")",
                             m.where()));
   if (max_replicas < 2)
     throw Error(fmt::format("{}: parallelism.replicas ({}) is the most replicas the fleet may run; autoscaling "

@@ -86,6 +86,7 @@ void Collector::on_request_done(const RequestRecord& r) {
     swapped_preemptions_ += r.swaps;
     if (r.preemptions > 0) ++preempted_requests_;
     ttft_.add(res.ttft_ms);
+    if (ttft_sink_) [[unlikely]] ttft_sink_->push_back(res.ttft_ms);
     e2e_.add(res.e2e_ms);
     queue_.add(res.queue_ms);
     queue_bins_.add(res.arrival_s, res.queue_ms);

@@ -67,6 +67,9 @@ class Collector : public RunObserver {
     conversations_ = std::make_unique<ConversationTracker>(turns, closed_loop, sessions);
   }
   void keep_timeline(std::size_t max_rows) { timeline_limit_ = max_rows; }
+  // Each completed request's TTFT (ms) is also appended to `sink` (an autoscaler's
+  // latency signal reads and empties it at each decision); null: not kept.
+  void watch_ttft(std::vector<double>* sink) { ttft_sink_ = sink; }
   // Samples kept exactly per metric before switching to the histogram (tests).
   void set_exact_cap(std::size_t cap);
   const std::vector<TimelineRow>& timeline() const { return timeline_; }
@@ -106,6 +109,7 @@ class Collector : public RunObserver {
   std::int64_t batch_max_ = 0, queue_max_ = 0, steps_ = 0;
   std::ostream* requests_out_ = nullptr;
   RequestResults* results_ = nullptr;
+  std::vector<double>* ttft_sink_ = nullptr;
   std::vector<TimelineRow> timeline_;
   std::size_t timeline_limit_ = 0;
   std::int64_t timeline_stride_ = 1, timeline_counter_ = 0;

@@ -68,8 +68,8 @@ void Autoscaler::set_state(int r, State s, Nanos now) {
   }
 }
 
-int Autoscaler::desired(const std::vector<ReplicaSignal>& signals) const {
-  std::int64_t waiting = 0, outstanding = 0;
+int Autoscaler::desired(const std::vector<ReplicaSignal>& signals, const FleetSignal& fleet) const {
+  std::int64_t waiting = fleet.held, outstanding = fleet.held;
   double kv = 0;
   int serving = 0;
   for (std::size_t r = 0; r < signals.size(); ++r) {
@@ -94,13 +94,15 @@ int Autoscaler::desired(const std::vector<ReplicaSignal>& signals) const {
   consider(static_cast<double>(waiting) / serving, spec_.target_queue);
   consider(kv / serving, spec_.target_kv);
   consider(static_cast<double>(outstanding) / serving, spec_.target_concurrency);
+  if (fleet.ttft_s >= 0) consider(fleet.ttft_s, spec_.target_ttft_s);
   return want < 0 ? serving : want;
 }
 
-Autoscaler::Decision Autoscaler::decide(Nanos now, const std::vector<ReplicaSignal>& signals) {
+Autoscaler::Decision Autoscaler::decide(Nanos now, const std::vector<ReplicaSignal>& signals,
+                                        const FleetSignal& fleet_signal) {
   Decision d;
   const int replicas = static_cast<int>(state_.size());
-  const int want = std::clamp(desired(signals), spec_.min_replicas, replicas);
+  const int want = std::clamp(desired(signals, fleet_signal), spec_.min_replicas, replicas);
   // The fleet as it will be: serving plus starting (draining replicas are leaving).
   const int fleet = count(State::serving) + count(State::starting);
   recent_.emplace_back(now, want);

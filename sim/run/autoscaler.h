@@ -7,8 +7,13 @@
 //   desired = max over signals of ceil(serving x mean metric / target)
 //
 // with the metric the mean over serving replicas of waiting requests
-// (target_queue), KV cache use (target_kv) or requests in the replica, waiting
-// and running (target_concurrency, Knative's); a signal within `tolerance` of its
+// (target_queue; the requests a gateway holds count as waiting, and in the
+// concurrency, too: they wait for the fleet, only elsewhere), KV cache use (target_kv) or requests in the replica,
+// waiting and running (target_concurrency, Knative's), or the fleet's TTFT quantile
+// over the requests finished since the last decision against target_ttft (the HPA
+// rule on a latency metric, as a KEDA Prometheus trigger applies it; latency is not
+// proportional to replicas, so this scales in steps and is damped by the
+// tolerance and the scale-down window like the others); a signal within `tolerance` of its
 // target (|metric / target - 1| <= tolerance) asks for no change. desired is
 // clamped to [min_replicas, replicas].
 //  - Scale up at once: replicas off are started (lowest index first, so a
@@ -47,6 +52,12 @@ struct ReplicaFootprint {
   int pool = 0;
 };
 
+// What the fleet reports at a decision beyond each replica's signal.
+struct FleetSignal {
+  std::int64_t held = 0;  // requests a gateway holds (run/gateway.h)
+  double ttft_s = -1;     // the TTFT quantile of the interval's finished requests; < 0: none finished
+};
+
 // What one replica reports at a decision.
 struct ReplicaSignal {
   std::int64_t waiting = 0;   // requests not yet scheduled
@@ -75,9 +86,9 @@ class Autoscaler {
   struct Decision {
     std::vector<int> start, drain;
   };
-  Decision decide(Nanos now, const std::vector<ReplicaSignal>& signals);
+  Decision decide(Nanos now, const std::vector<ReplicaSignal>& signals, const FleetSignal& fleet = {});
   // The desired count from the signals alone (before clamping and the window), for tests.
-  int desired(const std::vector<ReplicaSignal>& signals) const;
+  int desired(const std::vector<ReplicaSignal>& signals, const FleetSignal& fleet = {}) const;
   // When starting replica r serves (its start decision + startup_s).
   Nanos ready_at(int r) const { return ready_at_[static_cast<std::size_t>(r)]; }
   // Replica r finished starting (when now is its ready_at: a start cancelled and

@@ -48,6 +48,7 @@ class Gateway {
   Decision admit(const Request& r, Nanos now, bool saturated);
   void hold(Request&& r, Nanos now);
   bool holding() const { return held_ > 0; }
+  std::int64_t held() const { return held_; }
   // The next request to send on: the highest priority band's oldest.
   Request release(Nanos now);
 

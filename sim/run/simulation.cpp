@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "core/event_queue.h"
@@ -45,6 +46,16 @@ constexpr int kDeadlinePriority = 3;
 // index) comes after everything else at its instant: it reads the loads as they
 // stand once the instant's arrivals and step ends are in.
 constexpr int kScalePriority = 4;
+
+// The q-quantile (q in (0, 1]) of `values` (reordered), nearest rank as Prometheus'
+// histogram_quantile would bound it: the ceil(q n)-th smallest.
+double quantile_ms(std::vector<double>& values, double q) {
+  const std::size_t n = values.size();
+  const std::size_t rank = std::min(n, static_cast<std::size_t>(std::ceil(q * static_cast<double>(n) - 1e-9)));
+  const auto k = values.begin() + static_cast<std::ptrdiff_t>(rank == 0 ? 0 : rank - 1);
+  std::nth_element(values.begin(), k, values.end());
+  return *k;
+}
 
 // The shortest length a synthetic length distribution can draw.
 std::int64_t min_length(const LengthSpec& l) {
@@ -244,8 +255,10 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   // An autoscaled fleet (run/autoscaler.h): the replicas not serving are kept from the router.
   std::optional<Autoscaler> scaler;
   std::vector<ReplicaSignal> signals;
+  std::vector<double> recent_ttft_ms;  // autoscale.target_ttft: the interval's TTFTs
   if (sc.autoscale) {
     scaler.emplace(*sc.autoscale, std::move(footprints));
+    if (sc.autoscale->target_ttft_s > 0) collector.watch_ttft(&recent_ttft_ms);
     for (int r = 0; r < sc.parallelism.replicas; ++r)
       if (scaler->state(r) != Autoscaler::State::serving)
         router.set_available(r, false, replicas[static_cast<std::size_t>(r)]->load());
@@ -496,7 +509,13 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
         refresh_stale();
         for (std::size_t i = 0; i < replicas.size(); ++i)
           signals[i] = ReplicaSignal{replicas[i]->queued(), replicas[i]->outstanding(), replicas[i]->kv_load()};
-        const Autoscaler::Decision d = scaler->decide(now, signals);
+        FleetSignal fleet_signal;
+        if (gate) fleet_signal.held = gate->held();
+        if (!recent_ttft_ms.empty()) {
+          fleet_signal.ttft_s = quantile_ms(recent_ttft_ms, sc.autoscale->ttft_quantile) / 1e3;
+          recent_ttft_ms.clear();
+        }
+        const Autoscaler::Decision d = scaler->decide(now, signals, fleet_signal);
         for (int r : d.start) queue.push(scaler->ready_at(r), kScalePriority, kScale, r);
         for (int r : d.drain) {
           router.set_available(r, false, replicas[static_cast<std::size_t>(r)]->load());

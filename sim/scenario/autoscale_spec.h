@@ -11,6 +11,8 @@ struct AutoscaleSpec {
   double target_queue = 0;           // waiting requests per serving replica; 0: not a signal
   double target_kv = 0;              // KV cache use per serving replica (fraction); 0: not a signal
   double target_concurrency = 0;     // waiting + running requests per serving replica; 0: not a signal
+  double target_ttft_s = 0;          // the TTFT quantile below the fleet aims at; 0: not a signal
+  double ttft_quantile = 0.9;        // which quantile of the interval's TTFTs target_ttft limits
   double tolerance = 0.1;            // no change while |metric / target - 1| <= tolerance (HPA's default)
   double provision_s = 0;            // from the decision to a node that can load the model
   double load_bandwidth = 0;         // bytes/s each GPU reads its weights at; 0: no loading time

@@ -178,3 +178,66 @@ TEST_CASE("autoscale: bad sections are refused at the key", "[autoscale][config]
   CHECK_THAT(err("4", "{min_replicas: 6, target_queue: 4}"), Catch::Contains("min_replicas (6) is above"));
   CHECK_THAT(err("4", "{target_queue: 4, intervall: \"10 s\"}"), Catch::Contains("did you mean 'interval'"));
 }
+
+TEST_CASE("autoscaler: requests a gateway holds count as waiting; the TTFT signal follows the HPA rule",
+          "[autoscale]") {
+  Autoscaler a(queue_spec(), 8, 1, 0);
+  // Replicas 0 and 1 serve with 2 waiting each, and the gateway holds 12: mean waiting
+  // (2 + 2 + 12) / 2 = 8 against 4 -> ceil(2 x 2) = 4. Without the held ones: mean 2 -> ceil(2 x 0.5) = 1.
+  CHECK(a.desired(waiting({2, 2, 0, 0, 0, 0, 0, 0}), FleetSignal{12, -1}) == 4);
+  CHECK(a.desired(waiting({2, 2, 0, 0, 0, 0, 0, 0})) == 1);
+  // TTFT alone (target 500 ms): 1.2 s -> ceil(2 x 2.4) = 5; 520 ms is within the 10% tolerance -> keep 2;
+  // 200 ms -> ceil(2 x 0.4) = 1; no finished request in the interval (< 0) -> no reading, keep 2.
+  AutoscaleSpec t = queue_spec();
+  t.target_queue = 0;
+  t.target_ttft_s = 0.5;
+  Autoscaler b(t, 8, 1, 0);
+  const std::vector<ReplicaSignal> idle = waiting({0, 0, 0, 0, 0, 0, 0, 0});
+  CHECK(b.desired(idle, FleetSignal{0, 1.2}) == 5);
+  CHECK(b.desired(idle, FleetSignal{0, 0.52}) == 2);
+  CHECK(b.desired(idle, FleetSignal{0, 0.2}) == 1);
+  CHECK(b.desired(idle, FleetSignal{0, -1}) == 2);
+}
+
+namespace {
+// Llama-3.1-8B on up to 4 H100 replicas (1 at first); 2 req/s for 120 s, then 40 req/s for 300 s.
+std::string step_load_fleet(const std::string& autoscale, const std::string& extra = "") {
+  return "hardware: {gpu: h100-sxm}\nmodel: {name: llama-3.1-8b}\n"
+         "parallelism: {tp: 1, replicas: 4, router: least_outstanding}\n"
+         "engine: {kind: vllm, max_num_seqs: 32}\n"
+         "workload: {arrival: {process: multi_stage, stages: [{process: poisson, rate: 2, duration: \"120 s\"}, "
+         "{process: poisson, rate: 40, duration: \"300 s\"}]}, input_tokens: {dist: fixed, value: 2000}, "
+         "output_tokens: {dist: fixed, value: 400}}\n"
+         "autoscale: " + autoscale + "\n" + extra;
+}
+}  // namespace
+
+TEST_CASE("autoscale on TTFT: the fleet grows when the interval's TTFT p90 passes its target, not before the step",
+          "[autoscale][sim]") {
+  const Scenario sc = parse_scenario(
+      parse_yaml_text(step_load_fleet("{min_replicas: 1, interval: \"15 s\", target_ttft: \"1 s\", provision: \"30 s\", "
+                                      "scale_down_window: \"600 s\"}")),
+      "test.yaml", true);
+  const RunSummary s = simulate(sc).summary;
+  REQUIRE(s.autoscale);
+  const AutoscaleReport& a = *s.autoscale;
+  CHECK(a.max_serving > 1);
+  // At 2 req/s one replica answers in well under 1 s: no start is decided before the step at
+  // 120 s, so none serves before 120 + 30 s.
+  for (std::size_t k = 1; k < a.serving_changes.size(); ++k)
+    if (a.serving_changes[k].second > a.serving_changes[k - 1].second) CHECK(a.serving_changes[k].first >= 150.0);
+}
+
+TEST_CASE("autoscale behind a gateway: the requests it holds are the queue the fleet scales on", "[autoscale][sim]") {
+  // The gateway holds requests once every replica has 5 waiting (queue_threshold), so no
+  // replica's own queue passes 5. With target_queue 10 the replicas' queues alone (at most 5
+  // each: ratio <= 0.5) would never ask for more replicas; the held requests do.
+  const Scenario sc = parse_scenario(
+      parse_yaml_text(step_load_fleet("{min_replicas: 1, interval: \"15 s\", target_queue: 10, provision: \"30 s\"}",
+                                      "gateway: {queue_threshold: 5}\n")),
+      "test.yaml", true);
+  const RunSummary s = simulate(sc).summary;
+  REQUIRE(s.autoscale);
+  CHECK(s.autoscale->max_serving > 1);
+  CHECK(s.completed + s.failed == s.load.offered);
+}
