@@ -48,6 +48,14 @@ std::vector<bool> pareto_front(const std::vector<std::pair<double, double>>& pts
 
 PlanResult plan(const ConfigNode& doc, const std::string& source, const PlanOptions& opt) {
   const Scenario base = parse_scenario(doc, source);
+  if (!base.pools.empty())
+    throw Error(fmt::format("{}: plan sizes a fleet of one setup per candidate; a heterogeneous fleet (pools) is "
+                            "compared with `servesim run` on each variant, or plan each pool's setup without pools",
+                            source));
+  // Each candidate is sized at a steady rate, one replica per trial: without the
+  // autoscale section (it comes back in the fleet comparison below).
+  ConfigNode candidate_doc = doc;
+  if (base.autoscale && candidate_doc.is_map()) candidate_doc.remove("autoscale");
   PlanResult out;
   out.model = base.model.name;
   out.source = source;
@@ -69,9 +77,17 @@ PlanResult plan(const ConfigNode& doc, const std::string& source, const PlanOpti
     const ArrivalSpec& a = base.workload.arrival;
     const bool has_rate =
         a.kind == ArrivalKind::poisson || a.kind == ArrivalKind::gamma || a.kind == ArrivalKind::constant;
-    if (!has_rate)
+    if (has_rate) {
+      out.target_rate = a.rate;
+    } else if (a.kind == ArrivalKind::multi_stage && !a.stages.empty()) {
+      // A fixed fleet must carry the busiest stage (a day's peak hour).
+      double peak = 0;
+      for (const ArrivalStage& st : a.stages) peak = std::max(peak, st.rate);
+      out.target_rate = peak;
+      out.target_note = "the peak of the workload's stages";
+    } else {
       throw Error("give --target-rate R (requests/s) or --gpu-budget N: the workload has no arrival rate to plan for");
-    out.target_rate = a.rate;
+    }
   }
   if (out.target_rate && !(*out.target_rate > 0)) throw Error("--target-rate must be positive");
   if (out.gpu_budget && *out.gpu_budget < 1) throw Error("--gpu-budget must be at least 1");
@@ -110,7 +126,7 @@ PlanResult plan(const ConfigNode& doc, const std::string& source, const PlanOpti
   std::size_t done = 0;
   parallel_for(out.candidates.size(), opt.threads, [&](std::size_t i) {
     Candidate& c = out.candidates[i];
-    ConfigNode d = doc;  // this candidate's draft: a plain copy, no lock
+    ConfigNode d = candidate_doc;  // this candidate's draft: a plain copy, no lock
     const std::size_t per_weight = layouts.size() * (by_layout ? 1 : tps.size()) * pps.size();
     const std::size_t gi = i / (weights.size() * per_weight);
     const std::size_t wi = (i / per_weight) % weights.size();
@@ -237,6 +253,13 @@ PlanResult plan(const ConfigNode& doc, const std::string& source, const PlanOpti
     throw Error(fmt::format("no candidate can serve this workload within its SLOs:{}", why));
   }
   out.explanation = plan_explanation(out);
+  if (base.autoscale) {
+    const Candidate& best = out.candidates.front();  // rank 1
+    if (best.replicas < 2)
+      out.fleet_note = fmt::format("the best candidate needs {} replica: nothing to autoscale", best.replicas);
+    else if (best.scenario)
+      out.fleet = compare_fleets(*best.scenario, best.label, best.replicas, *base.autoscale);
+  }
   return out;
 }
 
@@ -260,7 +283,9 @@ std::string plan_table(const PlanResult& p) {
   std::string out;
   out += fmt::format("Capacity plan: {} from {}\n", p.model, p.source);
   out += fmt::format("  goal: {}{}{}\n",
-                     p.target_rate ? fmt::format("{:g} req/s", *p.target_rate) : "most goodput",
+                     p.target_rate ? fmt::format("{:g} req/s{}", *p.target_rate,
+                                                 p.target_note.empty() ? "" : " (" + p.target_note + ")")
+                                   : "most goodput",
                      p.gpu_budget ? fmt::format(" within {} GPUs", *p.gpu_budget) : "",
                      p.max_replicas > 0 ? fmt::format(", at most {} replicas", p.max_replicas) : "");
   out += fmt::format("  SLOs: {}\n", slo_text(p.slo));
@@ -326,6 +351,8 @@ std::string plan_table(const PlanResult& p) {
       }
     }
   if (!p.explanation.empty()) out += "\n" + p.explanation;
+  if (p.fleet) out += fleet_comparison_text(*p.fleet);
+  if (!p.fleet_note.empty()) out += "\nno fixed vs autoscaled comparison: " + p.fleet_note + "\n";
   return out;
 }
 
@@ -407,6 +434,9 @@ nlohmann::ordered_json plan_json(const PlanResult& p) {
   }
   j["candidates"] = cs;
   if (!p.explanation.empty()) j["explanation"] = p.explanation;
+  if (!p.target_note.empty()) j["target_note"] = p.target_note;
+  if (p.fleet) j["fleet_comparison"] = fleet_comparison_json(*p.fleet);
+  if (!p.fleet_note.empty()) j["fleet_comparison_note"] = p.fleet_note;
   return j;
 }
 

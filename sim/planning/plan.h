@@ -33,6 +33,7 @@
 
 #include "planning/capacity.h"
 #include "planning/economics.h"
+#include "planning/fleet_comparison.h"
 
 namespace servesim::planning {
 
@@ -77,6 +78,11 @@ struct PlanResult {
   std::vector<Candidate> candidates;  // ranked first, then the rest in candidate order
   // Why the best candidate won, against the best of every other layout (plan_explanation).
   std::string explanation;
+  std::string target_note;  // where the target rate came from, when not given ("the peak of the workload's stages")
+  // A scenario with an autoscale section: the best candidate's fleet over the whole
+  // workload, fixed and autoscaled (fleet_comparison.h); why not, when it could not be.
+  std::optional<FleetComparison> fleet;
+  std::string fleet_note;
 };
 
 // With a candidate of DP attention or expert parallelism: one line per layout the best beat: what it gains or loses against it
