@@ -183,6 +183,23 @@ const Key kWeightKv{.name = "kv",
                     .min = 0,
                     .max = 1e6,
                     .why = "a weight"};
+const Key kWeightSession{.name = "session",
+                         .type = KeyType::number,
+                         .doc = "weight of the session-affinity scorer (1 for the replica the request's session or "
+                                "closed-loop user was last sent to; llm-d's session-affinity-scorer)",
+                         .spec = "RouterWeights::session",
+                         .default_number = 0,
+                         .min = 0,
+                         .max = 1e6,
+                         .why = "a weight"};
+const Key kPrefixScorer{.name = "prefix_scorer",
+                        .type = KeyType::choice,
+                        .doc = "approximate: the share of the prompt's ids the router sent to the replica before (llm-d's "
+                               "prefix-cache-scorer); precise: the share of its blocks the replica's GPU prefix cache "
+                               "holds now, evictions seen (llm-d's precise-prefix-cache-scorer on KV events)",
+                        .spec = "RouterWeights::precise_prefix",
+                        .default_text = "approximate",
+                        .choices = {"approximate", "precise"}};
 const Key kPrefixBlocks{.name = "prefix_blocks",
                         .type = KeyType::integer,
                         .doc = "prompt block ids the router remembers per replica, the oldest forgotten first (llm-d's "
@@ -198,7 +215,8 @@ const Key kPrefixBlocks{.name = "prefix_blocks",
 const KeySection& router_weights_key_section() {
   static const KeySection s{.path = "parallelism.router_weights",
                             .doc = "the scored router's scorers (router: scored)",
-                            .keys = {&kWeightPrefix, &kWeightQueue, &kWeightKv, &kPrefixBlocks}};
+                            .keys = {&kWeightPrefix, &kWeightQueue, &kWeightKv, &kWeightSession, &kPrefixScorer,
+                                     &kPrefixBlocks}};
   return s;
 }
 
@@ -241,8 +259,10 @@ void read_parallelism(ConfigMap& par, Setup& s) {
     s.router_weights.prefix = read_number(w, kWeightPrefix);
     s.router_weights.queue = read_number(w, kWeightQueue);
     s.router_weights.kv = read_number(w, kWeightKv);
+    s.router_weights.session = read_number(w, kWeightSession);
+    s.router_weights.precise_prefix = read_choice(w, kPrefixScorer) == "precise";
     s.router_weights.prefix_blocks = read_integer(w, kPrefixBlocks);
-    if (s.router_weights.prefix + s.router_weights.queue + s.router_weights.kv <= 0)
+    if (s.router_weights.prefix + s.router_weights.queue + s.router_weights.kv + s.router_weights.session <= 0)
       throw Error(fmt::format("{}: every weight is 0: nothing would tell the replicas apart", w.where()));
     w.finish();
   }

@@ -283,6 +283,15 @@ void BatchState::prompt_hashes(Seq& s) {
   chains_->hashes(ids, r.hash_block_tokens, r.input_tokens, kv_.block_size(), s.hashes, upto, named_ids(r));
 }
 
+Engine::PrefixMatch BatchState::prefix_match(const Request& r) const {
+  if (!prefix_caching_ || r.block_hashes.empty()) return {};
+  const PromptIds ids(r);
+  const std::int64_t blocks = engine_block_count(ids, r.hash_block_tokens, r.input_tokens, kv_.block_size());
+  if (blocks <= 0) return {};
+  chains_->hashes(ids, r.hash_block_tokens, r.input_tokens, kv_.block_size(), match_hashes_, blocks, named_ids(r));
+  return {kv_.cached_prefix(match_hashes_, blocks), blocks};
+}
+
 void BatchState::complete_hashes(Seq& s) {
   if (extended_hashes(s)) return;
   const Request& r = s.req;

@@ -131,6 +131,9 @@ class BatchState {
   bool seqs_fit(std::int64_t max_num_seqs) const { return running_seqs() + request_seqs() <= max_num_seqs; }
   std::int64_t queue_length() const { return static_cast<std::int64_t>(waiting_.size()) + queued(); }
   bool queue_empty() const { return waiting_.empty() && fresh_.empty(); }
+  // Engine::prefix_match: r's full prompt blocks and how many of the first ones the GPU
+  // prefix cache holds now (read only: no pin, no LRU touch). Cold: the router asks.
+  Engine::PrefixMatch prefix_match(const Request& r) const;
   std::int64_t outstanding() const { return queue_length() + running_count_; }
   std::int64_t queued() const { return fresh_count_ - static_cast<std::int64_t>(gone_.size()); }
   // The requests' bytes, and with patience their deadline entries and gone marks.
@@ -362,6 +365,7 @@ class BatchState {
   // way the few buffers in use stay in the CPU caches; a buffer per slot, with
   // thousands of requests decoding over many replicas, was written cold each time.
   std::vector<std::vector<std::uint64_t>> spare_hashes_;
+  mutable std::vector<std::uint64_t> match_hashes_;  // prefix_match's scratch
   // After registering: s.hashes go to spare_hashes_.
   void hand_on_hashes(Seq& s) {
     spare_hashes_.push_back(std::move(s.hashes));

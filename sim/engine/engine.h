@@ -98,6 +98,13 @@ class Engine {
   // replica's GPU slots (-1 when it is in none): what the lora_affinity router reads.
   virtual const LoraCounts* lora_counts() const { return nullptr; }
   virtual std::int64_t lora_last_use(std::int32_t /*a*/) const { return -1; }
+  // A prompt's leading blocks this replica's GPU prefix cache holds now, and its
+  // prompt's full blocks (the precise prefix scorer of the scored router reads it,
+  // as llm-d's reads the engines' KV events). {0, 0}: no prefix caching.
+  struct PrefixMatch {
+    std::int64_t cached = 0, blocks = 0;
+  };
+  virtual PrefixMatch prefix_match(const Request& /*r*/) const { return {}; }
 };
 
 struct EngineContext {

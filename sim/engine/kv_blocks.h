@@ -122,6 +122,10 @@ class KvBlocks {
     used_ += p.revived;
     return h;
   }
+  // The leading blocks of `hashes` (at most `limit`) the GPU cache holds, read only.
+  std::int64_t cached_prefix(const std::vector<std::uint64_t>& hashes, std::int64_t limit) const {
+    return cache_.match(hashes, limit);
+  }
   // Drops the caller's share of its cached blocks (their handles, as
   // acquire_prefix and share_prefix appended them).
   // (Nothing to do, and no call, for a request that shared no cached block: every one without prefix caching.)

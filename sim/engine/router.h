@@ -25,6 +25,7 @@
 // each): a cost only this router pays.
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -47,11 +48,22 @@ enum class RouterKind { round_robin, least_outstanding, least_kv, prefix_affinit
 //    first; its lruCapacityPerServer is 31250);
 //  - queue: (most waiting - its waiting) / (most - fewest), over the serving replicas
 //    (1 for all when they are equal), as the queue scorer normalises;
-//  - kv: 1 - its KV cache use.
+//  - kv: 1 - its KV cache use;
+//  - session (weight 0 unless set): 1 for the replica the request's session
+//    (Request::session: a multi-turn conversation or closed-loop user) was last
+//    routed to, 0 for the others (llm-d's session-affinity-scorer, which reads the
+//    replica from a header its previous response set); a session's last turn ends
+//    its entry.
+// With precise_prefix the prefix score is instead the share of the prompt's full
+// blocks that the replica's GPU prefix cache holds at that moment (Engine::
+// prefix_match; llm-d's precise-prefix-cache-scorer, which tracks the engines' KV
+// events): evictions are seen, and nothing is remembered by the router.
 // A request whose ids are implied (Request::own_ids_implied: only its first id is
 // stored) is matched on that first id alone.
 struct RouterWeights {
   double prefix = 3, queue = 2, kv = 2;
+  double session = 0;
+  bool precise_prefix = false;
   std::int64_t prefix_blocks = 31250;
 };
 
@@ -125,6 +137,7 @@ class Router {
   };
   std::vector<RoutedBlocks> routed_;
   std::vector<double> score_;  // scratch
+  std::unordered_map<std::int32_t, int> session_replica_;  // scored, session weight: session -> last replica
   bool available(std::size_t i) const { return unavailable_.empty() || !unavailable_[i]; }
   // lora_affinity: the adapters, and the replica each adapter's last request went to (-1: none yet).
   const LoraAssignment* lora_ = nullptr;

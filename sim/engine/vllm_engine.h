@@ -93,6 +93,7 @@ class VllmEngine final : public Engine {
     if (const KvTierChain* c = state_.kv().tiers()) out.push_back(c);
   }
   const LoraCounts* lora_counts() const override { return state_.lora() ? &state_.lora()->counts : nullptr; }
+  PrefixMatch prefix_match(const Request& r) const override { return state_.prefix_match(r); }
   std::int64_t lora_last_use(std::int32_t a) const override {
     return state_.lora() ? state_.lora()->last_use(a) : -1;
   }

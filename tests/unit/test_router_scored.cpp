@@ -127,3 +127,125 @@ TEST_CASE("router_weights belong to the scored router", "[engine][router][config
              }),
              Catch::Contains("every weight is 0"));
 }
+
+namespace {
+
+// A FakeReplica whose GPU prefix cache holds `cached` of a prompt's `blocks` (Engine::prefix_match).
+class FakeCacheReplica final : public Engine {
+ public:
+  bool enqueue(Request, Nanos) override { return true; }
+  bool has_work() const override { return false; }
+  bool can_start(Nanos) const override { return false; }
+  Nanos start_step(Nanos now, Nanos) override { return now; }
+  void finish_step(Nanos, std::vector<Request>&) override {}
+  std::int64_t outstanding() const override { return 0; }
+  std::int64_t queued() const override { return 0; }
+  std::int64_t queued_bytes() const override { return 0; }
+  void abort_queued(Nanos, FailureReason, const std::function<void(const Request&)>&) override {}
+  double kv_load() const override { return 0; }
+  std::int64_t kv_blocks_total() const override { return 100; }
+  PrefixMatch prefix_match(const Request&) const override { return match; }
+  PrefixMatch match;
+};
+
+Request in_session(std::int32_t session, bool last = false) {
+  Request r = make_request(0, 64, 1);
+  r.session = session;
+  r.last_turn = last;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("scored router: the session scorer keeps a session on the replica its last turn went to",
+          "[engine][router]") {
+  std::vector<std::unique_ptr<Engine>> replicas;
+  replicas.push_back(std::make_unique<FakeReplica>(4, 0.5));  // A
+  replicas.push_back(std::make_unique<FakeReplica>(0, 0.9));  // B
+  auto& a = static_cast<FakeReplica&>(*replicas[0]);
+  auto& b = static_cast<FakeReplica&>(*replicas[1]);
+  RouterWeights w;
+  w.prefix = 0;
+  w.session = 5;
+  Router router(RouterKind::scored, w);
+  // Session 7's first turn: A = 2 x 0 + 2 x (1 - 0.5) = 1.0, B = 2 x 1 + 2 x (1 - 0.9) = 2.2 -> B.
+  CHECK(router.pick(replicas, in_session(7)) == 1);
+  // B fills up: A = 0 + 2 x 1 = 2, B = 2 x 1 + 2 x 0 = 2, a tie the lowest index (A) would win;
+  // session 7 adds 5 to B -> B = 7. Another session (8) has no replica yet -> A.
+  a.kv = 0.0;
+  b.kv = 1.0;
+  CHECK(router.pick(replicas, in_session(7)) == 1);
+  CHECK(router.pick(replicas, in_session(8)) == 0);
+  // Session 8 now follows A even where B would score higher without it: A = 0 + 2 x 0 + 5 = 5 against B = 2 + 2 = 4
+  // once B empties (kv 0) and A fills (kv 1).
+  a.kv = 1.0;
+  b.kv = 0.0;
+  CHECK(router.pick(replicas, in_session(8)) == 0);
+  // Session 7's last turn still goes to B (B = 2 + 2 + 5 = 9) and ends its entry: its next request
+  // (a new session with the same id) is routed on load alone, A = 0 + 0 = 0 against B = 4 -> B, and
+  // with B full again (kv 1: B = 2) and A empty (A = 2: tie) -> A.
+  CHECK(router.pick(replicas, in_session(7, true)) == 1);
+  a.kv = 0.0;
+  b.kv = 1.0;
+  CHECK(router.pick(replicas, in_session(7)) == 0);
+}
+
+TEST_CASE("scored router: the precise prefix scorer reads what each replica's cache holds now", "[engine][router]") {
+  std::vector<std::unique_ptr<Engine>> replicas;
+  replicas.push_back(std::make_unique<FakeCacheReplica>());  // A
+  replicas.push_back(std::make_unique<FakeCacheReplica>());  // B
+  auto& a = static_cast<FakeCacheReplica&>(*replicas[0]);
+  auto& b = static_cast<FakeCacheReplica&>(*replicas[1]);
+  RouterWeights w;  // prefix 3, queue 2, kv 2: the queue and KV scores tie (2 + 2 each)
+  w.precise_prefix = true;
+  Router precise(RouterKind::scored, w);
+  Router approximate(RouterKind::scored);
+  // B holds 3 of the prompt's 4 blocks: B = 4 + 3 x 3/4 = 6.25 against A = 4 -> B, for both scorers
+  // (the approximate one has routed nothing yet: both 4, the tie -> A).
+  a.match = {0, 4};
+  b.match = {3, 4};
+  CHECK(precise.pick(replicas, with_ids({1, 2, 3, 4})) == 1);
+  CHECK(approximate.pick(replicas, with_ids({1, 2, 3, 4})) == 0);
+  // The approximate scorer now remembers ids 1..4 on A and keeps sending the prompt there
+  // whatever A's cache has since evicted; the precise one follows the caches: B evicted the
+  // blocks and A computed all 4 -> A = 4 + 3 = 7 against B = 4.
+  a.match = {4, 4};
+  b.match = {0, 4};
+  CHECK(precise.pick(replicas, with_ids({1, 2, 3, 4})) == 0);
+  a.match = {0, 4};
+  b.match = {4, 4};
+  CHECK(precise.pick(replicas, with_ids({1, 2, 3, 4})) == 1);
+  CHECK(approximate.pick(replicas, with_ids({1, 2, 3, 4})) == 0);
+}
+
+TEST_CASE("scored router end to end: the precise prefix scorer and the session scorer raise prefix hits",
+          "[engine][router]") {
+  // Grouped shared prefixes on 2 replicas with a small KV cache (320 blocks): evictions happen.
+  auto prefixes = [](const std::string& weights) {
+    const Scenario sc = scenario_from(
+        "{kind: vllm, prefix_caching: true, num_gpu_blocks_override: 320, max_num_seqs: 64}",
+        "{seed: 3, requests: 2000, arrival: {process: poisson, rate: 40}, "
+        "input_tokens: {dist: fixed, value: 64}, output_tokens: {dist: fixed, value: 32}, "
+        "shared_prefix: {groups: 8, tokens: 1024, assign: random}}",
+        "llama-3.1-8b", "{tp: 1, replicas: 2, router: scored, router_weights: " + weights + "}");
+    return simulate(sc).summary.prefix_hit_rate;
+  };
+  const double load_only = prefixes("{prefix: 0}");
+  const double precise = prefixes("{prefix_scorer: precise}");
+  INFO("hit rate: load only " << load_only << ", precise prefix " << precise << ", approximate "
+                              << prefixes("{prefix_scorer: approximate}"));
+  CHECK(precise > load_only + 0.10);
+  // Multi-turn conversations (each turn's prompt extends the last): without a prefix scorer,
+  // the session scorer alone keeps a conversation's turns where its context is cached.
+  auto turns = [](const std::string& weights) {
+    const Scenario sc = scenario_from(
+        "{kind: vllm, prefix_caching: true, max_num_seqs: 64}",
+        "{seed: 5, arrival: {process: multi_stage, stages: [{process: poisson, rate: 20, requests: 200}]}, input_tokens: {dist: fixed, value: 256}, "
+        "output_tokens: {dist: fixed, value: 32}, multi_turn: {turns: 6, loop: closed, think_time: \"0.5 s\"}}",
+        "llama-3.1-8b", "{tp: 1, replicas: 4, router: scored, router_weights: " + weights + "}");
+    return simulate(sc).summary.prefix_hit_rate;
+  };
+  const double without = turns("{prefix: 0}"), with = turns("{prefix: 0, session: 10}");
+  INFO("multi-turn hit rate: load only " << without << ", with the session scorer " << with);
+  CHECK(with > without + 0.10);
+}
