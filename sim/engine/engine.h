@@ -105,6 +105,14 @@ class Engine {
     std::int64_t cached = 0, blocks = 0;
   };
   virtual PrefixMatch prefix_match(const Request& /*r*/) const { return {}; }
+  // A replica whose fused run of decode steps can be cut short (interruptible()):
+  // the simulation may then start its steps with no horizon and, when a request is
+  // routed to it at `t`, call interrupt(t), which ends the run with the step that is
+  // running at t, exactly as a run started with horizon t would have ended. True
+  // when the step's end moved (step_end() says where).
+  virtual bool interruptible() const { return false; }
+  virtual bool interrupt(Nanos /*t*/) { return false; }
+  virtual Nanos step_end() const { return kNever; }
 };
 
 struct EngineContext {

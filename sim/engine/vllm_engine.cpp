@@ -47,8 +47,8 @@ std::int64_t VllmEngine::fast_forward_steps(Nanos now, Nanos horizon, double fir
   if (local_) k_max = std::min(k_max, local.steps_left(g + 1));
   // KV: blocks allocated over the run must fit in the free blocks.
   k_max = dec.max_steps(g + 1, k_max, state_.kv().free());
-  std::int64_t lo = 1, hi = k_max;
   *last_start = 0.0;
+  run_ = FusedRun{};
   if (k_max <= 1) {
     *total_time = first_step_time;
     return 1;
@@ -61,6 +61,14 @@ std::int64_t VllmEngine::fast_forward_steps(Nanos now, Nanos horizon, double fir
                                       lora)
              : pricer_.decode_seconds(dec.count(), dec.kv_tokens(g + k_max), 0, lora);
   const double slope = (last_step_time - first_step_time) / static_cast<double>(k_max - 1);
+  const std::int64_t k = fused_steps(now, horizon, first_step_time, slope, k_max, total_time, last_start);
+  if (k > 1) run_ = FusedRun{now, first_step_time, slope, k};
+  return k;
+}
+
+std::int64_t VllmEngine::fused_steps(Nanos now, Nanos horizon, double first_step_time, double slope,
+                                     std::int64_t k_max, double* total_time, double* last_start) const {
+  std::int64_t lo = 1, hi = k_max;
   auto span = [&](std::int64_t k) {
     const double kk = static_cast<double>(k);
     return kk * first_step_time + slope * kk * (kk - 1.0) / 2.0;
@@ -228,8 +236,7 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
   step_stage_nanos_ = virtual_ ? std::max<Nanos>(1, to_nanos(seconds - totals.time + totals.stage_time))
                                           : end - now;
   if (observer_) {
-    // A record on the stack: with many replicas one kept per engine was written cold.
-    StepRecord r;
+    StepRecord& r = record_.r;
     r.replica = replica_;
     r.start = now;
     r.end = virtual_ ? now + step_stage_nanos_ : end;
@@ -240,24 +247,69 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
     r.kv_blocks_used = kv.used();
     r.kv_blocks_total = kv.total();
     r.queue_length = state_.queue_length();
-    StepPricer::record_cost(r, totals, k, seconds, transfer_s);
-    observer_->on_step(r);
-    if (!virtual_) {
-      if (step_paused_ > 0) pauses_.pause(step_paused_, seconds);
-      if (n_decode > 0) {
-        // A speculating step emits `emitted` tokens per decoder (1 otherwise).
-        const double gap = seconds / static_cast<double>(k * emitted);
-        if (pauses_.empty()) observer_->on_itl(gap, n_decode * k * emitted);
-        else pauses_.emit(*observer_, gap, n_decode * k * emitted, n_decode);
-      }
-    }
+    record_.totals = totals;
+    record_.seconds = seconds;
+    record_.transfer_s = transfer_s;
+    record_.emitted = emitted;
+    record_.n_decode = n_decode;
+    // A virtual engine reports at once (its gaps are timed at its step ends); the
+    // others when the step ends, so that an interrupted run reports what it ran.
+    if (virtual_) emit_record();
+    else record_.pending = true;
   }
   return end;
+}
+
+void VllmEngine::emit_record() {
+  StepRecord& r = record_.r;
+  StepPricer::record_cost(r, record_.totals, r.steps, record_.seconds, record_.transfer_s);
+  observer_->on_step(r);
+  record_.pending = false;
+  if (virtual_) return;
+  if (step_paused_ > 0) pauses_.pause(step_paused_, record_.seconds);
+  if (record_.n_decode > 0) {
+    // A speculating step emits `emitted` tokens per decoder (1 otherwise).
+    const std::int64_t tokens = r.steps * record_.emitted;
+    const double gap = record_.seconds / static_cast<double>(tokens);
+    if (pauses_.empty()) observer_->on_itl(gap, record_.n_decode * tokens);
+    else pauses_.emit(*observer_, gap, record_.n_decode * tokens, record_.n_decode);
+  }
+}
+
+bool VllmEngine::interrupt(Nanos t) {
+  if (!in_step_ || run_.steps <= 1 || t >= step_end_) return false;
+  // The run as fast_forward_steps would have cut it had `t` been its horizon (its
+  // search is a function of the horizon, the first step's time and the slope alone).
+  double total = 0, last_start = 0;
+  const std::int64_t j = fused_steps(run_.start, t, run_.first_step_s, run_.slope, run_.steps, &total, &last_start);
+  if (j >= run_.steps) return false;
+  DecodeAggregate& dec = state_.decoders();
+  const std::int64_t emitted = 1;  // a fused run never speculates
+  // The KV blocks of the steps that will not run go back.
+  const std::int64_t freed =
+      dec.blocks_needed(dec.step() + 1, run_.steps * emitted) - dec.blocks_needed(dec.step() + 1, j * emitted);
+  state_.kv().release(freed);
+  run_.steps = j;
+  step_decode_steps_ = j * emitted;
+  step_end_ = run_.start + std::max<Nanos>(1, to_nanos(total));
+  step_start_ = run_.start + to_nanos(last_start);
+  step_stage_nanos_ = step_end_ - run_.start;
+  if (record_.pending) {
+    StepRecord& r = record_.r;
+    r.steps = j;
+    r.end = step_end_;
+    r.decode_tokens = record_.n_decode * j * emitted;
+    r.kv_blocks_used -= freed;
+    record_.seconds = total;
+  }
+  return true;
 }
 
 void VllmEngine::finish_step(Nanos now, std::vector<Request>& done) {
   assert(in_step_);
   in_step_ = false;
+  run_.steps = 0;
+  if (record_.pending) emit_record();
   state_.advance_decoders(step_decode_steps_);
   if (virtual_) {
     // Other virtual engines' steps interleave with this one's: a decoder's gap is

@@ -94,6 +94,9 @@ class VllmEngine final : public Engine {
   }
   const LoraCounts* lora_counts() const override { return state_.lora() ? &state_.lora()->counts : nullptr; }
   PrefixMatch prefix_match(const Request& r) const override { return state_.prefix_match(r); }
+  bool interruptible() const override { return fuse_; }
+  bool interrupt(Nanos t) override;
+  Nanos step_end() const override { return step_end_; }
   std::int64_t lora_last_use(std::int32_t a) const override {
     return state_.lora() ? state_.lora()->last_use(a) : -1;
   }
@@ -104,6 +107,13 @@ class VllmEngine final : public Engine {
   // lora: the run's LoRA adapters (constant through it: nobody joins or leaves).
   std::int64_t fast_forward_steps(Nanos now, Nanos horizon, double first_step_time, const LoraLoad& lora,
                                   double* total_time, double* last_start);
+  // The search of fast_forward_steps: how many of at most k_max steps, the first
+  // taking first_step_time and each next one `slope` more, run from `now` with the
+  // last one starting before `horizon` (with async scheduling, one more).
+  std::int64_t fused_steps(Nanos now, Nanos horizon, double first_step_time, double slope, std::int64_t k_max,
+                           double* total_time, double* last_start) const;
+  // Reports the step's record and inter-token gaps (record_) to the observer.
+  void emit_record();
 
   // Tokens each decoder emits at speculating step s (from 1).
   std::int64_t spec_emitted(std::int64_t s) const;
@@ -130,6 +140,23 @@ class VllmEngine final : public Engine {
   Nanos step_end_ = -1;       // end of the last step (async scheduling)
   Nanos step_stage_nanos_ = 0;
   Nanos last_finish_ = -1;    // virtual engines: end of the previous step (inter-token gaps)
+  // The fused run in flight (steps > 1), which an arrival may cut short (interrupt):
+  // its start, first step's seconds, slope and steps.
+  struct FusedRun {
+    Nanos start = 0;
+    double first_step_s = 0, slope = 0;
+    std::int64_t steps = 0;
+  };
+  FusedRun run_;
+  // The step in flight's record, reported when it ends (virtual engines: at once).
+  struct PendingRecord {
+    StepRecord r;
+    StepTotals totals;
+    double seconds = 0, transfer_s = 0;
+    std::int64_t emitted = 1, n_decode = 0;
+    bool pending = false;
+  };
+  PendingRecord record_;
   std::unique_ptr<SchedulingPolicy> policy_;
   StepPricer pricer_;
   BatchState state_;

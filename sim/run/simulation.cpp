@@ -369,6 +369,18 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
     }
   };
   auto horizon = [&] { return queue.empty() ? std::numeric_limits<Nanos>::max() : queue.top_time(); };
+  // Each replica's own horizon (SimulationOptions::replica_horizon): a replica's fused
+  // run goes on past other replicas' events and is cut short when a request is routed
+  // to it (dispatch). Only when nothing else of a replica's own comes by events:
+  // no deadlines (patience) and no pipeline kicks, every engine able to cut its run.
+  bool replica_horizon = options.replica_horizon && options.fast_forward && n_replicas > 1 && !patience;
+  for (const auto& e : replicas) replica_horizon = replica_horizon && e->interruptible();
+  // A step's end event carries its replica and the replica's step generation (bits 32
+  // up); a cut run's old end event is then stale and skipped.
+  std::vector<std::uint32_t> step_gen(replica_horizon ? n_replicas : 0, 0);
+  auto step_event = [&](int r) -> std::int64_t {
+    return replica_horizon ? (static_cast<std::int64_t>(step_gen[static_cast<std::size_t>(r)]) << 32) | r : r;
+  };
   // Patience: one deadline event queued per replica at most, at its earliest
   // pending deadline; the users who gave up are told to the source (closed loop:
   // the user comes back after its think time; multi-turn: the conversation ends).
@@ -399,7 +411,8 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   auto kick = [&](int r, Nanos now) __attribute__((always_inline)) {
     Engine& e = *replicas[static_cast<std::size_t>(r)];
     if (patience) abandon_due(r, now);  // before planning: due prefills are aborted now
-    if (e.can_start(now)) queue.push(e.start_step(now, horizon()), kStepEndPriority, kStepEnd, r);
+    if (e.can_start(now))
+      queue.push(e.start_step(now, replica_horizon ? kNever : horizon()), kStepEndPriority, kStepEnd, step_event(r));
     const Nanos again = e.next_start();
     Nanos& at = kick_at[static_cast<std::size_t>(r)];
     if (again != kNever && again > now && (at == kNever || at <= now || again < at)) {
@@ -417,6 +430,11 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
     // Moved, not copied (its prefix hashes are ~1 KB): on_complete reads only
     // the scalar fields, which a moved-from Request keeps.
     const bool taken = replicas[static_cast<std::size_t>(r)]->enqueue(std::move(req), now);
+    if (replica_horizon && taken && replicas[static_cast<std::size_t>(r)]->interrupt(now)) {
+      // Its run ends with the step running now: a new end event, the old one stale.
+      ++step_gen[static_cast<std::size_t>(r)];
+      queue.push(replicas[static_cast<std::size_t>(r)]->step_end(), kStepEndPriority, kStepEnd, step_event(r));
+    }
     if (!single) refresh(r);
     if (!taken) source.on_failed(req, now);
     check_guard(now);
@@ -528,8 +546,11 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
       const int r = static_cast<int>(ev.data);
       if (kick_at[static_cast<std::size_t>(r)] == now) kick_at[static_cast<std::size_t>(r)] = kNever;
       mark(r);
+    } else if (replica_horizon &&
+               static_cast<std::uint32_t>(ev.data >> 32) != step_gen[static_cast<std::size_t>(ev.data & 0xffffffff)]) {
+      // The end of a run that an arrival cut short: its new end has its own event.
     } else {
-      const int r = static_cast<int>(ev.data);
+      const int r = static_cast<int>(ev.data & 0xffffffff);
       done.clear();
       replicas[static_cast<std::size_t>(r)]->finish_step(now, done);
       observe(r);

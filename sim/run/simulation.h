@@ -21,6 +21,11 @@ struct SimulationOptions {
   RequestResults* request_results = nullptr;
   std::size_t timeline_rows = 0;         // keep at most about this many timeline rows (0 = none)
   bool fast_forward = true;              // fuse identical decode steps between events
+  // With several replicas, fuse a replica's decode steps up to its own next event
+  // (an arrival routed to it cuts the run short: Engine::interrupt) rather than up
+  // to anyone's next event. The results are those of fusing up to anyone's, but for
+  // the rounding of a run's time when it is split in pieces (last digits).
+  bool replica_horizon = true;
   // Refuse (servesim::Error) a synthetic workload whose every request must fail
   // (refuse_unservable_workload); set by simulate(scenario) for the scenario's own source.
   bool check_workload = false;

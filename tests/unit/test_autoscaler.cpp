@@ -179,7 +179,7 @@ TEST_CASE("autoscale: bad sections are refused at the key", "[autoscale][config]
   CHECK_THAT(err("4", "{target_queue: 4, intervall: \"10 s\"}"), Catch::Contains("did you mean 'interval'"));
 }
 
-TEST_CASE("autoscaler: requests a gateway holds count as waiting; the TTFT signal follows the HPA rule",
+TEST_CASE("autoscaler: requests a gateway holds count as waiting, and the TTFT signal follows the HPA rule",
           "[autoscale]") {
   Autoscaler a(queue_spec(), 8, 1, 0);
   // Replicas 0 and 1 serve with 2 waiting each, and the gateway holds 12: mean waiting
