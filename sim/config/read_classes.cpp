@@ -187,6 +187,25 @@ void check_classes_and_gateway(ConfigMap& root, const Scenario& sc) {
                             "pools) are not modelled yet; remove {} or disaggregation",
                             root.where(sc.gateway ? gateway : std::string("workload")),
                             sc.gateway ? "the gateway section" : "workload.classes"));
+  if (sc.engine.priority_queue) {
+    const std::string where = root.where("engine");
+    const bool ranked = std::any_of(classes.begin(), classes.end(),
+                                    [&](const RequestClassSpec& c) { return c.priority != classes.front().priority; });
+    if (!ranked)
+      throw Error(fmt::format("{}: scheduling_policy: priority orders the waiting queue by the request classes' "
+                              "priorities; give workload.classes of different priorities (or use fcfs)",
+                              where));
+    if (sc.engine.kind != "vllm")
+      throw Error(fmt::format("{}: scheduling_policy: priority is the vllm engine's (engine.kind: {})", where,
+                              sc.engine.kind));
+    const char* other = sc.workload.patience ? "workload.patience (users who give up)"
+                        : sc.workload.lora   ? "workload.lora (adapters passed over for want of a slot)"
+                        : sc.disaggregation  ? "disaggregation"
+                                             : nullptr;
+    if (other)
+      throw Error(fmt::format("{}: scheduling_policy: priority with {} is not modelled yet; use fcfs or remove it",
+                              where, other));
+  }
   if (sc.gateway && sc.workload.patience)
     throw Error(fmt::format("{}: users who give up (workload.patience) while the gateway holds their request are "
                             "not modelled yet; remove workload.patience or the gateway section",

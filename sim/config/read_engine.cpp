@@ -69,6 +69,18 @@ const Key kScheduler{
     .default_note = "the framework's (vllm-v1: vllm_v1)",
     .choices = scheduler_names(),
 };
+// engine.scheduling_policy: vLLM's --scheduling-policy (fcfs | priority).
+const Key kSchedulingPolicy{
+    .name = "scheduling_policy",
+    .type = KeyType::choice,
+    .doc = "order of the engine's waiting queue (vLLM --scheduling-policy): fcfs (arrival) or priority (the request "
+           "class's priority, higher first, then arrival; needs workload.classes of different priorities). A "
+           "request that cannot run is not passed over, and KV running out preempts the lowest priority first in "
+           "either",
+    .spec = "EngineConfig::priority_queue",
+    .default_text = "fcfs",
+    .choices = {"fcfs", "priority"},
+};
 const Key kMaxNumSeqs{
     .name = "max_num_seqs",
     .type = KeyType::integer,
@@ -488,7 +500,7 @@ const KeySection& engine_key_section() {
   static const KeySection s{
       .path = "engine",
       .doc = "the serving engine's settings (vLLM's engine arguments where they exist)",
-      .keys = {&kKind, &kFramework, &kScheduler, &kMaxNumSeqs, &kMaxBatchedTokens, &kBlockSize, &kGpuMemoryUtilization, &kPrefixCaching, &kFreeWindowKv,
+      .keys = {&kKind, &kFramework, &kScheduler, &kSchedulingPolicy, &kMaxNumSeqs, &kMaxBatchedTokens, &kBlockSize, &kGpuMemoryUtilization, &kPrefixCaching, &kFreeWindowKv,
                &kChunkedPrefill, &kMaxModelLen, &kNumGpuBlocksOverride, &kRuntimeOverhead, &kStepCpuOverhead,
                &kPerSeqCpuOverhead, &kPerTokenCpuOverhead, &kPromptTokenCpuOverhead, &kHostOverlap, &kKernelLaunchOverhead, &kCollectiveLatency, &kFrontendLatency, &kGemmComputeRatio, &kAttentionMemoryRatio,
                &kPrefillLayerOverhead, &kAsyncScheduling, &kCpuOffload, &kv_tiers_key(), &kMaxQueueMemory,
@@ -513,6 +525,7 @@ EngineConfig read_engine(ConfigMap& e) {
   const FrameworkPreset& preset = *find_framework_preset(read_named_choice(e, kFramework, "framework"));
   c.framework = std::string(preset.name);
   c.scheduler = has_key(e, kScheduler) ? read_named_choice(e, kScheduler, "scheduler") : std::string(preset.scheduler);
+  c.priority_queue = read_choice(e, kSchedulingPolicy) == "priority";
   // A key the scenario sets overrides the framework's value.
   const auto preset_number = [&e](const Key& k, double preset_value) {
     return has_key(e, k) ? read_quantity(e, k) : preset_value;

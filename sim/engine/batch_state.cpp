@@ -26,6 +26,7 @@ BatchState::BatchState(const EngineContext& ctx, const StepPricer& pricer)
       chains_(ctx.hash_chains ? ctx.hash_chains : own_chains_.get()),
       patience_(ctx.patience) {
   ranks_ = ctx.classes;
+  priority_queue_ = ctx.config.priority_queue && ranks_;
   if (local_on_ != local_.enabled()) throw std::logic_error("BatchState: local_on_ disagrees with local_");
   if (ctx.config.lora.enabled) {
     // One adapter's load (lora_slots.h): its shard of the rank-r matrices over this GPU's
@@ -117,10 +118,44 @@ bool BatchState::enqueue(Request&& r, Nanos now) {
     deadlines_.push(Deadline{patience_->deadline(r), r.id});
     if (!fresh_.empty() && r.id <= fresh_.back().id()) fresh_by_id_ = false;
   }
+  if (priority_queue_) [[unlikely]] {
+    enqueue_by_priority(std::move(r));
+    return true;
+  }
   fresh_.emplace_back(std::move(r));
   fresh_bytes_ += fresh_.back().bytes();
   ++fresh_count_;
   return true;
+}
+
+void BatchState::enqueue_by_priority(Request&& r) {
+  // fresh_ is in priority order, higher first, each priority in arrival order: the new
+  // request goes after the last one of its priority or higher (a binary search).
+  const int p = priority_of(r.id, r.session);
+  const auto at = std::partition_point(fresh_.begin(), fresh_.end(), [&](const QueuedRequest& q) {
+    return priority_of(q.id(), q.session()) >= p;
+  });
+  const auto it = fresh_.emplace(at, std::move(r));
+  fresh_bytes_ += it->bytes();
+  ++fresh_count_;
+}
+
+int BatchState::eligible_head_by_priority(Nanos cutoff) {
+  // The waiting slots (preempted requests, the one being admitted) keep their order; a
+  // fresh request of a higher priority than their front goes ahead of it (vLLM's
+  // priority policy keeps one heap of both).
+  if (!fresh_.empty() && fresh_.front().arrival() + frontend_ns_ <= cutoff &&
+      (waiting_.empty() || priority_of(fresh_.front().id(), fresh_.front().session()) >
+                               priority_of(seq(waiting_.front()).req.id, seq(waiting_.front()).req.session))) {
+    materialize_front();
+    waiting_.push_front(waiting_.back());
+    waiting_.pop_back();
+  }
+  if (waiting_.empty()) return -1;  // the front's request has not arrived by the cutoff
+  const int slot = waiting_.front();
+  const Seq& s = seq(slot);
+  if (s.rec.first_scheduled < 0 && s.req.arrival + frontend_ns_ > cutoff) return -1;
+  return slot;
 }
 
 void BatchState::drop_gone_front() {

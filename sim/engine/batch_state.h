@@ -336,6 +336,13 @@ class BatchState {
   bool local_on_;  // local_.enabled(), read where the decoders move
   bool lora_on_ = false;  // lora_ is set (read where requests join and leave: lora_ itself is cold)
   const ClassAssignment* ranks_ = nullptr;  // EngineContext::classes: preempt by priority
+  // engine.scheduling_policy: priority (with ranks_): fresh_ is kept in priority order
+  // (higher first, then arrival), and a fresh request of a higher priority than the
+  // waiting slots' front goes ahead of them.
+  bool priority_queue_ = false;
+  int priority_of(std::int64_t id, std::int32_t session) const { return ranks_->priority(ranks_->of(id, session)); }
+  [[gnu::noinline, gnu::cold]] int eligible_head_by_priority(Nanos cutoff);
+  [[gnu::noinline, gnu::cold]] void enqueue_by_priority(Request&& r);
   int replica_;
   RunObserver* observer_;
   std::int64_t max_model_len_;
@@ -416,9 +423,12 @@ class BatchState {
 
 inline int BatchState::eligible_head(Nanos cutoff) {
   if (waiting_.empty()) {
-    // The next fresh request takes a slot only once it is eligible.
+    // The next fresh request takes a slot only once it is eligible (in priority order
+    // too: fresh_'s front is its highest priority).
     if (fresh_.front().arrival() + frontend_ns_ > cutoff) return -1;
     materialize_front();
+  } else if (priority_queue_) [[unlikely]] {
+    return eligible_head_by_priority(cutoff);  // a fresh request may go ahead of the slots
   }
   const int slot = waiting_.front();
   const Seq& s = seq(slot);

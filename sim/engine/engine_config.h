@@ -26,6 +26,9 @@ struct EngineConfig {
   // vllm_v1, vllm_v0_prefill_first, trtllm_no_evict or trtllm_max_utilization;
   // the framework's when the scenario does not set it.
   std::string scheduler = "vllm_v1";
+  // The waiting queue's order (vLLM --scheduling-policy): false, first come first served;
+  // true ("priority"), by request class priority, then arrival (workload.classes).
+  bool priority_queue = false;
   std::int64_t max_num_seqs = MemoryConfig{}.max_num_seqs;
   std::int64_t max_num_batched_tokens = MemoryConfig{}.max_num_batched_tokens;  // token budget per step
   int block_size = MemoryConfig{}.block_size;

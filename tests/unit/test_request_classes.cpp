@@ -255,3 +255,74 @@ TEST_CASE("classes: config errors name the key", "[classes][config]") {
   CHECK_THAT(error_of([&] { load(w + "  patience: {dist: fixed, value: 5 s}\ngateway: {}\n"); }),
              Catch::Contains("workload.patience"));
 }
+
+namespace {
+// load(), with the engine's waiting queue in priority order (engine.scheduling_policy).
+Scenario load_with_policy(const std::string& policy, const std::string& rest) {
+  const std::string text = "hardware: {gpu: h100-sxm}\nmodel: {name: llama-3.1-8b}\n"
+                           "engine: {frontend_latency: 0 ms, max_num_seqs: 1, scheduling_policy: " + policy + "}\n" +
+                           rest;
+  return parse_scenario(parse_yaml_text(text), "classes.yaml", true);
+}
+}  // namespace
+
+TEST_CASE("classes: scheduling_policy priority, the engine's own queue serves the higher priority first",
+          "[classes][engine]") {
+  // 20 identical requests at t = 0, no gateway: all wait in the replica's own queue, which
+  // runs one at a time (max_num_seqs 1). In priority order every `high` request finishes
+  // before any `low` one; first come first served interleaves them by id. Either way the
+  // k-th finishes at k x the service time S.
+  const std::string workload =
+      "workload:\n"
+      "  requests: 20\n"
+      "  arrival: {process: all_at_once}\n"
+      "  input_tokens: {dist: fixed, value: 200}\n"
+      "  output_tokens: {dist: fixed, value: 20}\n"
+      "  classes:\n"
+      "    - {name: high, share: 0.5, priority: 5}\n"
+      "    - {name: low, share: 0.5, priority: 0}\n";
+  auto order = [&](const std::string& policy) {
+    const Scenario sc = load_with_policy(policy, workload);
+    RequestResults results;
+    SimulationOptions opts;
+    opts.request_results = &results;
+    const SimulationResult r = simulate(sc, opts);
+    REQUIRE(r.summary.completed == 20);
+    CHECK(r.summary.e2e_ms.max == Approx(20 * r.summary.e2e_ms.min).epsilon(1e-6));
+    const ClassAssignment classes(sc.workload.classes, sc.workload.seed);
+    double last_high = 0, first_low = 1e300;
+    std::int64_t highs = 0;
+    for (const RequestResult& q : results) {
+      if (classes.of(q.id) == 0) {
+        last_high = std::max(last_high, q.e2e_ms);
+        ++highs;
+      } else {
+        first_low = std::min(first_low, q.e2e_ms);
+      }
+    }
+    REQUIRE(highs > 0);
+    REQUIRE(highs < 20);
+    return std::pair<double, double>{last_high, first_low};
+  };
+  const auto [prio_last_high, prio_first_low] = order("priority");
+  CHECK(prio_last_high < prio_first_low);
+  const auto [fcfs_last_high, fcfs_first_low] = order("fcfs");
+  CHECK(fcfs_last_high > fcfs_first_low);  // some low request (a lower id) went before a high one
+}
+
+TEST_CASE("classes: scheduling_policy priority needs classes of different priorities", "[classes][config]") {
+  const std::string w = "workload:\n  requests: 10\n  arrival: {process: poisson, rate: 1}\n"
+                        "  input_tokens: {dist: fixed, value: 10}\n  output_tokens: {dist: fixed, value: 10}\n";
+  CHECK_THAT(error_of([&] { load_with_policy("priority", w); }), Catch::Contains("different priorities"));
+  CHECK_THAT(error_of([&] {
+               load_with_policy("priority", w + "  classes: [{name: a, share: 0.5}, {name: b, share: 0.5}]\n");
+             }),
+             Catch::Contains("different priorities"));
+  CHECK_THAT(error_of([&] {
+               load_with_policy("priority", w +
+                                                "  classes: [{name: a, share: 0.5, priority: 1}, {name: b, share: 0.5}]\n"
+                                                "  patience: {dist: fixed, value: 5 s}\n");
+             }),
+             Catch::Contains("not modelled yet"));
+  CHECK_THAT(error_of([&] { load_with_policy("prio", w); }), Catch::Contains("priority"));
+}
