@@ -155,6 +155,21 @@ std::int64_t vision_params_estimate(const json& j) {
   return depth * (4 * h * h + 2 * h * inter) + 3 * patch * patch * h;
 }
 
+// What servesim lacks for an architecture it knows of and does not describe (said in its refusal).
+std::string known_unsupported(const std::string& arch) {
+  // DeepSeek-V4 (its config.json; the DeepSeek-V4-Flash model card): per layer a 128-token window
+  // of raw KV beside KV compressed 4x (with an indexer choosing the top index_topk rows) or 128x
+  // (compress_ratios), one KV head of 512 read by every query head, grouped low-rank output
+  // projections (o_groups, o_lora_rank), hash-routed MoE on the first num_hash_layers layers and
+  // hc_mult residual streams mixed by hyper-connections. None of these is a servesim layer kind:
+  // its KV per token, attention work and residual traffic would be guesses.
+  if (arch == "DeepseekV4ForCausalLM")
+    return ": DeepSeek-V4's compressed attention (compress_ratios: KV compressed 4x with an indexer, or 128x, beside "
+           "a 128-token window), hash-routed MoE layers and hyper-connections (hc_mult residual streams) are not "
+           "modelled";
+  return "";
+}
+
 ModelSpec import_parsed_config(const json& j, const std::string& path) {
   if (!j.is_object()) throw Error(fmt::format("{}: expected an object", path));
 
@@ -190,8 +205,10 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
                                   : "";
     throw Error(fmt::format("{}: architecture '{}'{}{} is not supported: servesim has no description of its "
                             "layers (their kinds, shapes and per-sequence state), so it cannot size or price "
-                            "it{}. Supported: {}. Describe the model in a models/*.yaml file instead.",
-                            path, arch, kind, inner, did_you_mean(arch, names), join(names)));
+                            "it{}{}. Supported: {}. Describe the model in a models/*.yaml file instead.",
+                            path, arch, kind, inner, known_unsupported(arch),
+                            // a near name is no help for an architecture known to be missing
+                            known_unsupported(arch).empty() ? did_you_mean(arch, names) : "", join(names)));
   }
 
   // Gemma 3's published text_config leaves out what equals transformers'

@@ -65,6 +65,9 @@ TEST_CASE("models 2026: an unknown architecture is refused naming what is missin
   const std::string e = error_of([&] { load("deepseek-v4-flash"); });
   CHECK_THAT(e, Contains("is not supported: servesim has no description of its layers"));
   CHECK_THAT(e, Contains("'DeepseekV4ForCausalLM' (model_type 'deepseek_v4')"));
+  CHECK_THAT(e, Contains("DeepSeek-V4's compressed attention (compress_ratios"));
+  CHECK_THAT(e, Contains("hyper-connections (hc_mult residual streams) are not modelled. Supported:"));
+  CHECK_THAT(e, !Contains("did you mean"));  // DeepseekV2 is no substitute
   CHECK_THAT(e, Contains("Supported:"));
   CHECK_THAT(e, Contains("Step3p7FlashForCausalLM"));
   CHECK_THAT(e, Contains("MiMoV2FlashForCausalLM"));
