@@ -352,7 +352,7 @@ void read_step3p7(const JsonFields& f, ModelSpec& m) {
 // read_local_attention); queries and keys of head_dim, values of v_head_dim (narrower: 128
 // against 192) in both kinds; a learned sink logit per head on the sliding layers
 // (add_swa_attention_sink_bias; servesim counts the sinks, heads weights a layer, on every
-// layer: 9 x 64 too many of 309B); moe_layer_freq lists which layers are MoE (n_routed_experts
+// layer: 9 x 64 = 576 weights too many of 309B); moe_layer_freq lists which layers are MoE (n_routed_experts
 // of moe_intermediate_size, top num_experts_per_tok, no shared expert), the others dense of
 // intermediate_size. Its MTP modules are published apart (three layers, dense FFNs) and not
 // named in this config: not counted.
@@ -367,7 +367,7 @@ void read_mimo_v2(const JsonFields& f, ModelSpec& m) {
     throw Error(fmt::format("{}: swa_num_attention_heads {} differs from num_attention_heads {}: servesim models one "
                             "query head count for every layer",
                             f.where(), swa_heads, m.heads));
-  if (swa_v != v || (swa_hd != full_hd && v != full_hd))
+  if (swa_v != v)
     throw Error(fmt::format("{}: value heads of {} (v_head_dim) and {} (swa_v_head_dim) with key heads of {} and {}: "
                             "servesim models one value head width for every layer",
                             f.where(), v, swa_v, full_hd, swa_hd));
@@ -380,7 +380,7 @@ void read_mimo_v2(const JsonFields& f, ModelSpec& m) {
   m.head_dim = static_cast<int>(swa_hd);
   if (full_kv != swa_kv) m.global_kv_heads = static_cast<int>(full_kv);
   if (full_hd != swa_hd) m.global_head_dim = static_cast<int>(full_hd);
-  if (v != swa_hd) m.v_head_dim = static_cast<int>(v);
+  if (v != swa_hd || full_hd != swa_hd) m.v_head_dim = static_cast<int>(v);  // stated whenever a kind differs
   m.attention_sinks = f.boolean("add_swa_attention_sink_bias", false) || f.boolean("add_full_attention_sink_bias", false);
 
   m.moe.num_experts = static_cast<int>(f.at_least("n_routed_experts", 1));

@@ -197,6 +197,52 @@ TEST_CASE("models 2026: MiMo-V2-Flash", "[hf][models2026]") {
   CHECK(m.kv_bytes_per_token(DType::fp8) == 9.0 * 1280 + 39.0 * 2560);
 }
 
+TEST_CASE("models 2026: MiMo-V2-Flash's attention fields, other shapes and bad ones", "[hf][models2026]") {
+  const nlohmann::json published = read_hf_json_file(fixture("mimo-v2-flash/config.json"));
+  const auto dir = std::filesystem::temp_directory_path() / "servesim-models2026" / "mimo";
+  std::filesystem::create_directories(dir);
+  auto load_with = [&](const nlohmann::json& patch) {
+    nlohmann::json j = published;
+    j.merge_patch(patch);
+    std::ofstream((dir / "config.json").string()) << j.dump(2) << "\n";
+    return load_model(dir.string());
+  };
+  // Sliding layers with q/k heads of 128 (full ones 192), values of 128 in both: the full layers
+  // keep 192 (global_head_dim), the values stay 128 everywhere.
+  const ModelSpec m = load_with({{"swa_head_dim", 128}});
+  CHECK(m.head_dim_of(true) == 192);
+  CHECK(m.head_dim_of(false) == 128);
+  CHECK(m.value_dim_of(true) == 128);
+  CHECK(m.value_dim_of(false) == 128);
+  // KV elements per token and layer: full 4 x (192 + 128), sliding 8 x (128 + 128).
+  CHECK(m.kv_elements_of(true) == 4 * 320);
+  CHECK(m.kv_elements_of(false) == 8 * 256);
+  // Refused, naming the field: value widths that differ by kind, query heads that differ by kind,
+  // a pattern or MoE list of the wrong length, entries other than 0 and 1.
+  CHECK_THAT(error_of([&] { load_with({{"swa_v_head_dim", 192}}); }),
+             Contains("value heads of 128 (v_head_dim) and 192 (swa_v_head_dim)"));
+  CHECK_THAT(error_of([&] { load_with({{"swa_num_attention_heads", 32}}); }),
+             Contains("swa_num_attention_heads 32 differs from num_attention_heads 64"));
+  CHECK_THAT(error_of([&] { load_with({{"hybrid_layer_pattern", {0, 1, 1}}}); }),
+             Contains("hybrid_layer_pattern lists 3 layers, num_hidden_layers is 48"));
+  CHECK_THAT(error_of([&] { load_with({{"moe_layer_freq", {1, 1}}}); }),
+             Contains("moe_layer_freq lists 2 layers, num_hidden_layers is 48"));
+  nlohmann::json twos = published["moe_layer_freq"];
+  twos[3] = 2;
+  CHECK_THAT(error_of([&] { load_with({{"moe_layer_freq", twos}}); }),
+             Contains("moe_layer_freq entries must be 0 (dense) or 1 (MoE), got 2"));
+  CHECK_THAT(error_of([&] { load_with({{"moe_layer_freq", nullptr}}); }),
+             Contains("moe_layer_freq must list 0 (dense) or 1 (MoE) for each of the 48 layers"));
+  // MoE on every layer but some in the middle: counted, not taken as leading dense layers.
+  nlohmann::json middle = published["moe_layer_freq"];
+  middle[0] = 1;
+  middle[10] = 0;
+  middle[20] = 0;
+  const ModelSpec mid = load_with({{"moe_layer_freq", middle}});
+  CHECK(mid.moe_layers() == 46);
+  CHECK(mid.dense_mlp_layers() == 2);
+}
+
 TEST_CASE("models 2026: MiMo-V2-Flash's narrower values in the cost model", "[hf][models2026][cost]") {
   const ModelSpec m = load("mimo-v2-flash");
   // One GPU caches the closed form above; at tp=8 each GPU holds one of the 8 sliding KV heads
