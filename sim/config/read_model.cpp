@@ -108,6 +108,10 @@ const Key kKvHeads = dim("kv_heads", "key/value heads (GQA; equal to heads for M
                          kMaxHeads, false, 1, "heads");
 const Key kHeadDim = dim("head_dim", "width of one head", "ModelSpec::head_dim", kMaxHeads, false, 1,
                          "hidden_size / heads");
+const Key kVHeadDim = dim("v_head_dim",
+                          "width of one value head where it differs from head_dim (MiMo-V2-Flash: 128 beside q/k "
+                          "heads of 192): v_proj's output, the cached values and o_proj's input",
+                          "ModelSpec::v_head_dim", kMaxHeads, false, 1, "head_dim");
 const Key kQkvBias{.name = "qkv_bias", .type = KeyType::boolean, .doc = "q/k/v projections have biases (Qwen2)",
                    .spec = "ModelSpec::qkv_bias"};
 const Key kQkNorm{.name = "qk_norm", .type = KeyType::boolean,
@@ -253,6 +257,7 @@ std::optional<LocalSpan> read_attention(ConfigMap& attn, ModelSpec& m) {
   m.heads = read_int_dim(attn, kHeads);
   m.kv_heads = read_int_dim(attn, kKvHeads, m.heads);
   m.head_dim = read_int_dim(attn, kHeadDim, m.heads > 0 ? m.hidden / m.heads : 0);
+  m.v_head_dim = read_int_dim(attn, kVHeadDim, 0);  // 0: as wide as head_dim
   m.qkv_bias = read_boolean(attn, kQkvBias);
   if (read_boolean(attn, kQkNorm))
     warn(fmt::format("{}: true is read but not modelled: step times leave out the per-head RMSNorm of q and k (two "
@@ -471,7 +476,7 @@ std::vector<const KeySection*> model_file_key_sections() {
                                &kTied, &kMaxContextKey, &kNativeDtype, &kMtpLayers, &kMoe, &kMla, &kStateLayersSection,
                                &kSparseAttention, &kCheckpoint, &kAttentionLayers, &kMlpLayers, &kActiveCount}};
   static const KeySection attention{"(model file).attention", "attention shapes", {}, {},
-                                    {&kHeads, &kKvHeads, &kHeadDim, &kQkvBias, &kQkNorm, &kSinks, &kOutputGate,
+                                    {&kHeads, &kKvHeads, &kHeadDim, &kVHeadDim, &kQkvBias, &kQkNorm, &kSinks, &kOutputGate,
                                      &kOBias, &kSlidingWindow, &kAttentionChunk, &kLocalLayers}};
   static const KeySection mlp{"(model file).mlp", "dense MLP", {}, {}, {&kFfn, &kGated}};
   static const KeySection moe{"(model file).moe", "mixture of experts", {}, {},

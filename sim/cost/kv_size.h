@@ -26,12 +26,13 @@ inline double gpu_kv_heads_of(const ModelSpec& m, const ShardShape& s, bool glob
 }
 
 // K and V elements one GPU caches per token and layer: a key and a value for each of
-// its KV heads (2 x kv_heads x head_dim; KV heads are replicated when tp exceeds them;
-// Gemma 4's global layers have their own heads and width), or with MLA the compressed
-// latent plus the shared rotary key, which every GPU holds whole.
+// its KV heads (kv_heads x (head_dim + value width), 2 x kv_heads x head_dim but for
+// MiMo-V2's narrower values; KV heads are replicated when tp exceeds them; Gemma 4's global
+// layers have their own heads and width), or with MLA the compressed latent plus the shared
+// rotary key, which every GPU holds whole.
 inline double gpu_kv_elements_per_token_layer(const ModelSpec& m, const ShardShape& s, bool global = true) {
   return m.mla.enabled() ? static_cast<double>(m.kv_elements_per_token_layer())
-                         : 2.0 * gpu_kv_heads_of(m, s, global) * m.head_dim_of(global);
+                         : gpu_kv_heads_of(m, s, global) * (m.head_dim_of(global) + m.value_dim_of(global));
 }
 
 // KV bytes one GPU caches per token: its attention layers (the busiest pipeline stage's; a

@@ -29,21 +29,23 @@ void CostModel::attention_block_ops(double T, Put& put) const {
   const double heads = s.heads;
   const bool mla = m.mla.enabled();
   // Widths per attention layer: Gemma 4's global and local layers differ (the mean over the
-  // layers prices the same FLOPs and bytes); a query gate doubles q_proj's output.
+  // layers prices the same FLOPs and bytes); a query gate doubles q_proj's output; values
+  // (v_proj's output, o_proj's input) are value_dim_of wide (MiMo-V2: narrower than q and k).
   const double q_out = m.attention_output_gate ? 2.0 : 1.0;
   double kv_elems = gpu_kv_elements_per_token_layer(m, s);
-  double n_qkv = (heads * q_out + 2.0 * s.kv_heads) * m.head_dim;
+  double n_qkv = (heads * q_out + s.kv_heads) * m.head_dim + s.kv_heads * m.value_dim_of(false);
   double n_rope = (heads + s.kv_heads) * m.head_dim;
-  double d_o = heads * (mla ? m.mla.v_head_dim : m.head_dim);
+  double d_o = heads * (mla ? m.mla.v_head_dim : m.value_dim_of(false));
   if (m.mixed_attention_shapes() && L > 0) {
     const double g = m.global_attention_layers(), l = m.local.enabled() ? m.local.layers : 0;
     auto mean = [&](double global, double local) { return (g * global + l * local) / L; };
-    const double kv_g = gpu_kv_heads_of(m, s, true), hd_g = m.head_dim_of(true);
-    const double kv_l = gpu_kv_heads_of(m, s, false), hd_l = m.head_dim_of(false);
+    const double kv_g = gpu_kv_heads_of(m, s, true), hd_g = m.head_dim_of(true), vd_g = m.value_dim_of(true);
+    const double kv_l = gpu_kv_heads_of(m, s, false), hd_l = m.head_dim_of(false), vd_l = m.value_dim_of(false);
     kv_elems = mean(gpu_kv_elements_per_token_layer(m, s, true), gpu_kv_elements_per_token_layer(m, s, false));
-    n_qkv = mean((heads * q_out + (m.global_k_eq_v ? 1.0 : 2.0) * kv_g) * hd_g, (heads * q_out + 2.0 * kv_l) * hd_l);
+    n_qkv = mean((heads * q_out + kv_g) * hd_g + (m.global_k_eq_v ? 0.0 : kv_g * vd_g),
+                 (heads * q_out + kv_l) * hd_l + kv_l * vd_l);
     n_rope = mean((heads + kv_g) * hd_g, (heads + kv_l) * hd_l);
-    d_o = mean(heads * hd_g, heads * hd_l);
+    d_o = mean(heads * vd_g, heads * vd_l);
   }
   put(elementwise("attn_norm_residual", 2.0 * 4.0 * T * hidden * a * norm_layers, 2.0 * norm_layers,
                   2.0 * 5.0 * T * hidden * norm_layers, T, ElementwiseKind::norm),

@@ -12,6 +12,8 @@ std::string lora_unsupported_reason(const ModelSpec& m) {
   if (m.mixed_attention_shapes())
     return fmt::format("{} has global and local attention layers of different shapes", m.name);
   if (m.attention_output_gate) return fmt::format("{} has a gated attention output", m.name);
+  if (m.v_head_dim > 0 && m.v_head_dim != m.head_dim)
+    return fmt::format("{} has value heads of {} beside query/key heads of {}", m.name, m.v_head_dim, m.head_dim);
   if (m.attention_layers() != m.layers || m.dense_mlp_layers() != m.layers)
     return fmt::format("{} has layers without attention or without an MLP", m.name);
   return {};

@@ -85,7 +85,7 @@ CostModel::CostModel(GpuSpec gpu, ModelSpec model, ResolvedPrecision precision, 
   double L = has_local_ ? m.global_attention_layers() : m.attention_layers();
   const double heads = shard_.heads;
   const bool mla = m.mla.enabled();
-  const double d_v = mla ? m.mla.v_head_dim : m.head_dim;
+  const double d_v = mla ? m.mla.v_head_dim : m.value_dim_of(false);  // a local layer's values (MLA: all)
   auto rates = [&](double d_qk, double d_out, double kv_elems) {
     AttentionRates r;
     r.flops_per_pair = 2.0 * heads * (d_qk + d_out) * L;
@@ -98,9 +98,10 @@ CostModel::CostModel(GpuSpec gpu, ModelSpec model, ResolvedPrecision precision, 
   };
   const double kv_global = gpu_kv_elements_per_token_layer(m, shard_, true);
   const double hd_global = m.head_dim_of(true);
-  prefill_rates_ = rates(mla ? m.head_dim : hd_global, mla ? d_v : hd_global, kv_global);
+  const double vd_global = m.value_dim_of(true);  // scores over head_dim, values over the value width
+  prefill_rates_ = rates(mla ? m.head_dim : hd_global, mla ? d_v : vd_global, kv_global);
   decode_rates_ = mla ? rates(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim, m.mla.kv_lora_rank, kv_global)
-                      : rates(hd_global, hd_global, kv_global);
+                      : rates(hd_global, vd_global, kv_global);
   if (has_local_) {
     L = m.local.layers;
     const double kv_local = gpu_kv_elements_per_token_layer(m, shard_, false);
@@ -109,7 +110,7 @@ CostModel::CostModel(GpuSpec gpu, ModelSpec model, ResolvedPrecision precision, 
       local_decode_rates_ = local_prefill_rates_;
     } else {
       local_prefill_rates_ = rates(m.head_dim, d_v, kv_local);
-      local_decode_rates_ = rates(m.head_dim, m.head_dim, kv_local);
+      local_decode_rates_ = rates(m.head_dim, d_v, kv_local);
     }
   }
   attention_kernels_ = (attention_ == AttentionKernel::naive ? 4.0 : 1.0) * m.attention_layers();

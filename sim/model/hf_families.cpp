@@ -54,6 +54,8 @@ const std::map<std::string, HfFamily>& by_architecture() {
       {"Glm4vMoeForConditionalGeneration", HfFamily::glm4_moe},
       {"Gemma4ForCausalLM", HfFamily::gemma4},
       {"Gemma4ForConditionalGeneration", HfFamily::gemma4},
+      {"Step3p7FlashForCausalLM", HfFamily::step3p7},
+      {"MiMoV2FlashForCausalLM", HfFamily::mimo_v2},
   };
   return m;
 }
@@ -73,6 +75,7 @@ const std::map<std::string, HfFamily>& by_model_type() {
       {"nemotron_h", HfFamily::nemotron_h}, {"jamba", HfFamily::jamba},
       {"granitemoehybrid", HfFamily::granite_hybrid}, {"minimax_m2", HfFamily::minimax_m2},
       {"glm4_moe", HfFamily::glm4_moe},    {"glm4v_moe_text", HfFamily::glm4_moe}, {"gemma4_text", HfFamily::gemma4},
+      {"step3p7", HfFamily::step3p7},      {"mimo_v2_flash", HfFamily::mimo_v2},
   };
   return m;
 }
@@ -97,7 +100,8 @@ std::vector<std::string> supported_hf_architectures() {
 
 bool is_moe_family(HfFamily f) {
   return f == HfFamily::mixtral || f == HfFamily::qwen_moe || f == HfFamily::deepseek || f == HfFamily::llama4 ||
-         f == HfFamily::gpt_oss || f == HfFamily::minimax_m2 || f == HfFamily::glm4_moe;
+         f == HfFamily::gpt_oss || f == HfFamily::minimax_m2 || f == HfFamily::glm4_moe || f == HfFamily::step3p7 ||
+         f == HfFamily::mimo_v2;
 }
 
 int count_layer_types(const JsonFields& f, const std::string& kind) {
@@ -288,6 +292,141 @@ void read_gemma4(const JsonFields& f, ModelSpec& m) {
     m.moe.shared_experts = 1;
     m.moe.shared_expert_ffn = m.ffn;
   }
+}
+
+// Step-3.7-Flash (StepFun; the fields of its config.json as AIConfigurator keeps it): 45
+// layers, attention on layer_types (full on every 4th from 0, a 512-token sliding window on
+// the others; read_local_attention), first_k_dense_replace dense layers of intermediate_size,
+// then num_experts routed experts of moe_intermediate_size (top num_experts_per_tok, sigmoid
+// scores with a router bias) and n_shared_experts shared experts of share_expert_dim on
+// each later layer. Its num_nextn_predict_layers MTP modules are not counted: the config does
+// not give their shapes, and DeepSeek-V3's accounting (an MoE block and both tables again in
+// each module) would add 3 x 5.7B, which is not assumed.
+// Step-3.5-Flash's full config (the decoder Step-3.7 keeps) states a sliding layer's own
+// shape in attention_other_setting (96 query heads there against 64 on the full layers) and a
+// per-head output gate (use_head_wise_attn_gate: hidden x heads weights a layer, 0.1% of the
+// active figure); neither is in this config. servesim has one query head count for both
+// kinds of layer, so a config whose sliding layers differ in shape is refused, not misread.
+void read_step3p7(const JsonFields& f, ModelSpec& m) {
+  if (f.has("attention_other_setting")) {
+    const nlohmann::json& o = f.doc()["attention_other_setting"];
+    if (!o.is_object()) throw Error(fmt::format("{}: attention_other_setting must be an object", f.where()));
+    const JsonFields other(o, f.where() + " (attention_other_setting)");
+    const std::int64_t heads = other.integer("num_attention_heads", m.heads);
+    const std::int64_t groups = other.integer("num_attention_groups", other.integer("num_key_value_heads", m.kv_heads));
+    const std::int64_t dim = other.integer("head_dim", m.head_dim);
+    if (heads != m.heads || groups != m.kv_heads || dim != m.head_dim)
+      throw Error(fmt::format("{}: attention_other_setting gives the sliding layers {} heads, {} KV heads of {} against "
+                              "{}, {} of {} on the full layers: servesim models one query head count for every "
+                              "layer, so it would misprice them; describe the model in a models/*.yaml file instead",
+                              f.where(), heads, groups, dim, m.heads, m.kv_heads, m.head_dim));
+  }
+  m.moe.num_experts = static_cast<int>(f.at_least("num_experts", 1));
+  m.moe.experts_per_token = static_cast<int>(f.at_least("num_experts_per_tok", 1));
+  if (m.moe.experts_per_token > m.moe.num_experts)
+    throw Error(fmt::format("{}: num_experts_per_tok {} exceeds num_experts {}", f.where(), m.moe.experts_per_token,
+                            m.moe.num_experts));
+  m.moe.expert_ffn = f.at_least("moe_intermediate_size", 1);
+  m.moe.shared_experts = static_cast<int>(f.integer("n_shared_experts", 0));
+  if (m.moe.shared_experts < 0)
+    throw Error(fmt::format("{}: n_shared_experts must be >= 0, got {}", f.where(), m.moe.shared_experts));
+  m.moe.shared_expert_ffn = f.integer("share_expert_dim", m.moe.expert_ffn);
+  m.moe.dense_layers = static_cast<int>(f.integer("first_k_dense_replace", 0));
+  if (m.moe.dense_layers < 0 || m.moe.dense_layers >= m.layers)
+    throw Error(fmt::format("{}: first_k_dense_replace {} must be within [0, num_hidden_layers = {})", f.where(),
+                            m.moe.dense_layers, m.layers));
+  if (m.moe.dense_layers > 0 && m.ffn <= 0)
+    throw Error(fmt::format("{}: first_k_dense_replace {} dense layers need a positive intermediate_size", f.where(),
+                            m.moe.dense_layers));
+  if (f.integer("num_nextn_predict_layers", 0) < 0)
+    throw Error(fmt::format("{}: num_nextn_predict_layers must be >= 0, got {}", f.where(),
+                            f.integer("num_nextn_predict_layers")));
+  // StepFun's "activates approximately 11B parameters per token" (model card) does not say which
+  // tables it counts; both are counted here (the model_spec.h ActiveCount default; see the test).
+  m.active_count = ModelSpec::ActiveCount::all_tables;
+}
+
+// MiMo-V2-Flash (Xiaomi; its config.json, the MiMo-V2-Flash technical report, 2026): 48 layers
+// whose hybrid_layer_pattern marks each full attention (0: num_key_value_heads KV heads) or
+// sliding-window attention (1: sliding_window tokens, swa_num_key_value_heads; read by
+// read_local_attention); queries and keys of head_dim, values of v_head_dim (narrower: 128
+// against 192) in both kinds; a learned sink logit per head on the sliding layers
+// (add_swa_attention_sink_bias; servesim counts the sinks, heads weights a layer, on every
+// layer: 9 x 64 = 576 weights too many of 309B); moe_layer_freq lists which layers are MoE (n_routed_experts
+// of moe_intermediate_size, top num_experts_per_tok, no shared expert), the others dense of
+// intermediate_size. Its MTP modules are published apart (three layers, dense FFNs) and not
+// named in this config: not counted.
+void read_mimo_v2(const JsonFields& f, ModelSpec& m) {
+  const std::int64_t full_kv = m.kv_heads, full_hd = m.head_dim;
+  const std::int64_t swa_heads = f.integer("swa_num_attention_heads", m.heads);
+  const std::int64_t swa_kv = f.integer("swa_num_key_value_heads", full_kv);
+  const std::int64_t swa_hd = f.integer("swa_head_dim", full_hd);
+  const std::int64_t v = f.integer("v_head_dim", full_hd);
+  const std::int64_t swa_v = f.integer("swa_v_head_dim", v);
+  if (swa_heads != m.heads)
+    throw Error(fmt::format("{}: swa_num_attention_heads {} differs from num_attention_heads {}: servesim models one "
+                            "query head count for every layer",
+                            f.where(), swa_heads, m.heads));
+  if (swa_v != v)
+    throw Error(fmt::format("{}: value heads of {} (v_head_dim) and {} (swa_v_head_dim) with key heads of {} and {}: "
+                            "servesim models one value head width for every layer",
+                            f.where(), v, swa_v, full_hd, swa_hd));
+  if (swa_kv < 1 || swa_hd < 1 || v < 1)
+    throw Error(fmt::format("{}: swa_num_key_value_heads {}, swa_head_dim {} and v_head_dim {} must be positive",
+                            f.where(), swa_kv, swa_hd, v));
+  // The sliding (local) layers take the common fields, the full (global) layers their own, as
+  // Gemma 4's do; the values' width is the same in both.
+  m.kv_heads = static_cast<int>(swa_kv);
+  m.head_dim = static_cast<int>(swa_hd);
+  if (full_kv != swa_kv) m.global_kv_heads = static_cast<int>(full_kv);
+  if (full_hd != swa_hd) m.global_head_dim = static_cast<int>(full_hd);
+  if (v != swa_hd || full_hd != swa_hd) m.v_head_dim = static_cast<int>(v);  // stated whenever a kind differs
+  m.attention_sinks = f.boolean("add_swa_attention_sink_bias", false) || f.boolean("add_full_attention_sink_bias", false);
+
+  m.moe.num_experts = static_cast<int>(f.at_least("n_routed_experts", 1));
+  m.moe.experts_per_token = static_cast<int>(f.at_least("num_experts_per_tok", 1));
+  if (m.moe.experts_per_token > m.moe.num_experts)
+    throw Error(fmt::format("{}: num_experts_per_tok {} exceeds n_routed_experts {}", f.where(), m.moe.experts_per_token,
+                            m.moe.num_experts));
+  m.moe.expert_ffn = f.at_least("moe_intermediate_size", 1);
+  m.moe.shared_experts = static_cast<int>(f.integer("n_shared_experts", 0));  // null: none
+  if (m.moe.shared_experts < 0)
+    throw Error(fmt::format("{}: n_shared_experts must be >= 0, got {}", f.where(), m.moe.shared_experts));
+  m.moe.shared_expert_ffn = m.moe.expert_ffn;
+  m.moe.groups = static_cast<int>(f.integer("n_group", 0));
+  m.moe.topk_groups = static_cast<int>(f.integer("topk_group", 0));
+  // moe_layer_freq: one 0 (dense) or 1 (MoE) per layer. Leading dense layers then MoE ones (MiMo's
+  // layer 0 dense) are servesim's dense_layers; any other order is counted (listed_layers).
+  if (!f.has("moe_layer_freq") || !f.doc()["moe_layer_freq"].is_array())
+    throw Error(fmt::format("{}: moe_layer_freq must list 0 (dense) or 1 (MoE) for each of the {} layers", f.where(),
+                            m.layers));
+  const nlohmann::json& listed = f.doc()["moe_layer_freq"];
+  if (static_cast<int>(listed.size()) != m.layers)
+    throw Error(fmt::format("{}: moe_layer_freq lists {} layers, num_hidden_layers is {}", f.where(), listed.size(),
+                            m.layers));
+  int moe = 0, leading_dense = 0;
+  bool seen_moe = false;
+  for (const nlohmann::json& x : listed) {
+    if (!x.is_number_integer() || (x.get<std::int64_t>() != 0 && x.get<std::int64_t>() != 1))
+      throw Error(fmt::format("{}: moe_layer_freq entries must be 0 (dense) or 1 (MoE), got {}", f.where(),
+                              excerpt(x.dump())));
+    if (x.get<std::int64_t>() == 1) {
+      ++moe;
+      seen_moe = true;
+    } else if (!seen_moe) {
+      ++leading_dense;
+    }
+  }
+  if (moe == 0)
+    throw Error(fmt::format("{}: moe_layer_freq marks no MoE layer; servesim will not read {} as a dense model",
+                            f.where(), m.architecture));
+  if (moe + leading_dense == m.layers) m.moe.dense_layers = leading_dense;
+  else m.moe.listed_layers = moe;
+  if (m.layers - moe > 0 && m.ffn <= 0)
+    throw Error(fmt::format("{}: {} dense layers need a positive intermediate_size", f.where(), m.layers - moe));
+  // Xiaomi's 15B active (model card, technical report) fits the LM head counted and the embedding
+  // not, as DeepSeek's figures do (model_spec.h ActiveCount; the test shows the three counts).
+  m.active_count = ModelSpec::ActiveCount::lm_head_only;
 }
 
 }  // namespace servesim

@@ -28,6 +28,8 @@ enum class HfFamily {
   minimax_m2,      // MiniMax-M2
   glm4_moe,        // GLM-4.5/4.6/4.7
   gemma4,          // Gemma 4 (its own global-layer shapes, MoE beside the dense MLP)
+  step3p7,         // Step-3.7-Flash (sliding / full layer_types, DeepSeek-style MoE, MTP)
+  mimo_v2,         // MiMo-V2-Flash (hybrid SWA / full with their own KV heads, narrower values, sinks)
 };
 
 // The family of a text model from its architecture name, or from its model_type (a wrapper's
@@ -52,6 +54,8 @@ void read_granite_hybrid(const JsonFields& f, ModelSpec& m);
 void read_minimax_m2(const JsonFields& f, ModelSpec& m);
 void read_glm4_moe(const JsonFields& f, ModelSpec& m);
 void read_gemma4(const JsonFields& f, ModelSpec& m);
+void read_step3p7(const JsonFields& f, ModelSpec& m);
+void read_mimo_v2(const JsonFields& f, ModelSpec& m);
 
 // How many entries of `layer_types` are `kind`; -1 when the config has no such list.
 int count_layer_types(const JsonFields& f, const std::string& kind);

@@ -100,6 +100,22 @@ void read_local_attention(const JsonFields& f, HfFamily family, const std::strin
       // Every sliding_window_pattern-th layer (1-based) is global, the others local.
       const std::int64_t p = f.integer("sliding_window_pattern");
       local.layers = p > 0 ? m.layers - static_cast<int>(m.layers / p) : m.layers;
+    } else if (family == HfFamily::mimo_v2) {
+      // MiMo-V2: hybrid_layer_pattern lists 0 (full attention) or 1 (sliding window) per layer.
+      if (!f.has("hybrid_layer_pattern") || !f.doc()["hybrid_layer_pattern"].is_array())
+        throw Error(fmt::format("{}: hybrid_layer_pattern must list 0 (full attention) or 1 (sliding window) for "
+                                "each layer",
+                                f.where()));
+      const nlohmann::json& pattern = f.doc()["hybrid_layer_pattern"];
+      if (static_cast<int>(pattern.size()) != m.layers)
+        throw Error(fmt::format("{}: hybrid_layer_pattern lists {} layers, num_hidden_layers is {}", f.where(),
+                                pattern.size(), m.layers));
+      for (const nlohmann::json& x : pattern) {
+        if (!x.is_number_integer() || (x.get<std::int64_t>() != 0 && x.get<std::int64_t>() != 1))
+          throw Error(fmt::format("{}: hybrid_layer_pattern entries must be 0 (full) or 1 (sliding), got {}",
+                                  f.where(), excerpt(x.dump())));
+        if (x.get<std::int64_t>() == 1) ++local.layers;
+      }
     } else if (family == HfFamily::gpt_oss) {
       local.layers = m.layers / 2;  // layers 0, 2, 4, ... (GptOssConfig's default layer_types)
     } else if (arch.rfind("Qwen", 0) == 0) {
@@ -139,6 +155,21 @@ std::int64_t vision_params_estimate(const json& j) {
   return depth * (4 * h * h + 2 * h * inter) + 3 * patch * patch * h;
 }
 
+// What servesim lacks for an architecture it knows of and does not describe (said in its refusal).
+std::string known_unsupported(const std::string& arch) {
+  // DeepSeek-V4 (its config.json; the DeepSeek-V4-Flash model card): per layer a 128-token window
+  // of raw KV beside KV compressed 4x (with an indexer choosing the top index_topk rows) or 128x
+  // (compress_ratios), one KV head of 512 read by every query head, grouped low-rank output
+  // projections (o_groups, o_lora_rank), hash-routed MoE on the first num_hash_layers layers and
+  // hc_mult residual streams mixed by hyper-connections. None of these is a servesim layer kind:
+  // its KV per token, attention work and residual traffic would be guesses.
+  if (arch == "DeepseekV4ForCausalLM")
+    return ": DeepSeek-V4's compressed attention (compress_ratios: KV compressed 4x with an indexer, or 128x, beside "
+           "a 128-token window), hash-routed MoE layers and hyper-connections (hc_mult residual streams) are not "
+           "modelled";
+  return "";
+}
+
 ModelSpec import_parsed_config(const json& j, const std::string& path) {
   if (!j.is_object()) throw Error(fmt::format("{}: expected an object", path));
 
@@ -174,8 +205,10 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
                                   : "";
     throw Error(fmt::format("{}: architecture '{}'{}{} is not supported: servesim has no description of its "
                             "layers (their kinds, shapes and per-sequence state), so it cannot size or price "
-                            "it{}. Supported: {}. Describe the model in a models/*.yaml file instead.",
-                            path, arch, kind, inner, did_you_mean(arch, names), join(names)));
+                            "it{}{}. Supported: {}. Describe the model in a models/*.yaml file instead.",
+                            path, arch, kind, inner, known_unsupported(arch),
+                            // a near name is no help for an architecture known to be missing
+                            known_unsupported(arch).empty() ? did_you_mean(arch, names) : "", join(names)));
   }
 
   // Gemma 3's published text_config leaves out what equals transformers'
@@ -240,6 +273,8 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     case HfFamily::minimax_m2: read_minimax_m2(f, m); break;
     case HfFamily::glm4_moe: read_glm4_moe(f, m); break;
     case HfFamily::gemma4: read_gemma4(f, m); break;
+    case HfFamily::step3p7: read_step3p7(f, m); break;
+    case HfFamily::mimo_v2: read_mimo_v2(f, m); break;
   }
   // A mixture-of-experts family whose config names no experts (num_experts: 0, or the
   // field missing) would be priced as a dense model with the expert-sized FFN.

@@ -83,6 +83,11 @@ void validate_model(const ModelSpec& m, const std::string& where) {
     fail(fmt::format("{} attention heads are not a multiple of {} global KV heads", m.heads, m.global_kv_heads));
   if (m.global_head_dim < 0 || m.global_kv_heads < 0)
     fail("global_head_dim and num_global_key_value_heads must not be negative");
+  // A value head width of 0 means "as wide as the key head"; a negative one would price
+  // negative value projections and KV.
+  if (m.v_head_dim < 0) fail(fmt::format("v_head_dim must not be negative, got {}", m.v_head_dim));
+  if (m.v_head_dim > 0 && m.mla.enabled())
+    fail("v_head_dim is the value head width of plain attention; multi-head latent attention has its own (mla)");
   if (m.attention_layers() < 0 || m.attention_layers() > m.layers)
     fail(fmt::format("{} attention layers must be in 0..{}", m.attention_layers(), m.layers));
   if (m.mlp_layers() < 0 || m.mlp_layers() > m.layers)

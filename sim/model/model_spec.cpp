@@ -56,14 +56,16 @@ std::int64_t ModelSpec::attention_params_of(bool global) const {
     const std::int64_t o = static_cast<std::int64_t>(heads) * mla.v_head_dim * hidden;
     return q + kv_a + kv_b + o;
   }
-  // Query width (doubled by an output gate), key and value widths of this kind of layer.
-  const std::int64_t hd = head_dim_of(global);
+  // Query width (doubled by an output gate), key and value widths of this kind of layer; o_proj
+  // reads the heads' values (heads x the value width).
+  const std::int64_t hd = head_dim_of(global), vd = value_dim_of(global);
   const std::int64_t q = static_cast<std::int64_t>(heads) * hd;
   const std::int64_t k = static_cast<std::int64_t>(kv_heads_of(global)) * hd;
-  const std::int64_t v = global && global_k_eq_v ? 0 : k;
+  const std::int64_t v = global && global_k_eq_v ? 0 : static_cast<std::int64_t>(kv_heads_of(global)) * vd;
+  const std::int64_t o_in = static_cast<std::int64_t>(heads) * vd;
   const std::int64_t q_out = attention_output_gate ? 2 * q : q;
   const std::int64_t bias = qkv_bias ? q_out + k + v : 0;
-  return hidden * (q_out + k + v) + bias + q * hidden + (attention_o_bias ? hidden : 0) + (attention_sinks ? heads : 0);
+  return hidden * (q_out + k + v) + bias + o_in * hidden + (attention_o_bias ? hidden : 0) + (attention_sinks ? heads : 0);
 }
 
 std::int64_t ModelSpec::dense_mlp_params_per_layer() const {
@@ -182,7 +184,7 @@ std::int64_t ModelSpec::kv_elements_per_token_layer() const { return kv_elements
 std::int64_t ModelSpec::kv_elements_of(bool global) const {
   // MLA caches the compressed latent and one shared rotary key per token.
   if (mla.enabled()) return mla.kv_lora_rank + mla.qk_rope_head_dim;
-  return 2LL * kv_heads_of(global) * head_dim_of(global);
+  return static_cast<std::int64_t>(kv_heads_of(global)) * (head_dim_of(global) + value_dim_of(global));
 }
 
 double ModelSpec::kv_bytes_per_token(DType kv) const {

@@ -155,6 +155,11 @@ struct ModelSpec {
   int global_head_dim = 0;
   int global_kv_heads = 0;
   bool global_k_eq_v = false;
+  // Width of a value head where it differs from the query/key head's (MiMo-V2-Flash: q and k
+  // heads of head_dim 192, values of v_head_dim 128, in its full and sliding layers alike): v_proj's
+  // output, the cached values and o_proj's input are kv_heads or heads x v_head_dim. 0: the value
+  // head is as wide as the key head (head_dim_of). MLA has its own (mla.v_head_dim).
+  int v_head_dim = 0;
   // Which embedding tables the publisher counts in its "active parameters" figure: both
   // (Qwen, Meta, Mistral, Google), only the LM head (OpenAI's gpt-oss model card: the
   // embedding is a lookup, no multiply; DeepSeek and Moonshot's figures fit this too) or
@@ -186,6 +191,8 @@ struct ModelSpec {
   // Attention shapes of a global and of a local layer (they differ only for Gemma 4).
   int head_dim_of(bool global) const { return global && global_head_dim > 0 ? global_head_dim : head_dim; }
   int kv_heads_of(bool global) const { return global && global_kv_heads > 0 ? global_kv_heads : kv_heads; }
+  // Value head width of a global or local layer (non-MLA): v_head_dim where set, else the key's.
+  int value_dim_of(bool global) const { return v_head_dim > 0 ? v_head_dim : head_dim_of(global); }
   bool mixed_attention_shapes() const { return global_head_dim > 0 || global_kv_heads > 0 || global_k_eq_v; }
   std::int64_t q_dim() const;        // query width: heads * head_dim (MLA: heads * (nope+rope))
   std::int64_t kv_dim() const;       // K (or V) width: kv_heads * head_dim
@@ -207,7 +214,8 @@ struct ModelSpec {
   // KV cache bytes per token over all attention layers (MLA: compressed latent + rope key;
   // DSA: plus the indexer's fp8 key, whatever `kv`).
   double kv_bytes_per_token(DType kv) const;
-  // Elements of KV cache per token per layer (K and V together); a global layer's with Gemma 4.
+  // Elements of KV cache per token per layer (K and V together: kv_heads x (head_dim + value
+  // width)); a global layer's with Gemma 4.
   std::int64_t kv_elements_per_token_layer() const;
   std::int64_t kv_elements_of(bool global) const;
   // Recurrent state a sequence holds over all state layers, whatever its length.

@@ -31,6 +31,7 @@ nlohmann::json model_json(const ModelSpec& m) {
     j["sparse_indexer"] = {{"heads", m.indexer.heads}, {"head_dim", m.indexer.head_dim}, {"topk", m.indexer.topk},
                            {"key_bytes_per_token_layer", m.indexer.key_bytes()}};
   if (m.attention_sinks) j["attention_sinks"] = true;
+  if (m.v_head_dim > 0) j["v_head_dim"] = m.v_head_dim;
   if (m.state.enabled())
     j["state_layers"] = {{"kind", m.state.kind_name()},
                          {"layers", m.state.layers},
@@ -84,6 +85,9 @@ std::vector<std::string> model_notes(const ModelSpec& m) {
                               "layer)",
                               m.indexer.heads, m.indexer.head_dim, m.indexer.topk, m.indexer.key_bytes()));
   if (m.attention_sinks) out.push_back("attention sinks: a learned logit per head (no KV)");
+  if (m.v_head_dim > 0 && m.v_head_dim != m.head_dim)
+    out.push_back(fmt::format("value heads of {} beside query/key heads of {} (v_proj, the cached values, o_proj)",
+                              m.v_head_dim, m.head_dim));
   if (m.moe.enabled() && (m.moe.groups > 1 || m.moe.latent > 0))
     out.push_back(fmt::format("experts: {} routed (top {}), {} shared{}{}", m.moe.num_experts, m.moe.experts_per_token,
                               m.moe.shared_experts,

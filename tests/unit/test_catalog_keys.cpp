@@ -175,6 +175,20 @@ TEST_CASE("model file: a sliding window that binds is modelled, a wide one chang
              Contains("attention.local_layers 99 must be in 1.."));
 }
 
+TEST_CASE("model file: attention.v_head_dim, value heads narrower than query/key heads", "[catalog][model]") {
+  // Absent: as wide as head_dim (256 / 4 = 64), nothing changes.
+  CHECK(read_model("").v_head_dim == 0);
+  CHECK(read_model("").value_dim_of(true) == 64);
+  const ModelSpec m = read_model("  v_head_dim: 32\n");
+  CHECK(m.value_dim_of(true) == 32);
+  // One layer: q 256 x 4 x 64, k 256 x 2 x 64, v 256 x 2 x 32, o (4 x 32) x 256:
+  // 256 x (256 + 128 + 64) + 128 x 256 = 147,456.
+  CHECK(m.attention_params_per_layer() == 256LL * (256 + 128 + 64) + 128LL * 256);
+  // KV per token and layer: 2 heads x (64 + 32) = 192 elements; 2 layers x 192 x 2 B.
+  CHECK(m.kv_elements_per_token_layer() == 192);
+  CHECK(m.kv_bytes_per_token(DType::bf16) == 2.0 * 192 * 2);
+}
+
 TEST_CASE("model file: qk_norm true is read with a warning that it is not modelled", "[catalog][model]") {
   (void)take_warnings();
   read_model("  qk_norm: false\n");

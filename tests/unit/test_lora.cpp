@@ -79,6 +79,13 @@ TEST_CASE("adapter bytes of Llama-3.1-8B at rank 16: r x (7h + 2Hd + 2Kd + 3f) x
   SECTION("a mixture of experts is refused, with the reason") {
     CHECK_FALSE(lora_unsupported_reason(load_model("qwen3-30b-a3b")).empty());
   }
+  SECTION("value heads narrower than the query/key heads are refused (the adapters' widths assume them equal)") {
+    ModelSpec m = load_model("llama-3.1-8b");
+    m.v_head_dim = 64;  // beside head_dim 128
+    CHECK(lora_unsupported_reason(m) == "llama-3.1-8b has value heads of 64 beside query/key heads of 128");
+    m.v_head_dim = 128;  // as wide: nothing changes
+    CHECK(lora_unsupported_reason(m).empty());
+  }
 }
 
 TEST_CASE("each request's adapter is a pure function of (seed, id)", "[lora][rng]") {

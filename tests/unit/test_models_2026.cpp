@@ -14,6 +14,12 @@
 #include <nlohmann/json.hpp>
 
 #include "config/catalog_reader.h"
+#include "cost/batch.h"
+#include "cost/kv_size.h"
+#include "cost/memory_plan.h"
+#include "cost/parallelism.h"
+#include "cost/precision.h"
+#include "cost/step_cost.h"
 #include "model/hf_json.h"
 #include "test_sim_helpers.h"
 #include "util/error.h"
@@ -29,8 +35,11 @@ double billions(std::int64_t n) { return static_cast<double>(n) / 1e9; }
 bool within(double value, double published, double rel) { return std::fabs(value - published) <= rel * published; }
 
 // The fixtures of architectures servesim does not describe (kept to test the refusal).
-bool refused(const std::string& name) {
-  return name == "deepseek-v4-flash" || name == "step-3.7-flash" || name == "mimo-v2-flash";
+bool refused(const std::string& name) { return name == "deepseek-v4-flash"; }
+ShardShape shard(const ModelSpec& m, int tp) {
+  Parallelism p;
+  p.tp = tp;
+  return shard_shape(p, m);
 }
 }  // namespace
 
@@ -51,16 +60,217 @@ TEST_CASE("models 2026: every collected config.json of a known family loads", "[
 }
 
 TEST_CASE("models 2026: an unknown architecture is refused naming what is missing", "[hf][models2026]") {
-  // DeepSeek-V4 (compressed sparse attention), Step-3.7, MiMo-V2: no description of their layers.
-  for (const char* name : {"deepseek-v4-flash", "step-3.7-flash", "mimo-v2-flash"}) {
-    INFO(name);
-    const std::string e = error_of([&] { load(name); });
-    CHECK_THAT(e, Contains("is not supported: servesim has no description of its layers"));
-    CHECK_THAT(e, Contains("model_type"));
-    CHECK_THAT(e, Contains("Supported:"));
-  }
-  CHECK_THAT(error_of([&] { load("deepseek-v4-flash"); }), Contains("'DeepseekV4ForCausalLM' (model_type 'deepseek_v4')"));
+  // DeepSeek-V4 (compressed sparse attention, hash routing, hyper-connections): no description of
+  // its layers.
+  const std::string e = error_of([&] { load("deepseek-v4-flash"); });
+  CHECK_THAT(e, Contains("is not supported: servesim has no description of its layers"));
+  CHECK_THAT(e, Contains("'DeepseekV4ForCausalLM' (model_type 'deepseek_v4')"));
+  CHECK_THAT(e, Contains("DeepSeek-V4's compressed attention (compress_ratios"));
+  CHECK_THAT(e, Contains("hyper-connections (hc_mult residual streams) are not modelled. Supported:"));
+  CHECK_THAT(e, !Contains("did you mean"));  // DeepseekV2 is no substitute
+  CHECK_THAT(e, Contains("Supported:"));
+  CHECK_THAT(e, Contains("Step3p7FlashForCausalLM"));
+  CHECK_THAT(e, Contains("MiMoV2FlashForCausalLM"));
 }
+
+TEST_CASE("models 2026: Step-3.7-Flash", "[hf][models2026]") {
+  // StepFun, Step 3.7 Flash model card (github.com/stepfun-ai/Step-3.7-Flash README; the
+  // huggingface.co/stepfun-ai/Step-3.7-Flash card): "a 196B-parameter language backbone" (198B
+  // with its 1.8B vision encoder, which this text config does not describe), "activates
+  // approximately 11B parameters per token". Which tables the 11B counts is not said.
+  const ModelSpec m = load("step-3.7-flash");
+  CHECK(m.layers == 45);
+  CHECK(m.local.kind == LocalAttention::Kind::sliding);
+  CHECK(m.local.span == 512);
+  CHECK(m.local.layers == 33);  // layer_types: full on layers 0, 4, ..., 44 (12), sliding on 33
+  CHECK(m.global_attention_layers() == 12);
+  CHECK(m.moe.num_experts == 288);
+  CHECK(m.moe.experts_per_token == 8);
+  CHECK(m.moe.shared_experts == 1);
+  CHECK(m.moe.shared_expert_ffn == 1280);
+  CHECK(m.moe_layers() == 42);  // first_k_dense_replace 3
+  CHECK(m.dense_mlp_layers() == 3);
+  CHECK(m.mtp_layers == 0);  // num_nextn_predict_layers 3: shapes not given, not counted
+  CHECK(m.native_dtype == DType::bf16);
+  CHECK_FALSE(m.checkpoint.present);  // no quantization_config: a bf16 checkpoint
+
+  // One attention layer (full and sliding alike): q 4096 x 64 x 128, k and v 4096 x 8 x 128 each,
+  // o 64 x 128 x 4096: 4096 x (8192 + 2 x 1024) + 8192 x 4096 = 75,497,472.
+  const std::int64_t attention = 4096LL * (8192 + 2 * 1024) + 8192LL * 4096;
+  CHECK(m.attention_params_of(true) == attention);
+  CHECK(m.attention_params_of(false) == attention);
+  // A dense layer: 3 x 4096 x 11264. One expert (and the shared one): 3 x 4096 x 1280; the
+  // router 4096 x 288.
+  const std::int64_t dense = 3LL * 4096 * 11264, expert = 3LL * 4096 * 1280, router = 4096LL * 288;
+  CHECK(m.moe_params_per_layer() == router + 288 * expert + expert);
+  const std::int64_t tables = 2LL * 128896 * 4096, norms = (2LL * 45 + 1) * 4096;
+  const std::int64_t total = 45 * attention + 3 * dense + 42 * (router + 289 * expert) + tables + norms;
+  const std::int64_t active = 45 * attention + 3 * dense + 42 * (router + 9 * expert) + tables + norms;
+  CHECK(m.total_params() == total);  // 195,832,688,640
+  CHECK(m.active_params() == active);  // 10,863,882,240: both tables counted
+  CHECK(within(billions(m.total_params()), 196.0, 0.02));
+  CHECK(within(billions(m.active_params()), 11.0, 0.02));
+  // The other counts, for the record: without the embedding 10.33B (-6%), without either table
+  // 9.81B (-11%); the published "approximately 11B" fits both tables counted.
+  CHECK(m.active_count == ModelSpec::ActiveCount::all_tables);
+
+  // KV per token: every layer caches 2 x 8 x 128 (bf16: 2 B): 45 x 2,048 x 2 = 184,320 B; the
+  // 33 sliding layers' blocks past 512 tokens are freed by the engine, not counted here.
+  CHECK(m.kv_bytes_per_token(DType::bf16) == 45.0 * 2 * 8 * 128 * 2);
+}
+
+TEST_CASE("models 2026: Step-3.7-Flash: sliding layers of another shape are refused", "[hf][models2026]") {
+  // Step-3.5-Flash's full config gives its sliding layers 96 query heads (attention_other_setting)
+  // against 64 on the full ones; servesim has one head count for every layer.
+  nlohmann::json j = read_hf_json_file(fixture("step-3.7-flash/config.json"));
+  j["attention_other_setting"] = {{"attention_type", "sliding_attention"}, {"num_attention_heads", 96},
+                                  {"num_attention_groups", 8}, {"head_dim", 128}};
+  const auto dir = std::filesystem::temp_directory_path() / "servesim-models2026" / "step-96";
+  std::filesystem::create_directories(dir);
+  std::ofstream((dir / "config.json").string()) << j.dump(2) << "\n";
+  const std::string e = error_of([&] { load_model(dir.string()); });
+  CHECK_THAT(e, Contains("attention_other_setting gives the sliding layers 96 heads, 8 KV heads of 128"));
+  CHECK_THAT(e, Contains("one query head count for every layer"));
+  // The same shape as the full layers is read as it is.
+  j["attention_other_setting"]["num_attention_heads"] = 64;
+  std::ofstream((dir / "config.json").string()) << j.dump(2) << "\n";
+  CHECK(load_model(dir.string()).total_params() == load("step-3.7-flash").total_params());
+}
+
+TEST_CASE("models 2026: MiMo-V2-Flash", "[hf][models2026]") {
+  // Xiaomi, MiMo-V2-Flash model card (huggingface.co/XiaomiMiMo/MiMo-V2-Flash,
+  // github.com/XiaomiMiMo/MiMo-V2-Flash README) and "MiMo-V2-Flash Technical Report"
+  // (arXiv:2601.02780, 2026): "309B total parameters and 15B active parameters".
+  const ModelSpec m = load("mimo-v2-flash");
+  // hybrid_layer_pattern: 9 full-attention layers (0, 5, 11, 17, ..., 47), 39 sliding (window 128).
+  CHECK(m.local.kind == LocalAttention::Kind::sliding);
+  CHECK(m.local.span == 128);
+  CHECK(m.local.layers == 39);
+  CHECK(m.global_attention_layers() == 9);
+  // Sliding layers: 8 KV heads; full layers: 4 (num_key_value_heads); q/k heads of 192, values of 128.
+  CHECK(m.kv_heads_of(false) == 8);
+  CHECK(m.kv_heads_of(true) == 4);
+  CHECK(m.head_dim_of(true) == 192);
+  CHECK(m.head_dim_of(false) == 192);
+  CHECK(m.value_dim_of(true) == 128);
+  CHECK(m.value_dim_of(false) == 128);
+  CHECK(m.attention_sinks);  // add_swa_attention_sink_bias
+  CHECK(m.moe.num_experts == 256);
+  CHECK(m.moe.experts_per_token == 8);
+  CHECK(m.moe.shared_experts == 0);  // n_shared_experts: null
+  CHECK(m.moe_layers() == 47);       // moe_layer_freq: layer 0 dense
+  CHECK(m.dense_mlp_layers() == 1);
+  // quantization_config fp8, blocks of 128 x 128, activation_scheme dynamic: W8A8 fp8, KV not stated.
+  CHECK(m.native_dtype == DType::fp8);
+  CHECK(m.checkpoint.present);
+  CHECK(m.checkpoint.has_activations);
+  CHECK(m.checkpoint.activations == DType::fp8);
+  CHECK_FALSE(m.checkpoint.has_kv_cache);
+
+  // A full layer: q 4096 x 64 x 192, k 4096 x 4 x 192, v 4096 x 4 x 128, o 64 x 128 x 4096, 64 sinks:
+  // 4096 x (12288 + 768 + 512) + 8192 x 4096 + 64 = 89,128,960 + 64.
+  const std::int64_t full = 4096LL * (12288 + 768 + 512) + 8192LL * 4096 + 64;
+  // A sliding layer: k 4096 x 8 x 192, v 4096 x 8 x 128: 4096 x (12288 + 1536 + 1024) + 8192 x 4096 + 64.
+  const std::int64_t sliding = 4096LL * (12288 + 1536 + 1024) + 8192LL * 4096 + 64;
+  CHECK(m.attention_params_of(true) == full);
+  CHECK(m.attention_params_of(false) == sliding);
+  // The dense layer 3 x 4096 x 16384; an expert 3 x 4096 x 2048; the router 4096 x 256.
+  const std::int64_t dense = 3LL * 4096 * 16384, expert = 3LL * 4096 * 2048, router = 4096LL * 256;
+  CHECK(m.moe_params_per_layer() == router + 256 * expert);
+  const std::int64_t table = 152576LL * 4096, norms = (2LL * 48 + 1) * 4096;
+  const std::int64_t layers_total = 9 * full + 39 * sliding + dense + 47 * (router + 256 * expert);
+  const std::int64_t layers_active = 9 * full + 39 * sliding + dense + 47 * (router + 8 * expert);
+  CHECK(m.total_params() == layers_total + 2 * table + norms);  // 308,778,769,408
+  CHECK(m.active_params() == layers_active + table + norms);    // 14,820,973,568: the LM head, not the embedding
+  CHECK(m.active_params_all_tables() == layers_active + 2 * table + norms);  // 15,445,924,864
+  CHECK(within(billions(m.total_params()), 309.0, 0.02));
+  CHECK(within(billions(m.active_params()), 15.0, 0.02));
+  // For the record: both tables counted 15.45B (+3.0%), neither 14.20B (-5.4%): the published 15B
+  // fits the LM head counted and not the embedding, as DeepSeek's figures do.
+  CHECK(m.active_count == ModelSpec::ActiveCount::lm_head_only);
+
+  // KV per token: a layer caches kv_heads x (192 + 128): full 4 x 320 = 1,280, sliding 8 x 320 =
+  // 2,560; 9 x 1,280 + 39 x 2,560 = 111,360 elements; bf16 222,720 B, fp8 111,360 B.
+  CHECK(m.kv_elements_of(true) == 4 * (192 + 128));
+  CHECK(m.kv_elements_of(false) == 8 * (192 + 128));
+  CHECK(m.kv_bytes_per_token(DType::bf16) == (9.0 * 1280 + 39.0 * 2560) * 2);
+  CHECK(m.kv_bytes_per_token(DType::fp8) == 9.0 * 1280 + 39.0 * 2560);
+}
+
+TEST_CASE("models 2026: MiMo-V2-Flash's attention fields, other shapes and bad ones", "[hf][models2026]") {
+  const nlohmann::json published = read_hf_json_file(fixture("mimo-v2-flash/config.json"));
+  const auto dir = std::filesystem::temp_directory_path() / "servesim-models2026" / "mimo";
+  std::filesystem::create_directories(dir);
+  auto load_with = [&](const nlohmann::json& patch) {
+    nlohmann::json j = published;
+    j.merge_patch(patch);
+    std::ofstream((dir / "config.json").string()) << j.dump(2) << "\n";
+    return load_model(dir.string());
+  };
+  // Sliding layers with q/k heads of 128 (full ones 192), values of 128 in both: the full layers
+  // keep 192 (global_head_dim), the values stay 128 everywhere.
+  const ModelSpec m = load_with({{"swa_head_dim", 128}});
+  CHECK(m.head_dim_of(true) == 192);
+  CHECK(m.head_dim_of(false) == 128);
+  CHECK(m.value_dim_of(true) == 128);
+  CHECK(m.value_dim_of(false) == 128);
+  // KV elements per token and layer: full 4 x (192 + 128), sliding 8 x (128 + 128).
+  CHECK(m.kv_elements_of(true) == 4 * 320);
+  CHECK(m.kv_elements_of(false) == 8 * 256);
+  // Refused, naming the field: value widths that differ by kind, query heads that differ by kind,
+  // a pattern or MoE list of the wrong length, entries other than 0 and 1.
+  CHECK_THAT(error_of([&] { load_with({{"swa_v_head_dim", 192}}); }),
+             Contains("value heads of 128 (v_head_dim) and 192 (swa_v_head_dim)"));
+  CHECK_THAT(error_of([&] { load_with({{"swa_num_attention_heads", 32}}); }),
+             Contains("swa_num_attention_heads 32 differs from num_attention_heads 64"));
+  CHECK_THAT(error_of([&] { load_with({{"hybrid_layer_pattern", {0, 1, 1}}}); }),
+             Contains("hybrid_layer_pattern lists 3 layers, num_hidden_layers is 48"));
+  CHECK_THAT(error_of([&] { load_with({{"moe_layer_freq", {1, 1}}}); }),
+             Contains("moe_layer_freq lists 2 layers, num_hidden_layers is 48"));
+  nlohmann::json twos = published["moe_layer_freq"];
+  twos[3] = 2;
+  CHECK_THAT(error_of([&] { load_with({{"moe_layer_freq", twos}}); }),
+             Contains("moe_layer_freq entries must be 0 (dense) or 1 (MoE), got 2"));
+  CHECK_THAT(error_of([&] { load_with({{"moe_layer_freq", nullptr}}); }),
+             Contains("moe_layer_freq must list 0 (dense) or 1 (MoE) for each of the 48 layers"));
+  // MoE on every layer but some in the middle: counted, not taken as leading dense layers.
+  nlohmann::json middle = published["moe_layer_freq"];
+  middle[0] = 1;
+  middle[10] = 0;
+  middle[20] = 0;
+  const ModelSpec mid = load_with({{"moe_layer_freq", middle}});
+  CHECK(mid.moe_layers() == 46);
+  CHECK(mid.dense_mlp_layers() == 2);
+}
+
+TEST_CASE("models 2026: MiMo-V2-Flash's narrower values in the cost model", "[hf][models2026][cost]") {
+  const ModelSpec m = load("mimo-v2-flash");
+  // One GPU caches the closed form above; at tp=8 each GPU holds one of the 8 sliding KV heads
+  // and one of the 4 full-layer ones (replicated): 48 x 1 x 320 x 2 B = 30,720 B.
+  CHECK(gpu_kv_bytes_per_token(m, shard(m, 1), DType::bf16) == (9.0 * 1280 + 39.0 * 2560) * 2);
+  CHECK(gpu_kv_bytes_per_token(m, shard(m, 8), DType::bf16) == 48.0 * 320 * 2);
+  // bf16 weights (overriding the fp8 checkpoint) on one GPU: 2 B x every parameter.
+  ResolvedPrecision bf16;
+  CHECK(weight_bytes_per_gpu(m, bf16, Parallelism{}) == Approx(2.0 * static_cast<double>(m.total_params())).epsilon(1e-12));
+  // The step's attention GEMMs and attention: qkv_proj reads every layer's q, k and v weights,
+  // 4096 x (9 x (12288 + 768 + 512) + 39 x (12288 + 1536 + 1024)) x 2 B; o_proj 48 x 8192 x 4096 x 2 B.
+  const CostModel cost(load_gpu("h200-sxm"), m, bf16, Parallelism{});
+  BatchSummary b = cost.batch();
+  b.add(SeqWork{100, 0, true});  // a 100-token prompt: within the 128-token window, every layer sees all keys
+  const StepCost s = cost.breakdown(b);
+  auto op = [&](const char* name) -> const OpCost& {
+    for (const auto& o : s.ops)
+      if (std::string(o.name) == name) return o;
+    FAIL("no op " << name);
+    return s.ops.front();
+  };
+  CHECK(op("qkv_proj").weight_bytes == Approx(4096.0 * (9 * 13568 + 39 * 14848) * 2).epsilon(1e-12));
+  CHECK(op("o_proj").weight_bytes == Approx(48.0 * 8192 * 4096 * 2).epsilon(1e-12));
+  // Attention FLOPs: 2 x 64 heads x (192 score + 128 value) per query-key pair and layer, over
+  // 100 x 101 / 2 = 5,050 causal pairs and 48 layers.
+  CHECK(op("attention_prefill").flops == Approx(2.0 * 64 * (192 + 128) * 5050 * 48).epsilon(1e-12));
+}
+
 
 TEST_CASE("models 2026: gpt-oss", "[hf][models2026]") {
   // OpenAI, "gpt-oss-120b & gpt-oss-20b Model Card" (2025), table 1: total 116.83B / 20.91B;
