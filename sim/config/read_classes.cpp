@@ -14,6 +14,7 @@
 #include <set>
 
 #include "config/classes_reader.h"
+#include "config/printable_name.h"
 #include "config/scenario_sections.h"
 #include "config/workload_keys.h"
 #include "scenario/scenario.h"
@@ -95,13 +96,6 @@ const Key kClasses{.name = "classes",
                    .spec = "WorkloadSpec::classes",
                    .default_note = "none: one class, the scenario's slo",
                    .item = "class mapping {name, share, priority?, slo?, rate_limit?, burst?, max_queue?}"};
-
-bool printable_name(const std::string& s) {
-  if (s.empty() || s.size() > 64) return false;
-  for (char c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') return false;
-  return true;
-}
 
 }  // namespace
 

@@ -14,6 +14,7 @@
 
 #include "config/config_error.h"
 #include "config/pool_setup.h"
+#include "config/printable_name.h"
 #include "config/scenario_sections.h"
 #include "scenario/scenario.h"
 #include "util/error.h"
@@ -76,13 +77,6 @@ const Key kPools{.name = "pools",
                  .spec = "Scenario::pools",
                  .default_note = "none: parallelism.replicas replicas of the scenario's setup",
                  .item = "pool mapping {name, replicas, gpu?, tp?, weights?, price_per_hour?}"};
-
-bool printable_name(const std::string& s) {
-  if (s.empty() || s.size() > 64) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
-  });
-}
 
 }  // namespace
 

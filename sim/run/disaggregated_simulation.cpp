@@ -17,6 +17,7 @@
 #include "scenario/disaggregation.h"
 #include "scenario/setup.h"
 #include "run/run_totals.h"
+#include "run/fleet_pools_run.h"
 #include "run/serving_pool.h"
 #include "util/error.h"
 #include "util/interrupt.h"
@@ -74,25 +75,6 @@ class PrefillTap final : public RunObserver {
   std::vector<double> last_step_s_;  // the step each instance ran last (the one that just ended)
 };
 
-// The decode instances' reports: steps to the pool's collector, inter-token gaps
-// and finished requests to both it and the run's.
-class DecodeTap final : public RunObserver {
- public:
-  DecodeTap(Collector& pool, Collector& run) : pool_(pool), run_(run) {}
-  void on_step(const StepRecord& s) override { pool_.on_step(s); }
-  void on_itl(double seconds, std::int64_t count) override {
-    pool_.on_itl(seconds, count);
-    run_.on_itl(seconds, count);
-  }
-  void on_request_done(const RequestRecord& r) override {
-    pool_.on_request_done(r);
-    run_.on_request_done(r);
-  }
-
- private:
-  Collector& pool_;
-  Collector& run_;
-};
 
 
 }  // namespace
@@ -126,7 +108,7 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
   if (sc.workload.multi_turn && sc.workload.multi_turn->conversation_metrics)
     run.track_conversations(sc.workload.multi_turn->turns, sc.workload.arrival.kind == ArrivalKind::closed_loop);
   PrefillTap prefill_tap(*prefill.collector, np);
-  DecodeTap decode_tap(*decode.collector, run);
+  PoolTap decode_tap(*decode.collector, run, /*steps_to_run=*/false);
   for (int r = 0; r < np; ++r) prefill.engines.push_back(make_engine(prefill.context(r, &prefill_tap, options.fast_forward)));
   std::vector<DecodeOnlyEngine*> decoders;
   for (int r = 0; r < nd; ++r) {

@@ -12,14 +12,16 @@
 
 namespace servesim {
 
-// A pool's replicas' reports: to the pool's collector (its hardware figures and
-// latencies) and the run's (everything else).
-class FleetPoolTap final : public RunObserver {
+// A pool's instances' reports: to the pool's collector (its hardware figures and
+// latencies) and the run's. The run's takes the steps too for a heterogeneous fleet
+// (its batch, KV and queue figures are over every pool), not for a disaggregated run's
+// decode pool (the run's step figures are made from the pools' there).
+class PoolTap final : public RunObserver {
  public:
-  FleetPoolTap(Collector& pool, Collector& run) : pool_(pool), run_(run) {}
+  PoolTap(Collector& pool, Collector& run, bool steps_to_run) : pool_(pool), run_(run), steps_to_run_(steps_to_run) {}
   void on_step(const StepRecord& s) override {
     pool_.on_step(s);
-    run_.on_step(s);
+    if (steps_to_run_) run_.on_step(s);
   }
   void on_itl(double seconds, std::int64_t count) override {
     pool_.on_itl(seconds, count);
@@ -33,6 +35,7 @@ class FleetPoolTap final : public RunObserver {
  private:
   Collector& pool_;
   Collector& run_;
+  bool steps_to_run_;
 };
 
 // Fills s.pools from each pool's collector and replaces the run's hardware figures

@@ -195,9 +195,9 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   if (sc.workload.multi_turn && sc.workload.multi_turn->conversation_metrics)
     collector.track_conversations(sc.workload.multi_turn->turns, sc.workload.arrival.kind == ArrivalKind::closed_loop,
                                   sc.workload.multi_turn->closed);
-  std::vector<std::unique_ptr<FleetPoolTap>> taps;
+  std::vector<std::unique_ptr<PoolTap>> taps;
   if (fleet)
-    for (const auto& p : pools) taps.push_back(std::make_unique<FleetPoolTap>(*p->collector, collector));
+    for (const auto& p : pools) taps.push_back(std::make_unique<PoolTap>(*p->collector, collector, /*steps_to_run=*/true));
 
   // Users who give up (workload.patience): the static engine has no abort path.
   std::optional<Patience> patience;
