@@ -109,7 +109,11 @@ void run(const RunArgs& a) {
     fmt::print("speculative decoding: {}{}, k = {}, {:.2f} tokens per sequence per step expected\n", sp.method,
                sp.draft_model.empty() ? "" : " (" + sp.draft_model + ")", sp.num_speculative_tokens,
                sp.expected_tokens());
-  if (const SamplingSpec& s = sc.workload.sampling; !s.single())
+  if (const SamplingSpec& s = sc.workload.sampling; s.beam() && sc.engine.beam_search == BeamSearchImpl::above_engine)
+    fmt::print("beam search above the engine ({}): {} beams per request, each token one request of max_tokens 1 per "
+               "beam (run/beam_loop.h)\n",
+               sc.engine.framework, s.sequences());
+  else if (!s.single())
     fmt::print("{}: {} sequences per request (one prefill; KV blocks shared copy-on-write)\n",
                s.beam() ? "beam search" : "parallel sampling", s.sequences());
   if (r.summary.pools.empty())

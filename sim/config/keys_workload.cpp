@@ -177,12 +177,15 @@ const Key n{.name = "n",
             .why = "4x vLLM's default max_num_seqs (256); a request's samples must also fit engine.max_num_seqs"};
 const Key beam_width{.name = "beam_width",
                      .type = KeyType::integer,
-                     .doc = "beams per request (beam search, as vLLM V0's use_beam_search with best_of = the width): "
-                            "one prefill, then this many beams decoding in lockstep, priced as that many parallel "
-                            "samples. Not modelled: the top-2k candidate selection of each step, the KV block copies "
-                            "when beams diverge, and vLLM V1's beam search, a loop above the engine that sends one "
-                            "request per beam per token (a front-end round trip and a re-prefill of the uncached "
-                            "last block each token); no band is given for it",
+                     .doc = "beams per request (beam search), run as engine.beam_search says (the framework's "
+                            "way, docs/beam-search.md): above_engine (vllm-v1: a loop that sends one request of "
+                            "max_tokens 1 per beam per token, each re-prefilling what the prefix cache lacks, with "
+                            "the front end's CPU time per request between rounds; run/beam_loop.h) or in_engine "
+                            "(vLLM up to v0.6.2, TensorRT-LLM: one prefill, then the beams decode in lockstep, priced "
+                            "as that many parallel samples; engine/sequence_group.h). Not modelled: beams ending "
+                            "early, diverging histories, and V0's Python sampler and fork costs (servesim's in-engine "
+                            "time is a lower bound there); frameworks without beam search refuse it; no band is given "
+                            "for it",
                      .spec = "SamplingSpec::beam_width",
                      .unit = "sequences",
                      .default_number = 1,

@@ -81,6 +81,19 @@ const Key kSchedulingPolicy{
     .default_text = "fcfs",
     .choices = {"fcfs", "priority"},
 };
+// engine.beam_search: where the framework runs beam search (framework_preset.h).
+const Key kBeamSearch{
+    .name = "beam_search",
+    .type = KeyType::choice,
+    .doc = "how beam search (workload.sampling.beam_width) runs: in_engine (sequence groups decoding in lockstep, "
+           "vLLM up to v0.6.2 and TensorRT-LLM; engine/sequence_group.h) or above_engine (vLLM v0.6.3+ and V1: a "
+           "loop that sends one request of max_tokens 1 per beam per token and keeps the best beams; "
+           "workload/beam_loop.h). Frameworks without beam search refuse it",
+    .spec = "EngineConfig::beam_search",
+    .default_text = "above_engine",
+    .default_note = "the framework's (vllm-v1: above_engine; vllm-v0, trtllm: in_engine)",
+    .choices = {"in_engine", "above_engine"},
+};
 const Key kMaxNumSeqs{
     .name = "max_num_seqs",
     .type = KeyType::integer,
@@ -500,7 +513,7 @@ const KeySection& engine_key_section() {
   static const KeySection s{
       .path = "engine",
       .doc = "the serving engine's settings (vLLM's engine arguments where they exist)",
-      .keys = {&kKind, &kFramework, &kScheduler, &kSchedulingPolicy, &kMaxNumSeqs, &kMaxBatchedTokens, &kBlockSize, &kGpuMemoryUtilization, &kPrefixCaching, &kFreeWindowKv,
+      .keys = {&kKind, &kFramework, &kScheduler, &kSchedulingPolicy, &kBeamSearch, &kMaxNumSeqs, &kMaxBatchedTokens, &kBlockSize, &kGpuMemoryUtilization, &kPrefixCaching, &kFreeWindowKv,
                &kChunkedPrefill, &kMaxModelLen, &kNumGpuBlocksOverride, &kRuntimeOverhead, &kStepCpuOverhead,
                &kPerSeqCpuOverhead, &kPerTokenCpuOverhead, &kPromptTokenCpuOverhead, &kHostOverlap, &kKernelLaunchOverhead, &kCollectiveLatency, &kFrontendLatency, &kGemmComputeRatio, &kAttentionMemoryRatio,
                &kPrefillLayerOverhead, &kAsyncScheduling, &kCpuOffload, &kv_tiers_key(), &kMaxQueueMemory,
@@ -526,6 +539,14 @@ EngineConfig read_engine(ConfigMap& e) {
   c.framework = std::string(preset.name);
   c.scheduler = has_key(e, kScheduler) ? read_named_choice(e, kScheduler, "scheduler") : std::string(preset.scheduler);
   c.priority_queue = read_choice(e, kSchedulingPolicy) == "priority";
+  c.beam_search = preset.beam_search;
+  if (has_key(e, kBeamSearch)) {
+    if (preset.beam_search == BeamSearchImpl::unsupported)
+      throw Error(fmt::format("{}: framework {} has no beam search ({})", e.where(std::string(kBeamSearch.name)),
+                              preset.name, preset.beam_search_source));
+    c.beam_search = read_choice(e, kBeamSearch) == "in_engine" ? BeamSearchImpl::in_engine
+                                                                : BeamSearchImpl::above_engine;
+  }
   // A key the scenario sets overrides the framework's value.
   const auto preset_number = [&e](const Key& k, double preset_value) {
     return has_key(e, k) ? read_quantity(e, k) : preset_value;

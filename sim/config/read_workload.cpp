@@ -152,6 +152,11 @@ void check_sampling_engine(ConfigMap& m, const SamplingSpec& s, const EngineConf
   if (s.single()) return;
   const std::string at = where(m, workload_keys::sampling);
   const char* what = s.beam() ? "beam search" : "parallel sampling";
+  if (s.beam() && e.beam_search == BeamSearchImpl::unsupported) {
+    const FrameworkPreset* preset = find_framework_preset(e.framework);
+    throw Error(fmt::format("{}: framework {} has no beam search ({}); use parallel sampling (n) or another framework",
+                            at, e.framework, preset ? preset->beam_search_source : std::string_view("")));
+  }
   if (e.kind != "vllm")
     throw Error(fmt::format("{}: {} is modelled by the vllm engine (paged KV blocks shared copy-on-write), not "
                             "engine.kind {}",

@@ -7,6 +7,7 @@
 #include "cost/memory_plan.h"
 #include "cost/step_cost.h"
 #include "cost/step_wall_time.h"
+#include "engine/framework_preset.h"
 #include "engine/kv_tier_spec.h"
 #include "engine/local_runtime.h"
 #include "engine/lora_spec.h"
@@ -29,6 +30,9 @@ struct EngineConfig {
   // The waiting queue's order (vLLM --scheduling-policy): false, first come first served;
   // true ("priority"), by request class priority, then arrival (workload.classes).
   bool priority_queue = false;
+  // How beam search runs (workload.sampling.beam_width): inside the engine as sequence
+  // groups, or as a loop above it (workload/beam_loop.h); the framework's when not set.
+  BeamSearchImpl beam_search = BeamSearchImpl::above_engine;
   std::int64_t max_num_seqs = MemoryConfig{}.max_num_seqs;
   std::int64_t max_num_batched_tokens = MemoryConfig{}.max_num_batched_tokens;  // token budget per step
   int block_size = MemoryConfig{}.block_size;

@@ -44,7 +44,13 @@ const std::vector<FrameworkPreset>& framework_presets() {
                  "frontend latency 8.4 ms fitted on every other H100 run (held-out TTFT 6.3% on the other H100 "
                  "runs); "
                  "vLLM V1 enables prefix caching by default, servesim leaves it off unless set",
-       .policy_note = ""},
+       .policy_note = "",
+       .beam_search = BeamSearchImpl::above_engine,
+       .beam_search_source = "vLLM V1 has no beam search in its engine: LLM.beam_search and the OpenAI server's "
+                             "use_beam_search run it as a loop above the engine (vllm/entrypoints/llm.py, "
+                             "EngineClient.beam_search), each token a request of max_tokens=1 and logprobs=2 x "
+                             "beam_width per beam; vLLM PR #8726 (v0.6.3) moved it there, RFC #6226 dropped it from "
+                             "the engine"},
       {.name = "vllm-v1-sync",
        .doc = "vLLM V1 engine before async scheduling was its default (v0.8-v0.13): the host work of each step "
               "(scheduling, input preparation, sampler bookkeeping, output processing) runs between GPU steps",
@@ -73,7 +79,13 @@ const std::vector<FrameworkPreset>& framework_presets() {
                  "critical path: async scheduling became vLLM's default only after v0.13 (vLLM PR #27614). Not "
                  "fitted; held out on the ML.ENERGY Benchmark v3 runs (vLLM 0.11.1, 127 runs, H100 and B200): "
                  "median |ITL error| 9.7% (vllm-v1: 26.4%)",
-       .policy_note = ""},
+       .policy_note = "",
+       .beam_search = BeamSearchImpl::above_engine,
+       .beam_search_source = "vLLM V1 has no beam search in its engine: LLM.beam_search and the OpenAI server's "
+                             "use_beam_search run it as a loop above the engine (vllm/entrypoints/llm.py, "
+                             "EngineClient.beam_search), each token a request of max_tokens=1 and logprobs=2 x "
+                             "beam_width per beam; vLLM PR #8726 (v0.6.3) moved it there, RFC #6226 dropped it from "
+                             "the engine"},
       {.name = "vllm-v0",
        .doc = "vLLM V0 engine (v0.3-v0.7): CUDA graphs for decode, synchronous scheduling in Python",
        // Fitted on Vidur's vLLM V0 host profile (shared operator_timings/historical/57720ca.../
@@ -100,7 +112,11 @@ const std::vector<FrameworkPreset>& framework_presets() {
                  "held out on other hosts and TP 22-34% (docs/host-cost.md)",
        .scheduler = "vllm_v0_prefill_first",
        .policy_note = "chunked prefill (V0 enabled it by default only for contexts over 32k tokens; servesim's "
-                      "vllm_v0_prefill_first runs whole prompts), swap-out preemption (recompute is modelled)"},
+                      "vllm_v0_prefill_first runs whole prompts), swap-out preemption (recompute is modelled)",
+       .beam_search = BeamSearchImpl::in_engine,
+       .beam_search_source = "vLLM V0 up to v0.6.2 ran beam search inside the engine as sequence groups "
+                             "(use_beam_search; the PagedAttention paper, sec. 4.4); v0.6.3-v0.7 ran it above the "
+                             "engine (PR #8726): set engine.beam_search: above_engine for those"},
       {.name = "vllm-2023-eager",
        .doc = "vLLM before CUDA graphs (v0.1-v0.2.5, 2023): every kernel launched from Python, TP workers via Ray",
        // Fitted on the Splitwise A100 rows (data/static_batch/splitwise_a100.csv, Llama-2-70B
@@ -130,7 +146,10 @@ const std::vector<FrameworkPreset>& framework_presets() {
                  "CUDA graphs) and DeepSpeed PR #8352 (GPT-2 on H200), bounded above by Splitwise (<= 40 us); "
                  "per-sequence 20 us an assumption",
        .scheduler = "vllm_v0_prefill_first",
-       .policy_note = "the 2023 scheduler's swap-out preemption (recompute is modelled)"},
+       .policy_note = "the 2023 scheduler's swap-out preemption (recompute is modelled)",
+       .beam_search = BeamSearchImpl::in_engine,
+       .beam_search_source = "vLLM v0.1-v0.2 ran beam search inside the engine as sequence groups (use_beam_search; "
+                             "the PagedAttention paper, sec. 4.4)"},
       {.name = "sglang",
        .doc = "SGLang (v0.4+): overlap (zero-overhead) scheduler, CUDA graphs, RadixAttention prefix cache on",
        .step_cpu_overhead = 0.2e-3,
@@ -155,7 +174,10 @@ const std::vector<FrameworkPreset>& framework_presets() {
                  "carried from vllm-v1, not measured on SGLang",
        .policy_note = "the radix tree's cache-aware scheduling order (servesim serves first come, first served); "
                       "admission by estimated future tokens (new_token_ratio) with retraction of decodes when memory "
-                      "runs out (servesim: vllm_v1's admission and preemption)"},
+                      "runs out (servesim: vllm_v1's admission and preemption)",
+       .beam_search = BeamSearchImpl::unsupported,
+       .beam_search_source = "SGLang has no beam search: sgl-project/sglang issues #903 (2024, \"currently not "
+                             "supported\") and #23356 (2026-04), the beam-search PR #15645 closed unmerged"},
       {.name = "trtllm",
        .doc = "TensorRT-LLM (C++ executor, in-flight batching): kernels launched from C++, decode attention reads KV "
               "1.14x as fast as the catalog's (fitted)",
@@ -195,7 +217,10 @@ const std::vector<FrameworkPreset>& framework_presets() {
                  "end carried from vllm-v1 (trtllm-serve / Triton), not measured on TensorRT-LLM",
        .scheduler = "trtllm_no_evict",
        .policy_note = "admission reserves the request's actual output length, where TensorRT-LLM reserves its "
-                      "max_new_tokens"},
+                      "max_new_tokens",
+       .beam_search = BeamSearchImpl::in_engine,
+       .beam_search_source = "TensorRT-LLM runs beam search inside its executor (SamplingConfig beam_width, "
+                             "max_beam_width at engine build; beams of a request decode in one batch)"},
       {.name = "lmdeploy-turbomind",
        .doc = "LMDeploy TurboMind (C++ engine, persistent batch): prefill GEMMs 1.107x the catalog's, 0.44 ms a layer "
               "per prefill step (fitted on A100 rows)",
@@ -225,7 +250,10 @@ const std::vector<FrameworkPreset>& framework_presets() {
                  "engine's host time per step; their fit raised held-out error); GEMM ratio 1.107 and prefill "
                  "cost 435 us a layer fitted on every other LMDeploy A100 row (held-out median 12.6% -> 9.7%; "
                  "A100 only, the transfer to other GPUs is not measured)",
-       .policy_note = ""},
+       .policy_note = "",
+       .beam_search = BeamSearchImpl::unsupported,
+       .beam_search_source = "LMDeploy's GenerationConfig has sampling parameters and no beam width (InternLM/lmdeploy "
+                             "issue #90)"},
       // ---- local runtimes (engine/local_runtime.h; config/read_local_engine.cpp) ----
       {.name = "llama.cpp",
        .doc = "llama.cpp's server (llama-server): ggml CUDA/Metal/CPU kernels, GGUF weights, `parallel` slots with "
@@ -247,6 +275,9 @@ const std::vector<FrameworkPreset>& framework_presets() {
        .scheduler = "vllm_v1",
        .policy_note = "a slot's prompt-cache reuse (cache_prompt), context shift and speculative drafting (-md); "
                       "slots run as vllm_v1's continuous batching over one KV pool",
+       .beam_search = BeamSearchImpl::unsupported,
+       .beam_search_source = "llama-server has no beam search: each slot samples one sequence and its /completion "
+                             "parameters have no beam width (tools/server/README.md)",
        .runtime = "llama.cpp",
        .default_weights = "f16"},
       {.name = "ollama",
@@ -266,6 +297,8 @@ const std::vector<FrameworkPreset>& framework_presets() {
        .scheduler = "vllm_v1",
        .policy_note = "model loading and unloading (keep_alive), Ollama's request queue (OLLAMA_MAX_QUEUE) beyond "
                       "the slots",
+       .beam_search = BeamSearchImpl::unsupported,
+       .beam_search_source = "Ollama's API has no beam search option (docs/api.md: sampling parameters only)",
        .runtime = "llama.cpp",
        .default_weights = "q4_k_m"},
       {.name = "transformers",
@@ -295,6 +328,9 @@ const std::vector<FrameworkPreset>& framework_presets() {
        .scheduler = "vllm_v1",
        .policy_note = "generate()'s requests are whole static batches; no continuous batching (Transformers' "
                       "continuous-batching generate_batch is not modelled)",
+       .beam_search = BeamSearchImpl::in_engine,
+       .beam_search_source = "generate(num_beams=k) runs beam search inside the static batch (beams x batch "
+                             "rows); servesim's transformers runtime does not model workload.sampling",
        .runtime = "transformers",
        .default_weights = ""},
   };

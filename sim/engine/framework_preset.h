@@ -9,11 +9,18 @@
 // calibrated or not) and the preset compose, so a preset fitted on one GPU applies to
 // any other. Each preset names its scheduling policy (`scheduler`, the default of
 // engine.scheduler); what of its scheduler is still not modelled, `policy_note` says.
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace servesim {
+
+// How a framework runs beam search (workload.sampling.beam_width), each with its own
+// model: inside the engine as sequence groups (engine/sequence_group.h), as a loop
+// above the engine that sends one single-token request per beam per token
+// (workload/beam_loop.h), or not at all (refused, with the preset's citation).
+enum class BeamSearchImpl : std::uint8_t { in_engine, above_engine, unsupported };
 
 struct FrameworkPreset {
   std::string_view name;  // "vllm-v1"
@@ -70,6 +77,9 @@ struct FrameworkPreset {
   std::string_view scheduler = "vllm_v1";
   std::string_view policy_note;   // what of its scheduler servesim does not model yet ("" = nothing);
                                   // `list frameworks` prints it after "not modelled:"
+  // Its beam search (the default of engine.beam_search) and the public source that says so.
+  BeamSearchImpl beam_search = BeamSearchImpl::in_engine;
+  std::string_view beam_search_source;
   // Local runtimes (engine/local_runtime.h): "llama.cpp" (ggml kernels, GGUF weights, slots;
   // Ollama too), "transformers" (generate() on static batches); "" for the serving engines.
   std::string_view runtime = "";

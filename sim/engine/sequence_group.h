@@ -52,8 +52,12 @@
 //    parallel-sampling count, S + b (blocks_for(L) - S), the upper bound); the
 //    attention cost is per beam either way.
 // Not modelled: vLLM V1 runs n > 1 as n child requests sharing the prompt only
-// through the prefix cache, and beam search outside the engine core; this is the
-// V0 / paper design, in which n samples cost one prefill.
+// through the prefix cache; this is the V0 / paper design, in which n samples cost
+// one prefill. Beam search outside the engine core (vLLM v0.6.3+ and V1) is its own
+// model (run/beam_loop.h, engine.beam_search: above_engine); this one is
+// engine.beam_search: in_engine (vLLM up to v0.6.2, TensorRT-LLM). V0's Python
+// sampler and sequence forks, which dominated its beam search, are not priced
+// (docs/beam-search.md: 14x too fast on vLLM PR #8726's run).
 #include <cstdint>
 
 #include "engine/kv_blocks.h"

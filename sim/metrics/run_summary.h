@@ -63,6 +63,23 @@ struct LoraReport {
   std::int64_t skips = 0;             // passings-over in all (a request may be passed over at many steps)
 };
 
+// Beam search run above the engine (engine.beam_search: above_engine; run/beam_loop.h):
+// what the loop sent the engine for the run's requests.
+struct BeamLoopReport {
+  std::int64_t beams = 0;
+  std::int64_t requests = 0;        // engine requests (1 + (output - 1) x beams per finished request)
+  std::int64_t reprefilled = 0;     // prompt tokens those after each request's first computed again
+  std::int64_t cached = 0;          // ... and served from the prefix cache
+  double request_cpu_s = 0;         // front-end CPU time per engine request (the loop's own work)
+  double frontend_busy_s = 0;       // the front end's CPU time in all (one Python thread)
+  double frontend_share = 0;        // ... over the run's duration
+  bool prefix_caching = false;
+  // Busy this share of the run, the front end is the bottleneck: the load is unservable
+  // (an open arrival process) or the run measures the front end's throughput (all at once).
+  static constexpr double kSaturatedShare = 0.95;
+  bool saturated() const { return frontend_share >= kSaturatedShare; }
+};
+
 // What the gateway did to one request class (run/gateway.h): requests it held
 // while every replica was saturated, the most it held at once, and how long they waited.
 struct GatewayClassReport {
@@ -136,6 +153,7 @@ struct RunSummary {
   // the replicas (a shared tier counted once).
   std::vector<KvTierReport> kv_tiers;
   std::optional<LoraReport> lora;  // set only with workload.lora
+  std::optional<BeamLoopReport> beam_loop;  // set only for beam search above the engine
   // Request classes (workload.classes), in their order; empty without.
   std::vector<ClassReport> classes;
   bool gateway = false;  // flow control ran (the scenario's gateway section)

@@ -90,6 +90,10 @@ std::string load_text(const RunSummary& s) {
                        "(offered - served) and the mean queue delay from {:.0f} ms (requests 40-60% by arrival) to "
                        "{:.0f} ms (last 20%)\n",
                        std::max(0.0, l.offered_rps - s.requests_per_s), l.queue_mid_ms, l.queue_last_ms);
+  } else if (s.beam_loop && s.beam_loop->saturated()) {
+    out += fmt::format("           OVERLOADED: the beam-search loop's front end (one thread) was busy {:.0f}% of the "
+                       "run; its rounds wait on it and every request in flight slows (beam loop line below)\n",
+                       100.0 * s.beam_loop->frontend_share);
   }
   return out;
 }
@@ -161,6 +165,18 @@ nlohmann::json summary_json(const RunSummary& s) {
                        {"reloads", t.transfers},
                        {"reload_s_total", t.transfer_s}});
     j["kv_tiers"] = tiers;
+  }
+  if (s.beam_loop) {
+    // Only for beam search above the engine, so other runs' JSON is unchanged.
+    const BeamLoopReport& b = *s.beam_loop;
+    j["beam_loop"] = {{"beams", b.beams},
+                      {"engine_requests", b.requests},
+                      {"reprefilled_tokens", b.reprefilled},
+                      {"cached_tokens", b.cached},
+                      {"prefix_caching", b.prefix_caching},
+                      {"request_cpu_s", b.request_cpu_s},
+                      {"frontend_busy_s", b.frontend_busy_s},
+                      {"frontend_share", b.frontend_share}};
   }
   if (s.lora) {
     // Only with workload.lora set, so other runs' JSON is unchanged.
@@ -383,6 +399,15 @@ std::string summary_table(const RunSummary& s) {
                        "({} skips)\n",
                        l.gpu_loads, l.disk_loads, l.gpu_load_s + l.disk_load_s, l.gpu_load_s, l.disk_load_s,
                        l.delayed_requests, l.skips);
+  }
+  if (s.beam_loop) {
+    const BeamLoopReport& b = *s.beam_loop;
+    out += fmt::format("beam loop  {} engine requests for {} beams; {} prompt tokens recomputed after the first round, "
+                       "{} from the prefix cache{}; front end {:.3f} s of CPU ({:.2f} ms per engine request), busy "
+                       "{:.0f}% of the run\n",
+                       b.requests, b.beams, b.reprefilled, b.cached,
+                       b.prefix_caching ? "" : " (prefix caching off: every round prefills its whole context)",
+                       b.frontend_busy_s, 1e3 * b.request_cpu_s, 100.0 * b.frontend_share);
   }
   if (s.disaggregation) out += disaggregation_text(*s.disaggregation);
   if (!s.pools.empty()) out += fleet_pools_text(s.pools);

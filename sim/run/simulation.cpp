@@ -21,6 +21,7 @@
 #include "run/lora_report.h"
 #include "scenario/setup.h"
 #include "run/autoscaler.h"
+#include "run/beam_loop.h"
 #include "run/gateway.h"
 #include "run/run_totals.h"
 #include "run/fleet_pools_run.h"
@@ -113,6 +114,32 @@ void refuse_all_failed(const RunSummary& s, const Scenario& sc) {
 }
 }  // namespace
 
+namespace {
+// Beam search that the framework runs as a loop above the engine (engine.beam_search).
+bool beam_search_above_engine(const Scenario& sc) {
+  return sc.workload.sampling.beam() && sc.engine.beam_search == BeamSearchImpl::above_engine &&
+         sc.engine.kind == "vllm";
+}
+
+// What the loop cannot run beside: one front end drives one engine (vLLM's beam
+// search calls its own engine client), so one replica; and the per-request draws of
+// sessions, patience, LoRA and classes would apply to each round's requests.
+void refuse_with_beam_loop(const Scenario& sc) {
+  const auto refuse = [&](const char* what, const char* fix) {
+    throw Error(fmt::format("workload.sampling.beam_width: beam search above the engine (engine.beam_search: "
+                            "above_engine, framework {}) with {} is not modelled; {}",
+                            sc.engine.framework, what, fix));
+  };
+  if (sc.parallelism.replicas > 1 || !sc.pools.empty() || sc.autoscale)
+    refuse("several replicas (each request's rounds go to the engine its front end drives)",
+           "run one replica, or engine.beam_search: in_engine");
+  if (sc.workload.multi_turn) refuse("multi_turn sessions", "leave one out");
+  if (sc.workload.patience) refuse("workload.patience", "leave one out");
+  if (sc.workload.lora) refuse("workload.lora", "leave one out");
+  if (!sc.workload.classes.empty() || sc.gateway) refuse("request classes or a gateway", "leave one out");
+}
+}  // namespace
+
 std::unique_ptr<RequestSource> make_source(const Scenario& scenario) {
   return make_synthetic_source(scenario.workload);
 }
@@ -157,8 +184,8 @@ std::vector<KvTierReport> kv_tier_reports(const std::vector<std::unique_ptr<Engi
 
 }  // namespace
 
-SimulationResult simulate(const Scenario& sc, RequestSource& source, const SimulationOptions& options) {
-  if (sc.disaggregation) return simulate_disaggregated(sc, source, options);  // prefill and decode pools
+SimulationResult simulate(const Scenario& sc, RequestSource& requests_in, const SimulationOptions& options) {
+  if (sc.disaggregation) return simulate_disaggregated(sc, requests_in, options);  // prefill and decode pools
   // The replicas' pools: the scenario's own setup, or a heterogeneous fleet's pools
   // (each with its own collector, merged into the run's at the end).
   const bool fleet = !sc.pools.empty();
@@ -195,6 +222,16 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   if (sc.workload.multi_turn && sc.workload.multi_turn->conversation_metrics)
     collector.track_conversations(sc.workload.multi_turn->turns, sc.workload.arrival.kind == ArrivalKind::closed_loop,
                                   sc.workload.multi_turn->closed);
+  // Beam search above the engine (run/beam_loop.h): the loop sends the engine each
+  // round's requests and makes one record of them for the collector.
+  std::optional<BeamLoop> beam_loop;
+  if (beam_search_above_engine(sc)) {
+    refuse_with_beam_loop(sc);
+    beam_loop.emplace(requests_in, collector, sc.workload.sampling.beam_width, kBeamRequestCpuSeconds,
+                      sc.engine.prefix_caching, sc.engine.block_size, to_nanos(sc.engine.frontend_latency));
+  }
+  RequestSource& source = beam_loop ? static_cast<RequestSource&>(*beam_loop) : requests_in;
+  RunObserver& sink = beam_loop ? static_cast<RunObserver&>(*beam_loop) : collector;
   std::vector<std::unique_ptr<PoolTap>> taps;
   if (fleet)
     for (const auto& p : pools) taps.push_back(std::make_unique<PoolTap>(*p->collector, collector, /*steps_to_run=*/true));
@@ -234,13 +271,13 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   for (std::size_t p = 0; p < pools.size(); ++p) {
     // A pool's replicas price with its cost model: one set of step-cost tables for all of them.
     const ServingPool& pool = *pools[p];
-    RunObserver* observer = fleet ? static_cast<RunObserver*>(taps[p].get()) : &collector;
+    RunObserver* observer = fleet ? static_cast<RunObserver*>(taps[p].get()) : &sink;
     for (int k = 0; k < pool.setup.parallelism.replicas; ++k) {
       EngineContext ctx = pool.context(static_cast<int>(replicas.size()), observer, options.fast_forward);
       ctx.hash_chains = &hash_chains;
       ctx.shared_kv_tiers = &shared_kv_tiers;
       ctx.patience = patience ? &*patience : nullptr;
-      ctx.sampling = sc.workload.sampling;
+      ctx.sampling = beam_loop ? SamplingSpec{} : sc.workload.sampling;  // the loop's requests are single
       ctx.lora = lora ? &*lora : nullptr;
       ctx.classes = classes && classes->ranked() ? &*classes : nullptr;
       replicas.push_back(make_engine(ctx));
@@ -273,8 +310,13 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   std::int64_t offered = 0;
   Nanos first_arrival = 0, last_arrival = 0;
   auto count_offered = [&](const Request& r) {
-    if (offered++ == 0) first_arrival = r.arrival;
-    last_arrival = std::max(last_arrival, r.arrival);
+    Nanos at = r.arrival;
+    if (beam_loop) [[unlikely]] {
+      if (!beam_loop->first_round(r)) return;  // a later round of an offered request
+      at = beam_loop->arrival_of(r);           // when the client sent it (round 0 waits for the front end)
+    }
+    if (offered++ == 0) first_arrival = at;
+    last_arrival = std::max(last_arrival, at);
   };
   // A request is offered when its arrival event comes (a source may withdraw one
   // it handed out before: a later turn of a conversation whose user gave up).
@@ -305,7 +347,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   guard.guard_bytes = queue_guard_bytes(sc.engine, options.concurrent_runs, &guard.guard_from_machine);
   auto reject = [&](const Request& r, Nanos at) {
     // Rejected before routing: no replica took it (record replica 0).
-    collector.on_request_done(failed_record(r, 0, FailureReason::overload_guard, at));
+    sink.on_request_done(failed_record(r, 0, FailureReason::overload_guard, at));
   };
   // Each replica's queue as last seen and the sums over replicas, so neither the
   // guard nor the router asks every replica per arrival. Both read them only when
@@ -590,6 +632,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   if (const SessionStats* st = source.session_stats()) result.summary.conversations.sessions = *st;
   result.summary.kv_tiers = kv_tier_reports(replicas);
   result.summary.lora = lora_report(sc, cost, replicas);
+  if (beam_loop) result.summary.beam_loop = beam_loop->report();
   if (gateway) {
     result.summary.gateway = gateway->flow_control();
     const std::vector<GatewayClassReport> held = gateway->report();
@@ -606,6 +649,13 @@ SimulationResult simulate(const Scenario& sc, RequestSource& source, const Simul
   load.queue_last_ms = measured.queue_last_ms;
   load.queue_grows = measured.queue_grows;
   load.overloaded = measured.queue_grows || guard.guard_tripped;
+  if (result.summary.beam_loop && result.summary.duration_s > 0) {
+    // A saturated front end slows every request in flight (its rounds interleave on
+    // one thread) more than it queues new ones, so the queue test may not see it.
+    BeamLoopReport& b = *result.summary.beam_loop;
+    b.frontend_share = b.frontend_busy_s / result.summary.duration_s;
+    if (b.frontend_share >= BeamLoopReport::kSaturatedShare) load.overloaded = true;
+  }
   load.offered = offered;
   load.offered_rps = last_arrival > first_arrival
                          ? static_cast<double>(offered) / to_seconds(last_arrival - first_arrival)

@@ -14,7 +14,8 @@
 
 namespace servesim {
 
-enum class HashOwner : std::uint64_t { group = 1, prompt = 2, request = 3, session = 4 };
+// beam: the tokens a request's beams generate (run/beam_loop.h), owned by the request.
+enum class HashOwner : std::uint64_t { group = 1, prompt = 2, request = 3, session = 4, beam = 5 };
 
 // The SplitMix64 finaliser the hashes are made of.
 inline std::uint64_t prefix_hash_mix(std::uint64_t z) {

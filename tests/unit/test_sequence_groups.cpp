@@ -46,6 +46,9 @@ Scenario engine_scenario(const SamplingSpec& s, const std::string& extra = "") {
   Scenario sc = scenario_from("{kind: vllm, block_size: 16, max_num_seqs: 256, max_num_batched_tokens: 8192" +
                               extra + "}");
   sc.workload.sampling = s;
+  // These tests are of the engine's sequence groups (vLLM up to v0.6.2, TensorRT-LLM);
+  // the loop above the engine that vllm-v1 runs has its own (test_beam_loop.cpp).
+  sc.engine.beam_search = BeamSearchImpl::in_engine;
   return sc;
 }
 
@@ -252,7 +255,7 @@ TEST_CASE("fast-forwarded decode runs with sequence groups match step by step", 
   // A saturated replica with a small KV cache (preemptions happen), samples and beams.
   for (const std::string sampling : {"{n: 3}", "{beam_width: 4}"}) {
     INFO(sampling);
-    const Scenario sc = scenario_from("{kind: vllm, num_gpu_blocks_override: 900}",
+    const Scenario sc = scenario_from("{kind: vllm, num_gpu_blocks_override: 900, beam_search: in_engine}",
                                       "{seed: 4, requests: 300, arrival: {process: poisson, rate: 10}, "
                                       "input_tokens: {dist: lognormal, mean: 1024, stddev: 512, max: 4096}, "
                                       "output_tokens: {dist: uniform, min: 64, max: 512}, sampling: " +
