@@ -63,6 +63,7 @@ NOT_HERE = {
     "docs/python.md": "its examples are the Python API's, run and diffed by ctest python_docs (python/tests/test_docs.py)",
     "docs/models.md": "no printed outputs (its figures are in prose)",
     "docs/host-cost.md": "no printed outputs (a formula block)",
+    "docs/beam-search.md": "no printed outputs (its fit table is tools/fit/beam_search_check.py's, in docs/validation-report)",
     "docs/report.md": "no printed outputs: its screenshots come from tests/report/test_report_browser.py --docs-screenshots",
 }
 
