@@ -20,7 +20,10 @@ const std::vector<Registry>& registries() {
        [] {
          std::vector<std::pair<std::string, std::string>> out;
          for (const auto& p : framework_presets()) {
-           std::string line = fmt::format("{}; scheduler {}", p.doc, p.scheduler);
+           const char* beams = p.beam_search == BeamSearchImpl::above_engine ? "above the engine"
+                               : p.beam_search == BeamSearchImpl::in_engine  ? "in the engine"
+                                                                             : "none";
+           std::string line = fmt::format("{}; scheduler {}; beam search {}", p.doc, p.scheduler, beams);
            if (!p.policy_note.empty()) line += fmt::format(" [not modelled: {}]", p.policy_note);
            out.emplace_back(std::string(p.name), line);
          }
