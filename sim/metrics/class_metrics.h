@@ -4,6 +4,7 @@
 // collector feeds it every finished request (collector.h: set_classes).
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "metrics/request_result.h"
@@ -20,6 +21,10 @@ class ClassMetrics {
   ClassMetrics(const ClassAssignment& classes, const std::vector<std::optional<SloSpec>>& own, const SloSpec& fallback,
                std::size_t exact_cap);
   void add(const RequestRecord& r);
+  // The class `r` is in (its name).
+  const std::string& name_of(const RequestRecord& r) const {
+    return classes_.specs()[static_cast<std::size_t>(classes_.of(r.id, r.session))].name;
+  }
   // The reports, in the classes' order; `duration_s`: the run's (goodput per second).
   std::vector<ClassReport> summarize(double duration_s);
 

@@ -22,7 +22,7 @@ void Collector::set_exact_cap(std::size_t cap) {
 
 void Collector::set_request_stream(std::ostream* out) {
   requests_out_ = out;
-  if (out) write_requests_csv_header(*out);
+  if (out) write_requests_csv_header(*out, classes_ != nullptr);
 }
 
 void Collector::on_step(const StepRecord& s) {
@@ -101,7 +101,7 @@ void Collector::on_request_done(const RequestRecord& r) {
     // Built again only for them: `res` above never leaves this function, so the
     // compiler computes just the fields the sums read (the common run asks for neither).
     const RequestResult full = request_result(r);
-    if (requests_out_) write_requests_csv_row(*requests_out_, full);
+    if (requests_out_) write_requests_csv_row(*requests_out_, full, classes_ ? classes_->name_of(r) : std::string());
     if (results_) results_->push_back(full);
   }
 }

@@ -52,7 +52,8 @@ class Collector : public RunObserver {
     active_s_per_flop_ = peak_flops_ > 0 ? p.compute_weight / peak_flops_ : 0.0;
     active_s_per_byte_ = peak_bw_ > 0 ? p.memory_weight / peak_bw_ : 0.0;
   }
-  void set_request_stream(std::ostream* out);  // writes the CSV header now
+  // Writes the CSV header now: request classes, if any, are set before (set_classes).
+  void set_request_stream(std::ostream* out);
   void set_request_results(RequestResults* out) { results_ = out; }  // appended to as requests finish
   // Users who give up (workload.patience): the summary reports abandonments and their waits.
   void report_patience() { patience_ = true; }

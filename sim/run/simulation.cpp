@@ -215,7 +215,6 @@ SimulationResult simulate(const Scenario& sc, RequestSource& requests_in, const 
   Collector collector(cost.peak_flops(), first.setup.gpu.memory_bandwidth, first.setup.parallelism.gpus_per_replica(),
                       sc.parallelism.replicas, sc.slo);
   collector.set_power_model(PowerModel::of(first.setup.gpu));
-  collector.set_request_stream(options.requests_csv);
   collector.set_request_results(options.request_results);
   collector.keep_timeline(options.timeline_rows);
   if (sc.workload.patience) collector.report_patience();
@@ -261,6 +260,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& requests_in, const 
                                      [](const RequestClassSpec& c) { return c.rate_limit > 0; });
     if (sc.gateway || limited) gateway.emplace(*classes, sc.gateway);
   }
+  collector.set_request_stream(options.requests_csv);  // after the classes: its header names them
   // One memo of prompt block hashes: the replicas see the same system prompts.
   BlockHashChains hash_chains;
   // Shared KV tiers (engine.kv_tiers, shared: true): one store for every replica.

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <sstream>
+#include <string>
 
 #include "config/config_node.h"
 #include "config/scenario_reader.h"
@@ -325,4 +327,46 @@ TEST_CASE("classes: scheduling_policy priority needs classes of different priori
              }),
              Catch::Contains("not modelled yet"));
   CHECK_THAT(error_of([&] { load_with_policy("prio", w); }), Catch::Contains("priority"));
+}
+
+TEST_CASE("classes: requests.csv names each request's class in a last column", "[classes][csv]") {
+  // 200 requests in two classes of shares 0.3 / 0.7: every row ends in one of the
+  // names, each row's class is the one the assignment draws for its id, and the rows
+  // of each class number what the per-class summary counts.
+  const Scenario sc = load(
+      "workload:\n"
+      "  seed: 3\n"
+      "  requests: 200\n"
+      "  arrival: {process: poisson, rate: 50}\n"
+      "  input_tokens: {dist: fixed, value: 100}\n"
+      "  output_tokens: {dist: fixed, value: 10}\n"
+      "  classes: [{name: batch, share: 0.3}, {name: chat.v2, share: 0.7}]\n");
+  std::ostringstream csv;
+  SimulationOptions o;
+  o.requests_csv = &csv;
+  const SimulationResult r = simulate(sc, o);
+  std::istringstream in(csv.str());
+  std::string line;
+  std::getline(in, line);
+  CHECK(line.substr(line.size() - 13) == "failure,class");
+  const ClassAssignment assign(sc.workload.classes, sc.workload.seed);
+  std::map<std::string, std::int64_t> rows;
+  while (std::getline(in, line)) {
+    const std::string name = line.substr(line.rfind(',') + 1);
+    const std::int64_t id = std::stoll(line.substr(0, line.find(',')));
+    CHECK(name == assign.specs()[static_cast<std::size_t>(assign.of(id, -1))].name);
+    ++rows[name];
+  }
+  REQUIRE(r.summary.classes.size() == 2);
+  CHECK(rows["batch"] == r.summary.classes[0].completed + r.summary.classes[0].failed);
+  CHECK(rows["chat.v2"] == r.summary.classes[1].completed + r.summary.classes[1].failed);
+  CHECK(rows["batch"] + rows["chat.v2"] == 200);
+  // A run without classes keeps the file as it was: no class column.
+  std::ostringstream plain;
+  SimulationOptions p;
+  p.requests_csv = &plain;
+  simulate(load("workload: {requests: 5, arrival: {process: all_at_once}, input_tokens: {dist: fixed, value: 100}, "
+                "output_tokens: {dist: fixed, value: 10}}\n"),
+           p);
+  CHECK(plain.str().substr(0, plain.str().find('\n')).find("class") == std::string::npos);
 }
