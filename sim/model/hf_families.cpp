@@ -445,9 +445,13 @@ void read_mimo_v2(const JsonFields& f, ModelSpec& m) {
 //              asserts it); the first num_hash_layers route by Gate.tid2eid;
 //   residual   hc_mult streams (hyper-connections, ModelSpec::hc_mult);
 //   MTP        num_nextn_predict_layers MTPBlocks sharing the embedding and head.
-// Active parameters: the model card's "13B activated" fits neither table counted (12.74B,
-// -2.0%) better than the LM head counted as for V3 (13.27B, +2.1%); the total (284.33B against
-// "284B") counts both tables and leaves the MTP block out, as V3's 671B does.
+// Active parameters, as DeepSeek counts V3's (the LM head, not the embedding lookup): Flash
+// 13.24B against "13B activated" (+1.8%), Pro 48.78B against "49B" (-0.4%); the hyper-
+// connection weights (fp32 mixing matrices, 34M in Flash, 84M in Pro) are in the total and in
+// every byte and FLOP, not in the reported active figure (ModelSpec::active_params): with them
+// 13.27B (+2.1%) and 48.86B (-0.3%), both also rounding to the published figures, which give no
+// finer split. The total (284.33B against "284B", 1573.0B against "1.6T") counts both tables and
+// leaves the MTP block out, as V3's 671B does.
 void read_deepseek_v4(const JsonFields& f, ModelSpec& m) {
   const std::string w = f.where();
   if (m.kv_heads != 1)
@@ -503,7 +507,7 @@ void read_deepseek_v4(const JsonFields& f, ModelSpec& m) {
   if (m.hc_mult < 0) throw Error(fmt::format("{}: hc_mult must be >= 0, got {}", w, m.hc_mult));
   if (m.hc_mult == 1) m.hc_mult = 0;  // one stream: a plain residual
   m.mtp_own_tables = false;  // MTPBlock.embed / .head are the model's (Transformer.__init__)
-  m.active_count = ModelSpec::ActiveCount::no_tables;
+  m.active_count = ModelSpec::ActiveCount::lm_head_only;
 }
 
 }  // namespace servesim

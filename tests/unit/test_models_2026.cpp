@@ -129,12 +129,12 @@ TEST_CASE("models 2026: DeepSeek-V4-Flash", "[hf][models2026][deepseek-v4]") {
   CHECK(m.norm_params() == 356352);
   CHECK(m.total_params() == 284334557271);
   CHECK(within(billions(m.total_params()), 284.0, 0.02));
-  // Active: attention 5,086,317,888 + 43 x (1,048,576 + 7 x 25,165,824) = 7,620,001,792 +
-  // hyper-connections 33,884,439 + norms 356,352 = 12,740,560,471 (12.74B, -2.0%) with neither
-  // table, as the reader counts DeepSeek-V4 (hf_families.cpp read_deepseek_v4: with the LM head,
-  // 13.27B, +2.1%, would not fit).
-  CHECK(m.active_count == ModelSpec::ActiveCount::no_tables);
-  CHECK(m.active_params() == 12740560471);
+  // Active, the LM head counted and the embedding not (as DeepSeek counts V3), hyper-connection
+  // weights not (hf_families.cpp read_deepseek_v4): attention 5,086,317,888 + 43 x (1,048,576 +
+  // 7 x 25,165,824) = 7,620,001,792 + norms 356,352 + the head 529,530,880 = 13,236,206,912
+  // (13.24B, +1.8%).
+  CHECK(m.active_count == ModelSpec::ActiveCount::lm_head_only);
+  CHECK(m.active_params() == 13236206912);
   CHECK(within(billions(m.active_params()), 13.0, 0.02));
   // The MTP block (ratio 0: 106,956,352 attention, 6,468,665,344 MoE, 786,486 + 65,541
   // hyper-connections, e_proj + h_proj 2 x 4096^2 = 33,554,432, five norms 20,480), sharing the
@@ -151,6 +151,50 @@ TEST_CASE("models 2026: DeepSeek-V4-Flash", "[hf][models2026][deepseek-v4]") {
   CHECK(m.checkpoint.has_activations);
   CHECK(m.checkpoint.activations == DType::fp8);
   CHECK_THAT(m.checkpoint.source, Contains("expert_dtype fp4"));
+}
+
+TEST_CASE("models 2026: DeepSeek-V4-Pro and the re-quantized V4 checkpoints", "[hf][models2026][deepseek-v4]") {
+  // DeepSeek-V4 report (arXiv:2606.19348) and model cards: V4-Pro "1.6T parameters (49B
+  // activated)". Its config: 61 layers, hidden 7168, 128 heads of 512, q_lora 1536, 16 output
+  // groups of 1024, 384 experts (top 6) of 3072 + 1 shared, compress_ratios [128, 128, 4, 128,
+  // ..., 4 | 0]: no window-only layer, 30 indexed (even layers 2..60), 31 dense (0, 1 and the odd
+  // 3..59), indexer top 1024.
+  const ModelSpec p = load("deepseek-v4-pro");
+  CHECK(p.compressed.window_layers == 0);
+  CHECK(p.compressed.indexed_layers == 30);
+  CHECK(p.compressed.dense_layers == 31);
+  CHECK(p.compressed.indexer.topk == 1024);
+  // Per layer: wq_a 7168 x 1536 + q_norm 1536 + wq_b 1536 x 65536 + wkv 7168 x 512 + kv_norm 512
+  // + sinks 128 + wo_a 65536 x 1024 + wo_b 16384 x 7168 = 11,010,048 + 1,536 + 100,663,296 +
+  // 3,670,016 + 512 + 128 + 67,108,864 + 117,440,512 = 299,894,912.
+  CHECK(p.compressed.base_params(p.hidden, p.heads) == 299894912);
+  // Experts: 385 x 3 x 7168 x 3072 = 25,434,259,456 a layer.
+  CHECK(p.moe_params_per_layer() == 384LL * 7168 + 385LL * 3 * 7168 * 3072);
+  CHECK(within(billions(p.total_params()), 1600.0, 0.02));   // 1573.00B (-1.7%)
+  CHECK(within(billions(p.active_params()), 49.0, 0.02));    // 48.78B (-0.4%)
+  CHECK(p.weight_element_bytes(DType::fp8, TensorGroup::experts) == 0.53125);
+
+  // SGLang's FP8 re-export (sgl-project/DeepSeek-V4-*-FP8: model_type deepseek_ref, no
+  // expert_dtype): the same shapes, every weight fp8 blocks.
+  for (const char* name : {"deepseek-v4-flash-fp8-sglang", "deepseek-v4-pro-fp8-sglang"}) {
+    INFO(name);
+    const ModelSpec f = load(name);
+    CHECK(f.compressed.enabled());
+    CHECK(f.weight_element_bytes(DType::fp8, TensorGroup::experts) == 1.0 + 4.0 / 16384);
+  }
+  CHECK(load("deepseek-v4-flash-fp8-sglang").total_params() == load("deepseek-v4-flash").total_params());
+  CHECK(load("deepseek-v4-pro-fp8-sglang").total_params() == p.total_params());
+
+  // NVIDIA's NVFP4 re-exports (ModelOpt: quantization_config with quant_method fp8 and
+  // quantized_layers "layers.N.ffn.experts" NVFP4 in groups of 16 on every layer): routed
+  // experts at 0.5 + 1 / 16 B (an fp8 scale per 16), not expert_dtype's MXFP4; the rest fp8.
+  for (const char* name : {"deepseek-v4-flash-nvfp4", "deepseek-v4-pro-nvfp4"}) {
+    INFO(name);
+    const ModelSpec n = load(name);
+    CHECK(n.weight_element_bytes(DType::fp8, TensorGroup::experts) == 0.5625);
+    CHECK(n.weight_element_bytes(DType::fp8, TensorGroup::attention) == 1.0 + 4.0 / 16384);
+    CHECK_THAT(n.checkpoint.group_note[static_cast<int>(TensorGroup::experts)], Contains("nvfp4 (quantized_layers)"));
+  }
 }
 
 TEST_CASE("models 2026: DeepSeek-V4's KV per sequence, closed forms per compress ratio", "[hf][models2026][deepseek-v4]") {
