@@ -446,10 +446,10 @@ void read_mimo_v2(const JsonFields& f, ModelSpec& m) {
 //   residual   hc_mult streams (hyper-connections, ModelSpec::hc_mult);
 //   MTP        num_nextn_predict_layers MTPBlocks sharing the embedding and head.
 // Active parameters, as DeepSeek counts V3's (the LM head, not the embedding lookup): Flash
-// 13.24B against "13B activated" (+1.8%), Pro 48.78B against "49B" (-0.4%); the hyper-
+// 13.24B against "13B activated" (+1.8%), Pro 48.77B against "49B" (-0.5%); the hyper-
 // connection weights (fp32 mixing matrices, 34M in Flash, 84M in Pro) are in the total and in
 // every byte and FLOP, not in the reported active figure (ModelSpec::active_params): with them
-// 13.27B (+2.1%) and 48.86B (-0.3%), both also rounding to the published figures, which give no
+// 13.27B (+2.1%) and 48.85B (-0.3%), both also rounding to the published figures, which give no
 // finer split. The total (284.33B against "284B", 1573.0B against "1.6T") counts both tables and
 // leaves the MTP block out, as V3's 671B does.
 void read_deepseek_v4(const JsonFields& f, ModelSpec& m) {
