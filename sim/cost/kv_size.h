@@ -49,7 +49,18 @@ inline double gpu_kv_bytes_per_token(const ModelSpec& m, const ShardShape& s, DT
             dtype_bytes(kv_cache);
   }
   if (m.indexer.enabled()) bytes += stage_layers_of(m.attention_layers(), m, s) * m.indexer.key_bytes();
+  // DeepSeek-V4: the compressed entries and indexer keys of the stage's layers (one KV head,
+  // held whole by every GPU of the stage, as MLA's latent); the windows are per sequence.
+  if (m.compressed.enabled())
+    bytes += m.compressed.compressed_bytes_per_token(dtype_bytes(kv_cache)) * stage_layers_of(m.layers, m, s) / m.layers;
   return bytes;
+}
+
+// What one GPU holds per sequence whatever its length: DeepSeek-V4's windows and compressor
+// state over its stage's layers (0 for other models).
+inline double gpu_fixed_kv_bytes_per_sequence(const ModelSpec& m, const ShardShape& s, DType kv_cache) {
+  if (!m.compressed.enabled()) return 0.0;
+  return m.fixed_kv_bytes_per_sequence(kv_cache) * stage_layers_of(m.layers, m, s) / m.layers;
 }
 
 // Recurrent state one GPU holds per sequence (state layers of its stage; heads split over

@@ -9,6 +9,7 @@ std::string lora_unsupported_reason(const ModelSpec& m) {
   if (m.mla.enabled()) return fmt::format("{} uses multi-head latent attention (its LoRA targets are not modelled)", m.name);
   if (m.state.enabled()) return fmt::format("{} has state layers ({})", m.name, m.state.describe());
   if (m.indexer.enabled()) return fmt::format("{} has a sparse-attention indexer", m.name);
+  if (m.compressed.enabled()) return fmt::format("{} has {}", m.name, m.compressed.describe());
   if (m.mixed_attention_shapes())
     return fmt::format("{} has global and local attention layers of different shapes", m.name);
   if (m.attention_output_gate) return fmt::format("{} has a gated attention output", m.name);

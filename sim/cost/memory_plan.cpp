@@ -68,6 +68,19 @@ double weight_bytes_per_gpu(const ModelSpec& m, const ResolvedPrecision& p, cons
   if (m.indexer.enabled())
     per_gpu += stage_layers_of(m.attention_layers(), m, s) *
                static_cast<double>(m.indexer.params_per_layer(m.hidden, m.mla.q_lora_rank)) * wa;
+  // DeepSeek-V4's compressed attention: wq_b, wo_a, wo_b split over TP, the rest replicated;
+  // the compressors and the indexer's head weights bf16 (layer_kinds.h); hyper-connection
+  // weights fp32; the hash-routing tables int32 (4 bytes an entry).
+  if (m.compressed.enabled()) {
+    const CompressedAttention& c = m.compressed;
+    const double share = stage_layers_of(m.layers, m, s) / m.layers;
+    const double split = static_cast<double>(c.layers()) * c.split_params_per_layer(m.hidden, m.heads);
+    const double bf16 = static_cast<double>(c.bf16_params(m.hidden));
+    const double rest = static_cast<double>(c.params(m.hidden, m.heads)) - split - bf16;
+    per_gpu += share * ((rest + split / par.tp) * wa + bf16 * 2.0);
+  }
+  per_gpu += (static_cast<double>(m.hc_params()) + static_cast<double>(m.hash_table_params())) *
+             stage_layers_of(m.layers, m, s) / m.layers * 4.0;
   // Embedding and LM head stay 16-bit (a GGUF file quantizes them); with PP the first stage
   // holds the embedding and the last the head: the busiest stage has at most both (pp == 1)
   // or one of them.
@@ -122,8 +135,10 @@ MemoryPlan plan_memory(const CostModel& cost, const MemoryConfig& cfg, const Dra
     plan.lora_slots = cfg.lora_slot_bytes;
     plan.kv_bytes -= plan.lora_slots;
   }
-  if (m.state.enabled()) {  // a state slot for each sequence the engine may run
-    plan.state_bytes_per_sequence = gpu_state_bytes_per_sequence(m, s, cost.precision().activation_storage);
+  if (m.state.enabled() || m.compressed.enabled()) {  // a state slot for each sequence the engine may run
+    // (DeepSeek-V4: its windows and compressor state, held by every sequence at any length)
+    plan.state_bytes_per_sequence = gpu_state_bytes_per_sequence(m, s, cost.precision().activation_storage) +
+                                    gpu_fixed_kv_bytes_per_sequence(m, s, cost.precision().kv_cache);
     plan.state_slots = cfg.max_num_seqs;
     plan.state_bytes = plan.state_bytes_per_sequence * static_cast<double>(plan.state_slots);
     plan.kv_bytes -= plan.state_bytes;

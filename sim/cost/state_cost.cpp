@@ -24,7 +24,40 @@
 //                                      fp8_mqa_logits), the cached keys read, the selected
 //                                      top-k indices written (4 bytes each)
 // while the main attention reads only the selected keys (LocalAttention::Kind::topk).
+//
+// DeepSeek-V4's compressed attention (layer_kinds.h CompressedAttention), on its layers:
+//   with the tokens  v4_attn_proj     wq_a and wkv (replicated), wq_b, wo_a, wo_b (split over TP):
+//                                     2 T x their weights; weights at the attention group's bytes
+//                    v4_compressor    the compressors' wkv and wgate (bf16, replicated) of the
+//                                     compressed layers and of the indexers
+//                    v4_indexer_proj  the indexer's query and head-weight projections (split over TP)
+//                    v4_kv_write      the window's entry per token and layer, a compressed entry
+//                                     per ratio tokens, the indexer's key per 4 (fp8 + scale)
+//   with the batch   v4_attention_*   each query's heads (split over TP) against the entries it
+//                                     reads, head_dim wide for scores and values alike (one KV
+//                                     head: K = V, as MLA's latent): 2 heads (2 head_dim) FLOPs a
+//                                     pair; the entries read once per sequence and layer
+//                    v4_indexer_*     the indexer's fp8 scores of every compressed key (2 x index
+//                                     heads x index head_dim a pair, heads split over TP), its
+//                                     keys read, the top-k indices written
+// The batch's sums per layer kind are derived from its aggregate sums (a BatchSummary keeps
+// sums over sequences, not each length; the engines' decode fast paths give only the
+// sequences and their total context): for decode with n sequences at mean position p =
+// decode_kv_tokens / n, n min(p, window) window entries, n min(topk, p / 4) indexed entries,
+// decode_kv_tokens / 128 dense entries and decode_kv_tokens / 4 scored keys; for prefill, the
+// S chunks as S chunks of the mean length after the mean cached context, each summed exactly
+// over its positions (layer_kinds.cpp closed forms). Exact (up to the floor of p / ratio in
+// decode) for sequences of one length; with mixed decode lengths the two min() terms are upper
+// bounds (Jensen: the min of the mean is at least the mean of the min).
+//
+// Hyper-connections (ModelSpec::hc_mult, DeepSeek-V4's Block.hc_pre / hc_post), before and
+// after each sublayer: hc_mix, the mix weights from the flattened streams (a GEMM of
+// hc x hidden -> (2 + hc) hc, fp32 weights, replicated); hc_streams, the streams' traffic as
+// vLLM fuses one sublayer's hc_post with the next one's hc_pre (MHCFusedPostPreOp,
+// vllm/model_executor/models/deepseek_v4.py): the sublayer's output and the hc streams read,
+// the new hc streams and the next sublayer's input written, (2 hc + 2) x hidden a token.
 #include <algorithm>
+#include <cmath>
 
 #include "cost/step_cost.h"
 
@@ -84,6 +117,34 @@ void CostModel::state_token_ops(double T, CostPart& part, std::vector<OpCost>* o
     write.kv_bytes = T * m.indexer.key_bytes() * La;
     put(write);
   }
+  if (m.compressed.enabled()) {
+    const CompressedAttention& c = m.compressed;
+    const double tp = par_.tp;
+    const double L = c.layers(), Lc = c.indexed_layers + c.dense_layers;
+    const double split = static_cast<double>(c.split_params_per_layer(m.hidden, m.heads));
+    const double per_layer = static_cast<double>(c.base_params(m.hidden, m.heads)) - split + split / tp;
+    put(state_gemm("v4_attn_proj", T, hidden, per_layer / hidden, L, w_attention_, a));
+    if (Lc > 0) {
+      const double compressors =
+          static_cast<double>(c.bf16_params(m.hidden) - static_cast<std::int64_t>(c.indexed_layers) * m.hidden * c.indexer.heads);
+      put(state_gemm("v4_compressor", T, hidden, compressors / Lc / hidden, Lc, 2.0, a));
+    }
+    if (c.indexed_layers > 0) {
+      const double iq = static_cast<double>(c.q_lora_rank) * c.indexer.heads * c.indexer.head_dim / tp;
+      const double iw = hidden * c.indexer.heads / tp;
+      put(state_gemm("v4_indexer_proj", T, hidden, (iq + iw) / hidden, c.indexed_layers, w_attention_, a));
+    }
+    const double entry = c.head_dim * kv_bytes_;
+    OpCost write = state_elementwise("v4_kv_write", T * c.head_dim * a * L, L, 0, T);
+    write.kv_bytes = T * (entry * L + c.compressed_bytes_per_token(kv_bytes_));
+    put(write);
+  }
+  if (m.hc_mult > 0) {
+    const double h = m.hc_mult, sub = 2.0 * m.layers, mix = (2.0 + h) * h;
+    put(state_gemm("hc_mix", T, h * hidden, mix, sub, 4.0, a));
+    put(state_elementwise("hc_streams", (2.0 * h + 2.0) * hidden * T * a * sub, sub,
+                          (4.0 * h + h * h) * hidden * T * sub, T));
+  }
 }
 
 void CostModel::state_batch_ops(const BatchSummary& b, CostPart& part, std::vector<OpCost>* ops) const {
@@ -132,6 +193,74 @@ void CostModel::state_batch_ops(const BatchSummary& b, CostPart& part, std::vect
     if (b.prefill_seqs > 0) index("dsa_indexer_prefill", static_cast<double>(b.prefill_tokens), b.prefill_pairs, b.prefill_kv_tokens);
     if (b.decode_seqs > 0) index("dsa_indexer_decode", static_cast<double>(b.decode_seqs), b.decode_kv_tokens, b.decode_kv_tokens);
   }
+  if (m.compressed.enabled()) compressed_batch_ops(b, part, ops);
+}
+
+CompressedWork compressed_work(const CompressedAttention& c, const BatchSummary& b, bool prefill) {
+  CompressedWork w;
+  const double win = c.window, topk = c.indexer.topk;
+  const double r4 = CompressedAttention::kIndexedRatio, r128 = CompressedAttention::kDenseRatio;
+  if (prefill) {
+    // The S chunks as S chunks of the mean length n after the mean cached context c0, each
+    // summed exactly over its positions c0 + 1 .. c0 + n.
+    const double T = static_cast<double>(b.prefill_tokens), S = static_cast<double>(b.prefill_seqs);
+    const std::int64_t n = std::max<std::int64_t>(1, std::llround(T / S));
+    const std::int64_t c0 = std::max<std::int64_t>(0, std::llround((b.prefill_kv_tokens - T) / S));
+    const std::int64_t end = c0 + n;
+    w.queries = T;
+    w.window_pairs = S * (c.window_pairs_through(end) - c.window_pairs_through(c0));
+    w.indexed_pairs = S * (c.indexed_pairs_through(end) - c.indexed_pairs_through(c0));
+    w.dense_pairs = S * (CompressedAttention::compressed_pairs_through(end, CompressedAttention::kDenseRatio) -
+                         CompressedAttention::compressed_pairs_through(c0, CompressedAttention::kDenseRatio));
+    w.scored_pairs = S * (CompressedAttention::compressed_pairs_through(end, CompressedAttention::kIndexedRatio) -
+                          CompressedAttention::compressed_pairs_through(c0, CompressedAttention::kIndexedRatio));
+    // From the first query's window start; any compressed entry may be among the selected.
+    w.window_read = S * static_cast<double>(std::min<std::int64_t>(end, n + c.window - 1));
+    w.indexed_read = w.scored_read = S * static_cast<double>(CompressedAttention::index_keys(end));
+    w.dense_read = S * static_cast<double>(CompressedAttention::dense_keys(end));
+  } else {
+    const double n = static_cast<double>(b.decode_seqs), K = b.decode_kv_tokens;
+    const double p = n > 0 ? K / n : 0.0;  // mean position of the new tokens
+    w.queries = n;
+    w.window_pairs = w.window_read = n * std::min(p, win);
+    w.indexed_pairs = w.indexed_read = n * std::min(topk, p / r4);
+    w.dense_pairs = w.dense_read = K / r128;
+    w.scored_pairs = w.scored_read = K / r4;
+  }
+  return w;
+}
+
+void CostModel::compressed_batch_ops(const BatchSummary& b, CostPart& part, std::vector<OpCost>* ops) const {
+  const CompressedAttention& c = model_.compressed;
+  const double a = act_bytes_, tp = par_.tp;
+  const double heads = shard_.heads;
+  const double L = c.layers(), Li = c.indexed_layers, Ld = c.dense_layers;
+  auto put = [&](OpCost op) { emit(op, true, part, ops); };
+  auto attend = [&](const char* name, const char* index_name, const CompressedWork& w) {
+    OpCost op;
+    op.name = name;
+    op.kind = OpKind::attention;
+    op.count = L;
+    const double pairs = L * w.window_pairs + Li * w.indexed_pairs + Ld * w.dense_pairs;
+    const double read = L * w.window_read + Li * w.indexed_read + Ld * w.dense_read;
+    op.flops = 2.0 * heads * (2.0 * c.head_dim) * pairs;
+    op.activation_bytes = w.queries * heads * 2.0 * c.head_dim * a * L;
+    op.kv_bytes = read * c.head_dim * kv_bytes_;
+    put(op);
+    if (Li > 0) {
+      OpCost ix;
+      ix.name = index_name;
+      ix.kind = OpKind::attention;
+      ix.fp8_math = true;
+      ix.count = Li;
+      ix.flops = 2.0 * c.indexer.heads * c.indexer.head_dim / tp * w.scored_pairs * Li;
+      ix.activation_bytes = w.queries * (c.indexer.heads * c.indexer.head_dim / tp + 4.0 * c.indexer.topk) * Li;
+      ix.kv_bytes = w.scored_read * c.indexer.key_bytes() * Li;
+      put(ix);
+    }
+  };
+  if (b.prefill_seqs > 0) attend("v4_attention_prefill", "v4_indexer_prefill", compressed_work(c, b, true));
+  if (b.decode_seqs > 0) attend("v4_attention_decode", "v4_indexer_decode", compressed_work(c, b, false));
 }
 
 }  // namespace servesim

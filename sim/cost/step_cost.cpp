@@ -72,7 +72,7 @@ CostModel::CostModel(GpuSpec gpu, ModelSpec model, ResolvedPrecision precision, 
   attention_s_per_byte_ = 1.0 / (gpu_.memory_bandwidth * gpu_.efficiency.attention_memory);
   attention_s_per_flop8_ =
       gpu_.supports(DType::fp8) ? 1.0 / (gpu_.peak(DType::fp8) * gpu_.efficiency.attention_compute) : attention_s_per_flop_;
-  has_layer_kinds_ = model_.state.enabled() || model_.indexer.enabled();
+  has_layer_kinds_ = model_.state.enabled() || model_.indexer.enabled() || model_.compressed.enabled() || model_.hc_mult > 0;
   // Attention rates (see attention_ops for the shapes). Prefill: scores over (d_qk =
   // head_dim; MLA prefill runs as plain MHA with nope+rope key dims) and values over
   // d_v. Decode: MLA absorbs the up-projection, so scores run over the latent
@@ -331,11 +331,12 @@ CostPart CostModel::attention_ops(const BatchSummary& b, std::vector<OpCost>* op
     }
     emit(op, true, part, ops);
   };
-  if (b.prefill_seqs > 0)
+  const bool plain_attention = model_.attention_layers() > 0;  // none in DeepSeek-V4 (compressed_batch_ops)
+  if (b.prefill_seqs > 0 && plain_attention)
     attention("attention_prefill", prefill_rates_, local_prefill_rates_, b.prefill_pairs,
               static_cast<double>(b.prefill_tokens), b.prefill_kv_tokens, b.prefill_full_pairs, b.prefill_local_pairs,
               b.prefill_local_kv_tokens);
-  if (b.decode_seqs > 0)
+  if (b.decode_seqs > 0 && plain_attention)
     attention("attention_decode", decode_rates_, local_decode_rates_, b.decode_kv_tokens,
               static_cast<double>(b.decode_seqs), b.decode_kv_tokens, b.decode_kv_tokens, b.decode_local_kv_tokens,
               b.decode_local_kv_tokens);

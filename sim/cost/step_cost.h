@@ -94,6 +94,17 @@ struct WideLoad {
   bool prefill = false;     // the step prefills: the throughput all-to-all kernel (else the low-latency one)
 };
 
+// DeepSeek-V4's attention work in one phase of a batch, per layer of each kind
+// (state_cost.cpp compressed_work: from the batch's aggregate sums): query-entry pairs and
+// entries read in the window (every layer), of the indexed (ratio 4) and dense (ratio 128)
+// layers' compressed entries, and the indexer's scored keys (indexed layers).
+struct CompressedWork {
+  double queries = 0;
+  double window_pairs = 0, indexed_pairs = 0, dense_pairs = 0, scored_pairs = 0;
+  double window_read = 0, indexed_read = 0, dense_read = 0, scored_read = 0;
+};
+CompressedWork compressed_work(const CompressedAttention& c, const BatchSummary& b, bool prefill);
+
 class CostModel {
  public:
   // `ggml`: the weight matrices run on a ggml back end's kernels (llama.cpp; cost/ggml_kernels.h)
@@ -178,6 +189,8 @@ class CostModel {
   // (with the batch). Nothing for a model without them.
   void state_token_ops(double tokens, CostPart& part, std::vector<OpCost>* ops) const;
   void state_batch_ops(const BatchSummary& b, CostPart& part, std::vector<OpCost>* ops) const;
+  // DeepSeek-V4's compressed attention and its indexer over the batch (state_cost.cpp).
+  void compressed_batch_ops(const BatchSummary& b, CostPart& part, std::vector<OpCost>* ops) const;
   // Times the op (roofline) and adds it to the part (and to ops when given).
   void emit(OpCost& op, bool per_layer, CostPart& part, std::vector<OpCost>* ops) const;
   void finish_op(OpCost& op) const;

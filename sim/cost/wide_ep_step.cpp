@@ -61,8 +61,9 @@ void CostModel::init_wide() {
   // mixers are not split into the wide step's parts) and a latent MoE (its dispatch would
   // move latent-width tokens).
   if (has_layer_kinds_)
-    throw Error(fmt::format("{}: attention_dp > 1 or ep > 1 with state layers or a sparse-attention indexer is not "
-                            "modelled; use tensor parallelism (attention_dp = 1, ep = 1)",
+    throw Error(fmt::format("{}: attention_dp > 1 or ep > 1 with state layers, a sparse-attention indexer, "
+                            "compressed attention or hyper-connections is not modelled; use tensor parallelism "
+                            "(attention_dp = 1, ep = 1)",
                             model_.name));
   if (model_.moe.latent > 0)
     throw Error(fmt::format("{}: attention_dp > 1 or ep > 1 with a latent MoE (moe.latent) is not modelled; use "

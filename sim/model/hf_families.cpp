@@ -56,6 +56,7 @@ const std::map<std::string, HfFamily>& by_architecture() {
       {"Gemma4ForConditionalGeneration", HfFamily::gemma4},
       {"Step3p7FlashForCausalLM", HfFamily::step3p7},
       {"MiMoV2FlashForCausalLM", HfFamily::mimo_v2},
+      {"DeepseekV4ForCausalLM", HfFamily::deepseek_v4},
   };
   return m;
 }
@@ -76,6 +77,7 @@ const std::map<std::string, HfFamily>& by_model_type() {
       {"granitemoehybrid", HfFamily::granite_hybrid}, {"minimax_m2", HfFamily::minimax_m2},
       {"glm4_moe", HfFamily::glm4_moe},    {"glm4v_moe_text", HfFamily::glm4_moe}, {"gemma4_text", HfFamily::gemma4},
       {"step3p7", HfFamily::step3p7},      {"mimo_v2_flash", HfFamily::mimo_v2},
+      {"deepseek_v4", HfFamily::deepseek_v4},
   };
   return m;
 }
@@ -101,7 +103,7 @@ std::vector<std::string> supported_hf_architectures() {
 bool is_moe_family(HfFamily f) {
   return f == HfFamily::mixtral || f == HfFamily::qwen_moe || f == HfFamily::deepseek || f == HfFamily::llama4 ||
          f == HfFamily::gpt_oss || f == HfFamily::minimax_m2 || f == HfFamily::glm4_moe || f == HfFamily::step3p7 ||
-         f == HfFamily::mimo_v2;
+         f == HfFamily::mimo_v2 || f == HfFamily::deepseek_v4;
 }
 
 int count_layer_types(const JsonFields& f, const std::string& kind) {
@@ -426,6 +428,85 @@ void read_mimo_v2(const JsonFields& f, ModelSpec& m) {
     throw Error(fmt::format("{}: {} dense layers need a positive intermediate_size", f.where(), m.layers - moe));
   // Xiaomi's 15B active (model card, technical report) fits the LM head counted and the embedding
   // not, as DeepSeek's figures do (model_spec.h ActiveCount; the test shows the three counts).
+  m.active_count = ModelSpec::ActiveCount::lm_head_only;
+}
+
+// DeepSeek-V4 (DeepseekV4ForCausalLM; deepseek-ai/DeepSeek-V4-Flash inference/model.py, read in
+// the copy at Nicooo-Wang/DeepSeek-V4-Pro-code@0ec3a03c2fc34f29b2e72696ceaed9ae7a373aeb, and
+// vLLM's vllm/model_executor/models/deepseek_v4.py at vllm-project/vllm@023da1fc):
+//   attention  CompressedAttention (layer_kinds.h): head_dim wide queries (num_attention_heads)
+//              over one KV head (num_key_value_heads must be 1), q_lora_rank, o_groups x
+//              o_lora_rank, a sliding_window of raw KV, compress_ratios[i] in {0, 4, 128} for
+//              layer i (the list may run on over the MTP layers: ModelArgs.compress_ratios
+//              covers n_layers + n_mtp_layers, the MTP block being Block(n_layers + i)), the
+//              indexer of the ratio-4 layers (index_n_heads, index_head_dim, index_topk);
+//   MoE        every layer (MoE in Block, no dense layers): n_routed_experts of
+//              moe_intermediate_size, top num_experts_per_tok, n_shared_experts (1, the code
+//              asserts it); the first num_hash_layers route by Gate.tid2eid;
+//   residual   hc_mult streams (hyper-connections, ModelSpec::hc_mult);
+//   MTP        num_nextn_predict_layers MTPBlocks sharing the embedding and head.
+// Active parameters, as DeepSeek counts V3's (the LM head, not the embedding lookup): Flash
+// 13.24B against "13B activated" (+1.8%), Pro 48.77B against "49B" (-0.5%); the hyper-
+// connection weights (fp32 mixing matrices, 34M in Flash, 84M in Pro) are in the total and in
+// every byte and FLOP, not in the reported active figure (ModelSpec::active_params): with them
+// 13.27B (+2.1%) and 48.85B (-0.3%), both also rounding to the published figures, which give no
+// finer split. The total (284.33B against "284B", 1573.0B against "1.6T") counts both tables and
+// leaves the MTP block out, as V3's 671B does.
+void read_deepseek_v4(const JsonFields& f, ModelSpec& m) {
+  const std::string w = f.where();
+  if (m.kv_heads != 1)
+    throw Error(fmt::format("{}: DeepSeek-V4 attention has one KV head (num_key_value_heads 1); got {}", w, m.kv_heads));
+  CompressedAttention& c = m.compressed;
+  c.head_dim = m.head_dim;
+  c.rope_dim = static_cast<int>(f.at_least("qk_rope_head_dim", 1));
+  if (c.rope_dim >= c.head_dim)
+    throw Error(fmt::format("{}: qk_rope_head_dim {} must be below head_dim {}", w, c.rope_dim, c.head_dim));
+  c.q_lora_rank = static_cast<int>(f.at_least("q_lora_rank", 1));
+  c.o_groups = static_cast<int>(f.at_least("o_groups", 1));
+  c.o_lora_rank = static_cast<int>(f.at_least("o_lora_rank", 1));
+  if (m.heads % c.o_groups != 0)
+    throw Error(fmt::format("{}: num_attention_heads {} is not a multiple of o_groups {}", w, m.heads, c.o_groups));
+  c.window = static_cast<int>(f.at_least("sliding_window", 1));
+  const std::vector<std::int64_t> ratios = f.integers("compress_ratios");
+  m.mtp_layers = static_cast<int>(f.integer("num_nextn_predict_layers", 0));
+  if (m.mtp_layers < 0)
+    throw Error(fmt::format("{}: num_nextn_predict_layers must be >= 0, got {}", w, m.mtp_layers));
+  if (static_cast<int>(ratios.size()) < m.layers)
+    throw Error(fmt::format("{}: compress_ratios lists {} layers, fewer than num_hidden_layers {}", w, ratios.size(),
+                            m.layers));
+  for (std::size_t i = 0; i < ratios.size(); ++i) {
+    const std::int64_t r = ratios[i];
+    if (r != 0 && r != CompressedAttention::kIndexedRatio && r != CompressedAttention::kDenseRatio)
+      throw Error(fmt::format("{}: compress_ratios[{}] is {}: servesim models DeepSeek-V4's ratios 0 (the window "
+                              "only), 4 (compressed, with the indexer) and 128 (compressed, all read), no other",
+                              w, i, r));
+    if (static_cast<int>(i) >= m.layers) {
+      // The MTP blocks' (counted in mtp_params with a window-only attention).
+      if (static_cast<int>(i) < m.layers + m.mtp_layers && r != 0)
+        throw Error(fmt::format("{}: compress_ratios[{}] (an MTP layer's) is {}: servesim counts the MTP layers with "
+                                "the window-only attention (ratio 0)",
+                                w, i, r));
+      continue;
+    }
+    (r == 0 ? c.window_layers : r == CompressedAttention::kIndexedRatio ? c.indexed_layers : c.dense_layers)++;
+  }
+  if (c.indexed_layers > 0) {
+    c.indexer.heads = static_cast<int>(f.at_least("index_n_heads", 1));
+    c.indexer.head_dim = static_cast<int>(f.at_least("index_head_dim", 1));
+    c.indexer.topk = static_cast<int>(f.at_least("index_topk", 1));
+  }
+  m.moe.num_experts = static_cast<int>(f.at_least("n_routed_experts", 1));
+  m.moe.experts_per_token = static_cast<int>(f.at_least("num_experts_per_tok", 1));
+  m.moe.shared_experts = static_cast<int>(f.integer("n_shared_experts", 0));
+  m.moe.expert_ffn = f.at_least("moe_intermediate_size", 1);
+  m.moe.shared_expert_ffn = m.moe.expert_ffn;
+  m.moe.hash_layers = static_cast<int>(f.integer("num_hash_layers", 0));
+  if (m.moe.hash_layers < 0 || m.moe.hash_layers > m.layers)
+    throw Error(fmt::format("{}: num_hash_layers {} must be in 0..{}", w, m.moe.hash_layers, m.layers));
+  m.hc_mult = static_cast<int>(f.integer("hc_mult", 0));
+  if (m.hc_mult < 0) throw Error(fmt::format("{}: hc_mult must be >= 0, got {}", w, m.hc_mult));
+  if (m.hc_mult == 1) m.hc_mult = 0;  // one stream: a plain residual
+  m.mtp_own_tables = false;  // MTPBlock.embed / .head are the model's (Transformer.__init__)
   m.active_count = ModelSpec::ActiveCount::lm_head_only;
 }
 

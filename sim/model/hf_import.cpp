@@ -155,20 +155,9 @@ std::int64_t vision_params_estimate(const json& j) {
   return depth * (4 * h * h + 2 * h * inter) + 3 * patch * patch * h;
 }
 
-// What servesim lacks for an architecture it knows of and does not describe (said in its refusal).
-std::string known_unsupported(const std::string& arch) {
-  // DeepSeek-V4 (its config.json; the DeepSeek-V4-Flash model card): per layer a 128-token window
-  // of raw KV beside KV compressed 4x (with an indexer choosing the top index_topk rows) or 128x
-  // (compress_ratios), one KV head of 512 read by every query head, grouped low-rank output
-  // projections (o_groups, o_lora_rank), hash-routed MoE on the first num_hash_layers layers and
-  // hc_mult residual streams mixed by hyper-connections. None of these is a servesim layer kind:
-  // its KV per token, attention work and residual traffic would be guesses.
-  if (arch == "DeepseekV4ForCausalLM")
-    return ": DeepSeek-V4's compressed attention (compress_ratios: KV compressed 4x with an indexer, or 128x, beside "
-           "a 128-token window), hash-routed MoE layers and hyper-connections (hc_mult residual streams) are not "
-           "modelled";
-  return "";
-}
+// What servesim lacks for an architecture it knows of and does not describe (said in its
+// refusal). None at present: DeepSeek-V4, the last such, has its reader (read_deepseek_v4).
+std::string known_unsupported(const std::string&) { return ""; }
 
 ModelSpec import_parsed_config(const json& j, const std::string& path) {
   if (!j.is_object()) throw Error(fmt::format("{}: expected an object", path));
@@ -257,7 +246,8 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
   m.native_dtype = parse_dtype(dtype, path + ": torch_dtype");
   if (nested) m.vision_params_estimate = vision_params_estimate(j);
 
-  read_local_attention(f, *family, arch, m);
+  // DeepSeek-V4's sliding_window is its compressed attention's raw window (read_deepseek_v4).
+  if (*family != HfFamily::deepseek_v4) read_local_attention(f, *family, arch, m);
 
   switch (*family) {
     case HfFamily::dense: break;
@@ -275,6 +265,7 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     case HfFamily::gemma4: read_gemma4(f, m); break;
     case HfFamily::step3p7: read_step3p7(f, m); break;
     case HfFamily::mimo_v2: read_mimo_v2(f, m); break;
+    case HfFamily::deepseek_v4: read_deepseek_v4(f, m); break;
   }
   // A mixture-of-experts family whose config names no experts (num_experts: 0, or the
   // field missing) would be priced as a dense model with the expert-sized FFN.
@@ -307,6 +298,68 @@ std::optional<CheckpointQuantization> checkpoint_quantization(const json& j, con
 
 }  // namespace
 
+// DeepSeek-V4's expert_dtype: its quantization_config (fp8, blocks of 128 x 128) covers the
+// linear layers, while expert_dtype "fp4" stores the routed experts in MXFP4 (4-bit E2M1
+// values, one E8M0 scale per 32: inference/model.py's Linear with fp4_block_size 32 and
+// float8_e8m0fnu scales; vLLM's DeepseekV4FP8Config: "expert_dtype=fp4 (e.g.
+// DeepSeek-V4-Flash): MXFP4 experts"); "fp8" leaves them with the rest. The shared expert is
+// an Expert without expert_dtype (MoE.__init__): fp8 with the rest. A ModelOpt re-export
+// (NVIDIA's DeepSeek-V4-*-NVFP4: quant_method fp8 beside quant_algo MIXED_PRECISION) keeps
+// the original expert_dtype but lists the modules it re-quantized (quantized_layers:
+// "layers.N.ffn.experts" in NVFP4, groups of 16 with an fp8 E4M3 scale): those decide.
+static void apply_expert_dtype(const json& j, const std::string& path, ModelSpec& m) {
+  if (!j.contains("expert_dtype") || j["expert_dtype"].is_null()) return;
+  const json& e = j["expert_dtype"];
+  const std::string v = e.is_string() ? e.get<std::string>() : e.dump();
+  if (v != "fp4" && v != "fp8")
+    throw Error(fmt::format("{}: expert_dtype '{}' is not one servesim reads (fp4: MXFP4 experts, fp8)", path, v));
+  const int i = static_cast<int>(TensorGroup::experts);
+  const json* q = j.contains("quantization_config") && j["quantization_config"].is_object() ? &j["quantization_config"]
+                                                                                           : nullptr;
+  if (q && q->contains("quantized_layers") && (*q)["quantized_layers"].is_object()) {
+    int listed = 0;
+    std::int64_t group = 0;
+    for (auto it = (*q)["quantized_layers"].begin(); it != (*q)["quantized_layers"].end(); ++it) {
+      const std::string& name = it.key();
+      if (name.find("experts") == std::string::npos || name.find("shared") != std::string::npos) continue;
+      const json& l = it.value();
+      const std::string algo = l.is_object() && l.contains("quant_algo") && l["quant_algo"].is_string()
+                                   ? l["quant_algo"].get<std::string>()
+                                   : "";
+      if (algo != "NVFP4")
+        throw Error(fmt::format("{}: quantization_config.quantized_layers.{}: quant_algo '{}' for DeepSeek-V4's "
+                                "experts is not one servesim reads (NVFP4)",
+                                path, name, algo));
+      const std::int64_t g = l.contains("group_size") && l["group_size"].is_number_integer()
+                                 ? l["group_size"].get<std::int64_t>()
+                                 : 16;
+      if (g <= 0 || (group > 0 && g != group))
+        throw Error(fmt::format("{}: quantization_config.quantized_layers: the experts' group_size {} must be one "
+                                "positive size",
+                                path, g));
+      group = g;
+      ++listed;
+    }
+    if (listed == 0) return;
+    const double share = std::min(1.0, static_cast<double>(listed) / std::max(1, m.moe_layers()));
+    const double nvfp4 = 0.5 + 1.0 / static_cast<double>(group);  // an E2M1 value and its share of an E4M3 scale
+    const double rest = m.weight_element_bytes(m.native_dtype, TensorGroup::experts);
+    m.checkpoint.group_bytes[i] = share * nvfp4 + (1.0 - share) * rest;
+    m.checkpoint.group_note[i] = fmt::format("nvfp4 (quantized_layers), groups of {} (fp8 scale), {} of {} layers",
+                                             group, listed, m.moe_layers());
+    m.checkpoint.source += ", quantized_layers NVFP4 experts";
+    return;
+  }
+  if (v == "fp8") return;
+  if (!m.checkpoint.present || !m.moe.enabled())
+    throw Error(fmt::format("{}: expert_dtype fp4 needs a quantization_config and routed experts (the other weights' "
+                            "precision and the experts it applies to)",
+                            path));
+  m.checkpoint.group_bytes[i] = 0.5 + 1.0 / 32.0;  // an E2M1 value and its share of an E8M0 scale per 32
+  m.checkpoint.group_note[i] = "mxfp4 (expert_dtype fp4), blocks of 32 (e8m0 scale)";
+  m.checkpoint.source += ", expert_dtype fp4";
+}
+
 ModelSpec import_hf_config(const std::string& given) {
   // A model folder as downloaded (huggingface-cli download, git clone): its config.json.
   const std::string path = is_directory(given) ? (std::filesystem::path(given) / "config.json").string() : given;
@@ -325,6 +378,7 @@ ModelSpec import_hf_config(const std::string& given) {
     // torch_dtype (the dtype of the unquantized parts) says: that is the default the
     // scenario's model.weights falls back to, with the groups it leaves unquantized.
     if (const std::optional<CheckpointQuantization> q = checkpoint_quantization(j, path)) apply_checkpoint_quantization(*q, m);
+    apply_expert_dtype(j, path, m);
     m.name = model_name_from_path(given);
     validate_model(m, path);
     return m;

@@ -80,7 +80,7 @@ bool whole_layer(const std::string& n) {
 
 int group_layers(const ModelSpec& m, TensorGroup g) {
   switch (g) {
-    case TensorGroup::attention: return m.attention_layers();
+    case TensorGroup::attention: return m.attention_layers() + m.compressed.layers();
     case TensorGroup::dense_mlp: return m.dense_mlp_layers();
     case TensorGroup::experts: return m.moe_layers();
     case TensorGroup::shared_experts: return m.moe.shared_experts > 0 ? m.moe_layers() : 0;

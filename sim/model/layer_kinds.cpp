@@ -30,6 +30,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace servesim {
 
 std::int64_t StateLayers::in_proj_width() const {
@@ -129,6 +131,100 @@ std::int64_t SparseIndexer::params_per_layer(std::int64_t hidden, std::int64_t q
   const std::int64_t width = static_cast<std::int64_t>(heads) * head_dim;
   const std::int64_t q_in = q_lora_rank > 0 ? q_lora_rank : hidden;
   return q_in * width + hidden * head_dim + 2LL * head_dim + hidden * heads;
+}
+
+// DeepSeek-V4 (layer_kinds.h CompressedAttention; shapes from inference/model.py).
+std::int64_t CompressedAttention::base_params(std::int64_t hidden, int heads) const {
+  // wq_a, q_norm, wkv, kv_norm and the sinks beside the TP-split wq_b, wo_a and wo_b.
+  return hidden * q_lora_rank + q_lora_rank + hidden * head_dim + head_dim + heads +
+         split_params_per_layer(hidden, heads);
+}
+
+std::int64_t CompressedAttention::split_params_per_layer(std::int64_t hidden, int heads) const {
+  const std::int64_t width = static_cast<std::int64_t>(heads) * head_dim;
+  const std::int64_t groups_rank = static_cast<std::int64_t>(o_groups) * o_lora_rank;
+  // wq_b: q_lora_rank -> heads x head_dim; wo_a: o_groups blocks of (width / o_groups) ->
+  // o_lora_rank, i.e. width x o_lora_rank; wo_b: o_groups x o_lora_rank -> hidden.
+  return static_cast<std::int64_t>(q_lora_rank) * width + width * o_lora_rank + groups_rank * hidden;
+}
+
+std::int64_t CompressedAttention::compressor_params(std::int64_t hidden, int ratio, int width) const {
+  const std::int64_t coff = ratio == kIndexedRatio ? 2 : 1;
+  return 2 * hidden * coff * width + static_cast<std::int64_t>(ratio) * coff * width + width;  // wkv, wgate; ape; norm
+}
+
+std::int64_t CompressedAttention::indexer_params(std::int64_t hidden) const {
+  return static_cast<std::int64_t>(q_lora_rank) * indexer.heads * indexer.head_dim + hidden * indexer.heads +
+         compressor_params(hidden, kIndexedRatio, indexer.head_dim);
+}
+
+std::int64_t CompressedAttention::params(std::int64_t hidden, int heads) const {
+  return static_cast<std::int64_t>(layers()) * base_params(hidden, heads) +
+         static_cast<std::int64_t>(indexed_layers) *
+             (compressor_params(hidden, kIndexedRatio, head_dim) + indexer_params(hidden)) +
+         static_cast<std::int64_t>(dense_layers) * compressor_params(hidden, kDenseRatio, head_dim);
+}
+
+std::int64_t CompressedAttention::bf16_params(std::int64_t hidden) const {
+  return static_cast<std::int64_t>(indexed_layers) *
+             (compressor_params(hidden, kIndexedRatio, head_dim) + compressor_params(hidden, kIndexedRatio, indexer.head_dim) +
+              hidden * indexer.heads) +
+         static_cast<std::int64_t>(dense_layers) * compressor_params(hidden, kDenseRatio, head_dim);
+}
+
+double CompressedAttention::window_pairs_through(std::int64_t p) const {
+  const double q = static_cast<double>(p), w = window;
+  if (p <= window) return q * (q + 1.0) / 2.0;
+  return w * (w + 1.0) / 2.0 + (q - w) * w;
+}
+
+// sum_{q=1}^{p} floor(q / r): with p = n r + s (0 <= s < r), the values j = 1 .. n-1 each r
+// times and n for the last s + 1 positions: r n (n - 1) / 2 + n (s + 1).
+double CompressedAttention::compressed_pairs_through(std::int64_t p, int ratio) {
+  if (p <= 0) return 0.0;
+  const double n = static_cast<double>(p / ratio), s = static_cast<double>(p % ratio);
+  return ratio * n * (n - 1.0) / 2.0 + n * (s + 1.0);
+}
+
+// min(topk, floor(q/4)) reaches topk at q = 4 topk; from there on each position adds topk.
+double CompressedAttention::indexed_pairs_through(std::int64_t p) const {
+  const std::int64_t cap = static_cast<std::int64_t>(kIndexedRatio) * indexer.topk;  // first q with floor(q/4) = topk
+  if (p < cap) return compressed_pairs_through(p, kIndexedRatio);
+  return compressed_pairs_through(cap - 1, kIndexedRatio) + static_cast<double>(p - cap + 1) * indexer.topk;
+}
+
+double CompressedAttention::kv_bytes_per_sequence(std::int64_t ctx, double entry_bytes) const {
+  const double entry = head_dim * entry_bytes;
+  return static_cast<double>(layers()) * static_cast<double>(window_keys(ctx)) * entry +
+         static_cast<double>(indexed_layers) * static_cast<double>(index_keys(ctx)) * (entry + indexer.key_bytes()) +
+         static_cast<double>(dense_layers) * static_cast<double>(dense_keys(ctx)) * entry;
+}
+
+double CompressedAttention::compressed_bytes_per_token(double entry_bytes) const {
+  const double entry = head_dim * entry_bytes;
+  return indexed_layers * (entry + indexer.key_bytes()) / kIndexedRatio + dense_layers * entry / kDenseRatio;
+}
+
+double CompressedAttention::window_bytes_per_sequence(double entry_bytes) const {
+  return static_cast<double>(layers()) * window * head_dim * entry_bytes;
+}
+
+// kv_state and score_state: 2 x (coff r) x (coff width) fp32 per compressor.
+double CompressedAttention::compressor_state_bytes_per_sequence() const {
+  auto state = [](int ratio, int width) {
+    const double coff = ratio == kIndexedRatio ? 2.0 : 1.0;
+    return 2.0 * coff * ratio * coff * width * 4.0;
+  };
+  return indexed_layers * (state(kIndexedRatio, head_dim) + state(kIndexedRatio, indexer.head_dim)) +
+         dense_layers * state(kDenseRatio, head_dim);
+}
+
+std::string CompressedAttention::describe() const {
+  if (!enabled()) return "none";
+  return fmt::format("compressed attention (DeepSeek-V4) on {} layers: a {}-token window on all, KV compressed {}x "
+                     "with an indexer reading the top {} on {}, {}x on {}, the window only on {}",
+                     layers(), window, kIndexedRatio, indexer.topk, indexed_layers, kDenseRatio, dense_layers,
+                     window_layers);
 }
 
 }  // namespace servesim

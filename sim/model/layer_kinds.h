@@ -13,6 +13,10 @@
 //   SparseIndexer  DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5):
 //                  a few small heads score every earlier token in fp8 and the main
 //                  attention reads only the index_topk best (LocalAttention::Kind::topk).
+//   CompressedAttention  DeepSeek-V4's hybrid attention, in place of the usual attention on
+//                  every layer: one KV head read by every query head, a window of raw KV
+//                  beside KV compressed 4x (with an indexer choosing the top index_topk
+//                  compressed entries) or 128x (all read), per layer (compress_ratios).
 //
 // Shapes follow transformers' modules (Qwen3NextGatedDeltaNet, NemotronHMamba2Mixer,
 // JambaMambaMixer, DeepseekV32 Indexer); FLOP counts are per token and layer, derived in
@@ -66,6 +70,77 @@ struct SparseIndexer {
   // Its cached key per token and layer: head_dim fp8 values and one fp32 scale per 128
   // (vLLM's DeepseekV32IndexerCache), whatever the KV cache precision.
   double key_bytes() const { return head_dim + 4.0 * ((head_dim + 127) / 128); }
+};
+
+// DeepSeek-V4's attention (deepseek-ai/DeepSeek-V4-Flash inference/model.py, classes
+// Attention, Compressor and Indexer; read in the copy at
+// Nicooo-Wang/DeepSeek-V4-Pro-code@0ec3a03c2fc34f29b2e72696ceaed9ae7a373aeb:inference/model.py).
+// Every layer: q = wq_b(q_norm(wq_a(x))) (hidden -> q_lora_rank -> heads x head_dim), one
+// KV head kv = kv_norm(wkv(x)) (hidden -> head_dim, keys and values alike, the last rope_dim
+// rotary), a learned sink logit per head, and a grouped low-rank output: the heads' outputs
+// in o_groups groups, each projected to o_lora_rank by wo_a (heads x head_dim / o_groups ->
+// o_groups x o_lora_rank), then wo_b (o_groups x o_lora_rank -> hidden). The layer caches
+// the last `window` tokens' kv (kv_cache of window_size + max_seq_len // ratio rows) and,
+// with compress_ratio r > 0, one compressed entry per r tokens: a Compressor (wkv and wgate
+// hidden -> coff x head_dim, ape r x coff x head_dim, a norm of head_dim; coff = 2 for r = 4,
+// whose windows overlap, 1 otherwise) pools r tokens' kv by a softmax over its gate. A query
+// at position p attends to min(p, window) raw entries plus, with r = 128, all floor(p / 128)
+// compressed ones (get_compress_topk_idxs) or, with r = 4, the index_topk its Indexer picks
+// among floor(p / 4): the indexer's query wq_b (q_lora_rank -> index heads x index head_dim),
+// its head weights weights_proj (hidden -> index heads) and its own Compressor (r = 4,
+// index_head_dim wide, overlapping) score every compressed key (relu(q.k) summed over heads).
+// The Compressors keep per sequence their last coff x r inputs and scores in fp32 (kv_state,
+// score_state) until r tokens are pooled.
+struct CompressedAttention {
+  static constexpr int kIndexedRatio = 4;   // compress_ratio with the indexer (and overlapping windows)
+  static constexpr int kDenseRatio = 128;   // compress_ratio whose entries are all read
+  int window = 0;            // sliding_window: raw tokens kept and read in every layer
+  int head_dim = 0;          // the KV head's and every query head's width
+  int rope_dim = 0;          // qk_rope_head_dim
+  int q_lora_rank = 0;
+  int o_groups = 0, o_lora_rank = 0;
+  int window_layers = 0;     // compress_ratio 0: the window only
+  int indexed_layers = 0;    // compress_ratio 4, with the indexer
+  int dense_layers = 0;      // compress_ratio 128
+  SparseIndexer indexer;     // of the indexed layers (index_n_heads, index_head_dim, index_topk)
+
+  bool enabled() const { return layers() > 0 && head_dim > 0; }
+  int layers() const { return window_layers + indexed_layers + dense_layers; }
+  // Weights of one layer's attention without a compressor (wq_a, q_norm, wq_b, wkv, kv_norm,
+  // wo_a, wo_b, the sinks), of a Compressor of `ratio` and `width`, and of the indexer (its
+  // query and head-weight projections and its own compressor).
+  std::int64_t base_params(std::int64_t hidden, int heads) const;
+  std::int64_t compressor_params(std::int64_t hidden, int ratio, int width) const;
+  std::int64_t indexer_params(std::int64_t hidden) const;
+  std::int64_t params(std::int64_t hidden, int heads) const;  // over every layer
+  std::int64_t split_params_per_layer(std::int64_t hidden, int heads) const;  // wq_b, wo_a, wo_b: split over TP
+  // Compressor weights over every layer (stored bf16: "wkv and wgate in the checkpoint is
+  // stored in bf16", Compressor.__init__) and the indexer's head weights (bf16 weights_proj).
+  std::int64_t bf16_params(std::int64_t hidden) const;
+  // Entries a query at 1-based position p reads in one layer of each kind: the window's raw
+  // ones, the compressed ones of an indexed layer (min(topk, floor(p/4))) and of a dense
+  // one (floor(p/128)); and the compressed keys the indexer scores (floor(p/4)).
+  std::int64_t window_keys(std::int64_t p) const { return p < window ? p : window; }
+  std::int64_t indexed_keys(std::int64_t p) const {
+    const std::int64_t c = p / kIndexedRatio;
+    return c < indexer.topk ? c : indexer.topk;
+  }
+  static std::int64_t dense_keys(std::int64_t p) { return p / kDenseRatio; }
+  static std::int64_t index_keys(std::int64_t p) { return p / kIndexedRatio; }
+  // Sums over positions 1..p of the above (closed forms, layer_kinds.cpp).
+  double window_pairs_through(std::int64_t p) const;
+  double indexed_pairs_through(std::int64_t p) const;
+  static double compressed_pairs_through(std::int64_t p, int ratio);  // sum of floor(q / ratio), q = 1..p
+  // KV of one sequence of `ctx` tokens over every layer at `entry_bytes` per element: the
+  // window's raw entries, the compressed entries, the indexer's keys (fp8 + scale).
+  double kv_bytes_per_sequence(std::int64_t ctx, double entry_bytes) const;
+  // The part that grows with the context, per token (compressed entries and indexer keys:
+  // what KV blocks hold), and the part every sequence holds whatever its length (the window
+  // at its full size, as the model's kv_cache, and the compressors' fp32 state).
+  double compressed_bytes_per_token(double entry_bytes) const;
+  double window_bytes_per_sequence(double entry_bytes) const;
+  double compressor_state_bytes_per_sequence() const;
+  std::string describe() const;
 };
 
 }  // namespace servesim

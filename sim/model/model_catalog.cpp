@@ -88,6 +88,22 @@ void validate_model(const ModelSpec& m, const std::string& where) {
   if (m.v_head_dim < 0) fail(fmt::format("v_head_dim must not be negative, got {}", m.v_head_dim));
   if (m.v_head_dim > 0 && m.mla.enabled())
     fail("v_head_dim is the value head width of plain attention; multi-head latent attention has its own (mla)");
+  if (m.compressed.enabled()) {
+    const CompressedAttention& c = m.compressed;
+    if (c.layers() != m.layers || m.state.enabled())
+      fail(fmt::format("compressed attention on {} of {} layers: servesim models it on every layer, without state "
+                       "layers",
+                       c.layers(), m.layers));
+    if (c.window < 1 || c.head_dim < 1 || c.q_lora_rank < 1 || c.o_groups < 1 || c.o_lora_rank < 1)
+      fail("compressed attention needs a positive window, head_dim, q_lora_rank, o_groups and o_lora_rank");
+    if (c.indexed_layers > 0 && !c.indexer.enabled())
+      fail("compressed attention with ratio-4 layers needs an indexer (index_n_heads, index_head_dim, index_topk)");
+    if (m.local.enabled() || m.mla.enabled() || m.indexer.enabled())
+      fail("compressed attention with local attention, MLA or a DSA indexer beside it is not modelled");
+  }
+  if (m.hc_mult < 0) fail(fmt::format("hc_mult must not be negative, got {}", m.hc_mult));
+  if (m.moe.hash_layers < 0 || m.moe.hash_layers > m.moe_layers())
+    fail(fmt::format("{} hash-routed layers must be in 0..{} (the MoE layers)", m.moe.hash_layers, m.moe_layers()));
   if (m.attention_layers() < 0 || m.attention_layers() > m.layers)
     fail(fmt::format("{} attention layers must be in 0..{}", m.attention_layers(), m.layers));
   if (m.mlp_layers() < 0 || m.mlp_layers() > m.layers)

@@ -28,7 +28,8 @@ double ModelSpec::weight_element_bytes(DType weights, TensorGroup g) const {
 }
 
 int ModelSpec::attention_layers() const {
-  return attention_layer_count >= 0 ? attention_layer_count : layers - (state.enabled() ? state.layers : 0);
+  return attention_layer_count >= 0 ? attention_layer_count
+                                    : layers - (state.enabled() ? state.layers : 0) - compressed.layers();
 }
 
 std::int64_t ModelSpec::q_dim() const { return static_cast<std::int64_t>(heads) * head_dim; }
@@ -41,6 +42,7 @@ std::int64_t ModelSpec::attention_params() const {
   std::int64_t p = static_cast<std::int64_t>(global_attention_layers()) * attention_params_of(true) +
                    static_cast<std::int64_t>(local_layers) * attention_params_of(false);
   if (indexer.enabled()) p += static_cast<std::int64_t>(attention_layers()) * indexer.params_per_layer(hidden, mla.q_lora_rank);
+  if (compressed.enabled()) p += compressed.params(hidden, heads);
   return p;
 }
 
@@ -138,7 +140,31 @@ std::int64_t ModelSpec::norm_params() const {
 std::int64_t ModelSpec::total_params() const {
   return attention_params() + static_cast<std::int64_t>(state.enabled() ? state.layers : 0) * state.params_per_layer(hidden) +
          static_cast<std::int64_t>(dense_mlp_layers()) * dense_mlp_params_per_layer() +
-         moe_layers() * moe_params_per_layer() + embedding_params() + norm_params();
+         moe_layers() * moe_params_per_layer() + embedding_params() + norm_params() + hc_params() +
+         hash_table_params();
+}
+
+// Block: hc_attn_fn and hc_ffn_fn ((2 + h) h rows of h x hidden), their bases ((2 + h) h) and
+// scales (3); the head (ParallelHead.hc_head, Transformer.hc_head_*): h rows of h x hidden, h, 1.
+std::int64_t ModelSpec::hc_params_per_layer() const {
+  if (hc_mult <= 0) return 0;
+  const std::int64_t h = hc_mult, mix = (2 + h) * h;
+  return 2 * (mix * h * hidden + mix + 3);
+}
+
+std::int64_t ModelSpec::hc_params() const {
+  if (hc_mult <= 0) return 0;
+  const std::int64_t h = hc_mult;
+  return static_cast<std::int64_t>(layers) * hc_params_per_layer() + h * h * hidden + h + 1;
+}
+
+std::int64_t ModelSpec::hash_table_params() const {
+  return static_cast<std::int64_t>(moe.hash_layers) * vocab * moe.experts_per_token;
+}
+
+double ModelSpec::fixed_kv_bytes_per_sequence(DType kv) const {
+  if (!compressed.enabled()) return 0.0;
+  return compressed.window_bytes_per_sequence(dtype_bytes(kv)) + compressed.compressor_state_bytes_per_sequence();
 }
 
 std::int64_t ModelSpec::mtp_params() const {
@@ -146,8 +172,12 @@ std::int64_t ModelSpec::mtp_params() const {
   // decoder layer like the last (MoE), the projection of [h; embedding] (2h x h), the
   // enorm, hnorm and head norm beside the layer's two, and the embedding and output head
   // the checkpoint stores again in the module (shared with the main model when served).
+  // DeepSeek-V4's MTPBlock: a Block (attention of compress ratio 0, the reader checks; MoE;
+  // hyper-connections) with e_proj and h_proj (2 h x h), enorm, hnorm, norm and its own hc head.
   if (mtp_layers <= 0) return 0;
-  const std::int64_t block = attention_params_per_layer() +
+  const std::int64_t attention = compressed.enabled() ? compressed.base_params(hidden, heads) : attention_params_per_layer();
+  const std::int64_t hc = hc_mult > 0 ? hc_params_per_layer() + static_cast<std::int64_t>(hc_mult) * hc_mult * hidden + hc_mult + 1 : 0;
+  const std::int64_t block = attention + hc +
                              (moe.enabled() ? moe_params_per_layer() : dense_mlp_params_per_layer());
   const std::int64_t module = block + 2 * hidden * hidden + 5 * hidden + (mtp_own_tables ? 2 * vocab * hidden : 0);
   return static_cast<std::int64_t>(mtp_layers) * module;
@@ -192,7 +222,8 @@ double ModelSpec::kv_bytes_per_token(DType kv) const {
   const double elements = static_cast<double>(global_attention_layers()) * static_cast<double>(kv_elements_of(true)) +
                           static_cast<double>(local_layers) * static_cast<double>(kv_elements_of(false));
   const double indexer_keys = indexer.enabled() ? attention_layers() * indexer.key_bytes() : 0.0;
-  return elements * dtype_bytes(kv) + indexer_keys;
+  return elements * dtype_bytes(kv) + indexer_keys +
+         (compressed.enabled() ? compressed.compressed_bytes_per_token(dtype_bytes(kv)) : 0.0);
 }
 
 double ModelSpec::state_bytes_per_sequence(DType activations) const {

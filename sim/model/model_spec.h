@@ -31,6 +31,11 @@ struct MoeSpec {
   // experts and back after (fc1/fc2_latent_proj), so the experts run at width `latent`. 0 = none.
   std::int64_t latent = 0;
   bool expert_bias = false;  // gpt-oss: biases on every expert's projections and on the router
+  // DeepSeek-V4's first num_hash_layers MoE layers pick their experts from a table indexed by
+  // the token id (Gate.tid2eid: vocab x top-k int32, inference/model.py) instead of the top
+  // scores; their experts run as in the other MoE layers. The tables are counted in the total
+  // parameters (a lookup: not in the active ones).
+  int hash_layers = 0;
   bool enabled() const { return num_experts > 0; }
 };
 
@@ -141,6 +146,13 @@ struct ModelSpec {
   // Layer kinds beyond attention + MLP in every layer (layer_kinds.h):
   StateLayers state;        // recurrent mixers in place of attention on state.layers layers
   SparseIndexer indexer;    // DSA's lightning indexer (with local.kind topk)
+  CompressedAttention compressed;  // DeepSeek-V4's attention in place of the usual one on its layers
+  // Hyper-connections (DeepSeek-V4's Block.hc_pre / hc_post, inference/model.py): hc_mult
+  // copies of the residual stream; before each sublayer a Sinkhorn-normalised mix of
+  // (2 + hc_mult) x hc_mult weights computed from the flattened streams (hc_*_fn: that many
+  // rows of hc_mult x hidden, fp32) reduces them to one, after it they are recombined. 0: a
+  // plain residual.
+  int hc_mult = 0;
   // Blocks with a softmax-attention mixer and blocks with an MLP (dense or MoE) when not every
   // layer has one: Nemotron-H's blocks are a single mixer or a single MLP each. -1: derived
   // (attention: the layers without a state mixer; MLP: every layer).
@@ -187,7 +199,7 @@ struct ModelSpec {
   int global_attention_layers() const { return attention_layers() - (local.enabled() ? local.layers : 0); }
   int mlp_layers() const { return mlp_layer_count >= 0 ? mlp_layer_count : layers; }
   int dense_mlp_layers() const { return mlp_layers() - moe_layers(); }
-  int sublayers() const { return attention_layers() + state.layers + mlp_layers(); }  // each with a norm
+  int sublayers() const { return attention_layers() + state.layers + compressed.layers() + mlp_layers(); }  // each with a norm
   // Attention shapes of a global and of a local layer (they differ only for Gemma 4).
   int head_dim_of(bool global) const { return global && global_head_dim > 0 ? global_head_dim : head_dim; }
   int kv_heads_of(bool global) const { return global && global_kv_heads > 0 ? global_kv_heads : kv_heads; }
@@ -209,10 +221,19 @@ struct ModelSpec {
   std::int64_t active_params_all_tables() const;  // the same with both embedding tables
   std::string active_count_name() const;
   std::int64_t mtp_params() const;     // the MTP modules' weights (0 without)
+  // Hyper-connection weights: two mixes per layer and the head's (0 without), fp32. In the
+  // total, not in the active figures (DeepSeek-V4's published counts: hf_families.cpp).
+  std::int64_t hc_params_per_layer() const;
+  std::int64_t hc_params() const;
+  std::int64_t hash_table_params() const;  // DeepSeek-V4's tid2eid tables (MoeSpec::hash_layers)
+  // KV every sequence holds whatever its length (DeepSeek-V4's windows at the KV precision and
+  // its compressors' fp32 state; 0 for others): reserved per sequence like a state slot.
+  double fixed_kv_bytes_per_sequence(DType kv) const;
   std::int64_t checkpoint_params() const { return total_params() + mtp_params(); }
   int moe_layers() const;
   // KV cache bytes per token over all attention layers (MLA: compressed latent + rope key;
-  // DSA: plus the indexer's fp8 key, whatever `kv`).
+  // DSA: plus the indexer's fp8 key, whatever `kv`; DeepSeek-V4: its compressed entries and
+  // indexer keys per token, the windows apart in fixed_kv_bytes_per_sequence).
   double kv_bytes_per_token(DType kv) const;
   // Elements of KV cache per token per layer (K and V together: kv_heads x (head_dim + value
   // width)); a global layer's with Gemma 4.

@@ -30,6 +30,27 @@ nlohmann::json model_json(const ModelSpec& m) {
   if (m.indexer.enabled())
     j["sparse_indexer"] = {{"heads", m.indexer.heads}, {"head_dim", m.indexer.head_dim}, {"topk", m.indexer.topk},
                            {"key_bytes_per_token_layer", m.indexer.key_bytes()}};
+  if (m.compressed.enabled()) {
+    const CompressedAttention& c = m.compressed;
+    nlohmann::json per_seq;
+    for (const std::int64_t ctx : {8192LL, 131072LL})
+      per_seq[std::to_string(ctx)] = {{"bf16", c.kv_bytes_per_sequence(ctx, 2.0)}, {"fp8", c.kv_bytes_per_sequence(ctx, 1.0)}};
+    j["compressed_attention"] = {
+        {"window_tokens", c.window},
+        {"head_dim", c.head_dim},
+        {"window_only_layers", c.window_layers},
+        {"indexed_layers", c.indexed_layers},
+        {"indexed_ratio", CompressedAttention::kIndexedRatio},
+        {"dense_layers", c.dense_layers},
+        {"dense_ratio", CompressedAttention::kDenseRatio},
+        {"indexer", {{"heads", c.indexer.heads}, {"head_dim", c.indexer.head_dim}, {"topk", c.indexer.topk}}},
+        {"kv_bytes_per_sequence", per_seq},
+        {"compressed_kv_bytes_per_token_bf16", c.compressed_bytes_per_token(2.0)},
+        {"window_kv_bytes_per_sequence_bf16", c.window_bytes_per_sequence(2.0)},
+        {"compressor_state_bytes_per_sequence", c.compressor_state_bytes_per_sequence()}};
+  }
+  if (m.hc_mult > 0) j["hyper_connections"] = {{"streams", m.hc_mult}, {"params", m.hc_params()}};
+  if (m.moe.hash_layers > 0) j["hash_routed_layers"] = {{"layers", m.moe.hash_layers}, {"table_params", m.hash_table_params()}};
   if (m.attention_sinks) j["attention_sinks"] = true;
   if (m.v_head_dim > 0) j["v_head_dim"] = m.v_head_dim;
   if (m.state.enabled())
@@ -72,7 +93,7 @@ nlohmann::json model_json(const ModelSpec& m) {
 
 std::vector<std::string> model_notes(const ModelSpec& m) {
   std::vector<std::string> out;
-  if (m.attention_layers() != m.layers || m.state.enabled())
+  if ((m.attention_layers() != m.layers && !m.compressed.enabled()) || m.state.enabled())
     out.push_back(fmt::format("layers: {} with attention, {} of {}", m.attention_layers(), m.state.describe(), m.layers));
   if (m.state.enabled())
     out.push_back(fmt::format("state per sequence: {} over {} layers ({} recurrent state), the same at any context "
@@ -84,6 +105,22 @@ std::vector<std::string> model_notes(const ModelSpec& m) {
                               "attention reads the top {}; KV kept for all tokens (+{} indexer bytes per token and "
                               "layer)",
                               m.indexer.heads, m.indexer.head_dim, m.indexer.topk, m.indexer.key_bytes()));
+  if (m.compressed.enabled())
+    out.push_back(fmt::format("{}; KV per sequence (bf16) {} at 8k tokens, {} at 128k: the window ({}) and the "
+                              "compressors' fp32 state ({}) held per sequence like a state slot, {} per token in KV "
+                              "blocks",
+                              m.compressed.describe(), format_bytes(m.compressed.kv_bytes_per_sequence(8192, 2.0)),
+                              format_bytes(m.compressed.kv_bytes_per_sequence(131072, 2.0)),
+                              format_bytes(m.compressed.window_bytes_per_sequence(2.0)),
+                              format_bytes(m.compressed.compressor_state_bytes_per_sequence()),
+                              format_bytes(m.compressed.compressed_bytes_per_token(2.0))));
+  if (m.hc_mult > 0)
+    out.push_back(fmt::format("hyper-connections: {} residual streams mixed before and after each sublayer ({:.1f}M "
+                              "fp32 weights)",
+                              m.hc_mult, static_cast<double>(m.hc_params()) / 1e6));
+  if (m.moe.hash_layers > 0)
+    out.push_back(fmt::format("hash routing: the first {} MoE layers pick experts by token id (a {}-entry table each)",
+                              m.moe.hash_layers, m.vocab * m.moe.experts_per_token));
   if (m.attention_sinks) out.push_back("attention sinks: a learned logit per head (no KV)");
   if (m.v_head_dim > 0 && m.v_head_dim != m.head_dim)
     out.push_back(fmt::format("value heads of {} beside query/key heads of {} (v_proj, the cached values, o_proj)",

@@ -34,8 +34,15 @@ ModelSpec load(const std::string& name) { return load_model(fixture(name)); }
 double billions(std::int64_t n) { return static_cast<double>(n) / 1e9; }
 bool within(double value, double published, double rel) { return std::fabs(value - published) <= rel * published; }
 
-// The fixtures of architectures servesim does not describe (kept to test the refusal).
-bool refused(const std::string& name) { return name == "deepseek-v4-flash"; }
+// The fixtures of architectures servesim does not describe (kept to test the refusal): none now.
+bool refused(const std::string&) { return false; }
+// A config edited in memory, loaded from a scratch folder as `servesim inspect --model` would.
+ModelSpec load_edited(const nlohmann::json& j, const std::string& tag) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("servesim-models2026-" + tag);
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "config.json") << j.dump();
+  return load_model(dir.string());
+}
 ShardShape shard(const ModelSpec& m, int tp) {
   Parallelism p;
   p.tp = tp;
@@ -59,18 +66,343 @@ TEST_CASE("models 2026: every collected config.json of a known family loads", "[
   CHECK(loaded >= 40);
 }
 
-TEST_CASE("models 2026: an unknown architecture is refused naming what is missing", "[hf][models2026]") {
-  // DeepSeek-V4 (compressed sparse attention, hash routing, hyper-connections): no description of
-  // its layers.
-  const std::string e = error_of([&] { load("deepseek-v4-flash"); });
+TEST_CASE("models 2026: an unknown architecture is refused naming what is supported", "[hf][models2026]") {
+  const nlohmann::json j = {{"architectures", {"DeepseekV5ForCausalLM"}}, {"model_type", "deepseek_v5"}};
+  const std::string e = error_of([&] { load_edited(j, "unknown"); });
   CHECK_THAT(e, Contains("is not supported: servesim has no description of its layers"));
-  CHECK_THAT(e, Contains("'DeepseekV4ForCausalLM' (model_type 'deepseek_v4')"));
-  CHECK_THAT(e, Contains("DeepSeek-V4's compressed attention (compress_ratios"));
-  CHECK_THAT(e, Contains("hyper-connections (hc_mult residual streams) are not modelled. Supported:"));
-  CHECK_THAT(e, !Contains("did you mean"));  // DeepseekV2 is no substitute
+  CHECK_THAT(e, Contains("'DeepseekV5ForCausalLM' (model_type 'deepseek_v5')"));
   CHECK_THAT(e, Contains("Supported:"));
+  CHECK_THAT(e, Contains("DeepseekV4ForCausalLM"));
   CHECK_THAT(e, Contains("Step3p7FlashForCausalLM"));
   CHECK_THAT(e, Contains("MiMoV2FlashForCausalLM"));
+}
+
+TEST_CASE("models 2026: DeepSeek-V4-Flash", "[hf][models2026][deepseek-v4]") {
+  // DeepSeek, DeepSeek-V4-Flash model card (huggingface.co/deepseek-ai/DeepSeek-V4-Flash): "284B
+  // total parameters", "13B activated". Shapes from its config.json and inference/model.py
+  // (layer_kinds.h CompressedAttention, hf_families.cpp read_deepseek_v4).
+  const ModelSpec m = load("deepseek-v4-flash");
+  const CompressedAttention& c = m.compressed;
+  REQUIRE(c.enabled());
+  CHECK(m.attention_layers() == 0);  // every layer's attention is the compressed kind
+  CHECK(c.layers() == 43);
+  // compress_ratios [0, 0, 4, 128, 4, ..., 128, 4 | 0]: layers 0-1 the window only, the even
+  // layers 2..42 ratio 4 (21), the odd 3..41 ratio 128 (20); entry 43 is the MTP block's.
+  CHECK(c.window_layers == 2);
+  CHECK(c.indexed_layers == 21);
+  CHECK(c.dense_layers == 20);
+  CHECK(c.window == 128);
+  CHECK(c.head_dim == 512);
+  CHECK(c.indexer.heads == 64);
+  CHECK(c.indexer.head_dim == 128);
+  CHECK(c.indexer.topk == 512);
+  CHECK(m.moe.hash_layers == 3);
+  CHECK(m.moe_layers() == 43);
+  CHECK(m.hc_mult == 4);
+  CHECK(m.mtp_layers == 1);
+  CHECK(!m.local.enabled());
+
+  // Per layer (hidden 4096, 64 heads of 512, q_lora 1024, 8 groups x o_lora 1024):
+  //   wq_a 4096 x 1024 = 4,194,304; q_norm 1,024; wq_b 1024 x 32768 = 33,554,432; wkv 4096 x 512
+  //   = 2,097,152; kv_norm 512; sinks 64; wo_a 32768 x 1024 = 33,554,432; wo_b 8192 x 4096 =
+  //   33,554,432: 106,956,352.
+  CHECK(c.base_params(m.hidden, m.heads) == 106956352);
+  //   Compressor, ratio 4 (overlapping: 2 x 512 wide): wkv + wgate 2 x 4096 x 1024 = 8,388,608,
+  //   ape 4 x 1024 = 4,096, norm 512: 8,393,216. Ratio 128: 2 x 4096 x 512 = 4,194,304, ape
+  //   128 x 512 = 65,536, norm 512: 4,260,352. Indexer: wq_b 1024 x 8192 = 8,388,608,
+  //   weights_proj 4096 x 64 = 262,144, its compressor (ratio 4, 128 wide) 2 x 4096 x 256 +
+  //   4 x 256 + 128 = 2,098,304: 10,749,056.
+  CHECK(c.compressor_params(m.hidden, 4, 512) == 8393216);
+  CHECK(c.compressor_params(m.hidden, 128, 512) == 4260352);
+  CHECK(c.indexer_params(m.hidden) == 10749056);
+  // Attention: 43 x 106,956,352 + 21 x (8,393,216 + 10,749,056) + 20 x 4,260,352 = 5,086,317,888.
+  CHECK(m.attention_params() == 5086317888);
+  // MoE per layer: gate 256 x 4096 = 1,048,576 and 257 experts (256 routed + 1 shared) of
+  // 3 x 4096 x 2048 = 25,165,824: 6,468,665,344; x 43 = 278,152,609,792.
+  CHECK(m.moe_params_per_layer() == 6468665344);
+  // Hyper-connections: per layer 2 x (24 x 16384 + 24 + 3) = 786,486, x 43 = 33,818,898, the
+  // head's 4 x 16384 + 4 + 1 = 65,541: 33,884,439. Hash tables 3 x 129,280 x 6 = 2,327,040.
+  CHECK(m.hc_params() == 33884439);
+  CHECK(m.hash_table_params() == 2327040);
+  // Norms (attn_norm, ffn_norm per layer, the final one): 87 x 4096 = 356,352; tables 2 x
+  // 129,280 x 4096 = 1,059,061,760. Total: 284,334,557,271 = 284.33B (+0.12%).
+  CHECK(m.norm_params() == 356352);
+  CHECK(m.total_params() == 284334557271);
+  CHECK(within(billions(m.total_params()), 284.0, 0.02));
+  // Active, the LM head counted and the embedding not (as DeepSeek counts V3), hyper-connection
+  // weights not (hf_families.cpp read_deepseek_v4): attention 5,086,317,888 + 43 x (1,048,576 +
+  // 7 x 25,165,824) = 7,620,001,792 + norms 356,352 + the head 529,530,880 = 13,236,206,912
+  // (13.24B, +1.8%).
+  CHECK(m.active_count == ModelSpec::ActiveCount::lm_head_only);
+  CHECK(m.active_params() == 13236206912);
+  CHECK(within(billions(m.active_params()), 13.0, 0.02));
+  // The MTP block (ratio 0: 106,956,352 attention, 6,468,665,344 MoE, 786,486 + 65,541
+  // hyper-connections, e_proj + h_proj 2 x 4096^2 = 33,554,432, five norms 20,480), sharing the
+  // tables: 6,610,048,635.
+  CHECK(m.mtp_params() == 6610048635);
+
+  // Precision: fp8 blocks of 128 x 128 (1 + 4 / 16384 B a weight), routed experts MXFP4
+  // (expert_dtype fp4: 0.5 + 1 / 32 B), the shared expert fp8 with the rest.
+  CHECK(m.native_dtype == DType::fp8);
+  CHECK(m.weight_element_bytes(DType::fp8) == 1.0 + 4.0 / 16384);
+  CHECK(m.weight_element_bytes(DType::fp8, TensorGroup::experts) == 0.53125);
+  CHECK(m.weight_element_bytes(DType::fp8, TensorGroup::shared_experts) == 1.0 + 4.0 / 16384);
+  CHECK(m.weight_element_bytes(DType::fp8, TensorGroup::attention) == 1.0 + 4.0 / 16384);
+  CHECK(m.checkpoint.has_activations);
+  CHECK(m.checkpoint.activations == DType::fp8);
+  CHECK_THAT(m.checkpoint.source, Contains("expert_dtype fp4"));
+}
+
+TEST_CASE("models 2026: DeepSeek-V4-Pro and the re-quantized V4 checkpoints", "[hf][models2026][deepseek-v4]") {
+  // DeepSeek-V4 report (arXiv:2606.19348) and model cards: V4-Pro "1.6T parameters (49B
+  // activated)". Its config: 61 layers, hidden 7168, 128 heads of 512, q_lora 1536, 16 output
+  // groups of 1024, 384 experts (top 6) of 3072 + 1 shared, compress_ratios [128, 128, 4, 128,
+  // ..., 4 | 0]: no window-only layer, 30 indexed (even layers 2..60), 31 dense (0, 1 and the odd
+  // 3..59), indexer top 1024.
+  const ModelSpec p = load("deepseek-v4-pro");
+  CHECK(p.compressed.window_layers == 0);
+  CHECK(p.compressed.indexed_layers == 30);
+  CHECK(p.compressed.dense_layers == 31);
+  CHECK(p.compressed.indexer.topk == 1024);
+  // Per layer: wq_a 7168 x 1536 + q_norm 1536 + wq_b 1536 x 65536 + wkv 7168 x 512 + kv_norm 512
+  // + sinks 128 + wo_a 65536 x 1024 + wo_b 16384 x 7168 = 11,010,048 + 1,536 + 100,663,296 +
+  // 3,670,016 + 512 + 128 + 67,108,864 + 117,440,512 = 299,894,912.
+  CHECK(p.compressed.base_params(p.hidden, p.heads) == 299894912);
+  // Experts: 385 x 3 x 7168 x 3072 = 25,434,259,456 a layer.
+  CHECK(p.moe_params_per_layer() == 384LL * 7168 + 385LL * 3 * 7168 * 3072);
+  CHECK(within(billions(p.total_params()), 1600.0, 0.02));   // 1573.00B (-1.7%)
+  CHECK(within(billions(p.active_params()), 49.0, 0.02));    // 48.77B (-0.5%)
+  CHECK(p.weight_element_bytes(DType::fp8, TensorGroup::experts) == 0.53125);
+
+  // SGLang's FP8 re-export (sgl-project/DeepSeek-V4-*-FP8: model_type deepseek_ref, no
+  // expert_dtype): the same shapes, every weight fp8 blocks.
+  for (const char* name : {"deepseek-v4-flash-fp8-sglang", "deepseek-v4-pro-fp8-sglang"}) {
+    INFO(name);
+    const ModelSpec f = load(name);
+    CHECK(f.compressed.enabled());
+    CHECK(f.weight_element_bytes(DType::fp8, TensorGroup::experts) == 1.0 + 4.0 / 16384);
+  }
+  CHECK(load("deepseek-v4-flash-fp8-sglang").total_params() == load("deepseek-v4-flash").total_params());
+  CHECK(load("deepseek-v4-pro-fp8-sglang").total_params() == p.total_params());
+
+  // NVIDIA's NVFP4 re-exports (ModelOpt: quantization_config with quant_method fp8 and
+  // quantized_layers "layers.N.ffn.experts" NVFP4 in groups of 16 on every layer): routed
+  // experts at 0.5 + 1 / 16 B (an fp8 scale per 16), not expert_dtype's MXFP4; the rest fp8.
+  for (const char* name : {"deepseek-v4-flash-nvfp4", "deepseek-v4-pro-nvfp4"}) {
+    INFO(name);
+    const ModelSpec n = load(name);
+    CHECK(n.weight_element_bytes(DType::fp8, TensorGroup::experts) == 0.5625);
+    CHECK(n.weight_element_bytes(DType::fp8, TensorGroup::attention) == 1.0 + 4.0 / 16384);
+    CHECK_THAT(n.checkpoint.group_note[static_cast<int>(TensorGroup::experts)], Contains("nvfp4 (quantized_layers)"));
+  }
+}
+
+TEST_CASE("models 2026: DeepSeek-V4's KV per sequence, closed forms per compress ratio", "[hf][models2026][deepseek-v4]") {
+  // One layer of each kind, 512-wide entries in bf16 (1,024 B), a 128-token window, the
+  // indexer's keys 128 fp8 + one fp32 scale = 132 B per 4 tokens.
+  CompressedAttention c;
+  c.window = 128;
+  c.head_dim = 512;
+  c.indexer.heads = 64;
+  c.indexer.head_dim = 128;
+  c.indexer.topk = 512;
+  SECTION("ratio 0: the window only") {
+    c.window_layers = 1;
+    CHECK(c.kv_bytes_per_sequence(100, 2.0) == 100.0 * 1024);  // below the window: every token
+    CHECK(c.kv_bytes_per_sequence(8192, 2.0) == 128.0 * 1024);
+    CHECK(c.kv_bytes_per_sequence(131072, 2.0) == 128.0 * 1024);
+    CHECK(c.compressed_bytes_per_token(2.0) == 0.0);
+  }
+  SECTION("ratio 4: window + one entry and one indexer key per 4 tokens") {
+    c.indexed_layers = 1;
+    CHECK(c.kv_bytes_per_sequence(100, 2.0) == 100.0 * 1024 + 25.0 * (1024 + 132));
+    CHECK(c.kv_bytes_per_sequence(8192, 2.0) == 128.0 * 1024 + 2048.0 * 1156);        // 2,498,560
+    CHECK(c.kv_bytes_per_sequence(131072, 2.0) == 128.0 * 1024 + 32768.0 * 1156);     // 38,010,880
+    CHECK(c.kv_bytes_per_sequence(131075, 2.0) == c.kv_bytes_per_sequence(131072, 2.0));  // floor(ctx / 4)
+    CHECK(c.compressed_bytes_per_token(2.0) == 1156.0 / 4);
+    CHECK(c.kv_bytes_per_sequence(8192, 1.0) == 128.0 * 512 + 2048.0 * (512 + 132));  // fp8 KV: the key stays 132
+  }
+  SECTION("ratio 128: window + one entry per 128 tokens") {
+    c.dense_layers = 1;
+    CHECK(c.kv_bytes_per_sequence(100, 2.0) == 100.0 * 1024);
+    CHECK(c.kv_bytes_per_sequence(8192, 2.0) == 128.0 * 1024 + 64.0 * 1024);
+    CHECK(c.kv_bytes_per_sequence(131072, 2.0) == 128.0 * 1024 + 1024.0 * 1024);
+    CHECK(c.compressed_bytes_per_token(2.0) == 1024.0 / 128);
+  }
+}
+
+TEST_CASE("models 2026: DeepSeek-V4-Flash's KV per token and the memory plan", "[hf][models2026][deepseek-v4][cost]") {
+  const ModelSpec m = load("deepseek-v4-flash");
+  // bf16 KV, all 43 layers: at 8k, windows 43 x 128 x 1024 = 5,636,096 + indexed 21 x 2048 x
+  // 1156 = 49,717,248 + dense 20 x 64 x 1024 = 1,310,720: 56,664,064 B (6,917 B a token); at
+  // 128k, 5,636,096 + 21 x 32768 x 1156 = 795,475,968 + 20 x 1024 x 1024 = 20,971,520:
+  // 822,083,584 B (6,272 B a token). (DeepSeek-V3.2: 61 x (576 x 2 + 132) = 78,324 B a token.)
+  CHECK(m.compressed.kv_bytes_per_sequence(8192, 2.0) == 56664064.0);
+  CHECK(m.compressed.kv_bytes_per_sequence(131072, 2.0) == 822083584.0);
+  // What KV blocks hold per token: 21 x 1156 / 4 + 20 x 1024 / 128 = 6,069 + 160 = 6,229 B,
+  // on every GPU (one KV head, held whole, as MLA's latent) whatever tp.
+  CHECK(m.kv_bytes_per_token(DType::bf16) == 6229.0);
+  CHECK(gpu_kv_bytes_per_token(m, shard(m, 1), DType::bf16) == 6229.0);
+  CHECK(gpu_kv_bytes_per_token(m, shard(m, 8), DType::bf16) == 6229.0);
+  // Per sequence whatever its length: the windows (5,636,096 B) and the compressors' fp32 state
+  // (2 x (coff r) x (coff width) x 4 B: ratio 4, 2 x 8 x 1024 x 4 = 65,536, its indexer's 2 x 8 x
+  // 256 x 4 = 16,384, x 21; ratio 128, 2 x 128 x 512 x 4 = 524,288, x 20): 12,206,080 B.
+  CHECK(m.compressed.compressor_state_bytes_per_sequence() == 12206080.0);
+  CHECK(m.fixed_kv_bytes_per_sequence(DType::bf16) == 5636096.0 + 12206080.0);
+
+  // The memory plan on 8 H200s (tp 8, checkpoint precision, bf16 KV): a slot of 17,842,176 B
+  // for each of 256 sequences, then 6,229 B a token in blocks of 16; sequences of 128k tokens
+  // fit kv_tokens / 131,072 times (each also holding its slot: sized above).
+  const GpuSpec gpu = load_gpu("h200-sxm");
+  PrecisionSpec p;
+  p.weights = DType::fp8;
+  p.activations = DType::fp8;
+  p.kv_cache = DType::bf16;
+  Parallelism par;
+  par.tp = 8;
+  const CostModel cost(gpu, m, resolve_precision(p, gpu), par);
+  const MemoryConfig cfg;
+  const MemoryPlan plan = plan_memory(cost, cfg);
+  REQUIRE(plan.fits);
+  CHECK(plan.kv_bytes_per_token == 6229.0);
+  CHECK(plan.state_bytes_per_sequence == 17842176.0);
+  CHECK(plan.state_bytes == 256.0 * 17842176.0);
+  // The slots come out of the KV budget before the blocks are cut.
+  CHECK(plan.kv_bytes == Approx(plan.budget - plan.weights - plan.activations - plan.runtime_overhead -
+                                256.0 * 17842176.0)
+                             .epsilon(1e-12));
+  CHECK(plan.kv_blocks == static_cast<std::int64_t>(std::floor(plan.kv_bytes / (6229.0 * 16))));
+  // 128k-token sequences: 131,072 / 16 = 8,192 blocks each.
+  CHECK(plan.kv_blocks / 8192 == static_cast<std::int64_t>(std::floor(plan.kv_bytes / (6229.0 * 131072))));
+}
+
+TEST_CASE("models 2026: DeepSeek-V4-Flash's decode attention follows the indexer's top-k", "[hf][models2026][deepseek-v4][cost]") {
+  const ModelSpec m = load("deepseek-v4-flash");
+  ResolvedPrecision bf16;
+  const CostModel cost(load_gpu("h200-sxm"), m, bf16, Parallelism{});
+  auto decode_op = [&](std::int64_t ctx, const char* name) {
+    BatchSummary b = cost.batch();
+    b.add(SeqWork{1, ctx - 1, true});  // the new token at position ctx
+    for (const OpCost& o : cost.breakdown(b).ops)
+      if (std::string(o.name) == name) return o;
+    FAIL("no op " << name);
+    return OpCost{};
+  };
+  // One query, 64 heads, 512-wide scores and values: 2 x 64 x 1024 FLOPs per entry read.
+  // At position p (a multiple of 128 past 4 x 512): 43 layers read the 128-entry window, 21 the
+  // indexer's 512 picks, 20 all p / 128 entries.
+  const double per_entry = 2.0 * 64 * 1024;
+  for (const std::int64_t p : {std::int64_t{8192}, std::int64_t{65536}, std::int64_t{131072}}) {
+    INFO(p);
+    const OpCost a = decode_op(p, "v4_attention_decode");
+    const double entries = 43.0 * 128 + 21.0 * 512 + 20.0 * (p / 128);
+    CHECK(a.flops == Approx(per_entry * entries).epsilon(1e-12));
+    CHECK(a.kv_bytes == Approx(entries * 1024).epsilon(1e-12));
+    // The indexer scores every compressed key: 2 x 64 x 128 fp8 FLOPs each, p / 4 keys of 132 B, 21 layers.
+    const OpCost ix = decode_op(p, "v4_indexer_decode");
+    CHECK(ix.flops == Approx(2.0 * 64 * 128 * (p / 4) * 21).epsilon(1e-12));
+    CHECK(ix.kv_bytes == Approx(132.0 * (p / 4) * 21).epsilon(1e-12));
+  }
+  // From 64k to 128k the attention reads only the dense layers' 512 more entries each (the
+  // indexed layers stay at the top 512): 20 x 512 x 1024 B more, not the 16x of full attention.
+  const double grow = decode_op(131072, "v4_attention_decode").kv_bytes - decode_op(65536, "v4_attention_decode").kv_bytes;
+  CHECK(grow == Approx(20.0 * 512 * 1024).epsilon(1e-12));
+  // Below 4 x 512 tokens the indexer's pick is every compressed entry: at p = 1024, 256 of them.
+  const OpCost shortc = decode_op(1024, "v4_attention_decode");
+  CHECK(shortc.flops == Approx(per_entry * (43.0 * 128 + 21.0 * 256 + 20.0 * 8)).epsilon(1e-12));
+}
+
+TEST_CASE("models 2026: DeepSeek-V4-Flash's prefill work, closed forms", "[hf][models2026][deepseek-v4][cost]") {
+  const ModelSpec m = load("deepseek-v4-flash");
+  const CompressedAttention& c = m.compressed;
+  // A 4,096-token prompt from nothing, per layer of each kind: window pairs 128 x 129 / 2 +
+  // (4096 - 128) x 128 = 516,160; indexed, sum of min(512, floor(q / 4)): below q = 2048,
+  // 4 x 511 x 510 / 2 + 511 x 4 = 523,264, then 2,049 x 512 = 1,049,088: 1,572,352; dense,
+  // sum of floor(q / 128): j = 1..31 128 times each, 128 x 31 x 32 / 2 = 63,488, and 32 once:
+  // 63,520; scored, sum of floor(q / 4): 4 x 1023 x 1024 / 2 + 1024 = 2,096,128.
+  CHECK(c.window_pairs_through(4096) == 516160.0);
+  CHECK(c.indexed_pairs_through(4096) == 1572352.0);
+  CHECK(CompressedAttention::compressed_pairs_through(4096, 128) == 63520.0);
+  CHECK(CompressedAttention::compressed_pairs_through(4096, 4) == 2096128.0);
+  BatchSummary b;
+  b.add(SeqWork{4096, 0, true});
+  const CompressedWork w = compressed_work(c, b, true);
+  CHECK(w.window_pairs == 516160.0);
+  CHECK(w.indexed_pairs == 1572352.0);
+  CHECK(w.dense_pairs == 63520.0);
+  CHECK(w.scored_pairs == 2096128.0);
+  CHECK(w.window_read == 4096.0);  // the chunk reads its own keys
+  CHECK(w.indexed_read == 1024.0);
+  CHECK(w.dense_read == 32.0);
+  // A second chunk of 1,024 after those 4,096: window 1024 x 128 = 131,072 pairs, indexed
+  // 1024 x 512 = 524,288 (past the top-k), read from the window start: 1,024 + 127 keys, and
+  // all 5120 / 4 = 1,280 indexed and 40 dense entries.
+  BatchSummary b2;
+  b2.add(SeqWork{1024, 4096, false});
+  const CompressedWork w2 = compressed_work(c, b2, true);
+  CHECK(w2.window_pairs == 131072.0);
+  CHECK(w2.indexed_pairs == 524288.0);
+  CHECK(w2.window_read == 1151.0);
+  CHECK(w2.indexed_read == 1280.0);
+  CHECK(w2.dense_read == 40.0);
+  // The step's prefill attention: 2 x 64 x 1024 FLOPs per pair over 43 x 516,160 + 21 x
+  // 1,572,352 + 20 x 63,520 pairs.
+  ResolvedPrecision bf16;
+  const CostModel cost(load_gpu("h200-sxm"), m, bf16, Parallelism{});
+  double flops = -1;
+  for (const OpCost& o : cost.breakdown(b).ops)
+    if (std::string(o.name) == "v4_attention_prefill") flops = o.flops;
+  CHECK(flops == Approx(2.0 * 64 * 1024 * (43.0 * 516160 + 21.0 * 1572352 + 20.0 * 63520)).epsilon(1e-12));
+  // The fast path (attention_part) gives the breakdown's total.
+  CHECK(cost.totals(b).time == Approx(cost.breakdown(b).time).epsilon(1e-12));
+}
+
+TEST_CASE("models 2026: DeepSeek-V4 shapes servesim cannot price are refused", "[hf][models2026][deepseek-v4]") {
+  nlohmann::json j = read_hf_json_file(fixture("deepseek-v4-flash/config.json"));
+  auto refusal = [&](const nlohmann::json& edited) {
+    return error_of([&] { load_edited(edited, "v4-refusals"); });
+  };
+  SECTION("an unknown compress ratio") {
+    j["compress_ratios"][5] = 8;
+    CHECK_THAT(refusal(j), Contains("compress_ratios[5] is 8: servesim models DeepSeek-V4's ratios 0"));
+  }
+  SECTION("too few ratios") {
+    j["compress_ratios"] = {0, 4, 128};
+    CHECK_THAT(refusal(j), Contains("compress_ratios lists 3 layers, fewer than num_hidden_layers 43"));
+  }
+  SECTION("a compressed MTP layer") {
+    j["compress_ratios"][43] = 4;
+    CHECK_THAT(refusal(j), Contains("compress_ratios[43] (an MTP layer's) is 4"));
+  }
+  SECTION("more than one KV head") {
+    j["num_key_value_heads"] = 8;
+    CHECK_THAT(refusal(j), Contains("one KV head (num_key_value_heads 1); got 8"));
+  }
+  SECTION("heads not in whole output groups") {
+    j["o_groups"] = 7;
+    CHECK_THAT(refusal(j), Contains("num_attention_heads 64 is not a multiple of o_groups 7"));
+  }
+  SECTION("hash layers beyond the model") {
+    j["num_hash_layers"] = 44;
+    CHECK_THAT(refusal(j), Contains("num_hash_layers 44 must be in 0..43"));
+  }
+}
+
+TEST_CASE("models 2026: DeepSeek-V4's expert_dtype", "[hf][models2026][deepseek-v4]") {
+  nlohmann::json j = read_hf_json_file(fixture("deepseek-v4-flash/config.json"));
+  auto load_with = [&](const nlohmann::json& edited) { return load_edited(edited, "v4-expert-dtype"); };
+  SECTION("fp8: the experts at the checkpoint's fp8 blocks") {
+    j["expert_dtype"] = "fp8";
+    CHECK(load_with(j).weight_element_bytes(DType::fp8, TensorGroup::experts) == 1.0 + 4.0 / 16384);
+  }
+  SECTION("an unknown one is refused") {
+    j["expert_dtype"] = "int3";
+    CHECK_THAT(error_of([&] { load_with(j); }), Contains("expert_dtype 'int3' is not one servesim reads"));
+  }
+  SECTION("fp4 without a quantization_config is refused") {
+    j.erase("quantization_config");
+    CHECK_THAT(error_of([&] { load_with(j); }), Contains("expert_dtype fp4 needs a quantization_config"));
+  }
 }
 
 TEST_CASE("models 2026: Step-3.7-Flash", "[hf][models2026]") {
