@@ -445,12 +445,10 @@ void read_mimo_v2(const JsonFields& f, ModelSpec& m) {
 //              asserts it); the first num_hash_layers route by Gate.tid2eid;
 //   residual   hc_mult streams (hyper-connections, ModelSpec::hc_mult);
 //   MTP        num_nextn_predict_layers MTPBlocks sharing the embedding and head.
-// Active parameters, as DeepSeek counts V3's (the LM head, not the embedding lookup): Flash
-// 13.24B against "13B activated" (+1.8%), Pro 48.77B against "49B" (-0.5%); the hyper-
-// connection weights (fp32 mixing matrices, 34M in Flash, 84M in Pro) are in the total and in
-// every byte and FLOP, not in the reported active figure (ModelSpec::active_params): with them
-// 13.27B (+2.1%) and 48.85B (-0.3%), both also rounding to the published figures, which give no
-// finer split. The total (284.33B against "284B", 1573.0B against "1.6T") counts both tables and
+// Active parameters, as DeepSeek counts V3's (the LM head, not the embedding lookup), with the
+// hyper-connection weights (fp32 mixing matrices, 34M in Flash, 84M in Pro) that every token
+// uses: Flash 13.27B against "13B activated" (+2.1%: the published figure is rounded to the
+// billion, and no finer split is published), Pro 48.85B against "49B" (-0.3%). The total (284.33B against "284B", 1573.0B against "1.6T") counts both tables and
 // leaves the MTP block out, as V3's 671B does.
 void read_deepseek_v4(const JsonFields& f, ModelSpec& m) {
   const std::string w = f.where();

@@ -186,7 +186,7 @@ std::int64_t ModelSpec::mtp_params() const {
 std::int64_t ModelSpec::active_params_all_tables() const {
   return attention_params() + static_cast<std::int64_t>(state.enabled() ? state.layers : 0) * state.params_per_layer(hidden) +
          static_cast<std::int64_t>(dense_mlp_layers()) * dense_mlp_params_per_layer() +
-         moe_layers() * moe_active_params_per_layer() + embedding_params() + norm_params();
+         moe_layers() * moe_active_params_per_layer() + embedding_params() + norm_params() + hc_params();
 }
 
 std::int64_t ModelSpec::active_params() const {

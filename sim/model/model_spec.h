@@ -221,8 +221,8 @@ struct ModelSpec {
   std::int64_t active_params_all_tables() const;  // the same with both embedding tables
   std::string active_count_name() const;
   std::int64_t mtp_params() const;     // the MTP modules' weights (0 without)
-  // Hyper-connection weights: two mixes per layer and the head's (0 without), fp32. In the
-  // total, not in the active figures (DeepSeek-V4's published counts: hf_families.cpp).
+  // Hyper-connection weights: two mixes per layer and the head's (0 without), fp32. Every
+  // token uses them: in the total and in the active figures.
   std::int64_t hc_params_per_layer() const;
   std::int64_t hc_params() const;
   std::int64_t hash_table_params() const;  // DeepSeek-V4's tid2eid tables (MoeSpec::hash_layers)
