@@ -138,6 +138,15 @@ void refuse_with_beam_loop(const Scenario& sc) {
   if (sc.workload.lora) refuse("workload.lora", "leave one out");
   if (!sc.workload.classes.empty() || sc.gateway) refuse("request classes or a gateway", "leave one out");
 }
+// The loop when the scenario runs beam search above the engine, else null (out of
+// line: the run loop's function stays the size its inlining was tuned at).
+__attribute__((noinline)) std::unique_ptr<BeamLoop> make_beam_loop(const Scenario& sc, RequestSource& requests,
+                                                                    RunObserver& collector) {
+  if (!beam_search_above_engine(sc)) return nullptr;
+  refuse_with_beam_loop(sc);
+  return std::make_unique<BeamLoop>(requests, collector, sc.workload.sampling.beam_width, kBeamRequestCpuSeconds,
+                                    sc.engine.prefix_caching, sc.engine.block_size, to_nanos(sc.engine.frontend_latency));
+}
 }  // namespace
 
 std::unique_ptr<RequestSource> make_source(const Scenario& scenario) {
@@ -223,12 +232,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& requests_in, const 
                                   sc.workload.multi_turn->closed);
   // Beam search above the engine (run/beam_loop.h): the loop sends the engine each
   // round's requests and makes one record of them for the collector.
-  std::optional<BeamLoop> beam_loop;
-  if (beam_search_above_engine(sc)) {
-    refuse_with_beam_loop(sc);
-    beam_loop.emplace(requests_in, collector, sc.workload.sampling.beam_width, kBeamRequestCpuSeconds,
-                      sc.engine.prefix_caching, sc.engine.block_size, to_nanos(sc.engine.frontend_latency));
-  }
+  const std::unique_ptr<BeamLoop> beam_loop = make_beam_loop(sc, requests_in, collector);
   RequestSource& source = beam_loop ? static_cast<RequestSource&>(*beam_loop) : requests_in;
   RunObserver& sink = beam_loop ? static_cast<RunObserver&>(*beam_loop) : collector;
   std::vector<std::unique_ptr<PoolTap>> taps;
@@ -309,11 +313,12 @@ SimulationResult simulate(const Scenario& sc, RequestSource& requests_in, const 
   // Offered load: every request the source hands out, served or not.
   std::int64_t offered = 0;
   Nanos first_arrival = 0, last_arrival = 0;
-  auto count_offered = [&](const Request& r) {
+  BeamLoop* const loop = beam_loop.get();  // one pointer test per arrival
+  auto count_offered = [&](const Request& r) __attribute__((always_inline)) {
     Nanos at = r.arrival;
-    if (beam_loop) [[unlikely]] {
-      if (!beam_loop->first_round(r)) return;  // a later round of an offered request
-      at = beam_loop->arrival_of(r);           // when the client sent it (round 0 waits for the front end)
+    if (loop) [[unlikely]] {
+      if (!loop->first_round(r)) return;  // a later round of an offered request
+      at = loop->arrival_of(r);           // when the client sent it (round 0 waits for the front end)
     }
     if (offered++ == 0) first_arrival = at;
     last_arrival = std::max(last_arrival, at);
