@@ -145,6 +145,23 @@ const Key kLayerwise{
     .default_bool = KvTransferSpec{}.layerwise,
 };
 
+// llm-d's P/D decider: the pd-profile-handler's `threshold` (llm-d docs/architecture,
+// "Disaggregated serving": "given how much of the prompt is cached on D, should this
+// request run disagg?"; deployments set 0 or e.g. 500).
+const Key kDeciderThreshold{
+    .name = "decider_threshold",
+    .type = KeyType::integer,
+    .doc = "the P/D decider (llm-d's pd-profile-handler threshold): a request whose prompt has at most this many "
+           "tokens not cached on its decode instance is prefilled there, skipping the prefill pool and the KV "
+           "transfer; decode instances keep no prefix cache here, so that is the prompt's length. 0: every request "
+           "is disaggregated",
+    .spec = "DisaggregationSpec::decider_threshold",
+    .unit = "tokens",
+    .default_number = 0,
+    .min = 0,
+    .max = 10000000,
+    .why = "a prompt length",
+};
 const Key kPrefill{
     .name = "prefill",
     .type = KeyType::section,
@@ -206,7 +223,7 @@ const KeySection& disaggregation_key_section() {
       .path = "disaggregation",
       .doc = "prefill/decode disaggregation: separate prefill and decode pools and the KV link between them "
              "(without it: co-located serving, every replica prefills and decodes)",
-      .keys = {&kPrefill, &kDecode, &kTransfer},
+      .keys = {&kPrefill, &kDecode, &kTransfer, &kDeciderThreshold},
   };
   return s;
 }
@@ -246,6 +263,7 @@ std::shared_ptr<const DisaggregationSpec> read_disaggregation(ConfigMap& root) {
   spec->transfer.latency_s = read_quantity(t, kLatency);
   spec->transfer.layerwise = read_boolean(t, kLayerwise);
   t.finish();
+  spec->decider_threshold = read_integer(d, kDeciderThreshold);
   d.finish();
   const ModelSpec& model = spec->decode.model;
   if (model.state.enabled())

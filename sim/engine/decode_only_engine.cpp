@@ -26,9 +26,10 @@ bool DecodeOnlyEngine::enqueue(Request /*r*/, Nanos /*now*/) {
               "instance)");
 }
 
-bool DecodeOnlyEngine::accept(const Request& r, const RequestRecord& rec, Nanos now) {
+bool DecodeOnlyEngine::accept(const Request& r, const RequestRecord& rec, Nanos now, bool local_prefill) {
   Seq s{copy_request(r), rec};  // its bytes are r's (queued_request_bytes when it leaves the queue)
   s.peak = peak_blocks(r);
+  s.local = local_prefill;
   s.rec.replica = ctx_.replica;
   if (s.peak > total_ || (ctx_.max_request_blocks > 0 && s.peak > ctx_.max_request_blocks)) {
     s.rec.failed = true;
@@ -46,11 +47,17 @@ void DecodeOnlyEngine::grant(std::vector<Request>& granted) {
   const std::int64_t seqs_limit = ctx_.config.max_num_seqs;
   while (!waiting_.empty()) {
     Seq& s = waiting_.front();
-    const auto holding = static_cast<std::int64_t>(granted_.size() + ready_.size() + running_.size());
+    const auto holding = static_cast<std::int64_t>(granted_.size() + ready_.size() + running_.size() +
+                                                   to_prefill_.size() + prefilling_.size());
     if (holding + 1 > seqs_limit || reserved_ + s.peak > total_) break;
     reserved_ += s.peak;
     used_ += block_.blocks_for(s.req.input_tokens);  // the prompt's KV lands in them
     waiting_bytes_ -= queued_request_bytes(s.req);
+    if (s.local) {
+      to_prefill_.push_back(std::move(s));
+      waiting_.pop_front();
+      continue;
+    }
     granted.push_back(s.req);
     const std::int64_t id = s.req.id;
     granted_.emplace(id, std::move(s));
@@ -82,6 +89,17 @@ Nanos DecodeOnlyEngine::start_step(Nanos now, Nanos /*horizon*/) {
   StepTotals totals;
   double seconds = 0;
   step_emitted_ = 1;
+  // Prompts the P/D decider left to this instance: each whole, beside the decoders.
+  prefilling_ = std::move(to_prefill_);
+  to_prefill_.clear();
+  std::int64_t prefill_tokens = 0;
+  const auto add_prefills = [&] {
+    for (Seq& s : prefilling_) {
+      b.add(SeqWork{s.req.input_tokens, 0, true});
+      prefill_tokens += s.req.input_tokens;
+      s.rec.first_scheduled = now;
+    }
+  };
   if (spec_) {
     // Draft k tokens, then verify k+1 per sequence in one pass (speculative.h); step s
     // emits floor(s E) - floor((s-1) E) tokens per sequence.
@@ -89,10 +107,12 @@ Nanos DecodeOnlyEngine::start_step(Nanos now, Nanos /*horizon*/) {
     const double e = spec_expected_, s = static_cast<double>(spec_steps_);
     step_emitted_ = static_cast<std::int64_t>(std::floor(s * e)) - static_cast<std::int64_t>(std::floor((s - 1.0) * e));
     StepPricer::add_verify(b, n, static_cast<double>(kv), spec_k_ + 1);
+    add_prefills();
     seconds = pricer_.speculative_seconds(b, pricer_.draft_totals(n, kv, spec_k_), &totals);
   } else {
     b.seqs = b.new_tokens = b.sampled = b.decode_seqs = n;
     b.decode_kv_tokens = static_cast<double>(kv);
+    add_prefills();
     seconds = pricer_.seconds(b, &totals);
   }
   const Nanos end = now + std::max<Nanos>(1, to_nanos(seconds));
@@ -104,8 +124,8 @@ Nanos DecodeOnlyEngine::start_step(Nanos now, Nanos /*horizon*/) {
     r.start = now;
     r.end = end;
     r.steps = 1;
-    r.batch_seqs = n;
-    r.prefill_tokens = 0;
+    r.batch_seqs = n + static_cast<std::int64_t>(prefilling_.size());
+    r.prefill_tokens = prefill_tokens;
     r.decode_tokens = n * step_emitted_;
     // The blocks the step's KV fills once written (a block boundary takes a new one).
     std::int64_t filled = used_;
@@ -154,6 +174,21 @@ void DecodeOnlyEngine::finish_step(Nanos now, std::vector<Request>& done) {
     ++keep;
   }
   running_.resize(keep);
+  // The prompts prefilled in the step: their first token now; a one-token request is
+  // done, the others decode from the next step on (their first gap measured from here).
+  for (Seq& s : prefilling_) {
+    s.rec.first_token = now;
+    if (s.req.output_tokens <= 1) {
+      used_ -= block_.blocks_for(s.req.input_tokens);
+      reserved_ -= s.peak;
+      s.rec.finish = now;
+      if (ctx_.observer) ctx_.observer->on_request_done(s.rec);
+      done.push_back(std::move(s.req));
+      continue;
+    }
+    ready_.push_back(std::move(s));
+  }
+  prefilling_.clear();
 }
 
 void DecodeOnlyEngine::abort_queued(Nanos now, FailureReason why,

@@ -17,6 +17,10 @@
 //     the drafter's k steps and one verification of k+1 tokens per sequence, and
 //     step s emits floor(s E) - floor((s-1) E) tokens per sequence (speculative.h),
 //     as the vLLM engine's decoders do.
+// A request the P/D decider keeps off the prefill pool (disaggregation.decider_threshold)
+// is accepted with `local_prefill`: granted like the others, it skips stage 2 and is
+// prefilled here, its whole prompt in the next step beside the decoders (priced as the
+// vLLM engine prices a mixed step; not chunked), whose end is its first token.
 // Every step is simulated (no fast-forwarding): O(running) work per step.
 #include <cstdint>
 #include <deque>
@@ -36,9 +40,11 @@ class DecodeOnlyEngine final : public Engine {
   // A request whose prompt was prefilled elsewhere; `rec` is its record so far
   // (arrival, prefill scheduling, prefix-cache hits). False (and the failure
   // reported) when its peak KV exceeds this instance's whole cache.
-  bool accept(const Request& r, const RequestRecord& rec, Nanos now);
+  // `local_prefill`: the P/D decider kept it off the prefill pool; it is prefilled here.
+  bool accept(const Request& r, const RequestRecord& rec, Nanos now, bool local_prefill = false);
   // Grants KV blocks to waiting requests, FCFS, while they fit; appends each
-  // granted request to `granted` (its transfer may start now).
+  // granted request to `granted` (its transfer may start now); one to prefill here
+  // waits for the next step instead.
   void grant(std::vector<Request>& granted);
   // The KV of granted request `id` has arrived at `now`: its first token reaches
   // the user now, and it decodes from the next step on.
@@ -46,12 +52,13 @@ class DecodeOnlyEngine final : public Engine {
 
   // Engine: requests come in through accept(), never enqueue().
   bool enqueue(Request r, Nanos now) override;
-  bool has_work() const override { return !running_.empty() || !ready_.empty(); }
+  bool has_work() const override { return !running_.empty() || !ready_.empty() || !to_prefill_.empty(); }
   bool can_start(Nanos /*now*/) const override { return !in_step_ && has_work(); }
   Nanos start_step(Nanos now, Nanos horizon) override;
   void finish_step(Nanos now, std::vector<Request>& done) override;
   std::int64_t outstanding() const override {
-    return static_cast<std::int64_t>(waiting_.size() + granted_.size() + ready_.size() + running_.size());
+    return static_cast<std::int64_t>(waiting_.size() + granted_.size() + ready_.size() + running_.size() +
+                                     to_prefill_.size() + prefilling_.size());
   }
   std::int64_t queued() const override { return static_cast<std::int64_t>(waiting_.size()); }
   std::int64_t queued_bytes() const override { return waiting_bytes_; }
@@ -72,6 +79,7 @@ class DecodeOnlyEngine final : public Engine {
     std::int64_t generated = 1;  // the first token came from the prefill instance
     std::int64_t peak = 0;       // blocks reserved
     bool joined_this_step = false;
+    bool local = false;          // prefilled here (the P/D decider), not by the prefill pool
   };
 
   EngineContext ctx_;
@@ -85,6 +93,8 @@ class DecodeOnlyEngine final : public Engine {
   std::unordered_map<std::int64_t, Seq> granted_;  // KV in flight
   std::vector<Seq> ready_;                         // KV arrived, joins at the next step
   std::vector<Seq> running_;
+  std::vector<Seq> to_prefill_;   // granted, prefilled here at the next step
+  std::vector<Seq> prefilling_;   // ... in the step running now
   bool in_step_ = false;
   StepRecord record_;
   // Speculative decoding (engine.speculative): k draft tokens, E expected tokens a step.

@@ -56,7 +56,9 @@ nlohmann::json disaggregation_json(const DisaggregationReport& d) {
             {"transfer_ms", distribution_json(d.transfer_ms)},
             {"link_wait_ms", distribution_json(d.link_wait_ms)},
             {"decode_wait_ms", distribution_json(d.decode_wait_ms)}}},
-          {"finished_at_prefill", d.finished_at_prefill}};
+          {"finished_at_prefill", d.finished_at_prefill},
+          {"decider_threshold", d.decider_threshold},
+          {"local_prefills", d.local_prefills}};
 }
 
 std::string disaggregation_text(const DisaggregationReport& d) {
@@ -72,6 +74,10 @@ std::string disaggregation_text(const DisaggregationReport& d) {
                      d.transfers, format_bytes(d.transfer_bytes), format_bytes(d.kv_bytes_per_token),
                      format_rate(d.link_bandwidth, "B/s"), format_seconds(d.link_latency_s),
                      d.layerwise ? ", layer-wise" : "", ms(d.transfer_ms), ms(d.link_wait_ms), ms(d.decode_wait_ms));
+  if (d.decider_threshold > 0)
+    out += fmt::format("  P/D decider: {} requests of at most {} prompt tokens prefilled on their decode instance (no "
+                       "prefill pool, no transfer)\n",
+                       d.local_prefills, d.decider_threshold);
   out += "  TTFT includes the transfer (the first token is streamed when the KV reaches the decode instance)\n";
   return out;
 }

@@ -39,6 +39,10 @@ struct DisaggregationReport {
   Distribution link_wait_ms;     // blocks granted -> the link is free (earlier transfers of the same instance)
   Distribution decode_wait_ms;   // first token sampled by prefill -> KV blocks granted by a decode instance
   std::int64_t finished_at_prefill = 0;  // one-token requests: done when the prefill instance sampled it
+  // The P/D decider (disaggregation.decider_threshold): requests prefilled on their
+  // decode instance instead (no prefill pool, no transfer).
+  std::int64_t decider_threshold = 0;
+  std::int64_t local_prefills = 0;
 };
 
 }  // namespace servesim

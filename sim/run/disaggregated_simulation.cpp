@@ -300,6 +300,17 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
         // Refused before prefill: the prefill instance sees one output token only.
         fail(failed_record(req, 0, FailureReason::too_long_for_max_model_len, now), req, now);
         pull();
+      } else if (req.input_tokens <= spec.decider_threshold) {
+        // The P/D decider: few enough uncached prompt tokens to prefill on the decode
+        // instance (llm-d's decode profile picks it; no prefill instance, no transfer).
+        const int d = decode_router.pick(decode.engines, req);
+        ++report.local_prefills;
+        if (!decoders[static_cast<std::size_t>(d)]->accept(req, arrival_record(req, d), now, /*local_prefill=*/true))
+          source.on_complete(req, now);  // reported failed by the decode instance
+        else
+          to_grant[static_cast<std::size_t>(d)] = 1;
+        check_guard(now);
+        pull();
       } else {
         const int p = prefill_router.pick(prefill.engines, req);
         Request one = copy_request(req);  // queued there with req's bytes
@@ -335,6 +346,7 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
         if (!to_grant[static_cast<std::size_t>(d)]) continue;
         to_grant[static_cast<std::size_t>(d)] = 0;
         start_transfers(d, now);
+        to_kick_d[static_cast<std::size_t>(d)] = 1;  // a prompt granted to prefill there starts at its next step
       }
       for (int p = 0; p < np; ++p) {
         if (!to_kick_p[static_cast<std::size_t>(p)]) continue;
@@ -366,6 +378,7 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
   double busy_p = 0, busy_d = 0, step_jp = 0, step_jd = 0;
   report.prefill = pool_report(prefill, ps, s.duration_s, &busy_p, &step_jp);
   report.decode = pool_report(decode, ds, s.duration_s, &busy_d, &step_jd);
+  report.decider_threshold = spec.decider_threshold;
   report.link_bandwidth = link.bandwidth;
   report.link_latency_s = link.latency_s;
   report.layerwise = link.layerwise;

@@ -21,6 +21,11 @@ struct DisaggregationSpec {
   Setup prefill;  // the scenario's setup with the prefill pool's gpu, tp, replicas, weights
   Setup decode;   // ... and the decode pool's
   KvTransferSpec transfer;
+  // The P/D decider (llm-d's pd-profile-handler): a request whose prompt has at most
+  // this many tokens the decode instance has not cached is prefilled there, without
+  // the prefill pool or a transfer. Decode instances keep no prefix cache here, so it
+  // is the prompt's length. 0: every request goes through the prefill pool.
+  std::int64_t decider_threshold = 0;
 };
 
 // KV bytes of one token over the whole model (every attention layer, every distinct KV

@@ -355,3 +355,56 @@ TEST_CASE("disaggregation: what it does not model is refused with the reason", "
   // And a well-formed one runs: the refusals are not blanket.
   CHECK(refusal("{kind: vllm, max_num_seqs: 64}").empty());
 }
+
+TEST_CASE("P/D decider: a prompt within decider_threshold is prefilled on its decode instance, without the prefill "
+          "pool or a transfer",
+          "[disagg][closed_form][decider]") {
+  const Scenario sc = disagg_scenario(
+      "{prefill: {replicas: 1}, decode: {replicas: 1}, transfer: {bandwidth: \"50 GB/s\", latency: \"20 us\"}, "
+      "decider_threshold: 512}");
+  REQUIRE(sc.disaggregation);
+  REQUIRE(sc.disaggregation->decider_threshold == 512);
+  // Alone: TTFT = the decode instance's step of the whole prompt, SeqWork{in, 0} (the same
+  // GPU and model as the prefill pool here, so the same step), no transfer; then the
+  // decode steps as before: E2E = TTFT + sum over j = 1 .. out-1 of SeqWork{1, in + j - 1}.
+  const std::int64_t in = 400, out = 50;
+  const Nanos ttft = prefill_nanos(sc, in);
+  const Nanos e2e = ttft + decode_nanos(sc, in, out);
+  VectorSource src({make_request(0.0, in, out)});
+  SimulationOptions opt;
+  RequestResults results;
+  opt.request_results = &results;
+  const SimulationResult r = simulate(sc, src, opt);
+  REQUIRE(r.summary.completed == 1);
+  REQUIRE(results.size() == 1);
+  CHECK(results[0].ttft_ms == Approx(static_cast<double>(ttft) * kNsInMs).margin(kNsInMs));
+  CHECK(results[0].e2e_ms == Approx(static_cast<double>(e2e) * kNsInMs).margin(kNsInMs));
+  CHECK(r.summary.itl_ms.count == out - 1);
+  REQUIRE(r.summary.disaggregation);
+  const DisaggregationReport& d = *r.summary.disaggregation;
+  CHECK(d.transfers == 0);
+  CHECK(d.local_prefills == 1);
+  CHECK(d.prefill.steps == 0);  // the prefill pool never ran
+
+  // The split: prompts of 300 and 600 tokens alternating, 1 s apart: the 10 of 300 stay
+  // on the decode instance, the 10 of 600 go through the prefill pool and the link.
+  std::vector<Request> mixed;
+  for (int i = 0; i < 20; ++i) mixed.push_back(make_request(1.0 * i, i % 2 == 0 ? 300 : 600, 20));
+  VectorSource src2(mixed);
+  const SimulationResult m = simulate(sc, src2, {});
+  REQUIRE(m.summary.completed == 20);
+  REQUIRE(m.summary.disaggregation);
+  CHECK(m.summary.disaggregation->local_prefills == 10);
+  CHECK(m.summary.disaggregation->transfers == 10);
+  CHECK(m.summary.disaggregation->transfer_bytes == 10 * 600 * kLlama8bKvBytes);
+
+  // A one-token request prefilled locally ends at that step (its only token).
+  VectorSource one({make_request(0.0, 100, 1)});
+  RequestResults one_result;
+  SimulationOptions o1;
+  o1.request_results = &one_result;
+  const SimulationResult r1 = simulate(sc, one, o1);
+  REQUIRE(r1.summary.completed == 1);
+  CHECK(one_result[0].e2e_ms == Approx(static_cast<double>(prefill_nanos(sc, 100)) * kNsInMs).margin(kNsInMs));
+  CHECK(r1.summary.disaggregation->transfers == 0);
+}
