@@ -5,6 +5,13 @@ namespace servesim {
 // Numbers without a fit are the public figures cited in `source`; the fitted ones
 // name their data, the parameters fitted (CPU-side only: the GPU's efficiency stays
 // the catalog's) and the held-out error (docs/validation.md, "Framework presets").
+// Where vLLM V1 (both presets) runs beam search.
+constexpr std::string_view kVllmV1BeamSearchSource =
+    "vLLM V1 has no beam search in its engine: LLM.beam_search and the OpenAI server's use_beam_search run it as "
+    "a loop above the engine (vllm/entrypoints/llm.py, EngineClient.beam_search), each token a request of "
+    "max_tokens=1 and logprobs=2 x beam_width per beam; vLLM PR #8726 (v0.6.3) moved it there, RFC #6226 dropped "
+    "it from the engine";
+
 const std::vector<FrameworkPreset>& framework_presets() {
   static const std::vector<FrameworkPreset> presets = {
       {.name = "vllm-v1",
@@ -46,11 +53,7 @@ const std::vector<FrameworkPreset>& framework_presets() {
                  "vLLM V1 enables prefix caching by default, servesim leaves it off unless set",
        .policy_note = "",
        .beam_search = BeamSearchImpl::above_engine,
-       .beam_search_source = "vLLM V1 has no beam search in its engine: LLM.beam_search and the OpenAI server's "
-                             "use_beam_search run it as a loop above the engine (vllm/entrypoints/llm.py, "
-                             "EngineClient.beam_search), each token a request of max_tokens=1 and logprobs=2 x "
-                             "beam_width per beam; vLLM PR #8726 (v0.6.3) moved it there, RFC #6226 dropped it from "
-                             "the engine"},
+       .beam_search_source = kVllmV1BeamSearchSource},
       {.name = "vllm-v1-sync",
        .doc = "vLLM V1 engine before async scheduling was its default (v0.8-v0.13): the host work of each step "
               "(scheduling, input preparation, sampler bookkeeping, output processing) runs between GPU steps",
@@ -81,11 +84,7 @@ const std::vector<FrameworkPreset>& framework_presets() {
                  "median |ITL error| 9.7% (vllm-v1: 26.4%)",
        .policy_note = "",
        .beam_search = BeamSearchImpl::above_engine,
-       .beam_search_source = "vLLM V1 has no beam search in its engine: LLM.beam_search and the OpenAI server's "
-                             "use_beam_search run it as a loop above the engine (vllm/entrypoints/llm.py, "
-                             "EngineClient.beam_search), each token a request of max_tokens=1 and logprobs=2 x "
-                             "beam_width per beam; vLLM PR #8726 (v0.6.3) moved it there, RFC #6226 dropped it from "
-                             "the engine"},
+       .beam_search_source = kVllmV1BeamSearchSource},
       {.name = "vllm-v0",
        .doc = "vLLM V0 engine (v0.3-v0.7): CUDA graphs for decode, synchronous scheduling in Python",
        // Fitted on Vidur's vLLM V0 host profile (shared operator_timings/historical/57720ca.../

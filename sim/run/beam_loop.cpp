@@ -184,6 +184,18 @@ void BeamLoop::on_complete(const Request& r, Nanos completion_time) {
   due_.push(Due{frontend_builds(completion_time, beams_), slot});
 }
 
+RequestRecord BeamLoop::record_of(const Beam& b) const {
+  RequestRecord rec;
+  rec.id = b.id;
+  rec.replica = b.replica;
+  rec.arrival = b.arrival;
+  rec.first_scheduled = b.first_scheduled;
+  rec.input_tokens = b.prompt;
+  rec.output_tokens = b.output;
+  rec.sequences = beams_;
+  return rec;
+}
+
 void BeamLoop::on_request_done(const RequestRecord& r) {
   Beam& b = slots_[static_cast<std::size_t>(r.session)];
   ++report_.requests;
@@ -194,14 +206,8 @@ void BeamLoop::on_request_done(const RequestRecord& r) {
   if (b.failed) return;  // already reported
   if (r.failed) {
     b.failed = true;
-    RequestRecord rec;
-    rec.id = b.id;
-    rec.replica = r.replica;
-    rec.arrival = b.arrival;
-    rec.first_scheduled = b.first_scheduled;
-    rec.input_tokens = b.prompt;
-    rec.output_tokens = b.output;
-    rec.sequences = beams_;
+    b.replica = r.replica;
+    RequestRecord rec = record_of(b);
     rec.failed = true;
     rec.failure = r.failure;
     rec.finish = r.finish;
@@ -225,16 +231,9 @@ void BeamLoop::on_request_done(const RequestRecord& r) {
     b.previous_round_end = b.round_end;
   }
   if (b.round + 1 < b.output) return;
-  RequestRecord rec;
-  rec.id = b.id;
-  rec.replica = b.replica;
-  rec.arrival = b.arrival;
-  rec.first_scheduled = b.first_scheduled;
+  RequestRecord rec = record_of(b);
   rec.first_token = b.first_token;
   rec.finish = b.round_end;
-  rec.input_tokens = b.prompt;
-  rec.output_tokens = b.output;
-  rec.sequences = beams_;
   rec.cached_tokens = b.cached;
   rec.preemptions = b.preemptions;
   down_.on_request_done(rec);

@@ -122,6 +122,8 @@ class BeamLoop final : public RequestSource, public RunObserver {
   // into the thread's queue.
   Nanos frontend_builds_first_round(Nanos arrival);
   void absorb_first_rounds(Nanos upto);
+  // The workload request's record as far as `b` knows it (what the collector sees).
+  RequestRecord record_of(const Beam& b) const;
   std::int32_t admit(Request&& r);
   void pull_inner();
 
