@@ -691,3 +691,24 @@ TEST_CASE("gemm_4bit_compute_ratio scales fp4 GEMM compute time, not fp8 or 16-b
   CHECK(load_gpu("gb200").efficiency.gemm_4bit_compute_ratio == Approx(0.46));
   CHECK(Efficiency{}.gemm_4bit_compute_ratio == 1.0);
 }
+
+TEST_CASE("CDNA3 files reach AMD's max-achievable FLOPs and Azure's HBM stream rate", "[cost][catalog]") {
+  // hardware/mi300x.yaml and mi325x.yaml carry cited rates, not fits. What a large GEMM reaches is
+  // peak x gemm_compute (x gemm_8bit_compute_ratio for fp8), which must give back AMD's published
+  // max-achievable FLOPs (ROCm blog, Feb 2025): MI300X BF16 708, FP8 1,273 TFLOP/s; MI325X BF16
+  // 843, FP8 1,519. Weight streaming is HBM x gemm_memory: MI300X 5.3 TB/s x 0.783 = 4.15 TB/s,
+  // the mean of Azure's copy/mul/add/triad (4.11, 4.26, 4.14, 4.09).
+  const GpuSpec mi300x = load_gpu("mi300x");
+  const GpuSpec mi325x = load_gpu("mi325x");
+  auto large_gemm = [](const GpuSpec& g, DType d) {
+    const double ratio = d == DType::fp8 ? g.efficiency.gemm_8bit_compute_ratio : 1.0;
+    return g.peak(d) * g.efficiency.gemm_compute * ratio;
+  };
+  CHECK(large_gemm(mi300x, DType::bf16) == Approx(708e12).epsilon(1e-3));
+  CHECK(large_gemm(mi300x, DType::fp8) == Approx(1273e12).epsilon(1e-3));
+  CHECK(large_gemm(mi325x, DType::bf16) == Approx(843e12).epsilon(1e-3));
+  CHECK(large_gemm(mi325x, DType::fp8) == Approx(1519e12).epsilon(1e-3));
+  CHECK(mi300x.memory_bandwidth * mi300x.efficiency.gemm_memory == Approx((4.11 + 4.26 + 4.14 + 4.09) / 4 * 1e12).epsilon(1e-3));
+  // The H100 keeps the catalog's cuBLAS fraction: the CDNA3 numbers are the files', not a new default.
+  CHECK(load_gpu("h100-sxm").efficiency.gemm_compute == Approx(0.70));
+}
