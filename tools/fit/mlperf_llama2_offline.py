@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """MLPerf Inference v5.1 Llama-2-70B (99%) Offline, per accelerator: servesim against the
 published results of MI300X, MI325X, H200 and H100 systems
-(data/mi300x_vs_nvidia/mlperf_v5.1_llama2_70b_99_offline.csv; docs/validation-report.md,
-"MI300X against Hopper").
+and of B200 / GB200 (data/mi300x_vs_nvidia/mlperf_v5.1_llama2_70b_99_offline.csv;
+docs/validation-report.md, "MI300X against Hopper").
 
-Nothing is fitted on these rows. Every submission ran FP8 weights, activations and KV
-cache; AMD's with vLLM (TP 1, one engine per GPU), NVIDIA's with TensorRT-LLM. servesim
+Nothing is fitted on these rows. The MI300X, MI325X and Hopper submissions ran FP8 weights,
+activations and KV cache, the Blackwell ones FP4 weights (the `weights` column, from each
+system's measurements JSON; servesim runs them as NVFP4 W4A4 with an FP8 KV cache); AMD's
+with vLLM (TP 1, one engine per GPU), NVIDIA's with TensorRT-LLM. servesim
 runs one engine per accelerator (H100: TP 2, 70B FP8 does not leave an 80 GB H100 room for
 a KV cache) with N requests queued at once, each of the run's own mean output length
 (tokens/s / samples/s). The OpenOrca prompts' mean length is not in the results: it is
@@ -29,6 +31,8 @@ DATA = os.path.join(ROOT, "data", "mi300x_vs_nvidia", "mlperf_v5.1_llama2_70b_99
 
 # accelerator name in the submission -> (servesim GPU, TP of one engine, framework, family)
 GPUS = [
+    ("GB200", "gb200", 1, "trtllm", "blackwell"),  # before B200: "GB200" contains "B200"
+    ("B200-SXM", "b200", 1, "trtllm", "blackwell"),
     ("MI300X", "mi300x", 1, "vllm-v1", "cdna3"),
     ("MI325X", "mi325x", 1, "vllm-v1", "cdna3"),
     ("H200-SXM", "h200-sxm", 1, "trtllm", "hopper"),
@@ -45,10 +49,11 @@ def gpu_of(accelerator):
     return None  # H200 NVL (a 600 W PCIe card) has no catalog file
 
 
-def scenario(gpu, tp, framework, isl, osl, n):
+def scenario(gpu, tp, framework, isl, osl, n, weights):
+    # fp8 submissions: W8A8 with an FP8 KV cache; fp4 (NVIDIA's Blackwell ones): NVFP4 W4A4, FP8 KV.
     return (
         f"hardware: {{gpu: {gpu}}}\n"
-        "model: {name: llama-2-70b, weights: fp8, activations: fp8, kv_cache: fp8}\n"
+        f"model: {{name: llama-2-70b, weights: {weights}, activations: {weights}, kv_cache: fp8}}\n"
         f"parallelism: {{tp: {tp}}}\n"
         f"engine: {{framework: {framework}, max_num_seqs: 1792, max_num_batched_tokens: 40960, "
         "max_model_len: 2048, gpu_memory_utilization: 0.95}\n"
@@ -84,9 +89,10 @@ def run(binary, isl, sets, requests, quiet=False):
                 continue
             gpu, tp, fw, fam = g
             osl = round(float(r["tokens_per_s"]) / float(r["samples_per_s"]))
-            key = (gpu, osl)
+            weights = r["weights"]
+            key = (gpu, osl, weights)
             if key not in cache:
-                cache[key] = simulate(binary, scenario(gpu, tp, fw, isl, osl, requests),
+                cache[key] = simulate(binary, scenario(gpu, tp, fw, isl, osl, requests, weights),
                                       sets if fam == "cdna3" else {})
             measured = float(r["tokens_per_s"]) / int(r["accelerators"])
             rows.append(dict(system=f"{r['submitter']}/{r['system']}", gpu=gpu, fam=fam, osl=osl,
@@ -111,7 +117,7 @@ def summarise(rows, label=""):
               f"median |error| {100 * statistics.median(abs(e) for e in errs):5.1f}% (median {100 * statistics.median(errs):+.1f}%)")
     if "h200-sxm" in med:
         hm, hp = med["h200-sxm"]
-        for gpu in ("mi300x", "mi325x", "h100-sxm"):
+        for gpu in ("mi300x", "mi325x", "h100-sxm", "b200", "gb200"):
             if gpu in med:
                 m, p = med[gpu]
                 print(f"  {label}{gpu} / h200-sxm per GPU: measured {m / hm:.3f}, servesim {p / hp:.3f} "
