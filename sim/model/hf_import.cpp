@@ -293,7 +293,26 @@ std::optional<CheckpointQuantization> checkpoint_quantization(const json& j, con
       throw Error(json_field_error(modelopt, "unexpected value", e));
     }
   }
-  return quantization_from_config(*holder, path);
+  auto c = quantization_from_config(*holder, path);
+  // Some ModelOpt exports write the scheme into config.json without its KV cache and keep
+  // kv_cache_quant_algo only in hf_quant_config.json beside it (NVIDIA's Qwen3.6-35B-A3B-NVFP4:
+  // "kv_cache_quant_algo": "FP8" there, no kv_cache_scheme in config.json). TensorRT-LLM reads
+  // that file; the checkpoint's KV scales are FP8. A config that says nothing of its KV cache
+  // takes the file's, and the source says so.
+  if (c && !c->has_kv_cache && file_exists(modelopt)) {
+    const json q = read_hf_json_file(modelopt);
+    try {
+      const CheckpointQuantization beside = quantization_from_modelopt(q, modelopt);
+      if (beside.has_kv_cache) {
+        c->has_kv_cache = true;
+        c->kv_cache = beside.kv_cache;
+        c->source += fmt::format("; KV cache {} from hf_quant_config.json beside it", dtype_name(beside.kv_cache));
+      }
+    } catch (const json::exception& e) {
+      throw Error(json_field_error(modelopt, "unexpected value", e));
+    }
+  }
+  return c;
 }
 
 }  // namespace

@@ -122,6 +122,22 @@ TEST_CASE("checkpoint precision: hf_quant_config.json beside a quantization_conf
   CHECK(m.checkpoint.kv_cache == DType::fp8);
 }
 
+
+TEST_CASE("checkpoint precision: a config.json silent on its KV cache takes hf_quant_config.json's",
+          "[hf][precision]") {
+  // NVIDIA's Qwen3.6-35B-A3B-NVFP4 writes its scheme (quant_method modelopt, quantized_layers)
+  // into config.json without kv_cache_scheme; hf_quant_config.json beside it says
+  // kv_cache_quant_algo FP8. The weights stay config.json's (experts W4A16 NVFP4), the KV is FP8.
+  const ModelSpec m = load_model(fixture("qwen3.6-35b-a3b-nvfp4"));
+  CHECK(m.native_dtype == DType::fp4);
+  CHECK(m.checkpoint.has_kv_cache);
+  CHECK(m.checkpoint.kv_cache == DType::fp8);
+  CHECK(m.checkpoint.source.find("KV cache fp8 from hf_quant_config.json") != std::string::npos);
+  // Qwen3.6-27B-NVFP4's config.json names its kv_cache_scheme itself: nothing is borrowed.
+  const ModelSpec dense = load_model(fixture("qwen3.6-27b-nvfp4"));
+  CHECK(dense.checkpoint.kv_cache == DType::fp8);
+  CHECK(dense.checkpoint.source.find("beside it") == std::string::npos);
+}
 TEST_CASE("checkpoint precision: a scenario asking otherwise is warned, --set model.name keeps the checkpoint's",
           "[hf][precision]") {
   // DeepSeek-V3.2's checkpoint: fp8 block-wise weights, W8A8. The quickstart pins bf16.
