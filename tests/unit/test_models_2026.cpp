@@ -781,3 +781,163 @@ TEST_CASE("models 2026: wrappers and hybrids built from their documented fields"
     CHECK(m.kv_bytes_per_token(DType::bf16) == 4.0 * 2 * 8 * 64 * 2);
   }
 }
+
+TEST_CASE("models 2026: Kimi K3", "[hf][models2026][kimi-linear]") {
+  // moonshotai/Kimi-K3 (KimiK3ForConditionalGeneration): a KimiLinearForCausalLM text model
+  // beside a ViT. Shapes as vLLM builds them (read_kimi_linear, layer_kinds.cpp's KDA).
+  // Published: "2.8 trillion parameters" (Moonshot's model description, as on the Hugging Face
+  // hub and API providers' model pages); "104 billion activated" (quoted from Kimi's model
+  // docs, kimi.com/code/docs, by third parties; not read at the source). Which tables the
+  // 104B counts is not said; the LM head without the embedding fits (Kimi K2's convention).
+  const ModelSpec m = load("kimi-k3");
+  CHECK(m.architecture == "KimiK3ForConditionalGeneration");
+  CHECK(m.layers == 93);
+  CHECK(m.hidden == 7168);
+  CHECK(m.state.kind == StateLayers::Kind::kda);
+  CHECK(m.state.layers == 69);  // kda_layers
+  CHECK(m.attention_layers() == 24);  // full_attn_layers: MLA
+  CHECK(m.state.heads == 96);
+  CHECK(m.state.head_dim == 128);
+  CHECK(m.state.conv_kernel == 4);
+  CHECK(m.state.full_rank_gate);
+  CHECK(m.mla.q_lora_rank == 1536);
+  CHECK(m.mla.kv_lora_rank == 512);
+  CHECK(m.attention_output_gate);  // mla_use_output_gate
+  CHECK(m.gated_mlp);              // hidden_act situ: SituAndMul, gated
+  CHECK(m.moe.num_experts == 896);
+  CHECK(m.moe.experts_per_token == 16);
+  CHECK(m.moe.shared_experts == 2);
+  CHECK(m.moe.latent == 3584);
+  CHECK(m.moe.latent_norm);
+  CHECK(m.moe_layers() == 92);
+  CHECK(m.dense_mlp_layers() == 1);
+  CHECK(m.ffn == 33792);
+  CHECK(m.attn_res_block_size == 12);
+  CHECK(m.mtp_layers == 0);
+  CHECK_FALSE(m.tied_embeddings);
+
+  // One KDA layer, P = 96 x 128 = 12,288: q, k, v and the full-rank gate 4 x 7168 x P, f_a 7168 x
+  // 128, b 7168 x 96; f_b 128 x P; convs 3 x P x 4; dt_bias P, A_log 96, o_norm 128; o_proj P x 7168:
+  // 7168 x (49,152 + 128 + 96) + 1,572,864 + 147,456 + 12,512 + 88,080,384 = 443,740,384.
+  const std::int64_t P = 96LL * 128;
+  const std::int64_t kda = 7168LL * (4 * P + 128 + 96) + 128LL * P + 3LL * P * 4 + (P + 96 + 128) + P * 7168;
+  CHECK(kda == 443740384);
+  CHECK(m.state.params_per_layer(m.hidden) == kda);
+  // One MLA layer: q_a 7168 x 1536 + norm 1536 + q_b 1536 x 96 x 192; kv_a 7168 x 576 + norm 512;
+  // kv_b 512 x 96 x 256; o 96 x 128 x 7168; g_proj 7168 x 96 x 128: 232,196,096.
+  const std::int64_t mla = 7168LL * 1536 + 1536 + 1536LL * 96 * 192 + 7168LL * 576 + 512 + 512LL * 96 * 256 +
+                           96LL * 128 * 7168 + 7168LL * 96 * 128;
+  CHECK(mla == 232196096);
+  CHECK(m.attention_params_per_layer() == mla);
+  // An MoE layer: router 7168 x 896; 896 experts of 3 x 3584 x 3072 (at the latent width); the
+  // latent projections 2 x 7168 x 3584 and norm 3584; two shared experts of 3 x 7168 x 3072.
+  const std::int64_t expert = 3LL * 3584 * 3072, router = 7168LL * 896;
+  const std::int64_t latent = 2LL * 7168 * 3584 + 3584, shared = 2LL * 3 * 7168 * 3072;
+  CHECK(m.moe_params_per_layer() == router + 896 * expert + latent + shared);
+  CHECK(m.moe_active_params_per_layer() == router + 16 * expert + latent + shared);
+  // The dense layer 3 x 7168 x 33792; tables 2 x 163840 x 7168; norms (2 x 93 + 1) x 7168;
+  // attention residuals (4 x 93 + 2) x 7168.
+  const std::int64_t dense = 3LL * 7168 * 33792, tables = 2LL * 163840 * 7168;
+  const std::int64_t norms = (2LL * 93 + 1) * 7168, attn_res = (4LL * 93 + 2) * 7168;
+  CHECK(m.attn_res_params() == attn_res);
+  const std::int64_t rest = 69 * kda + 24 * mla + dense + tables + norms + attn_res;
+  const std::int64_t total = rest + 92 * (router + 896 * expert + latent + shared);
+  const std::int64_t active = rest + 92 * (router + 16 * expert + latent + shared) - 163840LL * 7168;
+  CHECK(m.total_params() == total);    // 2,779,484,393,568 (the routed experts 2.72T of it)
+  CHECK(m.active_params() == active);  // 104,189,530,208: the LM head counted, the embedding not
+  CHECK(m.active_count == ModelSpec::ActiveCount::lm_head_only);
+  CHECK(within(billions(m.total_params()), 2800.0, 0.02));  // -0.73%
+  CHECK(within(billions(m.active_params()), 104.0, 0.02));  // +0.18% (both tables: 105.36B; neither: 103.02B)
+
+  // KV per token: 24 MLA layers of 512 + 64 (bf16): 24 x 576 x 2 = 27,648 B. State per sequence:
+  // 69 KDA layers of 96 heads x 128 x 128 fp32 (6,291,456 B) and three conv windows of P x 3 at
+  // the activations' bf16 (221,184 B): 69 x 6,512,640 = 449,372,160 B, whatever the context.
+  CHECK(m.kv_bytes_per_token(DType::bf16) == 24.0 * 576 * 2);
+  CHECK(m.state.state_dtype == DType::fp32);
+  CHECK(m.state_bytes_per_sequence(DType::bf16) == 69.0 * (96.0 * 128 * 128 * 4 + 3.0 * P * 3 * 2));
+
+  // The checkpoint: compressed-tensors MXFP4 (4-bit floats, groups of 32 with a one-byte scale)
+  // on every Linear but those ignored: self_attn (MLA and KDA), shared experts, dense MLPs, the
+  // head and the vision tower. The routed experts alone are MXFP4.
+  CHECK(m.checkpoint.present);
+  CHECK(m.native_dtype == DType::fp4);
+  CHECK(m.weight_element_bytes(m.native_dtype, TensorGroup::experts) == 0.5 + 1.0 / 32);
+  for (const TensorGroup g : {TensorGroup::attention, TensorGroup::state_layers, TensorGroup::shared_experts,
+                              TensorGroup::dense_mlp}) {
+    INFO(tensor_group_name(g));
+    CHECK(m.weight_element_bytes(m.native_dtype, g) == 2.0);
+  }
+  // The vision tower (27 blocks of 1024, MLP 4096, patches of 14), estimated and left out as for
+  // Kimi-K2.5: 27 x (4 x 1024^2 + 2 x 1024 x 4096) + 3 x 14^2 x 1024 = 340,340,736.
+  CHECK(m.vision_params_estimate == 340340736);
+}
+
+TEST_CASE("models 2026: a bare Kimi Linear config, its low-rank gate, and bad layer lists",
+          "[hf][models2026][kimi-linear]") {
+  // No published Kimi-Linear-48B-A3B config.json among the fixtures: Kimi K3's text_config made a
+  // bare KimiLinearForCausalLM with Kimi Linear's options (the low-rank output gate, queries from
+  // hidden without q_lora_rank, no latent MoE, plain residuals) at small widths.
+  nlohmann::json j = nlohmann::json::parse(std::ifstream(fixture("kimi-k3/config.json")))["text_config"];
+  j.erase("quantization_config");
+  j["hidden_size"] = 256;
+  j["num_hidden_layers"] = 4;
+  j["linear_attn_config"] = {{"kda_layers", {1, 2, 3}}, {"full_attn_layers", {4}}, {"num_heads", 4},
+                             {"head_dim", 32},          {"short_conv_kernel_size", 4}, {"use_full_rank_gate", false}};
+  j["q_lora_rank"] = nullptr;
+  j["num_attention_heads"] = 4;
+  j["num_experts"] = 8;
+  j["num_experts_per_token"] = 2;
+  j["num_shared_experts"] = 1;
+  j["moe_intermediate_size"] = 64;
+  j["intermediate_size"] = 512;
+  j["vocab_size"] = 1000;
+  j["hidden_act"] = "silu";
+  j["mla_use_output_gate"] = false;
+  j.erase("routed_expert_hidden_size");
+  j.erase("attn_res_block_size");
+  const ModelSpec m = load_edited(j, "kimi-linear");
+  CHECK(m.architecture == "KimiLinearForCausalLM");
+  CHECK(m.state.layers == 3);
+  CHECK(m.attention_layers() == 1);
+  CHECK_FALSE(m.state.full_rank_gate);
+  // A KDA layer, P = 4 x 32 = 128: q, k, v 3 x 256 x 128, f_a and g_a 2 x 256 x 32, b 256 x 4; f_b
+  // and g_b 2 x 32 x 128; convs 3 x 128 x 4; dt_bias 128, A_log 4, o_norm 32; o_proj 128 x 256.
+  const std::int64_t kda =
+      256LL * (3 * 128 + 2 * 32 + 4) + 2LL * 32 * 128 + 3LL * 128 * 4 + (128 + 4 + 32) + 128LL * 256;
+  CHECK(m.state.params_per_layer(m.hidden) == kda);
+  // The MLA layer: q_proj 256 x 4 x 192; kv_a 256 x 576 + norm 512; kv_b 512 x 4 x 256; o 4 x 128 x 256.
+  const std::int64_t mla = 256LL * 4 * 192 + 256LL * 576 + 512 + 512LL * 4 * 256 + 4LL * 128 * 256;
+  CHECK(m.attention_params_per_layer() == mla);
+  // MoE on layers 1..3 (first_k_dense_replace 1): router 256 x 8, experts and the shared one
+  // 3 x 256 x 64 each; the dense layer 3 x 256 x 512; tables 2 x 1000 x 256; norms 9 x 256.
+  const std::int64_t expert = 3LL * 256 * 64;
+  const std::int64_t total = 3 * kda + mla + 3LL * 256 * 512 + 3 * (256LL * 8 + 9 * expert) + 2LL * 1000 * 256 +
+                             9LL * 256;
+  CHECK(m.total_params() == total);
+  CHECK(m.attn_res_params() == 0);
+  // Without a quantization_config the KDA state is still fp32 (vLLM's kda_state_dtype).
+  CHECK(m.state_bytes_per_sequence(DType::bf16) == 3.0 * (4.0 * 32 * 32 * 4 + 3.0 * 128 * 3 * 2));
+
+  SECTION("without linear_attn_config every layer is MLA") {
+    j.erase("linear_attn_config");
+    const ModelSpec all = load_edited(j, "kimi-linear-mla");
+    CHECK_FALSE(all.state.enabled());
+    CHECK(all.attention_layers() == 4);
+  }
+  SECTION("a layer listed twice, missing or out of range is refused") {
+    j["linear_attn_config"]["full_attn_layers"] = {3};
+    CHECK_THAT(error_of([&] { load_edited(j, "kimi-linear-dup"); }), Contains("each listed once"));
+    j["linear_attn_config"]["full_attn_layers"] = nlohmann::json::array();
+    CHECK_THAT(error_of([&] { load_edited(j, "kimi-linear-missing"); }), Contains("which mixer the others have"));
+    j["linear_attn_config"]["full_attn_layers"] = {5};
+    CHECK_THAT(error_of([&] { load_edited(j, "kimi-linear-range"); }), Contains("numbered 1..4"));
+  }
+  SECTION("an MTP module is refused, its shapes not being in the config") {
+    j["num_nextn_predict_layers"] = 1;
+    CHECK_THAT(error_of([&] { load_edited(j, "kimi-linear-mtp"); }), Contains("MTP"));
+  }
+  SECTION("an activation servesim does not read is refused") {
+    j["hidden_act"] = "gelu";
+    CHECK_THAT(error_of([&] { load_edited(j, "kimi-linear-act"); }), Contains("hidden_act 'gelu'"));
+  }
+}
