@@ -85,6 +85,9 @@ double weight_bytes_per_gpu(const ModelSpec& m, const ResolvedPrecision& p, cons
   }
   per_gpu += (static_cast<double>(m.hc_params()) + static_cast<double>(m.hash_table_params())) *
              stage_layers_of(m.layers, m, s) / m.layers * 4.0;
+  // Kimi K3's attention residuals: norms and hidden -> 1 projections, replicated, 16-bit (vLLM
+  // builds the projections without a quant_config).
+  per_gpu += static_cast<double>(m.attn_res_params()) * stage_layers_of(m.layers, m, s) / m.layers * 2.0;
   // Embedding and LM head stay 16-bit (a GGUF file quantizes them); with PP the first stage
   // holds the embedding and the last the head: the busiest stage has at most both (pp == 1)
   // or one of them.

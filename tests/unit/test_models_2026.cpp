@@ -957,3 +957,29 @@ TEST_CASE("models 2026: Kimi-Linear-48B-A3B, a bare Kimi Linear config, and bad 
     CHECK_THAT(error_of([&] { load_edited(j, "kimi-linear-act"); }), Contains("hidden_act 'gelu'"));
   }
 }
+
+TEST_CASE("models 2026: Kimi K3's weights per GPU", "[hf][models2026][kimi-linear][cost]") {
+  // tp 16 at the checkpoint's precision: MLA on its 24 attention layers only (not on every
+  // layer, as for DeepSeek), the 69 KDA layers, the dense layer (bf16, all split over tp), the
+  // 92 MoE layers at the experts' MXFP4 0.53125 B a weight, the tables split over tp (bf16), the
+  // norms and attention-residual weights whole (bf16). The MoE layer's shared experts, router and
+  // latent projections are stored bf16 but charged here at the experts' bytes, as the memory
+  // plan does for every MoE (an underestimate of 92 x (132.1M + 51.4M + 6.4M) x (2 - 0.53125) B
+  // = 25.7 GB over the model, 1.6 GB per GPU at tp 16).
+  const ModelSpec m = load("kimi-k3");
+  PrecisionSpec p;
+  p.weights = DType::fp4;
+  p.activations = DType::bf16;
+  p.kv_cache = DType::bf16;
+  Parallelism par;
+  par.tp = 16;
+  const GpuSpec gpu = load_gpu("b200");
+  const CostModel cost(gpu, m, resolve_precision(p, gpu), par);
+  const double tp = 16.0;
+  const double expected = 24.0 * static_cast<double>(m.attention_params_per_layer()) / tp * 2.0 +
+                          69.0 * static_cast<double>(m.state.params_per_layer(m.hidden)) / tp * 2.0 +
+                          3.0 * 7168 * 33792 / tp * 2.0 +
+                          92.0 * static_cast<double>(m.moe_params_per_layer()) / tp * (0.5 + 1.0 / 32) +
+                          2.0 * 163840 * 7168 / tp * 2.0 + (2.0 * 93 + 1) * 7168 * 2.0 + (4.0 * 93 + 2) * 7168 * 2.0;
+  CHECK(weight_bytes_per_gpu(m, cost.precision(), par) == Approx(expected).epsilon(1e-12));  // about 95.9 GB
+}
