@@ -56,8 +56,11 @@ void CostModel::attention_block_ops(double T, Put& put) const {
       const double q_in = m.mla.q_lora_rank > 0 ? m.mla.q_lora_rank : 0.0;
       // Down-projections (q_a, kv_a) replicated; up-projections (q_b, kv_b) split over TP.
       const double replicated = hidden * (q_in + m.mla.kv_lora_rank + m.mla.qk_rope_head_dim);
+      // Kimi K3's output gate: g_proj hidden -> heads x v_head_dim, split over TP like q_b.
+      const double gate = m.attention_output_gate ? hidden * heads * m.mla.v_head_dim : 0.0;
       const double split = (q_in > 0 ? q_in : hidden) * heads * qk +
-                           static_cast<double>(m.mla.kv_lora_rank) * heads * (m.mla.qk_nope_head_dim + m.mla.v_head_dim);
+                           static_cast<double>(m.mla.kv_lora_rank) * heads * (m.mla.qk_nope_head_dim + m.mla.v_head_dim) +
+                           gate;
       const double params = replicated + split;
       put(gemm("qkv_proj", T, hidden, params / hidden, L, w_attention_, a), true);
     } else {

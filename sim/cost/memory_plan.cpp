@@ -38,7 +38,10 @@ double weight_bytes_per_gpu(const ModelSpec& m, const ResolvedPrecision& p, cons
   };
   double per_gpu = 0.0;
   if (m.mla.enabled()) {
-    per_gpu = stage_layers * (static_cast<double>(m.attention_params_per_layer()) / par.tp) * wa;
+    // MLA on every layer, or (Kimi Linear: KDA layers beside it) on the attention layers only.
+    const double mla_layers =
+        m.attention_layers() == m.layers ? stage_layers : stage_layers_of(m.attention_layers(), m, s);
+    per_gpu = mla_layers * (static_cast<double>(m.attention_params_per_layer()) / par.tp) * wa;
   } else if (!m.mixed_attention_shapes()) {
     per_gpu = stage_layers_of(m.attention_layers(), m, s) * attention_of(true) * wa;
   } else {
@@ -55,7 +58,8 @@ double weight_bytes_per_gpu(const ModelSpec& m, const ResolvedPrecision& p, cons
   // (integers below 2^53), so the classic layout's bytes are unchanged.
   double moe_params = static_cast<double>(m.moe_params_per_layer());
   if (m.moe.enabled() && (par.attention_dp > 1 || par.redundant_experts > 0)) {
-    const std::int64_t one_expert = (m.gated_mlp ? 3 : 2) * m.hidden * m.moe.expert_ffn;
+    // One expert at the width it runs at (a latent MoE's latent width).
+    const std::int64_t one_expert = (m.gated_mlp ? 3 : 2) * (m.moe.latent > 0 ? m.moe.latent : m.hidden) * m.moe.expert_ffn;
     const std::int64_t routed = static_cast<std::int64_t>(m.moe.num_experts + par.redundant_experts) * one_expert;
     const std::int64_t rest = m.moe_params_per_layer() - static_cast<std::int64_t>(m.moe.num_experts) * one_expert;
     moe_params = static_cast<double>(routed) / par.attention_dp + static_cast<double>(rest);
@@ -81,6 +85,9 @@ double weight_bytes_per_gpu(const ModelSpec& m, const ResolvedPrecision& p, cons
   }
   per_gpu += (static_cast<double>(m.hc_params()) + static_cast<double>(m.hash_table_params())) *
              stage_layers_of(m.layers, m, s) / m.layers * 4.0;
+  // Kimi K3's attention residuals: norms and hidden -> 1 projections, replicated, 16-bit (vLLM
+  // builds the projections without a quant_config).
+  per_gpu += static_cast<double>(m.attn_res_params()) * stage_layers_of(m.layers, m, s) / m.layers * 2.0;
   // Embedding and LM head stay 16-bit (a GGUF file quantizes them); with PP the first stage
   // holds the embedding and the last the head: the busiest stage has at most both (pp == 1)
   // or one of them.

@@ -57,6 +57,8 @@ const std::map<std::string, HfFamily>& by_architecture() {
       {"Step3p7FlashForCausalLM", HfFamily::step3p7},
       {"MiMoV2FlashForCausalLM", HfFamily::mimo_v2},
       {"DeepseekV4ForCausalLM", HfFamily::deepseek_v4},
+      {"KimiLinearForCausalLM", HfFamily::kimi_linear},
+      {"KimiK3ForConditionalGeneration", HfFamily::kimi_linear},  // its text_config: a KimiLinearForCausalLM
   };
   return m;
 }
@@ -78,6 +80,7 @@ const std::map<std::string, HfFamily>& by_model_type() {
       {"glm4_moe", HfFamily::glm4_moe},    {"glm4v_moe_text", HfFamily::glm4_moe}, {"gemma4_text", HfFamily::gemma4},
       {"step3p7", HfFamily::step3p7},      {"mimo_v2_flash", HfFamily::mimo_v2},
       {"deepseek_v4", HfFamily::deepseek_v4},
+      {"kimi_linear", HfFamily::kimi_linear},
   };
   return m;
 }
@@ -103,7 +106,7 @@ std::vector<std::string> supported_hf_architectures() {
 bool is_moe_family(HfFamily f) {
   return f == HfFamily::mixtral || f == HfFamily::qwen_moe || f == HfFamily::deepseek || f == HfFamily::llama4 ||
          f == HfFamily::gpt_oss || f == HfFamily::minimax_m2 || f == HfFamily::glm4_moe || f == HfFamily::step3p7 ||
-         f == HfFamily::mimo_v2 || f == HfFamily::deepseek_v4;
+         f == HfFamily::mimo_v2 || f == HfFamily::deepseek_v4 || f == HfFamily::kimi_linear;
 }
 
 int count_layer_types(const JsonFields& f, const std::string& kind) {

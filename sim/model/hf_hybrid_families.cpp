@@ -1,6 +1,6 @@
 // Readers of the hybrid families, whose layers mix softmax attention with state layers
-// (layer_kinds.h): Qwen3-Next / Qwen3.5 (gated delta rule), Nemotron-H / Nemotron 3
-// (Mamba-2), Jamba (Mamba) and Granite 4.0-H (Mamba-2).
+// (layer_kinds.h): Qwen3-Next / Qwen3.5 (gated delta rule), Kimi Linear / Kimi K3 (Kimi delta
+// attention beside MLA), Nemotron-H / Nemotron 3 (Mamba-2), Jamba (Mamba) and Granite 4.0-H (Mamba-2).
 #include <fmt/format.h>
 
 #include <set>
@@ -74,6 +74,109 @@ void read_qwen_hybrid(const JsonFields& f, ModelSpec& m) {
   read_qwen_experts(f, m);
   m.mtp_layers = static_cast<int>(f.integer("mtp_num_hidden_layers", 0));
   m.mtp_own_tables = f.boolean("mtp_use_dedicated_embeddings", false);
+}
+
+// Kimi Linear (KimiLinearConfig: moonshotai/Kimi-Linear-48B-A3B) and Kimi K3's text model, read
+// as vLLM builds them (vllm/model_executor/models/kimi_linear.py; Kimi K3's KimiDecoderLayer,
+// KimiMoE and KimiMLAAttention in vllm-project/vllm's vllm/models/kimi_k3/):
+//   - linear_attn_config lists the 1-based layer numbers of the KDA layers (kda_layers) and of
+//     the full-attention ones (full_attn_layers), with KDA's num_heads, head_dim,
+//     short_conv_kernel_size and use_full_rank_gate (layer_kinds.cpp); without it every layer
+//     is MLA;
+//   - the full-attention layers are MLA (q_lora_rank, null in Kimi Linear: q_proj from hidden)
+//     without rotary embedding (mla_use_nope: the cache still holds kv_lora_rank +
+//     qk_rope_head_dim per token, kv_a_proj_with_mqa's output), with mla_use_output_gate a
+//     g_proj (ModelSpec::attention_output_gate);
+//   - MoE as DeepSeek's (num_experts, num_experts_per_token, num_shared_experts of
+//     moe_intermediate_size each, first_k_dense_replace dense layers of intermediate_size,
+//     moe_layer_freq), the routed experts run at routed_expert_hidden_size when given (a
+//     latent MoE: routed_expert_down_proj hidden -> latent, routed_expert_up_proj back, with
+//     latent_moe_use_norm an RMSNorm between);
+//   - hidden_act silu or situ (Kimi K3: vLLM's SituAndMul, beta tanh(g / beta) sigmoid(g) x up):
+//     both gated;
+//   - attn_res_block_size: attention residuals (ModelSpec::attn_res_block_size).
+void read_kimi_linear(const JsonFields& f, ModelSpec& m) {
+  const std::string act = f.string("hidden_act", "silu");
+  if (act != "silu" && act != "situ")
+    throw Error(fmt::format("{}: hidden_act '{}' is not one servesim reads for Kimi Linear (silu, situ: both gated)",
+                            f.where(), act));
+  m.gated_mlp = true;
+  int kda = 0;
+  if (f.has("linear_attn_config")) {
+    const nlohmann::json& c = f.doc()["linear_attn_config"];
+    if (!c.is_object())
+      throw Error(fmt::format("{}: linear_attn_config must be an object (null: no KDA layers)", f.where()));
+    const JsonFields lf(c, f.where() + " linear_attn_config");
+    // Every layer listed once, as KDA or full attention.
+    std::set<std::int64_t> seen;
+    for (const char* key : {"kda_layers", "full_attn_layers"}) {
+      for (const std::int64_t x : lf.integers(key)) {
+        if (x < 1 || x > m.layers || !seen.insert(x).second)
+          throw Error(fmt::format("{}: {} lists layer {}: layers are numbered 1..{} (num_hidden_layers), each listed "
+                                  "once in kda_layers or full_attn_layers",
+                                  lf.where(), key, x, m.layers));
+      }
+    }
+    if (static_cast<int>(seen.size()) != m.layers)
+      throw Error(fmt::format("{}: kda_layers and full_attn_layers list {} layers, num_hidden_layers is {}: which "
+                              "mixer the others have is unknown",
+                              lf.where(), seen.size(), m.layers));
+    kda = static_cast<int>(lf.integers("kda_layers").size());
+    if (kda > 0) {
+      StateLayers& s = m.state;
+      s.kind = StateLayers::Kind::kda;
+      s.layers = kda;
+      s.heads = static_cast<int>(lf.at_least("num_heads", 1));
+      s.head_dim = static_cast<int>(lf.at_least("head_dim", 1));
+      s.key_heads = s.heads;  // q and k as wide as v (KimiDeltaAttention's projection_size)
+      s.key_dim = s.head_dim;
+      s.conv_kernel = static_cast<int>(lf.at_least("short_conv_kernel_size", 1));
+      s.full_rank_gate = lf.boolean("use_full_rank_gate", false);
+      s.chunk = 64;  // FLA's chunk_kda
+      // vLLM's MambaStateDtypeCalculator.kda_state_dtype: the recurrent state fp32 whatever
+      // the model's dtype (mamba_cache_dtype sets only the conv windows').
+      s.state_dtype = DType::fp32;
+    }
+  }
+  // MLA on the other layers.
+  m.mla.kv_lora_rank = static_cast<int>(f.at_least("kv_lora_rank", 1));
+  m.mla.q_lora_rank = static_cast<int>(f.integer("q_lora_rank", 0));
+  m.mla.qk_nope_head_dim = static_cast<int>(f.at_least("qk_nope_head_dim", 1));
+  m.mla.qk_rope_head_dim = static_cast<int>(f.integer("qk_rope_head_dim"));
+  m.mla.v_head_dim = static_cast<int>(f.at_least("v_head_dim", 1));
+  m.head_dim = m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim;
+  m.attention_output_gate = f.boolean("mla_use_output_gate", false);
+  // Experts (KimiDecoderLayer: MoE when layer_idx >= first_k_dense_replace and layer_idx %
+  // moe_layer_freq == 0).
+  m.moe.num_experts = static_cast<int>(f.at_least("num_experts", 1));
+  m.moe.experts_per_token = static_cast<int>(f.at_least("num_experts_per_token", 1));
+  m.moe.expert_ffn = f.at_least("moe_intermediate_size", 1);
+  m.moe.shared_experts = static_cast<int>(f.integer("num_shared_experts", 0));
+  m.moe.shared_expert_ffn = m.moe.expert_ffn;  // KimiMLP of moe_intermediate_size x num_shared_experts
+  m.moe.dense_layers = static_cast<int>(f.integer("first_k_dense_replace", 0));
+  if (m.moe.dense_layers < 0 || m.moe.dense_layers > m.layers)
+    throw Error(fmt::format("{}: first_k_dense_replace {} must be within 0..{}", f.where(), m.moe.dense_layers,
+                            m.layers));
+  const std::int64_t freq = f.at_least("moe_layer_freq", 1);
+  if (freq > 1) {
+    int moe = 0;
+    for (int i = m.moe.dense_layers; i < m.layers; ++i)
+      if (i % freq == 0) ++moe;
+    m.moe.listed_layers = moe;
+  }
+  m.moe.latent = f.integer("routed_expert_hidden_size", 0);
+  m.moe.latent_norm = m.moe.latent > 0 && f.boolean("latent_moe_use_norm", false);
+  m.attn_res_block_size = static_cast<int>(f.integer("attn_res_block_size", 0));
+  if (m.attn_res_block_size < 0)
+    throw Error(fmt::format("{}: attn_res_block_size must be positive (null: plain residuals), got {}", f.where(),
+                            m.attn_res_block_size));
+  // A draft module's shapes are not in the config: refused rather than left out silently.
+  if (f.integer("num_nextn_predict_layers", 0) != 0)
+    throw Error(fmt::format("{}: num_nextn_predict_layers {}: Kimi Linear's MTP module is not described by its "
+                            "config, servesim cannot count it",
+                            f.where(), f.integer("num_nextn_predict_layers", 0)));
+  // Moonshot's figures (Kimi K2's 32B, as read_deepseek): the LM head counted, the embedding not.
+  m.active_count = ModelSpec::ActiveCount::lm_head_only;
 }
 
 // Nemotron-H and Nemotron 3 (NemotronHConfig): each block is one mixer, named per block by

@@ -3,8 +3,8 @@
 // Qwen3MoeConfig, Qwen3NextConfig, Qwen3_5TextConfig, DeepseekV2Config, DeepseekV3Config,
 // NemotronConfig, NemotronHConfig, JambaConfig, GraniteMoeHybridConfig, GptOssConfig,
 // Gemma2Config, Gemma3TextConfig, Gemma4TextConfig, Llama4TextConfig, Glm4MoeConfig,
-// MiniMaxM2Config). A multimodal wrapper (Gemma 3/4, Llama 4, Qwen3-VL, Qwen3.5, Kimi-K2.5,
-// Mistral 3) is read through its text_config: servesim serves the language model, and says
+// MiniMaxM2Config, KimiLinearConfig). A multimodal wrapper (Gemma 3/4, Llama 4, Qwen3-VL, Qwen3.5,
+// Kimi-K2.5, Kimi K3, Mistral 3) is read through its text_config: servesim serves the language model, and says
 // so of the vision encoder it leaves out.
 //
 // The common fields are read here; what a family adds (experts, state layers, sparse
@@ -266,6 +266,7 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     case HfFamily::step3p7: read_step3p7(f, m); break;
     case HfFamily::mimo_v2: read_mimo_v2(f, m); break;
     case HfFamily::deepseek_v4: read_deepseek_v4(f, m); break;
+    case HfFamily::kimi_linear: read_kimi_linear(f, m); break;
   }
   // A mixture-of-experts family whose config names no experts (num_experts: 0, or the
   // field missing) would be priced as a dense model with the expert-sized FFN.

@@ -4,7 +4,8 @@
 //
 // Module names are matched by what they contain, as the families name them (transformers
 // and ModelOpt's checkpoints): "shared_expert" -> shared experts; "linear_attn", "mamba" and a
-// Nemotron-H mixer's in_proj / out_proj / conv1d -> state layers; "self_attn", "attn",
+// Nemotron-H mixer's in_proj / out_proj / conv1d -> state layers (and Kimi Linear's
+// "self_attn", its KDA mixers' name too); "self_attn", "attn",
 // q/k/v/o projections and DSA's "indexer" -> attention; "experts" -> routed experts; "mlp",
 // "feed_forward", gate/up/down projections -> dense MLP. The router ("gate", "router"),
 // norms, embeddings, the LM head (16-bit in servesim anyway), vision towers and MTP modules
@@ -124,10 +125,18 @@ struct Coverage {
     }
     const std::optional<TensorGroup> g = group_of(name);
     if (!g) return;
+    mark(*g, layer);
+    // Kimi Linear names its KDA mixers self_attn too (vLLM's KimiDecoderLayer.self_attn): such a
+    // name covers the state layers as well. Which numbered layer is KDA is not kept, so a
+    // layer-numbered name counts towards both groups' shares.
+    if (*g == TensorGroup::attention && m.state.kind == StateLayers::Kind::kda && has(to_lower(name), "self_attn"))
+      mark(TensorGroup::state_layers, layer);
+  }
+  void mark(TensorGroup g, std::optional<int> layer) {
     if (layer) {
-      layers[static_cast<int>(*g)].insert(*layer);
+      layers[static_cast<int>(g)].insert(*layer);
     } else {
-      all[static_cast<int>(*g)] = true;
+      all[static_cast<int>(g)] = true;
     }
   }
   // The share of group g's layers covered.

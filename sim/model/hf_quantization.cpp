@@ -135,11 +135,17 @@ CheckpointQuantization compressed_weights(const json& w, const std::string& name
     if (size <= 0)
       throw Error(fmt::format("{}: config_groups.{}.weights: strategy '{}' without a group_size > 0", where, name,
                               strategy));
-    // NVFP4: E4M3 scale per group; int groups: 16-bit scale, plus a zero point when asymmetric.
+    // NVFP4: E4M3 scale per group; MXFP4 (format mxfp4-pack-quantized, scale_dtype torch.uint8:
+    // Kimi K3) an E8M0 byte per group, the same size; int groups: 16-bit scale, plus a zero
+    // point when asymmetric.
     const bool symmetric = !w.contains("symmetric") || !w["symmetric"].is_boolean() || w["symmetric"].get<bool>();
+    const bool e8m0 = w.contains("scale_dtype") && w["scale_dtype"].is_string() &&
+                      w["scale_dtype"].get<std::string>() == "torch.uint8";
     const double scale = is_float ? 1.0 : 2.0 + (symmetric ? 0.0 : static_cast<double>(bits) / 8.0);
     c.groups = groups(fmt::format("{}, groups of {} ({})", kind, size,
-                                  is_float ? "fp8 e4m3 scale" : symmetric ? "16-bit scale" : "16-bit scale + zero point"),
+                                  is_float ? (e8m0 ? "e8m0 scale" : "fp8 e4m3 scale")
+                                  : symmetric ? "16-bit scale"
+                                              : "16-bit scale + zero point"),
                       size, scale);
   } else if (strategy == "block" && w.contains("block_structure") && w["block_structure"].is_array() &&
              w["block_structure"].size() == 2 && w["block_structure"][0].is_number_integer() &&

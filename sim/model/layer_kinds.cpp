@@ -11,6 +11,20 @@
 //   chunk_gated_delta_rule): per token the state read-out, the chunk's state update and the
 //   WY correction (6 dk dv), and the causal intra-chunk products Q K^T and K K^T (C/2 keys
 //   of 2 dk each) and their products with values (C/2 of 2 dv each): 2 C (dk + dv).
+// Kimi delta attention (KDA; Kimi Team, "Kimi Linear", arXiv 2510.26692; shapes from vLLM's
+//   KimiDeltaAttention, vllm/model_executor/layers/kda.py, and for the full-rank gate
+//   KimiK3DeltaAttention, vllm/models/kimi_k3/nvidia/kda.py, whose in_proj_qkvgfab fuses
+//   q, k, v, g (heads x head_dim each), f_a (head_dim) and b (heads)). P = heads x head_dim:
+//   q_proj, k_proj, v_proj: hidden -> P; f_a_proj: hidden -> head_dim, f_b_proj: head_dim -> P
+//   (the per-channel forget gate); b_proj: hidden -> heads (beta); the output gate g_proj
+//   hidden -> P (full rank) or g_a_proj hidden -> head_dim, g_b_proj head_dim -> P (Kimi
+//   Linear); three depthwise convs (q, k, v: 3 P channels, kernel short_conv_kernel_size, no
+//   bias); dt_bias (P) and A_log (heads); o_norm over head_dim; o_proj P -> hidden. State per
+//   head: head_dim x head_dim, fp32 in vLLM (MambaStateDtypeCalculator.kda_state_dtype), the
+//   three conv windows at the activations' precision. Work per token is counted as the gated
+//   delta rule's (below): the per-channel decay costs the same dk dv per head in decode; the
+//   chunked prefill's extra intra-chunk decay factors (the paper's section 3) are not counted,
+//   an approximation.
 // Mamba-2 (transformers' NemotronHMamba2Mixer; Dao & Gu, "Transformers are SSMs", 2024).
 //   d_inner = heads x head_dim, G N = groups x d_state: in_proj: hidden -> 2 d_inner + 2 G N
 //   + heads (z, x, B, C, dt); conv over x, B, C (d_inner + 2 G N channels, with bias when
@@ -38,6 +52,8 @@ std::int64_t StateLayers::in_proj_width() const {
   const std::int64_t kd = static_cast<std::int64_t>(key_heads) * key_dim;
   switch (kind) {
     case Kind::gated_delta: return 2 * kd + 2 * inner() + 2 * heads;
+    // q, k, v, f_a, b, and the gate (full rank, or its low-rank g_a)
+    case Kind::kda: return 2 * kd + inner() + head_dim + heads + (full_rank_gate ? inner() : head_dim);
     case Kind::mamba2: return 2 * inner() + 2 * kd + heads;
     case Kind::mamba1: return 2 * inner();
     case Kind::none: break;
@@ -46,6 +62,8 @@ std::int64_t StateLayers::in_proj_width() const {
 }
 
 std::int64_t StateLayers::mid_params() const {
+  // KDA: f_b_proj head_dim -> P, and g_b_proj head_dim -> P with the low-rank gate.
+  if (kind == Kind::kda) return (full_rank_gate ? 1 : 2) * static_cast<std::int64_t>(head_dim) * inner();
   if (kind != Kind::mamba1) return 0;
   return inner() * (dt_rank + 2LL * key_dim) + static_cast<std::int64_t>(dt_rank) * inner() + inner();
 }
@@ -53,7 +71,8 @@ std::int64_t StateLayers::mid_params() const {
 std::int64_t StateLayers::conv_channels() const {
   const std::int64_t kd = static_cast<std::int64_t>(key_heads) * key_dim;
   switch (kind) {
-    case Kind::gated_delta: return 2 * kd + inner();
+    case Kind::gated_delta:
+    case Kind::kda: return 2 * kd + inner();
     case Kind::mamba2: return inner() + 2 * kd;
     case Kind::mamba1: return inner();
     case Kind::none: break;
@@ -67,6 +86,7 @@ std::int64_t StateLayers::params_per_layer(std::int64_t hidden) const {
   std::int64_t small = 0;
   switch (kind) {
     case Kind::gated_delta: small = 2LL * heads + head_dim; break;   // dt_bias, A_log; norm over head_dim
+    case Kind::kda: small = inner() + heads + head_dim; break;       // dt_bias (per channel), A_log; o_norm
     case Kind::mamba2: small = 3LL * heads + inner(); break;         // dt_bias, A_log, D; norm over d_inner
     case Kind::mamba1: small = inner() * key_dim + inner() + dt_rank + 2LL * key_dim; break;  // A_log, D, dt/B/C norms
     case Kind::none: break;
@@ -77,6 +97,7 @@ std::int64_t StateLayers::params_per_layer(std::int64_t hidden) const {
 std::int64_t StateLayers::state_elements() const {
   switch (kind) {
     case Kind::gated_delta:
+    case Kind::kda:
     case Kind::mamba2: return static_cast<std::int64_t>(heads) * head_dim * key_dim;
     case Kind::mamba1: return inner() * key_dim;
     case Kind::none: break;
@@ -90,7 +111,8 @@ double StateLayers::prefill_flops_per_token() const {
   const double dk = key_dim, dv = head_dim, c = chunk, h = heads;
   const double conv = 2.0 * conv_kernel * static_cast<double>(conv_channels());
   switch (kind) {
-    case Kind::gated_delta: return h * (6.0 * dk * dv + 2.0 * c * (dk + dv)) + conv;
+    case Kind::gated_delta:
+    case Kind::kda: return h * (6.0 * dk * dv + 2.0 * c * (dk + dv)) + conv;
     case Kind::mamba2: return h * (4.0 * dv * dk + c * dv) + key_heads * c * dk + conv;
     case Kind::mamba1: return 9.0 * static_cast<double>(inner()) * dk + conv;
     case Kind::none: break;
@@ -102,7 +124,8 @@ double StateLayers::decode_flops_per_token() const {
   const double dk = key_dim, dv = head_dim, h = heads;
   const double conv = 2.0 * conv_kernel * static_cast<double>(conv_channels());
   switch (kind) {
-    case Kind::gated_delta: return h * 7.0 * dk * dv + conv;
+    case Kind::gated_delta:
+    case Kind::kda: return h * 7.0 * dk * dv + conv;
     case Kind::mamba2: return h * 6.0 * dv * dk + conv;
     case Kind::mamba1: return 9.0 * static_cast<double>(inner()) * dk + conv;
     case Kind::none: break;
@@ -113,6 +136,7 @@ double StateLayers::decode_flops_per_token() const {
 std::string StateLayers::kind_name() const {
   switch (kind) {
     case Kind::gated_delta: return "gated delta rule";
+    case Kind::kda: return "Kimi delta attention";
     case Kind::mamba2: return "Mamba-2";
     case Kind::mamba1: return "Mamba";
     case Kind::none: break;

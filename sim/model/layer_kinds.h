@@ -4,7 +4,9 @@
 //
 //   StateLayers    recurrent mixers in place of attention, whose per-sequence state is
 //                  constant in the context length:
-//                    gated delta rule (linear attention): Qwen3-Next, Qwen3.5, Kimi Linear;
+//                    gated delta rule (linear attention): Qwen3-Next, Qwen3.5;
+//                    Kimi delta attention (KDA, a gated delta rule with a per-channel decay):
+//                    Kimi Linear, Kimi K3;
 //                    Mamba-2 (SSD): Nemotron-H, Nemotron 3, Granite 4.0-H;
 //                    Mamba (selective scan): Jamba.
 //                  A sequence holds one state per layer (its recurrent matrix and the last
@@ -29,25 +31,28 @@
 namespace servesim {
 
 struct StateLayers {
-  enum class Kind { none, gated_delta, mamba2, mamba1 };
+  enum class Kind { none, gated_delta, kda, mamba2, mamba1 };
   Kind kind = Kind::none;
   int layers = 0;      // layers whose mixer is this kind
-  // gated delta: value heads and width; Mamba-2: SSM heads and head_dim; Mamba: 1 and d_inner
+  // gated delta, KDA: value heads and width; Mamba-2: SSM heads and head_dim; Mamba: 1 and d_inner
   int heads = 0;
   int head_dim = 0;
-  // gated delta: query/key heads and width; Mamba-2: groups (n_groups) and d_state; Mamba: 0 and d_state
+  // gated delta, KDA: query/key heads and width; Mamba-2: groups (n_groups) and d_state; Mamba: 0 and d_state
   int key_heads = 0;
   int key_dim = 0;
   int conv_kernel = 4;
   int dt_rank = 0;      // Mamba: rank of the time-step projection
   bool conv_bias = false;
-  int chunk = 64;       // prefill scan chunk (gated delta: FLA's 64; Mamba-2: chunk_size)
+  // KDA: the output gate is one full-rank projection hidden -> heads x head_dim (Kimi K3's
+  // linear_attn_config.use_full_rank_gate) instead of Kimi Linear's low-rank pair through head_dim.
+  bool full_rank_gate = false;
+  int chunk = 64;       // prefill scan chunk (gated delta, KDA: FLA's 64; Mamba-2: chunk_size)
   DType state_dtype = DType::bf16;  // the recurrent state's (mamba_ssm_cache_dtype); the conv state follows activations
 
   bool enabled() const { return kind != Kind::none && layers > 0; }
   std::int64_t inner() const { return static_cast<std::int64_t>(heads) * head_dim; }  // out_proj input
   std::int64_t in_proj_width() const;   // input projection outputs (from hidden)
-  std::int64_t mid_params() const;      // Mamba's x_proj + dt_proj (from inner); 0 otherwise
+  std::int64_t mid_params() const;      // Mamba's x_proj + dt_proj; KDA's up-projections from head_dim; 0 otherwise
   std::int64_t conv_channels() const;
   std::int64_t params_per_layer(std::int64_t hidden) const;  // projections, conv, small vectors (not the layer norm)
   std::int64_t state_elements() const;       // recurrent state per sequence and layer

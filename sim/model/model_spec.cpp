@@ -56,7 +56,9 @@ std::int64_t ModelSpec::attention_params_of(bool global) const {
     const std::int64_t kv_b = static_cast<std::int64_t>(mla.kv_lora_rank) * heads *
                               (mla.qk_nope_head_dim + mla.v_head_dim);
     const std::int64_t o = static_cast<std::int64_t>(heads) * mla.v_head_dim * hidden;
-    return q + kv_a + kv_b + o;
+    // Kimi K3's gated MLA: g_proj hidden -> heads x v_head_dim (vLLM's KimiMLAAttention).
+    const std::int64_t gate = attention_output_gate ? hidden * heads * mla.v_head_dim : 0;
+    return q + kv_a + kv_b + o + gate;
   }
   // Query width (doubled by an output gate), key and value widths of this kind of layer; o_proj
   // reads the heads' values (heads x the value width).
@@ -88,7 +90,7 @@ std::int64_t ModelSpec::moe_params_per_layer() const {
   const std::int64_t width = moe.latent > 0 ? moe.latent : hidden;
   return hidden * moe.num_experts + (moe.expert_bias ? moe.num_experts : 0) +
          moe.num_experts * expert_params(width, moe.expert_ffn, gated_mlp, moe.expert_bias) +
-         (moe.latent > 0 ? 2 * hidden * moe.latent : 0) +
+         (moe.latent > 0 ? 2 * hidden * moe.latent + (moe.latent_norm ? moe.latent : 0) : 0) +
          moe.shared_experts * expert_params(hidden, shared_ffn, gated_mlp);
 }
 
@@ -97,7 +99,7 @@ std::int64_t ModelSpec::moe_active_params_per_layer() const {
   const std::int64_t width = moe.latent > 0 ? moe.latent : hidden;
   return hidden * moe.num_experts + (moe.expert_bias ? moe.num_experts : 0) +
          moe.experts_per_token * expert_params(width, moe.expert_ffn, gated_mlp, moe.expert_bias) +
-         (moe.latent > 0 ? 2 * hidden * moe.latent : 0) +
+         (moe.latent > 0 ? 2 * hidden * moe.latent + (moe.latent_norm ? moe.latent : 0) : 0) +
          moe.shared_experts * expert_params(hidden, shared_ffn, gated_mlp);
 }
 
@@ -141,7 +143,7 @@ std::int64_t ModelSpec::total_params() const {
   return attention_params() + static_cast<std::int64_t>(state.enabled() ? state.layers : 0) * state.params_per_layer(hidden) +
          static_cast<std::int64_t>(dense_mlp_layers()) * dense_mlp_params_per_layer() +
          moe_layers() * moe_params_per_layer() + embedding_params() + norm_params() + hc_params() +
-         hash_table_params();
+         hash_table_params() + attn_res_params();
 }
 
 // Block: hc_attn_fn and hc_ffn_fn ((2 + h) h rows of h x hidden), their bases ((2 + h) h) and
@@ -156,6 +158,13 @@ std::int64_t ModelSpec::hc_params() const {
   if (hc_mult <= 0) return 0;
   const std::int64_t h = hc_mult;
   return static_cast<std::int64_t>(layers) * hc_params_per_layer() + h * h * hidden + h + 1;
+}
+
+// Per layer two RMSNorms and two hidden -> 1 projections (before attention and before the
+// MLP), and one of each before the final norm (vLLM's KimiLinearModel.output_attn_res_*).
+std::int64_t ModelSpec::attn_res_params() const {
+  if (attn_res_block_size <= 0) return 0;
+  return (4 * static_cast<std::int64_t>(layers) + 2) * hidden;
 }
 
 std::int64_t ModelSpec::hash_table_params() const {
@@ -186,7 +195,8 @@ std::int64_t ModelSpec::mtp_params() const {
 std::int64_t ModelSpec::active_params_all_tables() const {
   return attention_params() + static_cast<std::int64_t>(state.enabled() ? state.layers : 0) * state.params_per_layer(hidden) +
          static_cast<std::int64_t>(dense_mlp_layers()) * dense_mlp_params_per_layer() +
-         moe_layers() * moe_active_params_per_layer() + embedding_params() + norm_params() + hc_params();
+         moe_layers() * moe_active_params_per_layer() + embedding_params() + norm_params() + hc_params() +
+         attn_res_params();
 }
 
 std::int64_t ModelSpec::active_params() const {

@@ -30,6 +30,9 @@ struct MoeSpec {
   // Nemotron-3 Super's latent MoE: tokens are projected hidden -> latent before the routed
   // experts and back after (fc1/fc2_latent_proj), so the experts run at width `latent`. 0 = none.
   std::int64_t latent = 0;
+  // Kimi K3's latent MoE (latent_moe_use_norm): an RMSNorm of the latent width on the routed
+  // experts' output before the projection back (vLLM's KimiMoE.routed_expert_norm).
+  bool latent_norm = false;
   bool expert_bias = false;  // gpt-oss: biases on every expert's projections and on the router
   // DeepSeek-V4's first num_hash_layers MoE layers pick their experts from a table indexed by
   // the token id (Gate.tid2eid: vocab x top-k int32, inference/model.py) instead of the top
@@ -153,6 +156,14 @@ struct ModelSpec {
   // rows of hc_mult x hidden, fp32) reduces them to one, after it they are recombined. 0: a
   // plain residual.
   int hc_mult = 0;
+  // Attention residuals (Kimi K3's attn_res_block_size; vLLM's KimiDecoderLayer): before each
+  // sublayer the residual input is an attention over the outputs of the earlier blocks of
+  // attn_res_block_size layers, scored by an RMSNorm and a hidden -> 1 projection per sublayer
+  // (self_attention_res_norm / _proj, mlp_res_norm / _proj) and once more before the final
+  // norm (output_attn_res_norm / _proj). Its weights are counted; its work (elementwise, a
+  // few blocks of hidden per token) is not priced. 0: a plain residual.
+  int attn_res_block_size = 0;
+  std::int64_t attn_res_params() const;  // (4 per layer + 2) x hidden, or 0
   // Blocks with a softmax-attention mixer and blocks with an MLP (dense or MoE) when not every
   // layer has one: Nemotron-H's blocks are a single mixer or a single MLP each. -1: derived
   // (attention: the layers without a state mixer; MLP: every layer).
@@ -160,7 +171,9 @@ struct ModelSpec {
   int mlp_layer_count = -1;
   // Attention details of newer families:
   bool attention_sinks = false;   // gpt-oss: a learned sink logit per head (no KV, a few weights)
-  bool attention_output_gate = false;  // Qwen3-Next/3.5: q_proj also emits a sigmoid gate per query channel
+  // Qwen3-Next/3.5: q_proj also emits a sigmoid gate per query channel; with MLA (Kimi K3's
+  // mla_use_output_gate) a g_proj hidden -> heads x v_head_dim gates the heads' output.
+  bool attention_output_gate = false;
   bool attention_o_bias = false;  // gpt-oss: bias on o_proj too (qkv_bias covers q, k, v)
   // Gemma 4: the global (full-attention) layers have their own head width and KV heads, and
   // with attention_k_eq_v no v_proj (the keys' projection serves as values). 0: as the others.

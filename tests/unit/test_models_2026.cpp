@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -780,4 +781,205 @@ TEST_CASE("models 2026: wrappers and hybrids built from their documented fields"
     // KV only in the 4 attention layers: 4 x 2 x 8 x 64 x 2 bytes a token.
     CHECK(m.kv_bytes_per_token(DType::bf16) == 4.0 * 2 * 8 * 64 * 2);
   }
+}
+
+TEST_CASE("models 2026: Kimi K3", "[hf][models2026][kimi-linear]") {
+  // moonshotai/Kimi-K3 (KimiK3ForConditionalGeneration): a KimiLinearForCausalLM text model
+  // beside a ViT. Shapes as vLLM builds them (read_kimi_linear, layer_kinds.cpp's KDA).
+  // Published: "2.8 trillion parameters" (Moonshot's model description, as on the Hugging Face
+  // hub and API providers' model pages); "104 billion activated" (quoted from Kimi's model
+  // docs, kimi.com/code/docs, by third parties; not read at the source). Which tables the
+  // 104B counts is not said; the LM head without the embedding fits (Kimi K2's convention).
+  const ModelSpec m = load("kimi-k3");
+  CHECK(m.architecture == "KimiK3ForConditionalGeneration");
+  CHECK(m.layers == 93);
+  CHECK(m.hidden == 7168);
+  CHECK(m.state.kind == StateLayers::Kind::kda);
+  CHECK(m.state.layers == 69);  // kda_layers
+  CHECK(m.attention_layers() == 24);  // full_attn_layers: MLA
+  CHECK(m.state.heads == 96);
+  CHECK(m.state.head_dim == 128);
+  CHECK(m.state.conv_kernel == 4);
+  CHECK(m.state.full_rank_gate);
+  CHECK(m.mla.q_lora_rank == 1536);
+  CHECK(m.mla.kv_lora_rank == 512);
+  CHECK(m.attention_output_gate);  // mla_use_output_gate
+  CHECK(m.gated_mlp);              // hidden_act situ: SituAndMul, gated
+  CHECK(m.moe.num_experts == 896);
+  CHECK(m.moe.experts_per_token == 16);
+  CHECK(m.moe.shared_experts == 2);
+  CHECK(m.moe.latent == 3584);
+  CHECK(m.moe.latent_norm);
+  CHECK(m.moe_layers() == 92);
+  CHECK(m.dense_mlp_layers() == 1);
+  CHECK(m.ffn == 33792);
+  CHECK(m.attn_res_block_size == 12);
+  CHECK(m.mtp_layers == 0);
+  CHECK_FALSE(m.tied_embeddings);
+
+  // One KDA layer, P = 96 x 128 = 12,288: q, k, v and the full-rank gate 4 x 7168 x P, f_a 7168 x
+  // 128, b 7168 x 96; f_b 128 x P; convs 3 x P x 4; dt_bias P, A_log 96, o_norm 128; o_proj P x 7168:
+  // 7168 x (49,152 + 128 + 96) + 1,572,864 + 147,456 + 12,512 + 88,080,384 = 443,740,384.
+  const std::int64_t P = 96LL * 128;
+  const std::int64_t kda = 7168LL * (4 * P + 128 + 96) + 128LL * P + 3LL * P * 4 + (P + 96 + 128) + P * 7168;
+  CHECK(kda == 443740384);
+  CHECK(m.state.params_per_layer(m.hidden) == kda);
+  // One MLA layer: q_a 7168 x 1536 + norm 1536 + q_b 1536 x 96 x 192; kv_a 7168 x 576 + norm 512;
+  // kv_b 512 x 96 x 256; o 96 x 128 x 7168; g_proj 7168 x 96 x 128: 232,196,096.
+  const std::int64_t mla = 7168LL * 1536 + 1536 + 1536LL * 96 * 192 + 7168LL * 576 + 512 + 512LL * 96 * 256 +
+                           96LL * 128 * 7168 + 7168LL * 96 * 128;
+  CHECK(mla == 232196096);
+  CHECK(m.attention_params_per_layer() == mla);
+  // An MoE layer: router 7168 x 896; 896 experts of 3 x 3584 x 3072 (at the latent width); the
+  // latent projections 2 x 7168 x 3584 and norm 3584; two shared experts of 3 x 7168 x 3072.
+  const std::int64_t expert = 3LL * 3584 * 3072, router = 7168LL * 896;
+  const std::int64_t latent = 2LL * 7168 * 3584 + 3584, shared = 2LL * 3 * 7168 * 3072;
+  CHECK(m.moe_params_per_layer() == router + 896 * expert + latent + shared);
+  CHECK(m.moe_active_params_per_layer() == router + 16 * expert + latent + shared);
+  // The dense layer 3 x 7168 x 33792; tables 2 x 163840 x 7168; norms (2 x 93 + 1) x 7168;
+  // attention residuals (4 x 93 + 2) x 7168.
+  const std::int64_t dense = 3LL * 7168 * 33792, tables = 2LL * 163840 * 7168;
+  const std::int64_t norms = (2LL * 93 + 1) * 7168, attn_res = (4LL * 93 + 2) * 7168;
+  CHECK(m.attn_res_params() == attn_res);
+  const std::int64_t rest = 69 * kda + 24 * mla + dense + tables + norms + attn_res;
+  const std::int64_t total = rest + 92 * (router + 896 * expert + latent + shared);
+  const std::int64_t active = rest + 92 * (router + 16 * expert + latent + shared) - 163840LL * 7168;
+  CHECK(m.total_params() == total);    // 2,779,484,393,568 (the routed experts 2.72T of it)
+  CHECK(m.active_params() == active);  // 104,189,530,208: the LM head counted, the embedding not
+  CHECK(m.active_count == ModelSpec::ActiveCount::lm_head_only);
+  CHECK(within(billions(m.total_params()), 2800.0, 0.02));  // -0.73%
+  CHECK(within(billions(m.active_params()), 104.0, 0.02));  // +0.18% (both tables: 105.36B; neither: 103.02B)
+
+  // KV per token: 24 MLA layers of 512 + 64 (bf16): 24 x 576 x 2 = 27,648 B. State per sequence:
+  // 69 KDA layers of 96 heads x 128 x 128 fp32 (6,291,456 B) and three conv windows of P x 3 at
+  // the activations' bf16 (221,184 B): 69 x 6,512,640 = 449,372,160 B, whatever the context.
+  CHECK(m.kv_bytes_per_token(DType::bf16) == 24.0 * 576 * 2);
+  CHECK(m.state.state_dtype == DType::fp32);
+  CHECK(m.state_bytes_per_sequence(DType::bf16) == 69.0 * (96.0 * 128 * 128 * 4 + 3.0 * P * 3 * 2));
+
+  // The checkpoint: compressed-tensors MXFP4 (4-bit floats, groups of 32 with a one-byte scale)
+  // on every Linear but those ignored: self_attn (MLA and KDA), shared experts, dense MLPs, the
+  // head and the vision tower. The routed experts alone are MXFP4.
+  CHECK(m.checkpoint.present);
+  CHECK(m.native_dtype == DType::fp4);
+  CHECK(m.weight_element_bytes(m.native_dtype, TensorGroup::experts) == 0.5 + 1.0 / 32);
+  for (const TensorGroup g : {TensorGroup::attention, TensorGroup::state_layers, TensorGroup::shared_experts,
+                              TensorGroup::dense_mlp}) {
+    INFO(tensor_group_name(g));
+    CHECK(m.weight_element_bytes(m.native_dtype, g) == 2.0);
+  }
+  // The vision tower (27 blocks of 1024, MLP 4096, patches of 14), estimated and left out as for
+  // Kimi-K2.5: 27 x (4 x 1024^2 + 2 x 1024 x 4096) + 3 x 14^2 x 1024 = 340,340,736.
+  CHECK(m.vision_params_estimate == 340340736);
+}
+
+TEST_CASE("models 2026: Kimi-Linear-48B-A3B, a bare Kimi Linear config, and bad layer lists",
+          "[hf][models2026][kimi-linear]") {
+  // moonshotai/Kimi-Linear-48B-A3B-Instruct's config.json fields, as reproduced with its
+  // safetensors listing in a public model-info report (no vendored copy of the file was found
+  // for a fixture). Kimi Linear's options: the low-rank output gate (no use_full_rank_gate),
+  // queries from hidden (q_lora_rank null), no latent MoE, plain residuals, silu.
+  // Published: 48B total, 3B activated (Kimi Team, "Kimi Linear: An Expressive, Efficient
+  // Attention Architecture", arXiv 2510.26692); the report's safetensors hold 49,122,681,728.
+  std::vector<int> kda_layers;
+  for (int i = 1; i <= 26; ++i)
+    if (i % 4 != 0) kda_layers.push_back(i);
+  nlohmann::json j = {
+      {"architectures", {"KimiLinearForCausalLM"}}, {"model_type", "kimi_linear"}, {"dtype", "bfloat16"},
+      {"first_k_dense_replace", 1}, {"head_dim", 72}, {"hidden_act", "silu"}, {"hidden_size", 2304},
+      {"intermediate_size", 9216}, {"kv_lora_rank", 512},
+      {"linear_attn_config",
+       {{"full_attn_layers", {4, 8, 12, 16, 20, 24, 27}}, {"head_dim", 128}, {"kda_layers", kda_layers},
+        {"num_heads", 32}, {"short_conv_kernel_size", 4}}},
+      {"mla_use_nope", true}, {"model_max_length", 1048576}, {"moe_intermediate_size", 1024},
+      {"moe_layer_freq", 1}, {"num_attention_heads", 32}, {"num_experts", 256}, {"num_experts_per_token", 8},
+      {"num_hidden_layers", 27}, {"num_key_value_heads", 32}, {"num_nextn_predict_layers", 0},
+      {"num_shared_experts", 1}, {"q_lora_rank", nullptr}, {"qk_nope_head_dim", 128}, {"qk_rope_head_dim", 64},
+      {"tie_word_embeddings", false}, {"v_head_dim", 128}, {"vocab_size", 163840}};
+  const ModelSpec m = load_edited(j, "kimi-linear");
+  CHECK(m.architecture == "KimiLinearForCausalLM");
+  CHECK(m.state.kind == StateLayers::Kind::kda);
+  CHECK(m.state.layers == 20);
+  CHECK(m.attention_layers() == 7);
+  CHECK_FALSE(m.state.full_rank_gate);
+  CHECK_FALSE(m.attention_output_gate);
+  CHECK(m.moe.latent == 0);
+  CHECK(m.attn_res_params() == 0);
+  // A KDA layer, P = 32 x 128 = 4,096: q, k, v 3 x 2304 x P, f_a and g_a 2 x 2304 x 128, b 2304 x
+  // 32; f_b and g_b 2 x 128 x P; convs 3 x P x 4; dt_bias P, A_log 32, o_norm 128; o_proj P x 2304
+  // (the report's tensors of layer 0: the same 39,514,272).
+  const std::int64_t P = 4096;
+  const std::int64_t kda = 2304LL * (3 * P + 128 + 32 + 128) + 2LL * 128 * P + 3 * P * 4 + (P + 32 + 128) + P * 2304;
+  CHECK(kda == 39514272);
+  CHECK(m.state.params_per_layer(m.hidden) == kda);
+  // An MLA layer: q_proj 2304 x 32 x 192; kv_a 2304 x 576 + norm 512; kv_b 512 x 32 x 256; o 32 x
+  // 128 x 2304.
+  const std::int64_t mla = 2304LL * 32 * 192 + 2304LL * 576 + 512 + 512LL * 32 * 256 + 32LL * 128 * 2304;
+  CHECK(m.attention_params_per_layer() == mla);
+  // MoE on layers 1..26: router 2304 x 256, 256 experts and the shared one of 3 x 2304 x 1024; the
+  // dense layer 3 x 2304 x 9216; tables 2 x 163840 x 2304; norms (2 x 27 + 1) x 2304.
+  const std::int64_t expert = 3LL * 2304 * 1024, router = 2304LL * 256;
+  const std::int64_t rest = 20 * kda + 7 * mla + 3LL * 2304 * 9216 + 2LL * 163840 * 2304 + 55LL * 2304;
+  CHECK(m.total_params() == rest + 26 * (router + 257 * expert));  // 49,122,675,072
+  // The checkpoint's 49,122,681,728 less the routers' e_score_correction_bias (26 x 256), which
+  // servesim does not count (as for DeepSeek-V3's).
+  CHECK(m.total_params() == 49122681728LL - 26 * 256);
+  CHECK(m.active_params() == rest + 26 * (router + 9 * expert) - 163840LL * 2304);  // 3,106,965,888
+  // Against the paper's rounded 48B / 3B: +2.3% and +3.6% (both tables 3.48B, neither 2.73B): the
+  // names round down; not asserted within 2%.
+  CHECK(within(billions(m.total_params()), 48.0, 0.03));
+  CHECK(within(billions(m.active_params()), 3.0, 0.04));
+  // KV per token: 7 MLA layers x 576 x 2 B = 8,064 B; state per sequence: 20 x (32 x 128 x 128 x 4 +
+  // 3 x P x 3 x 2) = 43,417,600 B (fp32 recurrent state, bf16 conv windows).
+  CHECK(m.kv_bytes_per_token(DType::bf16) == 7.0 * 576 * 2);
+  CHECK(m.state_bytes_per_sequence(DType::bf16) == 20.0 * (32.0 * 128 * 128 * 4 + 3.0 * P * 3 * 2));
+
+  SECTION("without linear_attn_config every layer is MLA") {
+    j.erase("linear_attn_config");
+    const ModelSpec all = load_edited(j, "kimi-linear-mla");
+    CHECK_FALSE(all.state.enabled());
+    CHECK(all.attention_layers() == 27);
+  }
+  SECTION("a layer listed twice, missing or out of range is refused") {
+    j["linear_attn_config"]["full_attn_layers"] = {3, 4, 8, 12, 16, 20, 24, 27};
+    CHECK_THAT(error_of([&] { load_edited(j, "kimi-linear-dup"); }), Contains("each listed once"));
+    j["linear_attn_config"]["full_attn_layers"] = {4, 8, 12, 16, 20, 24};
+    CHECK_THAT(error_of([&] { load_edited(j, "kimi-linear-missing"); }), Contains("which mixer the others have"));
+    j["linear_attn_config"]["full_attn_layers"] = {4, 8, 12, 16, 20, 24, 28};
+    CHECK_THAT(error_of([&] { load_edited(j, "kimi-linear-range"); }), Contains("numbered 1..27"));
+  }
+  SECTION("an MTP module is refused, its shapes not being in the config") {
+    j["num_nextn_predict_layers"] = 1;
+    CHECK_THAT(error_of([&] { load_edited(j, "kimi-linear-mtp"); }), Contains("MTP"));
+  }
+  SECTION("an activation servesim does not read is refused") {
+    j["hidden_act"] = "gelu";
+    CHECK_THAT(error_of([&] { load_edited(j, "kimi-linear-act"); }), Contains("hidden_act 'gelu'"));
+  }
+}
+
+TEST_CASE("models 2026: Kimi K3's weights per GPU", "[hf][models2026][kimi-linear][cost]") {
+  // tp 16 at the checkpoint's precision: MLA on its 24 attention layers only (not on every
+  // layer, as for DeepSeek), the 69 KDA layers, the dense layer (bf16, all split over tp), the
+  // 92 MoE layers at the experts' MXFP4 0.53125 B a weight, the tables split over tp (bf16), the
+  // norms and attention-residual weights whole (bf16). The MoE layer's shared experts, router and
+  // latent projections are stored bf16 but charged here at the experts' bytes, as the memory
+  // plan does for every MoE (an underestimate of 92 x (132.1M + 51.4M + 6.4M) x (2 - 0.53125) B
+  // = 25.7 GB over the model, 1.6 GB per GPU at tp 16).
+  const ModelSpec m = load("kimi-k3");
+  PrecisionSpec p;
+  p.weights = DType::fp4;
+  p.activations = DType::bf16;
+  p.kv_cache = DType::bf16;
+  Parallelism par;
+  par.tp = 16;
+  const GpuSpec gpu = load_gpu("b200");
+  const CostModel cost(gpu, m, resolve_precision(p, gpu), par);
+  const double tp = 16.0;
+  const double expected = 24.0 * static_cast<double>(m.attention_params_per_layer()) / tp * 2.0 +
+                          69.0 * static_cast<double>(m.state.params_per_layer(m.hidden)) / tp * 2.0 +
+                          3.0 * 7168 * 33792 / tp * 2.0 +
+                          92.0 * static_cast<double>(m.moe_params_per_layer()) / tp * (0.5 + 1.0 / 32) +
+                          2.0 * 163840 * 7168 / tp * 2.0 + (2.0 * 93 + 1) * 7168 * 2.0 + (4.0 * 93 + 2) * 7168 * 2.0;
+  CHECK(weight_bytes_per_gpu(m, cost.precision(), par) == Approx(expected).epsilon(1e-12));  // about 95.9 GB
 }

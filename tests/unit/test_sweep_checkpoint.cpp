@@ -22,6 +22,7 @@
 #include "config/scenario_reader.h"
 #include "util/error.h"
 #include "util/interrupt.h"
+#include "util/output_target.h"
 
 using namespace servesim;
 using namespace servesim::planning;
@@ -47,8 +48,12 @@ std::vector<SweepAxis> axes() {
   return {parse_vary("workload.arrival.rate=2,6"), parse_vary("engine.max_num_seqs=32,64")};
 }
 
-// The flag is global: reset it whatever happens in a test.
+// The flag is global: reset it whatever happens in a test. Each test stands for one command,
+// so it also starts with no recorded inputs: the set (util/output_target.h) holds files by
+// (device, inode), and a temporary file an earlier test read and removed may hand its inode
+// to this test's .partial, which would then be refused as an input.
 struct InterruptReset {
+  InterruptReset() { forget_input_files(); }
   ~InterruptReset() { request_interrupt(false); }
 };
 
