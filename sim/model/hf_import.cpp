@@ -266,6 +266,7 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     case HfFamily::step3p7: read_step3p7(f, m); break;
     case HfFamily::mimo_v2: read_mimo_v2(f, m); break;
     case HfFamily::deepseek_v4: read_deepseek_v4(f, m); break;
+    case HfFamily::minimax_m3: read_minimax_m3(f, m); break;
   }
   // A mixture-of-experts family whose config names no experts (num_experts: 0, or the
   // field missing) would be priced as a dense model with the expert-sized FFN.

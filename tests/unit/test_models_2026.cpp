@@ -781,3 +781,174 @@ TEST_CASE("models 2026: wrappers and hybrids built from their documented fields"
     CHECK(m.kv_bytes_per_token(DType::bf16) == 4.0 * 2 * 8 * 64 * 2);
   }
 }
+
+TEST_CASE("models 2026: MiniMax-M3", "[hf][models2026][minimax-m3]") {
+  // MiniMax, MiniMax-M3 model card (huggingface.co/MiniMaxAI/MiniMax-M3, "Model Details"): "Total
+  // Parameters ~428B", "Activated Parameters ~23B", "Experts 128 (4 active per token)", "Layers 60".
+  // The card's model is the multimodal checkpoint (its vision tower and projector are not in
+  // this text config); MiniMax's active figures count neither table (its M2's, model_spec.h).
+  const ModelSpec m = load("minimax-m3");
+  CHECK(m.layers == 60);
+  CHECK(m.heads == 64);
+  CHECK(m.kv_heads == 4);
+  CHECK(m.head_dim == 128);
+  CHECK(m.gated_mlp);  // swigluoai: a clamped SwiGLU with gate, up and down projections
+  CHECK_FALSE(m.qkv_bias);
+  CHECK_FALSE(m.tied_embeddings);
+  // MSA on the 57 layers sparse_attention_freq marks (3-59): 16 blocks of 128 tokens = 2,048 keys.
+  CHECK(m.local.kind == LocalAttention::Kind::topk);
+  CHECK(m.local.span == 2048);
+  CHECK(m.local.layers == 57);
+  CHECK(m.global_attention_layers() == 3);
+  CHECK(m.indexer.heads == 4);
+  CHECK(m.indexer.head_dim == 128);
+  CHECK(m.indexer.block == 128);
+  CHECK(m.indexer.selected() == 16);
+  CHECK_FALSE(m.indexer.head_weights);
+  CHECK_FALSE(m.indexer.key_fp8);
+  CHECK(m.indexer_layers() == 57);
+  // moe_layer_freq: 3 dense layers of dense_intermediate_size 12288, then 57 MoE layers.
+  CHECK(m.ffn == 12288);
+  CHECK(m.moe.num_experts == 128);
+  CHECK(m.moe.experts_per_token == 4);
+  CHECK(m.moe.expert_ffn == 3072);
+  CHECK(m.moe.shared_experts == 1);
+  CHECK(m.moe.shared_expert_ffn == 3072);
+  CHECK(m.moe.dense_layers == 3);
+  CHECK(m.moe_layers() == 57);
+  CHECK(m.dense_mlp_layers() == 3);
+  CHECK(m.mtp_layers == 0);  // num_mtp_modules 7, num_nextn_predict_layers 1: shapes not given, not counted
+  CHECK_FALSE(m.checkpoint.present);  // no quantization_config: a bf16 checkpoint
+
+  // An attention layer: q 6144 x 64 x 128, k and v 6144 x 4 x 128 each, o 64 x 128 x 6144:
+  // 6144 x (8192 + 512 + 512) + 8192 x 6144 = 106,954,752.
+  const std::int64_t attention = 6144LL * (8192 + 512 + 512) + 8192LL * 6144;
+  CHECK(m.attention_params_of(true) == attention);
+  CHECK(m.attention_params_of(false) == attention);
+  // The index branch of a sparse layer: index_q_proj 6144 x 4 x 128, index_k_proj 6144 x 128 and
+  // two RMSNorms of 128, no head weights: 3,145,728 + 786,432 + 256 = 3,932,416.
+  const std::int64_t index = 6144LL * 512 + 6144LL * 128 + 2 * 128;
+  CHECK(m.indexer.params_per_layer(m.hidden, m.mla.q_lora_rank) == index);
+  CHECK(m.attention_params() == 60 * attention + 57 * index);  // 6,641,432,832
+  // A dense layer 3 x 6144 x 12288; an expert (and the shared one) 3 x 6144 x 3072; the router 6144 x 128.
+  const std::int64_t dense = 3LL * 6144 * 12288, expert = 3LL * 6144 * 3072, router = 6144LL * 128;
+  CHECK(m.moe_params_per_layer() == router + 128 * expert + expert);  // 7,305,166,848
+  const std::int64_t tables = 2LL * 200064 * 6144, norms = (2LL * 60 + 1) * 6144;
+  const std::int64_t layers = 60 * attention + 57 * index + 3 * dense;
+  CHECK(m.total_params() == layers + 57 * (router + 129 * expert) + tables + norms);  // 426,174,550,272
+  CHECK(m.active_params() == layers + 57 * (router + 5 * expert) + norms);            // 23,504,064,768
+  CHECK(m.active_params_all_tables() == m.active_params() + tables);                   // 25,962,451,200
+  CHECK(m.active_count == ModelSpec::ActiveCount::no_tables);
+  // 426.17B against "~428B": -0.43% (the card's checkpoint also holds the vision tower, about
+  // 0.6B by vision_config's shapes, which this text config leaves out).
+  CHECK(within(billions(m.total_params()), 428.0, 0.02));
+  // 23.50B against "~23B": +2.2%. The card rounds to the billion ("~"), and no finer split is
+  // published; the LM head counted would give 24.73B (+7.5%), both tables 25.96B (+12.9%), so
+  // the no-tables count is the one that fits. Checked at 3%, not made to fit 2%.
+  CHECK(within(billions(m.active_params()), 23.0, 0.03));
+
+  // KV per token: every layer caches 4 x (128 + 128) (bf16: 2 B): 60 x 1,024 x 2 = 122,880 B;
+  // each sparse layer also caches one 128-wide index key at 16 bits: 57 x 256 = 14,592 B, at any
+  // KV precision. bf16 137,472 B; fp8 61,440 + 14,592 = 76,032 B.
+  CHECK(m.kv_bytes_per_token(DType::bf16) == 60.0 * 1024 * 2 + 57.0 * 256);
+  CHECK(m.kv_bytes_per_token(DType::fp8) == 60.0 * 1024 + 57.0 * 256);
+}
+
+TEST_CASE("models 2026: MiniMax-M3's block-sparse attention in the cost model", "[hf][models2026][minimax-m3][cost]") {
+  const ModelSpec m = load("minimax-m3");
+  ResolvedPrecision bf16;
+  const CostModel cost(load_gpu("h200-sxm"), m, bf16, Parallelism{});
+  auto decode_op = [&](std::int64_t ctx, const char* name) {
+    BatchSummary b = cost.batch();
+    b.add(SeqWork{1, ctx - 1, true});  // the new token at position ctx
+    for (const OpCost& o : cost.breakdown(b).ops)
+      if (std::string(o.name) == name) return o;
+    FAIL("no op " << name);
+    return OpCost{};
+  };
+  for (const std::int64_t p : {std::int64_t{8192}, std::int64_t{131072}}) {
+    INFO(p);
+    // The index scores every earlier key on the 57 sparse layers: 2 x 4 heads x 128 FLOPs a key
+    // (16-bit, not fp8), p keys of 256 B read.
+    const OpCost ix = decode_op(p, "dsa_indexer_decode");
+    CHECK_FALSE(ix.fp8_math);
+    CHECK(ix.flops == Approx(2.0 * 4 * 128 * p * 57).epsilon(1e-12));
+    CHECK(ix.kv_bytes == Approx(256.0 * p * 57).epsilon(1e-12));
+    // Sixteen indices (4 B each) written, not 2,048, beside the 4 x 128 query: (512 x 2 + 64) B a layer.
+    CHECK(ix.activation_bytes == Approx((4.0 * 128 * 2 + 4.0 * 16) * 57).epsilon(1e-12));
+    // The attention: the 3 full layers read all p keys, the 57 sparse ones 16 x 128 = 2,048;
+    // 2 x 64 heads x (128 + 128) FLOPs a key.
+    const OpCost a = decode_op(p, "attention_decode");
+    CHECK(a.flops == Approx(2.0 * 64 * 256 * (3.0 * p + 57.0 * 2048)).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("models 2026: MiniMax-M3 shapes servesim cannot price are refused", "[hf][models2026][minimax-m3]") {
+  const nlohmann::json base = read_hf_json_file(fixture("minimax-m3/config.json"));
+  {
+    nlohmann::json j = base;
+    j["sparse_attention_config"]["sparse_disable_index_value"][10] = 0;
+    const std::string e = error_of([&] { load_edited(j, "m3-index-value"); });
+    CHECK_THAT(e, Contains("sparse layer 10 keeps the index value branch"));
+  }
+  {
+    nlohmann::json j = base;
+    j["sparse_attention_config"]["sparse_init_block"] = 1;
+    CHECK_THAT(error_of([&] { load_edited(j, "m3-init-block"); }), Contains("sparse_init_block 1"));
+  }
+  {
+    nlohmann::json j = base;
+    j["attention_output_gate"] = true;
+    CHECK_THAT(error_of([&] { load_edited(j, "m3-gate"); }), Contains("attention_output_gate true"));
+  }
+  {
+    nlohmann::json j = base;
+    j["moe_intermediate_size"] = 1536;
+    CHECK_THAT(error_of([&] { load_edited(j, "m3-moe-ffn"); }), Contains("moe_intermediate_size 1536 differs"));
+  }
+  {
+    nlohmann::json j = base;
+    j["first_k_dense_replace"] = 4;
+    CHECK_THAT(error_of([&] { load_edited(j, "m3-dense"); }), Contains("first_k_dense_replace 4 disagrees"));
+  }
+  {
+    nlohmann::json j = base;
+    j["sparse_attention_config"]["sparse_attention_freq"].erase(0);
+    CHECK_THAT(error_of([&] { load_edited(j, "m3-freq"); }), Contains("sparse_attention_freq lists 59 layers"));
+  }
+  {
+    // Sparse attention off: every layer attends to the whole context, no index branch.
+    nlohmann::json j = base;
+    j["sparse_attention_config"]["use_sparse_attention"] = false;
+    const ModelSpec m = load_edited(j, "m3-dense-attention");
+    CHECK_FALSE(m.local.enabled());
+    CHECK_FALSE(m.indexer.enabled());
+    CHECK(m.total_params() == load("minimax-m3").total_params() - 57LL * (6144 * 512 + 6144 * 128 + 256));
+  }
+}
+
+TEST_CASE("models 2026: MiniMax-M3 NVFP4 (NVIDIA's MXFP8 / NVFP4 re-export)", "[hf][models2026][minimax-m3]") {
+  // A MiniMaxM3SparseForConditionalGeneration wrapper whose text_config is the same text model
+  // (it leaves out first_k_dense_replace and moe_intermediate_size, which moe_layer_freq and
+  // intermediate_size give): the same shapes and counts as minimax-m3.
+  const ModelSpec m = load("minimax-m3-nvfp4");
+  const ModelSpec base = load("minimax-m3");
+  CHECK(m.architecture == "MiniMaxM3SparseForConditionalGeneration");
+  CHECK(m.total_params() == base.total_params());
+  CHECK(m.active_params() == base.active_params());
+  CHECK(m.kv_bytes_per_token(DType::bf16) == base.kv_bytes_per_token(DType::bf16));
+  CHECK(m.local.layers == 57);
+  CHECK(m.moe_layers() == 57);
+  CHECK(m.vision_params_estimate > 0);  // its vision_config: said, not counted
+  // hf_quant_config.json (ModelOpt MIXED_PRECISION): the routed experts NVFP4 (groups of 16, an
+  // E4M3 scale: 0.5 + 1/16 B a weight), the attention (with index_q_proj / index_k_proj), the
+  // dense MLPs and the shared experts MXFP8 (an E8M0 scale per 32: 1 + 1/32 B); the routers,
+  // embedding and head left out. The experts are the largest group: native fp4.
+  CHECK(m.checkpoint.present);
+  CHECK(m.native_dtype == DType::fp4);
+  CHECK(m.checkpoint.bytes(TensorGroup::experts) == Approx(0.5 + 1.0 / 16));
+  CHECK(m.checkpoint.bytes(TensorGroup::attention) == Approx(1.0 + 1.0 / 32));
+  CHECK(m.checkpoint.bytes(TensorGroup::dense_mlp) == Approx(1.0 + 1.0 / 32));
+  CHECK(m.checkpoint.bytes(TensorGroup::shared_experts) == Approx(1.0 + 1.0 / 32));
+  CHECK_FALSE(m.checkpoint.has_kv_cache);  // kv_cache_quant_algo null
+}
