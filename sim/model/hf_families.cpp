@@ -62,6 +62,7 @@ const std::map<std::string, HfFamily>& by_architecture() {
       {"MiniMaxM3ForCausalLM", HfFamily::minimax_m3},
       {"MiniMaxM3SparseForCausalLM", HfFamily::minimax_m3},
       {"MiniMaxM3SparseForConditionalGeneration", HfFamily::minimax_m3},
+      {"MiMoForCausalLM", HfFamily::mimo},
   };
   return m;
 }
@@ -84,6 +85,7 @@ const std::map<std::string, HfFamily>& by_model_type() {
       {"step3p7", HfFamily::step3p7},      {"mimo_v2_flash", HfFamily::mimo_v2},
       {"deepseek_v4", HfFamily::deepseek_v4},
       {"minimax_m3", HfFamily::minimax_m3}, {"minimax_m3_vl", HfFamily::minimax_m3},
+      {"mimo", HfFamily::mimo},
   };
   return m;
 }
@@ -657,6 +659,18 @@ void read_minimax_m3(const JsonFields& f, ModelSpec& m) {
   const std::int64_t mtp = std::max(f.integer("num_mtp_modules", 0), f.integer("num_nextn_predict_layers", 0));
   if (mtp < 0) throw Error(fmt::format("{}: num_mtp_modules must be >= 0, got {}", w, mtp));
   m.active_count = ModelSpec::ActiveCount::no_tables;
+}
+
+// MiMo-7B (MiMoForCausalLM; XiaomiMiMo's modeling_mimo.py): a Qwen2 decoder (q/k/v biases,
+// attention_bias) with num_nextn_predict_layers MTP layers (MiMoMTPLayers): a Qwen2 attention
+// and MLP of the main layers' shapes, input_proj (2 hidden -> hidden, no bias) and five
+// RMSNorms (input, post-attention, token, hidden, final), sharing the model's embedding and
+// LM head. servesim's mtp_params() counts that module exactly (its 5 hidden of norms, no tables).
+void read_mimo(const JsonFields& f, ModelSpec& m) {
+  m.mtp_layers = static_cast<int>(f.integer("num_nextn_predict_layers", 0));
+  if (m.mtp_layers < 0)
+    throw Error(fmt::format("{}: num_nextn_predict_layers must be >= 0, got {}", f.where(), m.mtp_layers));
+  m.mtp_own_tables = false;
 }
 
 }  // namespace servesim

@@ -118,7 +118,7 @@ void read_local_attention(const JsonFields& f, HfFamily family, const std::strin
       }
     } else if (family == HfFamily::gpt_oss) {
       local.layers = m.layers / 2;  // layers 0, 2, 4, ... (GptOssConfig's default layer_types)
-    } else if (arch.rfind("Qwen", 0) == 0) {
+    } else if (arch.rfind("Qwen", 0) == 0 || family == HfFamily::mimo) {  // MiMo-7B is a Qwen2 decoder
       // Qwen2/3: layers from max_window_layers on use the window (transformers' Qwen2Attention).
       const std::int64_t full = f.integer("max_window_layers", 28);
       if (full < 0 || full > m.layers)
@@ -267,6 +267,7 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     case HfFamily::mimo_v2: read_mimo_v2(f, m); break;
     case HfFamily::deepseek_v4: read_deepseek_v4(f, m); break;
     case HfFamily::minimax_m3: read_minimax_m3(f, m); break;
+    case HfFamily::mimo: read_mimo(f, m); break;
   }
   // A mixture-of-experts family whose config names no experts (num_experts: 0, or the
   // field missing) would be priced as a dense model with the expert-sized FFN.

@@ -927,6 +927,38 @@ TEST_CASE("models 2026: MiniMax-M3 shapes servesim cannot price are refused", "[
   }
 }
 
+TEST_CASE("models 2026: MiMo-7B-Base", "[hf][models2026][mimo]") {
+  // Xiaomi, "MiMo: Unlocking the Reasoning Potential of Language Model" (arXiv:2505.07608) and
+  // the MiMo-7B model card name the model by its size class, 7B; no exact count is published.
+  // The closed forms below are the count: a Qwen2 decoder (q/k/v biases) and one MTP layer.
+  const ModelSpec m = load("mimo-7b-base");
+  CHECK(m.layers == 36);
+  CHECK(m.hidden == 4096);
+  CHECK(m.heads == 32);
+  CHECK(m.kv_heads == 8);
+  CHECK(m.head_dim == 128);
+  CHECK(m.qkv_bias);  // attention_bias true
+  CHECK_FALSE(m.tied_embeddings);
+  CHECK_FALSE(m.moe.enabled());
+  CHECK_FALSE(m.local.enabled());  // use_sliding_window false
+  CHECK(m.mtp_layers == 1);        // num_nextn_predict_layers
+  CHECK_FALSE(m.mtp_own_tables);   // MiMoMTPLayers use the model's embedding and LM head
+  // A layer: q 4096 x 4096, k and v 4096 x 1024 each, their biases 4096 + 1024 + 1024, o 4096 x
+  // 4096: 41,949,184; the MLP 3 x 4096 x 11008 = 135,266,304.
+  const std::int64_t attention = 4096LL * (4096 + 1024 + 1024) + (4096 + 1024 + 1024) + 4096LL * 4096;
+  const std::int64_t mlp = 3LL * 4096 * 11008;
+  CHECK(m.attention_params_per_layer() == attention);
+  const std::int64_t tables = 2LL * 151680 * 4096, norms = (2LL * 36 + 1) * 4096;
+  CHECK(m.total_params() == 36 * (attention + mlp) + tables + norms);  // 7,622,619,136
+  CHECK(m.active_params() == m.total_params());                        // dense: every weight
+  // The MTP layer: the same attention and MLP, input_proj 2 x 4096 x 4096 and five RMSNorms
+  // (input, post-attention, token, hidden, final): 210,790,400; the checkpoint 7,833,409,536.
+  CHECK(m.mtp_params() == attention + mlp + 2LL * 4096 * 4096 + 5LL * 4096);
+  CHECK(m.checkpoint_params() == m.total_params() + m.mtp_params());
+  // KV per token: 36 layers x 8 x (128 + 128) x 2 B = 147,456 B (the MTP layer's, when drafting, apart).
+  CHECK(m.kv_bytes_per_token(DType::bf16) == 36.0 * 8 * 256 * 2);
+}
+
 TEST_CASE("models 2026: MiniMax-M3 NVFP4 (NVIDIA's MXFP8 / NVFP4 re-export)", "[hf][models2026][minimax-m3]") {
   // A MiniMaxM3SparseForConditionalGeneration wrapper whose text_config is the same text model
   // (it leaves out first_k_dense_replace and moe_intermediate_size, which moe_layer_freq and
