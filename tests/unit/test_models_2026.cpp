@@ -34,8 +34,9 @@ ModelSpec load(const std::string& name) { return load_model(fixture(name)); }
 double billions(std::int64_t n) { return static_cast<double>(n) / 1e9; }
 bool within(double value, double published, double rel) { return std::fabs(value - published) <= rel * published; }
 
-// The fixtures of architectures servesim does not describe (kept to test the refusal): none now.
-bool refused(const std::string&) { return false; }
+// The fixtures of architectures servesim does not describe (kept to test the refusal): NVIDIA's
+// Llama-Nemotron NAS model, whose layers differ in shape (block_configs).
+bool refused(const std::string& name) { return name == "llama-3.3-nemotron-super-49b-v1"; }
 // A config edited in memory, loaded from a scratch folder as `servesim inspect --model` would.
 ModelSpec load_edited(const nlohmann::json& j, const std::string& tag) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("servesim-models2026-" + tag);
@@ -983,4 +984,15 @@ TEST_CASE("models 2026: MiniMax-M3 NVFP4 (NVIDIA's MXFP8 / NVFP4 re-export)", "[
   CHECK(m.checkpoint.bytes(TensorGroup::dense_mlp) == Approx(1.0 + 1.0 / 32));
   CHECK(m.checkpoint.bytes(TensorGroup::shared_experts) == Approx(1.0 + 1.0 / 32));
   CHECK_FALSE(m.checkpoint.has_kv_cache);  // kv_cache_quant_algo null
+}
+
+TEST_CASE("models 2026: Llama-3.3-Nemotron-Super-49B-v1 is refused, saying why", "[hf][models2026]") {
+  // DeciLMForCausalLM: block_configs gives layer by layer n_heads_in_group (KV heads = 64 / it),
+  // ffn_mult, or no_op / replace_with_linear for the attention or the FFN. This one: 49 layers
+  // with attention (8 KV heads), 31 without, FFNs of six widths (ffn_mult 0.5 to 5.25). servesim
+  // has one FFN width for every layer: refused, not averaged.
+  const std::string e = error_of([&] { load("llama-3.3-nemotron-super-49b-v1"); });
+  CHECK_THAT(e, Contains("architecture 'DeciLMForCausalLM' (model_type 'nemotron-nas') is not supported"));
+  CHECK_THAT(e, Contains("block_configs give each layer its own attention"));
+  CHECK_THAT(e, Contains("its own FFN width (ffn_mult, none, or a linear layer)"));
 }
