@@ -37,7 +37,8 @@ inline double gpu_kv_elements_per_token_layer(const ModelSpec& m, const ShardSha
 
 // KV bytes one GPU caches per token: its attention layers (the busiest pipeline stage's; a
 // state layer caches none) x the elements above x the KV cache element size, plus DSA's
-// indexer keys (fp8 whatever the KV precision, replicated on every GPU).
+// indexer keys on its top-k layers (fp8 with DSA, 16-bit with MiniMax-M3, whatever the KV
+// precision; replicated on every GPU).
 inline double gpu_kv_bytes_per_token(const ModelSpec& m, const ShardShape& s, DType kv_cache) {
   double bytes = 0.0;
   if (!m.mixed_attention_shapes()) {
@@ -48,7 +49,7 @@ inline double gpu_kv_bytes_per_token(const ModelSpec& m, const ShardShape& s, DT
              stage_layers_of(local, m, s) * gpu_kv_elements_per_token_layer(m, s, false)) *
             dtype_bytes(kv_cache);
   }
-  if (m.indexer.enabled()) bytes += stage_layers_of(m.attention_layers(), m, s) * m.indexer.key_bytes();
+  if (m.indexer.enabled()) bytes += stage_layers_of(m.indexer_layers(), m, s) * m.indexer.key_bytes();
   // DeepSeek-V4: the compressed entries and indexer keys of the stage's layers (one KV head,
   // held whole by every GPU of the stage, as MLA's latent); the windows are per sequence.
   if (m.compressed.enabled())

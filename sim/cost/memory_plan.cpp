@@ -70,7 +70,7 @@ double weight_bytes_per_gpu(const ModelSpec& m, const ResolvedPrecision& p, cons
     per_gpu += stage_layers_of(m.state.layers, m, s) * static_cast<double>(m.state.params_per_layer(m.hidden)) / par.tp *
                bytes.state_layers;
   if (m.indexer.enabled())
-    per_gpu += stage_layers_of(m.attention_layers(), m, s) *
+    per_gpu += stage_layers_of(m.indexer_layers(), m, s) *
                static_cast<double>(m.indexer.params_per_layer(m.hidden, m.mla.q_lora_rank)) * wa;
   // DeepSeek-V4's compressed attention: wq_b, wo_a, wo_b split over TP, the rest replicated;
   // the compressors and the indexer's head weights bf16 (layer_kinds.h); hyper-connection

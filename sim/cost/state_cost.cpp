@@ -15,7 +15,8 @@
 // The state is the cache traffic of these layers (OpCost::kv_bytes), at the state's own
 // precision (mamba_ssm_cache_dtype; its conv part at the activations').
 //
-// DSA's lightning indexer (DeepSeek-V3.2), on every attention layer, replicated on every GPU
+// DSA's lightning indexer (DeepSeek-V3.2), on every top-k layer (all with DSA, MiniMax-M3's
+// sparse ones: its MSA index, 16-bit keys and no head weights), replicated on every GPU
 // (its top-k must see all heads):
 //   with the tokens  dsa_indexer_proj  its query, key and head-weight projections; the key
 //                                      written to its cache (fp8 + scale, any KV precision)
@@ -110,7 +111,7 @@ void CostModel::state_token_ops(double T, CostPart& part, std::vector<OpCost>* o
     put(state_gemm("state_out_proj", T, inner, hidden, Ls, w_state_, a));
   }
   if (m.indexer.enabled()) {
-    const double La = m.attention_layers();
+    const double La = m.indexer_layers();
     const double params = static_cast<double>(m.indexer.params_per_layer(m.hidden, m.mla.q_lora_rank));
     put(state_gemm("dsa_indexer_proj", T, hidden, params / hidden, La, w_attention_, a));
     OpCost write = state_elementwise("dsa_index_key_write", T * m.indexer.head_dim * a * La, La, 0, T);
@@ -176,17 +177,19 @@ void CostModel::state_batch_ops(const BatchSummary& b, CostPart& part, std::vect
            st.decode_flops_per_token());
   }
   if (m.indexer.enabled()) {
-    const double La = m.attention_layers();
+    const double La = m.indexer_layers();
     const double per_pair = 2.0 * m.indexer.heads * m.indexer.head_dim;
     const double key = m.indexer.key_bytes();
     auto index = [&](const char* name, double queries, double pairs, double keys_read) {
       OpCost op;
       op.name = name;
       op.kind = OpKind::attention;
-      op.fp8_math = true;
+      op.fp8_math = m.indexer.key_fp8;  // MiniMax-M3's 16-bit index keys score in 16 bits
       op.count = La;
       op.flops = per_pair * pairs * La;
-      op.activation_bytes = queries * (m.indexer.heads * m.indexer.head_dim + 4.0 * m.indexer.topk) * La;
+      // The index queries (fp8, or 16-bit with MiniMax-M3's keys) read, the picks written (4 B each).
+      const double q_bytes = m.indexer.key_fp8 ? 1.0 : 2.0;
+      op.activation_bytes = queries * (m.indexer.heads * m.indexer.head_dim * q_bytes + 4.0 * m.indexer.selected()) * La;
       op.kv_bytes = keys_read * key * La;
       put(op);
     };

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -59,6 +60,11 @@ const std::map<std::string, HfFamily>& by_architecture() {
       {"DeepseekV4ForCausalLM", HfFamily::deepseek_v4},
       {"KimiLinearForCausalLM", HfFamily::kimi_linear},
       {"KimiK3ForConditionalGeneration", HfFamily::kimi_linear},  // its text_config: a KimiLinearForCausalLM
+      // MiniMax-M3 and NVIDIA's re-export (a multimodal wrapper around a MiniMaxM3SparseForCausalLM).
+      {"MiniMaxM3ForCausalLM", HfFamily::minimax_m3},
+      {"MiniMaxM3SparseForCausalLM", HfFamily::minimax_m3},
+      {"MiniMaxM3SparseForConditionalGeneration", HfFamily::minimax_m3},
+      {"MiMoForCausalLM", HfFamily::mimo},
   };
   return m;
 }
@@ -81,6 +87,8 @@ const std::map<std::string, HfFamily>& by_model_type() {
       {"step3p7", HfFamily::step3p7},      {"mimo_v2_flash", HfFamily::mimo_v2},
       {"deepseek_v4", HfFamily::deepseek_v4},
       {"kimi_linear", HfFamily::kimi_linear},
+      {"minimax_m3", HfFamily::minimax_m3}, {"minimax_m3_vl", HfFamily::minimax_m3},
+      {"mimo", HfFamily::mimo},
   };
   return m;
 }
@@ -106,7 +114,8 @@ std::vector<std::string> supported_hf_architectures() {
 bool is_moe_family(HfFamily f) {
   return f == HfFamily::mixtral || f == HfFamily::qwen_moe || f == HfFamily::deepseek || f == HfFamily::llama4 ||
          f == HfFamily::gpt_oss || f == HfFamily::minimax_m2 || f == HfFamily::glm4_moe || f == HfFamily::step3p7 ||
-         f == HfFamily::mimo_v2 || f == HfFamily::deepseek_v4 || f == HfFamily::kimi_linear;
+         f == HfFamily::mimo_v2 || f == HfFamily::deepseek_v4 || f == HfFamily::kimi_linear ||
+         f == HfFamily::minimax_m3;
 }
 
 int count_layer_types(const JsonFields& f, const std::string& kind) {
@@ -509,6 +518,163 @@ void read_deepseek_v4(const JsonFields& f, ModelSpec& m) {
   if (m.hc_mult == 1) m.hc_mult = 0;  // one stream: a plain residual
   m.mtp_own_tables = false;  // MTPBlock.embed / .head are the model's (Transformer.__init__)
   m.active_count = ModelSpec::ActiveCount::lm_head_only;
+}
+
+namespace {
+
+// A per-layer list of 0 / 1 flags (MiniMax-M3's moe_layer_freq, sparse_attention_freq,
+// sparse_disable_index_value): one entry per layer, each 0 or 1.
+std::vector<bool> layer_flags(const nlohmann::json& list, const std::string& where, const std::string& name,
+                              int layers) {
+  if (!list.is_array())
+    throw Error(fmt::format("{}: {} must list 0 or 1 for each of the {} layers", where, name, layers));
+  if (static_cast<int>(list.size()) != layers)
+    throw Error(fmt::format("{}: {} lists {} layers, num_hidden_layers is {}", where, name, list.size(), layers));
+  std::vector<bool> flags;
+  for (const nlohmann::json& x : list) {
+    if (!x.is_number_integer() || (x.get<std::int64_t>() != 0 && x.get<std::int64_t>() != 1))
+      throw Error(fmt::format("{}: {} entries must be 0 or 1, got {}", where, name, excerpt(x.dump())));
+    flags.push_back(x.get<std::int64_t>() == 1);
+  }
+  return flags;
+}
+
+}  // namespace
+
+// MiniMax-M3 (MiniMaxM3ForCausalLM; NVIDIA's NVFP4 re-export wraps the same text model as
+// MiniMaxM3SparseForCausalLM). Shapes as TensorRT-LLM builds them
+// (NVIDIA/TensorRT-LLM@016beb63206cd26a73d50844812b3b174a95f60e:
+// tensorrt_llm/_torch/models/modeling_minimaxm3.py, MiniMaxM3MoE and MiniMaxM3Attention) and
+// the MiniMax Sparse Attention kernels (MiniMax-AI/MSA@32877839e1331029a1a1222f4139d6daf5672ad8,
+// README.en.md):
+//   attention  GQA of num_attention_heads x head_dim over num_key_value_heads on every layer,
+//              per-head q/k RMSNorms (head_dim weights each: not counted, as Qwen3's are not)
+//              and partial RoPE (rotary_dim); attention_output_gate true is refused (its
+//              shape is not published);
+//   MSA        on the layers sparse_attention_config.sparse_attention_freq marks (layers
+//              3-59): an index branch, index_q_proj (hidden -> sparse_num_index_heads x
+//              sparse_index_dim), index_k_proj (hidden -> one sparse_index_dim key, cached per
+//              token) and their two RMSNorms, scores every earlier token, a block is scored by
+//              its best token (sparse_score_type "max") and each query reads the
+//              sparse_topk_blocks best blocks of sparse_block_size tokens, its own (local)
+//              block among them ("Valid TopK entries ... with the local block in the last
+//              valid position", MSA README). servesim prices this with DSA's machinery
+//              (LocalAttention topk, SparseIndexer): topk_blocks x block_size keys a query, and
+//              min(p, that) at position p. Approximation: the local block is partly filled
+//              (the query's own block holds (p - 1) mod block + 1 tokens), so past the first
+//              16 blocks a query reads up to block - 1 = 127 keys fewer than servesim's 2048
+//              (on average 63.5, 3.1%). sparse_disable_index_value 0 on a sparse layer (an
+//              index value and output branch, whose shapes TensorRT-LLM does not build) and
+//              sparse_init_block > 0 (always-kept leading blocks, not described) are refused;
+//   MLP        moe_layer_freq per layer: dense layers of dense_intermediate_size, MoE layers
+//              of num_local_experts routed experts of intermediate_size (MiniMaxM3MoE's
+//              ffn_dim; moe_intermediate_size, where given, must agree), top
+//              num_experts_per_tok, sigmoid scores with a routing bias, and n_shared_experts
+//              shared experts of shared_intermediate_size; swigluoai is a gated (clamped
+//              SwiGLU) activation: gate, up and down projections;
+//   MTP        num_mtp_modules / num_nextn_predict_layers name MTP modules whose shapes the
+//              config does not give: not counted (as MiniMax-M2's and Step-3.7's).
+// MiniMax's "~23B activated" (model card) counts neither table, as its M2 figure does.
+void read_minimax_m3(const JsonFields& f, ModelSpec& m) {
+  const std::string w = f.where();
+  m.gated_mlp = true;  // hidden_act swigluoai: w1 (gate), w3 (up), w2 (down)
+  if (f.boolean("attention_output_gate", false))
+    throw Error(fmt::format("{}: attention_output_gate true: MiniMax-M3's output gate is not described (its shape "
+                            "is not in the published code); servesim will not price it as Qwen3-Next's",
+                            w));
+  // MLP kinds per layer.
+  if (!f.has("moe_layer_freq"))
+    throw Error(fmt::format("{}: moe_layer_freq must list 0 (dense) or 1 (MoE) for each of the {} layers", w, m.layers));
+  const std::vector<bool> moe_flags = layer_flags(f.doc()["moe_layer_freq"], w, "moe_layer_freq", m.layers);
+  int moe = 0, leading_dense = 0;
+  for (const bool x : moe_flags) {
+    if (x) ++moe;
+    else if (moe == 0) ++leading_dense;
+  }
+  if (moe == 0)
+    throw Error(fmt::format("{}: moe_layer_freq marks no MoE layer; servesim will not read {} as a dense model", w,
+                            m.architecture));
+  if (moe + leading_dense == m.layers) m.moe.dense_layers = leading_dense;
+  else m.moe.listed_layers = moe;
+  if (f.has("first_k_dense_replace") && f.integer("first_k_dense_replace") != leading_dense)
+    throw Error(fmt::format("{}: first_k_dense_replace {} disagrees with moe_layer_freq's {} leading dense layers", w,
+                            f.integer("first_k_dense_replace"), leading_dense));
+  if (m.layers - moe > 0) m.ffn = f.at_least("dense_intermediate_size", 1);
+  m.moe.num_experts = static_cast<int>(f.at_least("num_local_experts", 1));
+  m.moe.experts_per_token = static_cast<int>(f.at_least("num_experts_per_tok", 1));
+  if (m.moe.experts_per_token > m.moe.num_experts)
+    throw Error(fmt::format("{}: num_experts_per_tok {} exceeds num_local_experts {}", w, m.moe.experts_per_token,
+                            m.moe.num_experts));
+  m.moe.expert_ffn = f.at_least("intermediate_size", 1);
+  if (f.has("moe_intermediate_size") && f.integer("moe_intermediate_size") != m.moe.expert_ffn)
+    throw Error(fmt::format("{}: moe_intermediate_size {} differs from intermediate_size {}, which the published "
+                            "code sizes the routed experts by: servesim will not guess which holds",
+                            w, f.integer("moe_intermediate_size"), m.moe.expert_ffn));
+  m.moe.shared_experts = static_cast<int>(f.integer("n_shared_experts", 0));
+  if (m.moe.shared_experts < 0)
+    throw Error(fmt::format("{}: n_shared_experts must be >= 0, got {}", w, m.moe.shared_experts));
+  m.moe.shared_expert_ffn = f.integer("shared_intermediate_size", m.moe.expert_ffn);
+
+  // MiniMax Sparse Attention.
+  if (f.has("sparse_attention_config")) {
+    const nlohmann::json& o = f.doc()["sparse_attention_config"];
+    if (!o.is_object()) throw Error(fmt::format("{}: sparse_attention_config must be an object", w));
+    const JsonFields s(o, w + " (sparse_attention_config)");
+    if (s.boolean("use_sparse_attention", true)) {
+      if (!s.has("sparse_attention_freq"))
+        throw Error(fmt::format("{}: sparse_attention_freq must list 0 (full) or 1 (sparse) for each layer", s.where()));
+      const std::vector<bool> sparse = layer_flags(o["sparse_attention_freq"], s.where(), "sparse_attention_freq", m.layers);
+      std::vector<bool> no_value(m.layers, false);
+      if (s.has("sparse_disable_index_value"))
+        no_value = layer_flags(o["sparse_disable_index_value"], s.where(), "sparse_disable_index_value", m.layers);
+      int layers = 0;
+      for (int i = 0; i < m.layers; ++i) {
+        if (!sparse[i]) continue;
+        ++layers;
+        if (!no_value[i])
+          throw Error(fmt::format("{}: sparse layer {} keeps the index value branch (sparse_disable_index_value 0): "
+                                  "its projections are not described, so servesim cannot count or price them",
+                                  s.where(), i));
+      }
+      if (s.integer("sparse_init_block", 0) != 0)
+        throw Error(fmt::format("{}: sparse_init_block {}: always-kept leading blocks are not modelled", s.where(),
+                                s.integer("sparse_init_block")));
+      const std::int64_t blocks = s.at_least("sparse_topk_blocks", 1), block = s.at_least("sparse_block_size", 1);
+      const std::int64_t local = s.integer("sparse_local_block", 0);
+      if (local < 0 || local > blocks)
+        throw Error(fmt::format("{}: sparse_local_block {} must be within [0, sparse_topk_blocks = {}]", s.where(),
+                                local, blocks));
+      SparseIndexer ix;
+      ix.heads = static_cast<int>(s.at_least("sparse_num_index_heads", 1));
+      ix.head_dim = static_cast<int>(s.at_least("sparse_index_dim", 1));
+      ix.block = static_cast<int>(block);
+      ix.topk = static_cast<int>(blocks * block);
+      ix.head_weights = false;
+      ix.key_fp8 = false;
+      // A top-k that covers the whole context is full attention (as read_deepseek does).
+      if (layers > 0 && ix.topk < m.max_context) {
+        m.indexer = ix;
+        m.local.kind = LocalAttention::Kind::topk;
+        m.local.span = ix.topk;
+        m.local.layers = layers;
+      }
+    }
+  }
+  const std::int64_t mtp = std::max(f.integer("num_mtp_modules", 0), f.integer("num_nextn_predict_layers", 0));
+  if (mtp < 0) throw Error(fmt::format("{}: num_mtp_modules must be >= 0, got {}", w, mtp));
+  m.active_count = ModelSpec::ActiveCount::no_tables;
+}
+
+// MiMo-7B (MiMoForCausalLM; XiaomiMiMo's modeling_mimo.py): a Qwen2 decoder (q/k/v biases,
+// attention_bias) with num_nextn_predict_layers MTP layers (MiMoMTPLayers): a Qwen2 attention
+// and MLP of the main layers' shapes, input_proj (2 hidden -> hidden, no bias) and five
+// RMSNorms (input, post-attention, token, hidden, final), sharing the model's embedding and
+// LM head. servesim's mtp_params() counts that module exactly (its 5 hidden of norms, no tables).
+void read_mimo(const JsonFields& f, ModelSpec& m) {
+  m.mtp_layers = static_cast<int>(f.integer("num_nextn_predict_layers", 0));
+  if (m.mtp_layers < 0)
+    throw Error(fmt::format("{}: num_nextn_predict_layers must be >= 0, got {}", f.where(), m.mtp_layers));
+  m.mtp_own_tables = false;
 }
 
 }  // namespace servesim

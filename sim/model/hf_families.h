@@ -32,6 +32,8 @@ enum class HfFamily {
   mimo_v2,         // MiMo-V2-Flash (hybrid SWA / full with their own KV heads, narrower values, sinks)
   deepseek_v4,     // DeepSeek-V4 (compressed attention, hash-routed MoE, hyper-connections)
   kimi_linear,     // Kimi Linear, Kimi K3's text model (KDA + MLA layers, latent MoE, attention residuals)
+  minimax_m3,      // MiniMax-M3 (block-sparse attention with an index branch, dense then MoE layers)
+  mimo,            // MiMo-7B (Qwen2 dense with biases and MTP layers)
 };
 
 // The family of a text model from its architecture name, or from its model_type (a wrapper's
@@ -60,6 +62,8 @@ void read_step3p7(const JsonFields& f, ModelSpec& m);
 void read_mimo_v2(const JsonFields& f, ModelSpec& m);
 void read_deepseek_v4(const JsonFields& f, ModelSpec& m);
 void read_kimi_linear(const JsonFields& f, ModelSpec& m);
+void read_minimax_m3(const JsonFields& f, ModelSpec& m);
+void read_mimo(const JsonFields& f, ModelSpec& m);
 
 // How many entries of `layer_types` are `kind`; -1 when the config has no such list.
 int count_layer_types(const JsonFields& f, const std::string& kind);

@@ -154,7 +154,7 @@ std::string StateLayers::describe() const {
 std::int64_t SparseIndexer::params_per_layer(std::int64_t hidden, std::int64_t q_lora_rank) const {
   const std::int64_t width = static_cast<std::int64_t>(heads) * head_dim;
   const std::int64_t q_in = q_lora_rank > 0 ? q_lora_rank : hidden;
-  return q_in * width + hidden * head_dim + 2LL * head_dim + hidden * heads;
+  return q_in * width + hidden * head_dim + 2LL * head_dim + (head_weights ? hidden * heads : 0);
 }
 
 // DeepSeek-V4 (layer_kinds.h CompressedAttention; shapes from inference/model.py).

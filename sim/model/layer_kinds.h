@@ -64,17 +64,33 @@ struct StateLayers {
   std::string describe() const;   // "gated delta rule on 36 layers (32 heads of 128 x 128 state)"
 };
 
+// The indexer runs on the top-k layers (ModelSpec::local.layers, with local.kind topk): every
+// layer with DSA, the layers sparse_attention_freq marks with MiniMax-M3's block-sparse
+// attention (MSA; the fields below that differ from DSA's say how).
 struct SparseIndexer {
   int heads = 0;     // index_n_heads
   int head_dim = 0;  // index_head_dim
-  int topk = 0;      // index_topk: keys the main attention reads per query
-  bool enabled() const { return heads > 0 && head_dim > 0 && topk > 0; }
-  // Weights per layer: its query up-projection from the compressed query (q_lora_rank; hidden
-  // without), the key projection, the key LayerNorm (weight and bias) and the head weights.
+  int topk = 0;      // keys the main attention reads per query: index_topk (DSA), blocks x block (MSA)
+  // Tokens per selected unit: 1 with DSA (it picks tokens); MiniMax-M3's MSA picks
+  // sparse_topk_blocks blocks of sparse_block_size tokens, scoring a block by its best token
+  // (sparse_score_type "max"), so the index emits topk / block indices per query.
+  int block = 1;
+  // DSA's weights_proj (hidden -> heads) weighting the heads' scores; MSA has none (its
+  // attention module holds index_q_proj, index_k_proj and their two norms only).
+  bool head_weights = true;
+  // DSA caches its key in fp8 with one fp32 scale per 128 (vLLM's DeepseekV32IndexerCache);
+  // MiniMax-M3's index key is kept at 16 bits by default (vLLM's minimax_m3 indexer_kv_dtype
+  // "bf16" unless the engine is told fp8; TensorRT-LLM's index-K pool the same).
+  bool key_fp8 = true;
+  bool enabled() const { return heads > 0 && head_dim > 0 && topk > 0 && block > 0; }
+  int selected() const { return topk / block; }  // indices the indexer emits per query
+  // Weights per layer: its query projection from the compressed query (q_lora_rank; hidden
+  // without), the key projection, the key LayerNorm's weight and bias (DSA) or the query and
+  // key RMSNorms (MSA: head_dim each, the same 2 x head_dim) and the head weights.
   std::int64_t params_per_layer(std::int64_t hidden, std::int64_t q_lora_rank) const;
-  // Its cached key per token and layer: head_dim fp8 values and one fp32 scale per 128
-  // (vLLM's DeepseekV32IndexerCache), whatever the KV cache precision.
-  double key_bytes() const { return head_dim + 4.0 * ((head_dim + 127) / 128); }
+  // Its cached key per token and layer, whatever the KV cache precision: head_dim fp8 values
+  // and one fp32 scale per 128 (DSA), or head_dim 16-bit values (MSA).
+  double key_bytes() const { return key_fp8 ? head_dim + 4.0 * ((head_dim + 127) / 128) : 2.0 * head_dim; }
 };
 
 // DeepSeek-V4's attention (deepseek-ai/DeepSeek-V4-Flash inference/model.py, classes

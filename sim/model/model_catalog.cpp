@@ -71,6 +71,8 @@ void validate_model(const ModelSpec& m, const std::string& where) {
   }
   if (m.indexer.enabled() && m.local.kind != LocalAttention::Kind::topk)
     fail("a sparse-attention indexer without top-k attention");
+  if (m.indexer.enabled() && m.indexer.topk % m.indexer.block != 0)
+    fail(fmt::format("the indexer's top {} keys are not whole blocks of {}", m.indexer.topk, m.indexer.block));
   if (m.state.kind != StateLayers::Kind::none) {
     if (m.state.layers < 1 || m.state.layers > m.layers)
       fail(fmt::format("{} state layers must be in 1..{}", m.state.layers, m.layers));

@@ -41,7 +41,7 @@ std::int64_t ModelSpec::attention_params() const {
   const int local_layers = local.enabled() ? local.layers : 0;
   std::int64_t p = static_cast<std::int64_t>(global_attention_layers()) * attention_params_of(true) +
                    static_cast<std::int64_t>(local_layers) * attention_params_of(false);
-  if (indexer.enabled()) p += static_cast<std::int64_t>(attention_layers()) * indexer.params_per_layer(hidden, mla.q_lora_rank);
+  if (indexer.enabled()) p += static_cast<std::int64_t>(indexer_layers()) * indexer.params_per_layer(hidden, mla.q_lora_rank);
   if (compressed.enabled()) p += compressed.params(hidden, heads);
   return p;
 }
@@ -231,7 +231,7 @@ double ModelSpec::kv_bytes_per_token(DType kv) const {
   const int local_layers = local.enabled() ? local.layers : 0;
   const double elements = static_cast<double>(global_attention_layers()) * static_cast<double>(kv_elements_of(true)) +
                           static_cast<double>(local_layers) * static_cast<double>(kv_elements_of(false));
-  const double indexer_keys = indexer.enabled() ? attention_layers() * indexer.key_bytes() : 0.0;
+  const double indexer_keys = indexer.enabled() ? indexer_layers() * indexer.key_bytes() : 0.0;
   return elements * dtype_bytes(kv) + indexer_keys +
          (compressed.enabled() ? compressed.compressed_bytes_per_token(dtype_bytes(kv)) : 0.0);
 }

@@ -211,6 +211,11 @@ struct ModelSpec {
   int attention_layers() const;   // layers with softmax attention (global + local)
   int global_attention_layers() const { return attention_layers() - (local.enabled() ? local.layers : 0); }
   int mlp_layers() const { return mlp_layer_count >= 0 ? mlp_layer_count : layers; }
+  // Layers with the sparse-attention indexer: the top-k layers (every attention layer with DSA;
+  // MiniMax-M3's sparse_attention_freq layers). 0 without an indexer.
+  int indexer_layers() const {
+    return indexer.enabled() && local.kind == LocalAttention::Kind::topk ? static_cast<int>(local.layers) : 0;
+  }
   int dense_mlp_layers() const { return mlp_layers() - moe_layers(); }
   int sublayers() const { return attention_layers() + state.layers + compressed.layers() + mlp_layers(); }  // each with a norm
   // Attention shapes of a global and of a local layer (they differ only for Gemma 4).

@@ -30,6 +30,12 @@ nlohmann::json model_json(const ModelSpec& m) {
   if (m.indexer.enabled())
     j["sparse_indexer"] = {{"heads", m.indexer.heads}, {"head_dim", m.indexer.head_dim}, {"topk", m.indexer.topk},
                            {"key_bytes_per_token_layer", m.indexer.key_bytes()}};
+  // Block selection (MiniMax-M3's MSA) and an indexer on only some layers: said where they apply.
+  if (m.indexer.enabled() && m.indexer.block > 1) {
+    j["sparse_indexer"]["block_tokens"] = m.indexer.block;
+    j["sparse_indexer"]["blocks"] = m.indexer.selected();
+  }
+  if (m.indexer.enabled() && m.indexer_layers() != m.attention_layers()) j["sparse_indexer"]["layers"] = m.indexer_layers();
   if (m.compressed.enabled()) {
     const CompressedAttention& c = m.compressed;
     nlohmann::json per_seq;
@@ -100,7 +106,13 @@ std::vector<std::string> model_notes(const ModelSpec& m) {
                               "length; the engine reserves a state slot per sequence, not KV blocks",
                               format_bytes(m.state_bytes_per_sequence(DType::bf16)), m.state.layers,
                               dtype_name(m.state.state_dtype)));
-  if (m.indexer.enabled())
+  if (m.indexer.enabled() && m.indexer.block > 1)
+    out.push_back(fmt::format("block-sparse attention (MiniMax MSA) on {} of {} layers: an indexer of {} heads x {} "
+                              "scores every earlier token, the attention reads the top {} blocks of {} tokens ({} "
+                              "keys); KV kept for all tokens (+{} index-key bytes per token and layer)",
+                              m.indexer_layers(), m.attention_layers(), m.indexer.heads, m.indexer.head_dim,
+                              m.indexer.selected(), m.indexer.block, m.indexer.topk, m.indexer.key_bytes()));
+  else if (m.indexer.enabled())
     out.push_back(fmt::format("sparse attention (DSA): an indexer of {} heads x {} scores every earlier token, the "
                               "attention reads the top {}; KV kept for all tokens (+{} indexer bytes per token and "
                               "layer)",

@@ -6,8 +6,8 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <mutex>
-#include <set>
 #include <utility>
 
 #include <fmt/format.h>
@@ -19,18 +19,27 @@ namespace {
 
 std::atomic<bool> g_follow_symlinks{false};
 
-// Inputs by (device, inode). Bounded: a long-lived process (the Python module) that
-// reads many files keeps the first ones only, which is enough for a command's inputs.
+// Inputs by (device, inode), with the path each was read from. Bounded: a long-lived process
+// (the Python module) that reads many files keeps the first ones only, which is enough for a
+// command's inputs.
 constexpr std::size_t kMaxInputs = 100'000;
 std::mutex g_inputs_mutex;
-std::set<std::pair<dev_t, ino_t>>& inputs() {
-  static std::set<std::pair<dev_t, ino_t>> s;
+std::map<std::pair<dev_t, ino_t>, std::string>& inputs() {
+  static std::map<std::pair<dev_t, ino_t>, std::string> s;
   return s;
 }
 
+// An input read earlier and deleted since frees its inode, which the file system may give to
+// a new file (a test suite's scratch output, a sweep's .partial): that file is not the input.
+// The inode counts only while the path it was read from still names it.
 bool is_input(const struct stat& st) {
   std::lock_guard<std::mutex> lock(g_inputs_mutex);
-  return inputs().count({st.st_dev, st.st_ino}) > 0;
+  const auto it = inputs().find({st.st_dev, st.st_ino});
+  if (it == inputs().end()) return false;
+  struct stat now {};
+  if (::stat(it->second.c_str(), &now) == 0 && now.st_dev == st.st_dev && now.st_ino == st.st_ino) return true;
+  inputs().erase(it);  // stale: the input is gone
+  return false;
 }
 
 const char* kind_of(mode_t mode) {
@@ -55,7 +64,9 @@ void note_input_file(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
   std::lock_guard<std::mutex> lock(g_inputs_mutex);
-  if (inputs().size() < kMaxInputs) inputs().insert({st.st_dev, st.st_ino});
+  std::error_code ec;  // kept absolute, so a later change of directory does not lose it
+  const std::filesystem::path abs = std::filesystem::absolute(path, ec);
+  if (inputs().size() < kMaxInputs) inputs()[{st.st_dev, st.st_ino}] = ec ? path : abs.string();
 }
 
 void forget_input_files() {

@@ -35,8 +35,9 @@ ModelSpec load(const std::string& name) { return load_model(fixture(name)); }
 double billions(std::int64_t n) { return static_cast<double>(n) / 1e9; }
 bool within(double value, double published, double rel) { return std::fabs(value - published) <= rel * published; }
 
-// The fixtures of architectures servesim does not describe (kept to test the refusal): none now.
-bool refused(const std::string&) { return false; }
+// The fixtures of architectures servesim does not describe (kept to test the refusal): NVIDIA's
+// Llama-Nemotron NAS model, whose layers differ in shape (block_configs).
+bool refused(const std::string& name) { return name == "llama-3.3-nemotron-super-49b-v1"; }
 // A config edited in memory, loaded from a scratch folder as `servesim inspect --model` would.
 ModelSpec load_edited(const nlohmann::json& j, const std::string& tag) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("servesim-models2026-" + tag);
@@ -982,4 +983,216 @@ TEST_CASE("models 2026: Kimi K3's weights per GPU", "[hf][models2026][kimi-linea
                           92.0 * static_cast<double>(m.moe_params_per_layer()) / tp * (0.5 + 1.0 / 32) +
                           2.0 * 163840 * 7168 / tp * 2.0 + (2.0 * 93 + 1) * 7168 * 2.0 + (4.0 * 93 + 2) * 7168 * 2.0;
   CHECK(weight_bytes_per_gpu(m, cost.precision(), par) == Approx(expected).epsilon(1e-12));  // about 95.9 GB
+TEST_CASE("models 2026: MiniMax-M3", "[hf][models2026][minimax-m3]") {
+  // MiniMax, MiniMax-M3 model card (huggingface.co/MiniMaxAI/MiniMax-M3, "Model Details"): "Total
+  // Parameters ~428B", "Activated Parameters ~23B", "Experts 128 (4 active per token)", "Layers 60".
+  // The card's model is the multimodal checkpoint (its vision tower and projector are not in
+  // this text config); MiniMax's active figures count neither table (its M2's, model_spec.h).
+  const ModelSpec m = load("minimax-m3");
+  CHECK(m.layers == 60);
+  CHECK(m.heads == 64);
+  CHECK(m.kv_heads == 4);
+  CHECK(m.head_dim == 128);
+  CHECK(m.gated_mlp);  // swigluoai: a clamped SwiGLU with gate, up and down projections
+  CHECK_FALSE(m.qkv_bias);
+  CHECK_FALSE(m.tied_embeddings);
+  // MSA on the 57 layers sparse_attention_freq marks (3-59): 16 blocks of 128 tokens = 2,048 keys.
+  CHECK(m.local.kind == LocalAttention::Kind::topk);
+  CHECK(m.local.span == 2048);
+  CHECK(m.local.layers == 57);
+  CHECK(m.global_attention_layers() == 3);
+  CHECK(m.indexer.heads == 4);
+  CHECK(m.indexer.head_dim == 128);
+  CHECK(m.indexer.block == 128);
+  CHECK(m.indexer.selected() == 16);
+  CHECK_FALSE(m.indexer.head_weights);
+  CHECK_FALSE(m.indexer.key_fp8);
+  CHECK(m.indexer_layers() == 57);
+  // moe_layer_freq: 3 dense layers of dense_intermediate_size 12288, then 57 MoE layers.
+  CHECK(m.ffn == 12288);
+  CHECK(m.moe.num_experts == 128);
+  CHECK(m.moe.experts_per_token == 4);
+  CHECK(m.moe.expert_ffn == 3072);
+  CHECK(m.moe.shared_experts == 1);
+  CHECK(m.moe.shared_expert_ffn == 3072);
+  CHECK(m.moe.dense_layers == 3);
+  CHECK(m.moe_layers() == 57);
+  CHECK(m.dense_mlp_layers() == 3);
+  CHECK(m.mtp_layers == 0);  // num_mtp_modules 7, num_nextn_predict_layers 1: shapes not given, not counted
+  CHECK_FALSE(m.checkpoint.present);  // no quantization_config: a bf16 checkpoint
+
+  // An attention layer: q 6144 x 64 x 128, k and v 6144 x 4 x 128 each, o 64 x 128 x 6144:
+  // 6144 x (8192 + 512 + 512) + 8192 x 6144 = 106,954,752.
+  const std::int64_t attention = 6144LL * (8192 + 512 + 512) + 8192LL * 6144;
+  CHECK(m.attention_params_of(true) == attention);
+  CHECK(m.attention_params_of(false) == attention);
+  // The index branch of a sparse layer: index_q_proj 6144 x 4 x 128, index_k_proj 6144 x 128 and
+  // two RMSNorms of 128, no head weights: 3,145,728 + 786,432 + 256 = 3,932,416.
+  const std::int64_t index = 6144LL * 512 + 6144LL * 128 + 2 * 128;
+  CHECK(m.indexer.params_per_layer(m.hidden, m.mla.q_lora_rank) == index);
+  CHECK(m.attention_params() == 60 * attention + 57 * index);  // 6,641,432,832
+  // A dense layer 3 x 6144 x 12288; an expert (and the shared one) 3 x 6144 x 3072; the router 6144 x 128.
+  const std::int64_t dense = 3LL * 6144 * 12288, expert = 3LL * 6144 * 3072, router = 6144LL * 128;
+  CHECK(m.moe_params_per_layer() == router + 128 * expert + expert);  // 7,305,166,848
+  const std::int64_t tables = 2LL * 200064 * 6144, norms = (2LL * 60 + 1) * 6144;
+  const std::int64_t layers = 60 * attention + 57 * index + 3 * dense;
+  CHECK(m.total_params() == layers + 57 * (router + 129 * expert) + tables + norms);  // 426,174,550,272
+  CHECK(m.active_params() == layers + 57 * (router + 5 * expert) + norms);            // 23,504,064,768
+  CHECK(m.active_params_all_tables() == m.active_params() + tables);                   // 25,962,451,200
+  CHECK(m.active_count == ModelSpec::ActiveCount::no_tables);
+  // 426.17B against "~428B": -0.43% (the card's checkpoint also holds the vision tower, about
+  // 0.6B by vision_config's shapes, which this text config leaves out).
+  CHECK(within(billions(m.total_params()), 428.0, 0.02));
+  // 23.50B against "~23B": +2.2%. The card rounds to the billion ("~"), and no finer split is
+  // published; the LM head counted would give 24.73B (+7.5%), both tables 25.96B (+12.9%), so
+  // the no-tables count is the one that fits. Checked at 3%, not made to fit 2%.
+  CHECK(within(billions(m.active_params()), 23.0, 0.03));
+
+  // KV per token: every layer caches 4 x (128 + 128) (bf16: 2 B): 60 x 1,024 x 2 = 122,880 B;
+  // each sparse layer also caches one 128-wide index key at 16 bits: 57 x 256 = 14,592 B, at any
+  // KV precision. bf16 137,472 B; fp8 61,440 + 14,592 = 76,032 B.
+  CHECK(m.kv_bytes_per_token(DType::bf16) == 60.0 * 1024 * 2 + 57.0 * 256);
+  CHECK(m.kv_bytes_per_token(DType::fp8) == 60.0 * 1024 + 57.0 * 256);
+}
+
+TEST_CASE("models 2026: MiniMax-M3's block-sparse attention in the cost model", "[hf][models2026][minimax-m3][cost]") {
+  const ModelSpec m = load("minimax-m3");
+  ResolvedPrecision bf16;
+  const CostModel cost(load_gpu("h200-sxm"), m, bf16, Parallelism{});
+  auto decode_op = [&](std::int64_t ctx, const char* name) {
+    BatchSummary b = cost.batch();
+    b.add(SeqWork{1, ctx - 1, true});  // the new token at position ctx
+    for (const OpCost& o : cost.breakdown(b).ops)
+      if (std::string(o.name) == name) return o;
+    FAIL("no op " << name);
+    return OpCost{};
+  };
+  for (const std::int64_t p : {std::int64_t{8192}, std::int64_t{131072}}) {
+    INFO(p);
+    // The index scores every earlier key on the 57 sparse layers: 2 x 4 heads x 128 FLOPs a key
+    // (16-bit, not fp8), p keys of 256 B read.
+    const OpCost ix = decode_op(p, "dsa_indexer_decode");
+    CHECK_FALSE(ix.fp8_math);
+    CHECK(ix.flops == Approx(2.0 * 4 * 128 * p * 57).epsilon(1e-12));
+    CHECK(ix.kv_bytes == Approx(256.0 * p * 57).epsilon(1e-12));
+    // Sixteen indices (4 B each) written, not 2,048, beside the 4 x 128 query: (512 x 2 + 64) B a layer.
+    CHECK(ix.activation_bytes == Approx((4.0 * 128 * 2 + 4.0 * 16) * 57).epsilon(1e-12));
+    // The attention: the 3 full layers read all p keys, the 57 sparse ones 16 x 128 = 2,048;
+    // 2 x 64 heads x (128 + 128) FLOPs a key.
+    const OpCost a = decode_op(p, "attention_decode");
+    CHECK(a.flops == Approx(2.0 * 64 * 256 * (3.0 * p + 57.0 * 2048)).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("models 2026: MiniMax-M3 shapes servesim cannot price are refused", "[hf][models2026][minimax-m3]") {
+  const nlohmann::json base = read_hf_json_file(fixture("minimax-m3/config.json"));
+  {
+    nlohmann::json j = base;
+    j["sparse_attention_config"]["sparse_disable_index_value"][10] = 0;
+    const std::string e = error_of([&] { load_edited(j, "m3-index-value"); });
+    CHECK_THAT(e, Contains("sparse layer 10 keeps the index value branch"));
+  }
+  {
+    nlohmann::json j = base;
+    j["sparse_attention_config"]["sparse_init_block"] = 1;
+    CHECK_THAT(error_of([&] { load_edited(j, "m3-init-block"); }), Contains("sparse_init_block 1"));
+  }
+  {
+    nlohmann::json j = base;
+    j["attention_output_gate"] = true;
+    CHECK_THAT(error_of([&] { load_edited(j, "m3-gate"); }), Contains("attention_output_gate true"));
+  }
+  {
+    nlohmann::json j = base;
+    j["moe_intermediate_size"] = 1536;
+    CHECK_THAT(error_of([&] { load_edited(j, "m3-moe-ffn"); }), Contains("moe_intermediate_size 1536 differs"));
+  }
+  {
+    nlohmann::json j = base;
+    j["first_k_dense_replace"] = 4;
+    CHECK_THAT(error_of([&] { load_edited(j, "m3-dense"); }), Contains("first_k_dense_replace 4 disagrees"));
+  }
+  {
+    nlohmann::json j = base;
+    j["sparse_attention_config"]["sparse_attention_freq"].erase(0);
+    CHECK_THAT(error_of([&] { load_edited(j, "m3-freq"); }), Contains("sparse_attention_freq lists 59 layers"));
+  }
+  {
+    // Sparse attention off: every layer attends to the whole context, no index branch.
+    nlohmann::json j = base;
+    j["sparse_attention_config"]["use_sparse_attention"] = false;
+    const ModelSpec m = load_edited(j, "m3-dense-attention");
+    CHECK_FALSE(m.local.enabled());
+    CHECK_FALSE(m.indexer.enabled());
+    CHECK(m.total_params() == load("minimax-m3").total_params() - 57LL * (6144 * 512 + 6144 * 128 + 256));
+  }
+}
+
+TEST_CASE("models 2026: MiMo-7B-Base", "[hf][models2026][mimo]") {
+  // Xiaomi, "MiMo: Unlocking the Reasoning Potential of Language Model" (arXiv:2505.07608) and
+  // the MiMo-7B model card name the model by its size class, 7B; no exact count is published.
+  // The closed forms below are the count: a Qwen2 decoder (q/k/v biases) and one MTP layer.
+  const ModelSpec m = load("mimo-7b-base");
+  CHECK(m.layers == 36);
+  CHECK(m.hidden == 4096);
+  CHECK(m.heads == 32);
+  CHECK(m.kv_heads == 8);
+  CHECK(m.head_dim == 128);
+  CHECK(m.qkv_bias);  // attention_bias true
+  CHECK_FALSE(m.tied_embeddings);
+  CHECK_FALSE(m.moe.enabled());
+  CHECK_FALSE(m.local.enabled());  // use_sliding_window false
+  CHECK(m.mtp_layers == 1);        // num_nextn_predict_layers
+  CHECK_FALSE(m.mtp_own_tables);   // MiMoMTPLayers use the model's embedding and LM head
+  // A layer: q 4096 x 4096, k and v 4096 x 1024 each, their biases 4096 + 1024 + 1024, o 4096 x
+  // 4096: 41,949,184; the MLP 3 x 4096 x 11008 = 135,266,304.
+  const std::int64_t attention = 4096LL * (4096 + 1024 + 1024) + (4096 + 1024 + 1024) + 4096LL * 4096;
+  const std::int64_t mlp = 3LL * 4096 * 11008;
+  CHECK(m.attention_params_per_layer() == attention);
+  const std::int64_t tables = 2LL * 151680 * 4096, norms = (2LL * 36 + 1) * 4096;
+  CHECK(m.total_params() == 36 * (attention + mlp) + tables + norms);  // 7,622,619,136
+  CHECK(m.active_params() == m.total_params());                        // dense: every weight
+  // The MTP layer: the same attention and MLP, input_proj 2 x 4096 x 4096 and five RMSNorms
+  // (input, post-attention, token, hidden, final): 210,790,400; the checkpoint 7,833,409,536.
+  CHECK(m.mtp_params() == attention + mlp + 2LL * 4096 * 4096 + 5LL * 4096);
+  CHECK(m.checkpoint_params() == m.total_params() + m.mtp_params());
+  // KV per token: 36 layers x 8 x (128 + 128) x 2 B = 147,456 B (the MTP layer's, when drafting, apart).
+  CHECK(m.kv_bytes_per_token(DType::bf16) == 36.0 * 8 * 256 * 2);
+}
+
+TEST_CASE("models 2026: MiniMax-M3 NVFP4 (NVIDIA's MXFP8 / NVFP4 re-export)", "[hf][models2026][minimax-m3]") {
+  // A MiniMaxM3SparseForConditionalGeneration wrapper whose text_config is the same text model
+  // (it leaves out first_k_dense_replace and moe_intermediate_size, which moe_layer_freq and
+  // intermediate_size give): the same shapes and counts as minimax-m3.
+  const ModelSpec m = load("minimax-m3-nvfp4");
+  const ModelSpec base = load("minimax-m3");
+  CHECK(m.architecture == "MiniMaxM3SparseForConditionalGeneration");
+  CHECK(m.total_params() == base.total_params());
+  CHECK(m.active_params() == base.active_params());
+  CHECK(m.kv_bytes_per_token(DType::bf16) == base.kv_bytes_per_token(DType::bf16));
+  CHECK(m.local.layers == 57);
+  CHECK(m.moe_layers() == 57);
+  CHECK(m.vision_params_estimate > 0);  // its vision_config: said, not counted
+  // hf_quant_config.json (ModelOpt MIXED_PRECISION): the routed experts NVFP4 (groups of 16, an
+  // E4M3 scale: 0.5 + 1/16 B a weight), the attention (with index_q_proj / index_k_proj), the
+  // dense MLPs and the shared experts MXFP8 (an E8M0 scale per 32: 1 + 1/32 B); the routers,
+  // embedding and head left out. The experts are the largest group: native fp4.
+  CHECK(m.checkpoint.present);
+  CHECK(m.native_dtype == DType::fp4);
+  CHECK(m.checkpoint.bytes(TensorGroup::experts) == Approx(0.5 + 1.0 / 16));
+  CHECK(m.checkpoint.bytes(TensorGroup::attention) == Approx(1.0 + 1.0 / 32));
+  CHECK(m.checkpoint.bytes(TensorGroup::dense_mlp) == Approx(1.0 + 1.0 / 32));
+  CHECK(m.checkpoint.bytes(TensorGroup::shared_experts) == Approx(1.0 + 1.0 / 32));
+  CHECK_FALSE(m.checkpoint.has_kv_cache);  // kv_cache_quant_algo null
+}
+
+TEST_CASE("models 2026: Llama-3.3-Nemotron-Super-49B-v1 is refused, saying why", "[hf][models2026]") {
+  // DeciLMForCausalLM: block_configs gives layer by layer n_heads_in_group (KV heads = 64 / it),
+  // ffn_mult, or no_op / replace_with_linear for the attention or the FFN. This one: 49 layers
+  // with attention (8 KV heads), 31 without, FFNs of six widths (ffn_mult 0.5 to 5.25). servesim
+  // has one FFN width for every layer: refused, not averaged.
+  const std::string e = error_of([&] { load("llama-3.3-nemotron-super-49b-v1"); });
+  CHECK_THAT(e, Contains("architecture 'DeciLMForCausalLM' (model_type 'nemotron-nas') is not supported"));
+  CHECK_THAT(e, Contains("block_configs give each layer its own attention"));
+  CHECK_THAT(e, Contains("its own FFN width (ffn_mult, none, or a linear layer)"));
 }

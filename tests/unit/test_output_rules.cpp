@@ -109,6 +109,20 @@ TEST_CASE("output rule: a file this command read as input is refused, under any 
   write_file_atomically(d / "report.html", "<html>");  // another file is fine
 }
 
+TEST_CASE("output rule: an inode counts as an input only while the path it was read from names it", "[output]") {
+  // A long run (the test suite, the Python module) reads files that are deleted later; the file
+  // system gives their inodes to new files, which are not those inputs. Moving the input away
+  // from the path it was read from stands in for that deterministically: the inode the registry
+  // holds no longer answers to that path, and a file now holding it may be written.
+  FollowReset reset;
+  TempDir d("stale");
+  write_file_atomically(d / "scratch.csv", "a\n");
+  (void)read_text_file(d / "scratch.csv");
+  fs::rename(d / "scratch.csv", d / "new.csv");
+  write_file_atomically(d / "new.csv", "b\n");
+  CHECK(slurp(d / "new.csv") == "b\n");
+}
+
 TEST_CASE("output folder: a new folder appears whole on commit, or not at all", "[output]") {
   TempDir d("newdir");
   {
