@@ -983,6 +983,8 @@ TEST_CASE("models 2026: Kimi K3's weights per GPU", "[hf][models2026][kimi-linea
                           92.0 * static_cast<double>(m.moe_params_per_layer()) / tp * (0.5 + 1.0 / 32) +
                           2.0 * 163840 * 7168 / tp * 2.0 + (2.0 * 93 + 1) * 7168 * 2.0 + (4.0 * 93 + 2) * 7168 * 2.0;
   CHECK(weight_bytes_per_gpu(m, cost.precision(), par) == Approx(expected).epsilon(1e-12));  // about 95.9 GB
+}
+
 TEST_CASE("models 2026: MiniMax-M3", "[hf][models2026][minimax-m3]") {
   // MiniMax, MiniMax-M3 model card (huggingface.co/MiniMaxAI/MiniMax-M3, "Model Details"): "Total
   // Parameters ~428B", "Activated Parameters ~23B", "Experts 128 (4 active per token)", "Layers 60".
