@@ -114,9 +114,14 @@ void run_inspect(const InspectArgs& a) {
     fmt::print("checkpoint: {:.2f}B parameters with {} multi-token-prediction module(s) of {:.2f}B (not loaded)\n",
                m.checkpoint_params() / 1e9, m.mtp_layers, m.mtp_params() / 1e9);
   // Local-attention models only (the others' output is unchanged).
+  // A window or a chunk frees the blocks before its span; a top-k selection (DSA, MiniMax-M3's
+  // blocks) may pick any earlier key, so every block is kept whatever engine.free_window_kv says.
   if (m.local.enabled())
     fmt::print("local attention: {} of {} (the others global); KV blocks past the span {}\n", m.local.describe(),
-               m.layers, setup.engine.free_window_kv ? "freed (engine.free_window_kv)" : "kept (full-context KV)");
+               m.layers,
+               !m.local.frees_keys()             ? "kept (any earlier key can be selected)"
+               : setup.engine.free_window_kv ? "freed (engine.free_window_kv)"
+                                             : "kept (full-context KV)");
   if (!m.weight_groups.scheme.empty())
     fmt::print("quantization: {} ({:.3f} bytes per stored weight)\n", m.weight_groups.scheme,
                m.weight_element_bytes(m.native_dtype));

@@ -104,8 +104,16 @@ def main():
     out = run(servesim, root, ["run", "scenarios/chat-cpu-offload.yaml", "--set", suggested,
                                "--set", "workload.requests=100", "--seed-replicates", "0"]).stdout
     expect(out, r"^requests +\d+ completed", f"chat-cpu-offload.yaml with --set '{suggested}'")
+    # inspect's local-attention line: a sliding window frees the blocks before its span under
+    # vLLM V1's hybrid manager; a top-k selection (DSA) may pick any earlier key, so it keeps them.
+    fixtures = "tests/fixtures/hf_configs_2026"
+    out = run(servesim, root, ["inspect", "--model", f"{fixtures}/gpt-oss-20b", "--gpu", "h100-sxm"]).stdout
+    expect(out, r"^local attention: sliding window of 128 tokens .*KV blocks past the span freed", "gpt-oss's window")
+    out = run(servesim, root, ["inspect", "--model", f"{fixtures}/deepseek-v3.2", "--gpu", "h200-sxm", "--tp", "8"]).stdout
+    expect(out, r"^local attention: top-k sparse attention \(DSA\).*KV blocks past the span kept \(any earlier key",
+           "DSA keeps every block")
     print("ok: --version, --set/--slo SLO sources, cost at a set price, whatif TTFT units, plan --emit, "
-          "chat-cpu-offload's suggested command")
+          "chat-cpu-offload's suggested command, inspect's local-attention line")
 
 
 if __name__ == "__main__":
