@@ -50,6 +50,16 @@ ShardShape shard(const ModelSpec& m, int tp) {
   p.tp = tp;
   return shard_shape(p, m);
 }
+// The op `name` of a one-sequence decode step whose new token sits at position ctx.
+OpCost decode_op_at(const CostModel& cost, std::int64_t ctx, const char* name) {
+  BatchSummary b = cost.batch();
+  b.add(SeqWork{1, ctx - 1, true});
+  for (const OpCost& o : cost.breakdown(b).ops)
+    if (std::string(o.name) == name) return o;
+  FAIL("no op " << name);
+  return OpCost{};
+}
+
 }  // namespace
 
 TEST_CASE("models 2026: every collected config.json of a known family loads", "[hf][models2026]") {
@@ -283,14 +293,7 @@ TEST_CASE("models 2026: DeepSeek-V4-Flash's decode attention follows the indexer
   const ModelSpec m = load("deepseek-v4-flash");
   ResolvedPrecision bf16;
   const CostModel cost(load_gpu("h200-sxm"), m, bf16, Parallelism{});
-  auto decode_op = [&](std::int64_t ctx, const char* name) {
-    BatchSummary b = cost.batch();
-    b.add(SeqWork{1, ctx - 1, true});  // the new token at position ctx
-    for (const OpCost& o : cost.breakdown(b).ops)
-      if (std::string(o.name) == name) return o;
-    FAIL("no op " << name);
-    return OpCost{};
-  };
+  auto decode_op = [&](std::int64_t ctx, const char* name) { return decode_op_at(cost, ctx, name); };
   // One query, 64 heads, 512-wide scores and values: 2 x 64 x 1024 FLOPs per entry read.
   // At position p (a multiple of 128 past 4 x 512): 43 layers read the 128-entry window, 21 the
   // indexer's 512 picks, 20 all p / 128 entries.
@@ -1061,14 +1064,7 @@ TEST_CASE("models 2026: MiniMax-M3's block-sparse attention in the cost model", 
   const ModelSpec m = load("minimax-m3");
   ResolvedPrecision bf16;
   const CostModel cost(load_gpu("h200-sxm"), m, bf16, Parallelism{});
-  auto decode_op = [&](std::int64_t ctx, const char* name) {
-    BatchSummary b = cost.batch();
-    b.add(SeqWork{1, ctx - 1, true});  // the new token at position ctx
-    for (const OpCost& o : cost.breakdown(b).ops)
-      if (std::string(o.name) == name) return o;
-    FAIL("no op " << name);
-    return OpCost{};
-  };
+  auto decode_op = [&](std::int64_t ctx, const char* name) { return decode_op_at(cost, ctx, name); };
   for (const std::int64_t p : {std::int64_t{8192}, std::int64_t{131072}}) {
     INFO(p);
     // The index scores every earlier key on the 57 sparse layers: 2 x 4 heads x 128 FLOPs a key

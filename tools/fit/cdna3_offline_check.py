@@ -17,13 +17,12 @@ Usage: python3 tools/fit/cdna3_offline_check.py [--servesim BIN] [--set KEY=VALU
 """
 import argparse
 import csv
-import json
 import math
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
+
+from servesim_run import run_json
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DATA = os.path.join(ROOT, "data", "mi300x_vs_nvidia")
@@ -69,21 +68,10 @@ def scenario(gpu, model, weights, kv, tp, framework, n, isl, osl):
 
 
 def simulate(binary, text, sets):
-    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as y:
-        y.write(text)
-    try:
-        cmd = [binary, "run", y.name, "--json"]
-        for k, v in sets.items():
-            cmd += ["--set", f"{k}={v}"]
-        out = subprocess.run(cmd, capture_output=True, text=True)
-    finally:
-        os.unlink(y.name)
-    if out.returncode != 0:
-        return None, out.stderr.strip().splitlines()[-1] if out.stderr.strip() else "failed"
-    d = json.loads(out.stdout)
-    note = ""
-    if d["requests"]["failed"]:
-        note = f"{d['requests']['failed']} failed"
+    d, err = run_json(binary, text, sets)
+    if d is None:
+        return None, err
+    note = f"{d['requests']['failed']} failed" if d["requests"]["failed"] else ""
     return d["throughput"]["total_tokens_per_s"], note
 
 

@@ -18,13 +18,11 @@ Usage: python3 tools/fit/mlperf_llama2_offline.py [--servesim BIN] [--input N]
 """
 import argparse
 import csv
-import json
-import math
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
+
+from servesim_run import run_json
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DATA = os.path.join(ROOT, "data", "mi300x_vs_nvidia", "mlperf_v5.1_llama2_70b_99_offline.csv")
@@ -67,16 +65,10 @@ def scenario(gpu, tp, framework, isl, osl, n, weights):
 
 
 def simulate(binary, text, sets):
-    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as y:
-        y.write(text)
-    try:
-        cmd = [binary, "run", y.name, "--json"]
-        for k, v in sets.items():
-            cmd += ["--set", f"{k}={v}"]
-        out = subprocess.run(cmd, capture_output=True, text=True, check=True)
-    finally:
-        os.unlink(y.name)
-    return json.loads(out.stdout)["throughput"]["output_tokens_per_s_per_gpu"]
+    d, err = run_json(binary, text, sets)
+    if d is None:
+        sys.exit(f"servesim refused a replay: {err}")
+    return d["throughput"]["output_tokens_per_s_per_gpu"]
 
 
 def run(binary, isl, sets, requests, quiet=False):
