@@ -114,7 +114,7 @@ Band lookup(const BandTable& t, const BandKey& key, const std::string& measured_
   };
   if (!key.uncovered.empty()) {
     b.reason = fmt::format("no measured run covers: {} (the band table's runs are co-located, 16-bit, "
-                           "non-speculative): no band",
+                           "non-speculative, on dense models and Mixtral's 8-expert top-2 MoE, all with full attention): no band",
                            fmt::join(key.uncovered, ", "));
     return b;
   }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 
+#include <fmt/format.h>
+
 #include "model/dtype.h"
 
 namespace servesim::bands {
@@ -28,6 +30,27 @@ std::vector<std::string> uncovered_features(const Scenario& sc, const RunSummary
   for (const Setup* s : setups) {
     if (!sixteen_bit_or_wider(s->resolved.weights)) add(dtype_name(s->resolved.weights) + " weights");
     if (!sixteen_bit_or_wider(s->resolved.kv_cache)) add(dtype_name(s->resolved.kv_cache) + " KV cache");
+  }
+  // The model's shape. The runs served dense GQA/MHA transformers (Llama-2/3.1, CodeLlama,
+  // Qwen3-14B) and one MoE family (Mixtral: 8 routed experts, top-2, under TP), all with full
+  // softmax attention in every layer: their residuals say nothing of other layer kinds.
+  for (const Setup* s : setups) {
+    const ModelSpec& m = s->model;
+    if (m.mla.enabled()) add("multi-head latent attention (MLA)");
+    if (m.state.enabled()) add("state-space / linear-attention layers");
+    if (m.compressed.enabled()) add("compressed attention");
+    if (m.local.enabled()) {
+      if (m.local.kind == LocalAttention::Kind::topk)
+        add("top-k sparse attention");
+      else
+        add("sliding-window or chunked attention");
+    }
+    const bool mixtral_like_moe = m.moe.num_experts <= 8 && m.moe.experts_per_token <= 2 &&
+                                  m.moe.shared_experts == 0 && m.moe.latent == 0;
+    if (m.moe.enabled() && !mixtral_like_moe)
+      add(fmt::format("a MoE of {} experts, top-{}{}", m.moe.num_experts,
+                      m.moe.experts_per_token, m.moe.shared_experts > 0 ? " with shared experts" : ""));
+    if (s->parallelism.wide()) add("expert parallelism or DP attention");
   }
   // Every measured run behind the bands ran on one GPU type.
   for (const Setup* s : setups)

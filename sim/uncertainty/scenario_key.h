@@ -18,8 +18,11 @@ bool is_calibrated_profile(const GpuSpec& gpu);
 
 // What the scenario uses that no measured run behind the shipped table does: weights or KV
 // cache narrower than 16 bits, speculative decoding, prefill/decode disaggregation, pipeline
-// parallelism, several sequences per request (parallel sampling, beam search). The table's
-// runs (data/serving) are co-located, 16-bit, TP-only, one sequence per request.
+// parallelism, expert parallelism or DP attention, several sequences per request (parallel
+// sampling, beam search), LoRA, and model shapes beyond dense full attention and Mixtral's
+// 8-expert MoE (MLA, state-space or linear-attention layers, sliding or top-k sparse
+// attention, compressed attention, wider MoEs). The table's runs (data/serving) are
+// co-located, 16-bit, TP-only, one sequence per request, on those models.
 std::vector<std::string> uncovered_features(const Scenario& sc, const RunSummary& summary);
 
 BandKey scenario_band_key(const Scenario& sc, const RunSummary& summary);
