@@ -150,6 +150,21 @@ const Key kFfn = dim("intermediate_size", "dense MLP width (required unless ever
                      kMaxWidth, false, 0);
 const Key kGated{.name = "gated", .type = KeyType::boolean, .doc = "SwiGLU/GeGLU: gate and up projections",
                  .spec = "ModelSpec::gated_mlp", .default_bool = true};
+const Key kLayerWidths{.name = "layer_widths",
+                       .type = KeyType::list,
+                       .doc = "dense MLP layers of differing widths (NVIDIA's NAS-pruned Llama-Nemotron models): "
+                              "runs of layers, each priced at its own GEMM shape; {linear: true, layers: n} is n "
+                              "sublayers replaced by one hidden x hidden linear map. The widths' layers must add up "
+                              "to the dense MLP layers; intermediate_size must be the widest",
+                       .spec = "ModelSpec::mlp_widths",
+                       .default_note = "none: every dense MLP layer is intermediate_size wide",
+                       .item = "mapping {intermediate_size, layers} or {linear: true, layers}"};
+const Key kGroupWidth = dim("intermediate_size", "width of this run's MLP layers", "MlpWidthGroup::ffn", kMaxWidth,
+                            false, 1);
+const Key kGroupLayers = dim("layers", "layers in this run", "MlpWidthGroup::layers", kMaxLayers, true);
+const Key kGroupLinear{.name = "linear", .type = KeyType::boolean,
+                       .doc = "these are sublayers replaced by one hidden x hidden linear map (no KV, no MLP)",
+                       .spec = "MlpWidthGroup::linear", .default_bool = false};
 
 // --- (model file).moe ---
 const Key kExperts = dim("experts", "routed experts per MoE layer", "MoeSpec::num_experts", kMaxHeads, true);
@@ -382,6 +397,34 @@ void read_mla(ConfigMap& mla, MlaSpec& s) {
   mla.finish();
 }
 
+// mlp.layer_widths: [{intermediate_size: 28672, layers: 49}, ..., {linear: true, layers: 2}].
+void read_layer_widths(ConfigMap& mlp, ModelSpec& m) {
+  const std::string key(kLayerWidths.name);
+  if (!mlp.has(key)) return;
+  const ConfigNode* node = mlp.get(key);
+  if (!node || !node->is_sequence() || node->items().empty())
+    throw Error(fmt::format("{}: a non-empty list of runs, e.g. [{{intermediate_size: 28672, layers: 49}}, "
+                            "{{intermediate_size: 5632, layers: 8}}]",
+                            mlp.where(key)));
+  if (node->items().size() > static_cast<std::size_t>(kMaxLayers))
+    throw Error(fmt::format("{}: {} runs; at most one per layer", mlp.where(key), node->items().size()));
+  for (std::size_t i = 0; i < node->items().size(); ++i) {
+    ConfigMap g(node->items()[i], mlp.file(), fmt::format("{}[{}]", mlp.key_path(key), i));
+    MlpWidthGroup w;
+    w.linear = read_boolean(g, kGroupLinear);
+    w.layers = read_int_dim(g, kGroupLayers);
+    if (!w.linear) {
+      if (!g.has(std::string(kGroupWidth.name)))
+        throw Error(fmt::format("{}: needs intermediate_size (or linear: true)", g.where(std::string(kGroupWidth.name))));
+      w.ffn = read_dim(g, kGroupWidth);
+    } else if (g.has(std::string(kGroupWidth.name))) {
+      throw Error(fmt::format("{}: a linear run has no intermediate_size", g.where(std::string(kGroupWidth.name))));
+    }
+    g.finish();
+    m.mlp_widths.push_back(w);
+  }
+}
+
 }  // namespace
 
 ModelSpec parse_model(ConfigMap& doc) {
@@ -398,6 +441,7 @@ ModelSpec parse_model(ConfigMap& doc) {
   ConfigMap mlp = doc.map("mlp");
   m.ffn = read_dim(mlp, kFfn);
   m.gated_mlp = read_boolean(mlp, kGated);
+  read_layer_widths(mlp, m);
   mlp.finish();
   m.vocab = read_dim(doc, kVocab);
   m.tied_embeddings = read_boolean(doc, kTied);
@@ -478,7 +522,9 @@ std::vector<const KeySection*> model_file_key_sections() {
   static const KeySection attention{"(model file).attention", "attention shapes", {}, {},
                                     {&kHeads, &kKvHeads, &kHeadDim, &kVHeadDim, &kQkvBias, &kQkNorm, &kSinks, &kOutputGate,
                                      &kOBias, &kSlidingWindow, &kAttentionChunk, &kLocalLayers}};
-  static const KeySection mlp{"(model file).mlp", "dense MLP", {}, {}, {&kFfn, &kGated}};
+  static const KeySection mlp{"(model file).mlp", "dense MLP", {}, {}, {&kFfn, &kGated, &kLayerWidths}};
+  static const KeySection widths{"(model file).mlp.layer_widths", "one run of dense MLP layers of one width (a list item)",
+                                 {}, {}, {&kGroupWidth, &kGroupLayers, &kGroupLinear}};
   static const KeySection moe{"(model file).moe", "mixture of experts", {}, {},
                               {&kExperts, &kTopK, &kSharedExperts, &kExpertFfn, &kSharedFfn, &kDenseLayers,
                                &kLayerStep, &kExpertBias, &kLatent, &kMoeLayers}};
@@ -491,7 +537,7 @@ std::vector<const KeySection*> model_file_key_sections() {
                                  {&kTopk, &kIndexHeads, &kIndexHeadDim}};
   static const KeySection checkpoint{"(model file).checkpoint", "the published checkpoint's precision", {}, {},
                                      {&kScheme, &kGroupSize, &kScaleBytes, &kCkptActivations, &kCkptKv, &kUnquantized}};
-  return {&top, &attention, &mlp, &moe, &mla, &state, &sparse, &checkpoint};
+  return {&top, &attention, &mlp, &widths, &moe, &mla, &state, &sparse, &checkpoint};
 }
 
 }  // namespace servesim

@@ -74,7 +74,10 @@ void CostModel::attention_block_ops(double T, Put& put) const {
   }
 }
 
-// The dense MLP of `layers` layers over T tokens (its FFN split over tp).
+// The dense MLP of `layers` layers over T tokens (its FFN split over tp). A model whose layers
+// differ in width (mlp_widths) prices each width's GEMMs at their own shape, its share of
+// `dense_layers` (all of them, or a pipeline stage's) in proportion to its layers, and its
+// linear replacements as one hidden x hidden GEMM each, split over tp like the MLP's.
 template <typename Put>
 void CostModel::dense_mlp_ops(double T, double dense_layers, Put& put) const {
   using ops::elementwise;
@@ -82,12 +85,24 @@ void CostModel::dense_mlp_ops(double T, double dense_layers, Put& put) const {
   const double hidden = static_cast<double>(model_.hidden);
   const double a = act_bytes_;
   const double gate_up = model_.gated_mlp ? 2.0 : 1.0;
-  const double ffn = static_cast<double>(shard_.ffn);
-  put(gemm("mlp_up", T, hidden, gate_up * ffn, dense_layers, w_dense_, a), true);
-  put(elementwise("mlp_act", (gate_up + 1.0) * T * ffn * a * dense_layers, dense_layers, 4.0 * T * ffn * dense_layers,
-                  T, ElementwiseKind::act),
-      true);
-  put(gemm("mlp_down", T, ffn, hidden, dense_layers, w_dense_, a), true);
+  auto mlp = [&](double ffn, double layers) {
+    put(gemm("mlp_up", T, hidden, gate_up * ffn, layers, w_dense_, a), true);
+    put(elementwise("mlp_act", (gate_up + 1.0) * T * ffn * a * layers, layers, 4.0 * T * ffn * layers, T,
+                    ElementwiseKind::act),
+        true);
+    put(gemm("mlp_down", T, ffn, hidden, layers, w_dense_, a), true);
+  };
+  if (model_.mlp_widths.empty()) {
+    mlp(static_cast<double>(shard_.ffn), dense_layers);
+    return;
+  }
+  const double share = model_.dense_mlp_layers() > 0 ? dense_layers / model_.dense_mlp_layers() : 1.0;
+  for (const MlpWidthGroup& g : model_.mlp_widths) {
+    if (g.linear)
+      put(gemm("linear_sublayer", T, hidden, hidden / par_.tp, g.layers * share, w_dense_, a), true);
+    else
+      mlp(static_cast<double>(g.ffn) / par_.tp, g.layers * share);
+  }
 }
 
 // The routed experts of `moe_layers` layers on one GPU: `assignments` token-expert

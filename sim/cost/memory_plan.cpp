@@ -50,7 +50,11 @@ double weight_bytes_per_gpu(const ModelSpec& m, const ResolvedPrecision& p, cons
                stage_layers_of(local, m, s) * attention_of(false)) *
               wa;
   }
-  per_gpu += dense_layers * m.dense_mlp_params_per_layer() / par.tp * wd;
+  // Layers of differing widths (mlp_widths): the stage holds its share of their mean.
+  const double dense_per_layer = m.mlp_widths.empty() || m.dense_mlp_layers() <= 0
+                                     ? static_cast<double>(m.dense_mlp_params_per_layer())
+                                     : static_cast<double>(m.dense_mlp_params()) / m.dense_mlp_layers();
+  per_gpu += dense_layers * dense_per_layer / par.tp * wd;
   // Routed experts: (experts + redundant slots) x one expert's weights over the stage's
   // tp x attention_dp GPUs (ep groups of moe_tp GPUs each); the router and the shared
   // experts follow the attention layout (tp-way, one copy per DP rank). With
@@ -64,7 +68,13 @@ double weight_bytes_per_gpu(const ModelSpec& m, const ResolvedPrecision& p, cons
     const std::int64_t rest = m.moe_params_per_layer() - static_cast<std::int64_t>(m.moe.num_experts) * one_expert;
     moe_params = static_cast<double>(routed) / par.attention_dp + static_cast<double>(rest);
   }
-  per_gpu += moe_layers * moe_params / par.tp * we;
+  // Of them, the shared experts take their own tensor group's bytes (a checkpoint may store them
+  // otherwise than the routed ones: NVIDIA's MiniMax-M3 NVFP4 keeps them MXFP8) and the router
+  // stays 16-bit (no quantized checkpoint or engine quantizes the gate: vLLM builds it without a
+  // quant_config), as the step cost prices them (layer_ops.h shared_expert_ops, moe_router).
+  const double router = static_cast<double>(m.router_params_per_layer());
+  const double shared = static_cast<double>(m.shared_expert_params_per_layer());
+  per_gpu += moe_layers * ((moe_params - router - shared) * we + shared * bytes.shared_experts + router * 2.0) / par.tp;
   // State layers split over TP; DSA's indexer replicated on every GPU.
   if (m.state.enabled())
     per_gpu += stage_layers_of(m.state.layers, m, s) * static_cast<double>(m.state.params_per_layer(m.hidden)) / par.tp *

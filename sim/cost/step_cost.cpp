@@ -260,7 +260,7 @@ CostPart CostModel::tokens_ops(double T, std::vector<OpCost>* ops) const {
   if (moe_layers > 0) {
     const double E = m.moe.num_experts;
     const double k = m.moe.experts_per_token;
-    put(gemm("moe_router", T, hidden, E, moe_layers, act_bytes_, a), true);
+    put(gemm("moe_router", T, hidden, E, moe_layers, kRouterWeightBytes, a), true);
     // Nemotron-3's latent MoE: the experts run at the latent width, between two projections.
     const double width = m.moe.latent > 0 ? static_cast<double>(m.moe.latent) : hidden;
     if (m.moe.latent > 0) put(gemm("moe_latent_in", T, hidden, width, moe_layers, w_experts_, a), true);

@@ -238,6 +238,9 @@ class CostModel {
   // The same per tensor group (a checkpoint may leave some unquantized, model_spec.h).
   double w_attention_ = 2, w_dense_ = 2, w_experts_ = 2, w_shared_ = 2, w_state_ = 2;
   double lm_head_bytes_ = 2;   // ... of the LM head (16-bit unless a GGUF file quantizes it)
+  // The MoE router's weights stay 16-bit in every quantized checkpoint and engine (vLLM builds
+  // the gate without a quant_config); the memory plan holds them so too (memory_plan.cpp).
+  static constexpr double kRouterWeightBytes = 2.0;
   bool has_layer_kinds_ = false;  // state layers or a sparse-attention indexer (state_cost.cpp)
   double attention_s_per_flop8_ = 0;  // fp8 attention-kind math (the indexer)
   double kv_bytes_ = 2;        // bytes per KV element

@@ -198,7 +198,7 @@ WideParts CostModel::wide_parts(const WideLoad& w, std::vector<OpCost>* ops) con
   if (Lm > 0) {
     const double E = m.moe.num_experts, k = m.moe.experts_per_token;
     const double slots = E + par_.redundant_experts;
-    put_moe(gemm("moe_router", T, hidden, E, Lm, act_bytes_, a), true);
+    put_moe(gemm("moe_router", T, hidden, E, Lm, kRouterWeightBytes, a), true);
     // The busiest expert GPU: its share of the token-expert pairs, and its slots hit at least once.
     const double load = expert_load_.max_over_mean(total);
     const double assignments = total * k / par_.ep * load;

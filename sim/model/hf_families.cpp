@@ -65,6 +65,7 @@ const std::map<std::string, HfFamily>& by_architecture() {
       {"MiniMaxM3SparseForCausalLM", HfFamily::minimax_m3},
       {"MiniMaxM3SparseForConditionalGeneration", HfFamily::minimax_m3},
       {"MiMoForCausalLM", HfFamily::mimo},
+      {"DeciLMForCausalLM", HfFamily::nemotron_nas},  // Llama-Nemotron Super/Ultra/51B (block_configs)
   };
   return m;
 }
@@ -88,7 +89,7 @@ const std::map<std::string, HfFamily>& by_model_type() {
       {"deepseek_v4", HfFamily::deepseek_v4},
       {"kimi_linear", HfFamily::kimi_linear},
       {"minimax_m3", HfFamily::minimax_m3}, {"minimax_m3_vl", HfFamily::minimax_m3},
-      {"mimo", HfFamily::mimo},
+      {"mimo", HfFamily::mimo},            {"nemotron-nas", HfFamily::nemotron_nas},
   };
   return m;
 }

@@ -34,6 +34,7 @@ enum class HfFamily {
   kimi_linear,     // Kimi Linear, Kimi K3's text model (KDA + MLA layers, latent MoE, attention residuals)
   minimax_m3,      // MiniMax-M3 (block-sparse attention with an index branch, dense then MoE layers)
   mimo,            // MiMo-7B (Qwen2 dense with biases and MTP layers)
+  nemotron_nas,    // Llama-Nemotron NAS models (DeciLM: per-layer FFN widths, attention-free layers)
 };
 
 // The family of a text model from its architecture name, or from its model_type (a wrapper's
@@ -64,6 +65,7 @@ void read_deepseek_v4(const JsonFields& f, ModelSpec& m);
 void read_kimi_linear(const JsonFields& f, ModelSpec& m);
 void read_minimax_m3(const JsonFields& f, ModelSpec& m);
 void read_mimo(const JsonFields& f, ModelSpec& m);
+void read_nemotron_nas(const JsonFields& f, ModelSpec& m);  // hf_nas_family.cpp
 
 // How many entries of `layer_types` are `kind`; -1 when the config has no such list.
 int count_layer_types(const JsonFields& f, const std::string& kind);

@@ -156,18 +156,9 @@ std::int64_t vision_params_estimate(const json& j) {
 }
 
 // What servesim lacks for an architecture it knows of and does not describe (said in its
-// refusal). DeepSeek-V4, once here, has its reader (read_deepseek_v4).
-std::string known_unsupported(const std::string& arch) {
-  // NVIDIA's Llama-Nemotron NAS models (Llama-3.3-Nemotron-Super-49B-v1, Llama-3.1-Nemotron-Ultra):
-  // block_configs gives each layer its own attention (n_heads_in_group KV grouping, no_op, or a
-  // linear replacement) and FFN (ffn_mult width, no_op, or linear).
-  if (arch == "DeciLMForCausalLM")
-    return " (its block_configs give each layer its own attention (KV grouping n_heads_in_group, none, or a "
-           "linear layer) and its own FFN width (ffn_mult, none, or a linear layer); servesim describes one FFN "
-           "width for every layer and would misprice the GEMMs, the weights and the pipeline stages of such a "
-           "model)";
-  return "";
-}
+// refusal). None at present: DeepSeek-V4 and DeciLM, once here, have their readers
+// (read_deepseek_v4, read_nemotron_nas).
+std::string known_unsupported(const std::string& /*arch*/) { return ""; }
 
 ModelSpec import_parsed_config(const json& j, const std::string& path) {
   if (!j.is_object()) throw Error(fmt::format("{}: expected an object", path));
@@ -279,6 +270,7 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     case HfFamily::kimi_linear: read_kimi_linear(f, m); break;
     case HfFamily::minimax_m3: read_minimax_m3(f, m); break;
     case HfFamily::mimo: read_mimo(f, m); break;
+    case HfFamily::nemotron_nas: read_nemotron_nas(f, m); break;
   }
   // A mixture-of-experts family whose config names no experts (num_experts: 0, or the
   // field missing) would be priced as a dense model with the expert-sized FFN.

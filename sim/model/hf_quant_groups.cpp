@@ -95,7 +95,7 @@ int group_layers(const ModelSpec& m, TensorGroup g) {
 double group_weights(const ModelSpec& m, TensorGroup g) {
   switch (g) {
     case TensorGroup::attention: return static_cast<double>(m.attention_params());
-    case TensorGroup::dense_mlp: return static_cast<double>(m.dense_mlp_layers()) * m.dense_mlp_params_per_layer();
+    case TensorGroup::dense_mlp: return static_cast<double>(m.dense_mlp_params());
     case TensorGroup::experts:
     case TensorGroup::shared_experts: return static_cast<double>(m.moe_layers()) * m.moe_params_per_layer();
     case TensorGroup::state_layers:

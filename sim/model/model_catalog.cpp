@@ -61,6 +61,18 @@ void validate_model(const ModelSpec& m, const std::string& where) {
   if (m.dense_mlp_layers() > 0 && m.ffn <= 0) fail("mlp.intermediate_size must be positive");
   if (m.moe_layers() > m.mlp_layers())
     fail(fmt::format("{} MoE layers but only {} layers with an MLP", m.moe_layers(), m.mlp_layers()));
+  if (!m.mlp_widths.empty()) {
+    int listed = 0;
+    for (const MlpWidthGroup& g : m.mlp_widths) {
+      if (g.layers < 1 || (!g.linear && (g.ffn <= 0 || g.ffn > m.ffn)))
+        fail(fmt::format("an MLP width group of {} layers, width {}, must have layers and a width in 1..{}", g.layers,
+                         g.ffn, m.ffn));
+      listed += g.linear ? 0 : g.layers;
+    }
+    if (listed != m.dense_mlp_layers())
+      fail(fmt::format("the MLP width groups hold {} layers, the model {} dense MLP layers", listed,
+                       m.dense_mlp_layers()));
+  }
   if (m.local.kind != LocalAttention::Kind::none) {
     if (m.local.span <= 0) fail("the local attention span (sliding_window or attention_chunk) must be positive");
     if (m.local.layers < 1 || m.local.layers > m.attention_layers())

@@ -76,6 +76,14 @@ std::int64_t ModelSpec::dense_mlp_params_per_layer() const {
   return (gated_mlp ? 3 : 2) * hidden * ffn;
 }
 
+std::int64_t ModelSpec::dense_mlp_params() const {
+  if (mlp_widths.empty()) return static_cast<std::int64_t>(dense_mlp_layers()) * dense_mlp_params_per_layer();
+  std::int64_t sum = 0;
+  for (const MlpWidthGroup& g : mlp_widths)
+    sum += static_cast<std::int64_t>(g.layers) * (g.linear ? hidden * hidden : (gated_mlp ? 3 : 2) * hidden * g.ffn);
+  return sum;
+}
+
 namespace {
 // One expert's weights; `bias`: gpt-oss's biases on gate/up (2 ffn) and down (width).
 std::int64_t expert_params(std::int64_t width, std::int64_t ffn, bool gated, bool bias = false) {
@@ -86,12 +94,19 @@ std::int64_t expert_params(std::int64_t width, std::int64_t ffn, bool gated, boo
 // Router (with gpt-oss's bias), the routed experts at the width they run at (the latent
 // width with Nemotron-3 Super's latent MoE, plus its two projections), the shared experts.
 std::int64_t ModelSpec::moe_params_per_layer() const {
-  const std::int64_t shared_ffn = moe.shared_expert_ffn > 0 ? moe.shared_expert_ffn : moe.expert_ffn;
   const std::int64_t width = moe.latent > 0 ? moe.latent : hidden;
-  return hidden * moe.num_experts + (moe.expert_bias ? moe.num_experts : 0) +
-         moe.num_experts * expert_params(width, moe.expert_ffn, gated_mlp, moe.expert_bias) +
+  return router_params_per_layer() + moe.num_experts * expert_params(width, moe.expert_ffn, gated_mlp, moe.expert_bias) +
          (moe.latent > 0 ? 2 * hidden * moe.latent + (moe.latent_norm ? moe.latent : 0) : 0) +
-         moe.shared_experts * expert_params(hidden, shared_ffn, gated_mlp);
+         shared_expert_params_per_layer();
+}
+
+std::int64_t ModelSpec::router_params_per_layer() const {
+  return hidden * moe.num_experts + (moe.expert_bias ? moe.num_experts : 0);
+}
+
+std::int64_t ModelSpec::shared_expert_params_per_layer() const {
+  const std::int64_t shared_ffn = moe.shared_expert_ffn > 0 ? moe.shared_expert_ffn : moe.expert_ffn;
+  return moe.shared_experts * expert_params(hidden, shared_ffn, gated_mlp);
 }
 
 std::int64_t ModelSpec::moe_active_params_per_layer() const {
@@ -141,7 +156,7 @@ std::int64_t ModelSpec::norm_params() const {
 
 std::int64_t ModelSpec::total_params() const {
   return attention_params() + static_cast<std::int64_t>(state.enabled() ? state.layers : 0) * state.params_per_layer(hidden) +
-         static_cast<std::int64_t>(dense_mlp_layers()) * dense_mlp_params_per_layer() +
+         dense_mlp_params() +
          moe_layers() * moe_params_per_layer() + embedding_params() + norm_params() + hc_params() +
          hash_table_params() + attn_res_params();
 }
@@ -194,7 +209,7 @@ std::int64_t ModelSpec::mtp_params() const {
 
 std::int64_t ModelSpec::active_params_all_tables() const {
   return attention_params() + static_cast<std::int64_t>(state.enabled() ? state.layers : 0) * state.params_per_layer(hidden) +
-         static_cast<std::int64_t>(dense_mlp_layers()) * dense_mlp_params_per_layer() +
+         dense_mlp_params() +
          moe_layers() * moe_active_params_per_layer() + embedding_params() + norm_params() + hc_params() +
          attn_res_params();
 }

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "model/dtype.h"
 #include "model/layer_kinds.h"
@@ -123,6 +124,16 @@ struct WeightGroups {
   bool enabled() const { return size > 0; }
 };
 
+// A run of dense MLP layers of one width, or of sublayers replaced by one linear map, in a
+// model whose layers differ (NVIDIA's NAS-pruned Llama-Nemotron models: DeciLM's block_configs
+// give each layer its own ffn_mult, or replace its attention or its MLP by a hidden x hidden
+// linear layer, DeciLMLinearAttention / DeciLMLinearMLP in their modeling_decilm.py).
+struct MlpWidthGroup {
+  std::int64_t ffn = 0;  // intermediate width of these dense MLP layers (0 with linear)
+  int layers = 0;
+  bool linear = false;   // hidden x hidden linear sublayers: no KV, no activation, one GEMM each
+};
+
 struct ModelSpec {
   std::string name;          // catalog name, e.g. "llama-3.1-8b"
   std::string hf_id;         // "meta-llama/Llama-3.1-8B"
@@ -134,7 +145,10 @@ struct ModelSpec {
   int heads = 0;
   int kv_heads = 0;
   int head_dim = 0;
-  std::int64_t ffn = 0;       // dense MLP intermediate size
+  std::int64_t ffn = 0;       // dense MLP intermediate size (the widest, with mlp_widths)
+  // Dense MLP layers of differing widths and linear replacements (MlpWidthGroup). Empty: every
+  // dense MLP layer is `ffn` wide. Else its non-linear groups hold dense_mlp_layers() layers.
+  std::vector<MlpWidthGroup> mlp_widths;
   bool gated_mlp = true;      // SwiGLU/GeGLU: gate and up projections
   bool qkv_bias = false;
   std::int64_t vocab = 0;
@@ -217,7 +231,15 @@ struct ModelSpec {
     return indexer.enabled() && local.kind == LocalAttention::Kind::topk ? static_cast<int>(local.layers) : 0;
   }
   int dense_mlp_layers() const { return mlp_layers() - moe_layers(); }
-  int sublayers() const { return attention_layers() + state.layers + compressed.layers() + mlp_layers(); }  // each with a norm
+  // Sublayers replaced by one linear map (mlp_widths' linear groups): each has its norm.
+  int linear_sublayers() const {
+    int n = 0;
+    for (const MlpWidthGroup& g : mlp_widths) n += g.linear ? g.layers : 0;
+    return n;
+  }
+  int sublayers() const {  // each with a norm
+    return attention_layers() + state.layers + compressed.layers() + mlp_layers() + linear_sublayers();
+  }
   // Attention shapes of a global and of a local layer (they differ only for Gemma 4).
   int head_dim_of(bool global) const { return global && global_head_dim > 0 ? global_head_dim : head_dim; }
   int kv_heads_of(bool global) const { return global && global_kv_heads > 0 ? global_kv_heads : kv_heads; }
@@ -229,8 +251,13 @@ struct ModelSpec {
   std::int64_t attention_params_per_layer() const;  // a global layer's (all of them, but for Gemma 4)
   std::int64_t attention_params_of(bool global) const;
   std::int64_t attention_params() const;  // over every attention layer (with DSA's indexer)
-  std::int64_t dense_mlp_params_per_layer() const;
+  std::int64_t dense_mlp_params_per_layer() const;  // one `ffn`-wide layer
+  // Every dense MLP layer's weights and the linear replacements' (the sum over mlp_widths, or
+  // dense_mlp_layers() x dense_mlp_params_per_layer()).
+  std::int64_t dense_mlp_params() const;
   std::int64_t moe_params_per_layer() const;         // all experts + shared + router
+  std::int64_t router_params_per_layer() const;      // the router (with gpt-oss's bias): of the above
+  std::int64_t shared_expert_params_per_layer() const;  // the shared experts: of the above
   std::int64_t moe_active_params_per_layer() const;  // top-k + shared + router
   std::int64_t embedding_params() const;             // input embedding + LM head (once if tied)
   std::int64_t norm_params() const;

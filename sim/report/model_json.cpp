@@ -58,6 +58,12 @@ nlohmann::json model_json(const ModelSpec& m) {
   if (m.hc_mult > 0) j["hyper_connections"] = {{"streams", m.hc_mult}, {"params", m.hc_params()}};
   if (m.moe.hash_layers > 0) j["hash_routed_layers"] = {{"layers", m.moe.hash_layers}, {"table_params", m.hash_table_params()}};
   if (m.attention_sinks) j["attention_sinks"] = true;
+  if (!m.mlp_widths.empty()) {
+    nlohmann::json groups = nlohmann::json::array();
+    for (const MlpWidthGroup& g : m.mlp_widths)
+      groups.push_back({{"layers", g.layers}, {"intermediate_size", g.ffn}, {"linear", g.linear}});
+    j["dense_mlp_widths"] = groups;
+  }
   if (m.v_head_dim > 0) j["v_head_dim"] = m.v_head_dim;
   if (m.state.enabled())
     j["state_layers"] = {{"kind", m.state.kind_name()},
@@ -99,8 +105,19 @@ nlohmann::json model_json(const ModelSpec& m) {
 
 std::vector<std::string> model_notes(const ModelSpec& m) {
   std::vector<std::string> out;
-  if ((m.attention_layers() != m.layers && !m.compressed.enabled()) || m.state.enabled())
+  if (m.state.enabled())
     out.push_back(fmt::format("layers: {} with attention, {} of {}", m.attention_layers(), m.state.describe(), m.layers));
+  else if (m.attention_layers() != m.layers && !m.compressed.enabled())
+    out.push_back(fmt::format("layers: {} of {} with attention, {} with an MLP", m.attention_layers(), m.layers,
+                              m.mlp_layers()));
+  if (!m.mlp_widths.empty()) {
+    std::string groups;
+    for (const MlpWidthGroup& g : m.mlp_widths)
+      groups += g.linear ? fmt::format("{}{} linear {}x{}", groups.empty() ? "" : ", ", g.layers, m.hidden, m.hidden)
+                         : fmt::format("{}{} x {}", groups.empty() ? "" : ", ", g.layers, g.ffn);
+    out.push_back(fmt::format("dense MLP widths differ by layer (layers x width): {}; each priced at its own shape",
+                              groups));
+  }
   if (m.state.enabled())
     out.push_back(fmt::format("state per sequence: {} over {} layers ({} recurrent state), the same at any context "
                               "length; the engine reserves a state slot per sequence, not KV blocks",

@@ -42,8 +42,17 @@ class MiniYamlTest(unittest.TestCase):
         doc = mini_yaml.loads('a: 1  # one\nb:\n  c: "x # not a comment"\n  d: true\ne: 2.5\nf: null\n')
         self.assertEqual(doc, {"a": 1, "b": {"c": "x # not a comment", "d": True}, "e": 2.5, "f": None})
 
+    def test_lists_of_flow_mappings(self):
+        # mlp.layer_widths' form: a block list of one-line mappings of scalars.
+        doc = mini_yaml.loads("mlp:\n  gated: true\n  layer_widths:\n    - {intermediate_size: 28672, layers: 49}  # x\n"
+                              "    - {linear: true, layers: 2}\nvocab_size: 5\n")
+        self.assertEqual(doc, {"mlp": {"gated": True, "layer_widths": [{"intermediate_size": 28672, "layers": 49},
+                                                                       {"linear": True, "layers": 2}]},
+                               "vocab_size": 5})
+
     def test_rejects_what_it_cannot_read(self):
-        for text in ("a:\n  - 1\n", "a: [1, 2]\n", "a: 1\na: 2\n", "a:\n    b: 1\n  c: 2\n", "just text\n"):
+        for text in ("a:\n  - 1\n", "a: [1, 2]\n", "a: 1\na: 2\n", "a:\n    b: 1\n  c: 2\n", "just text\n",
+                     "a:\n  - {b: {c: 1}}\n", "- {a: 1}\n", "a:\n  - {b: 1}\n    - {b: 2}\n"):
             with self.assertRaises(ValueError, msg=text):
                 mini_yaml.loads(text)
 
@@ -55,6 +64,11 @@ class ShapesTest(unittest.TestCase):
                          ("llama-3.1-8b", 32, 4096, 32, 8, 128, 14336, 128256))
         self.assertTrue(m.gated_mlp)
         self.assertFalse(m.qkv_bias)
+
+    def test_rejects_layers_of_differing_shapes(self):
+        # A NAS-pruned model (mlp.layer_widths): the profiler times one layer shape per model.
+        with self.assertRaisesRegex(shapes.ShapeError, "layers differ in shape"):
+            shapes.load(model_path("llama-3.3-nemotron-super-49b"))
 
     def test_shards_follow_servesim(self):
         m = shapes.load(model_path("llama-3.1-8b"))

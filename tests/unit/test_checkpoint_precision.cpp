@@ -50,12 +50,13 @@ TEST_CASE("checkpoint precision: MXFP4 experts beside bf16 attention (gpt-oss)",
   CHECK(group_bytes(m, TensorGroup::attention) == 2.0);
   CHECK_FALSE(m.checkpoint.has_activations);  // weight-only
   // The memory plan on one H100: experts 36 x 128 x 24,891,840 weights at 0.53125 bytes
-  // (60.9 GB), attention 36 x 26.55M at 2, tables 2 x 201,088 x 2880 at 2, norms.
+  // (60.9 GB), the router (2880 x 128 and its 128 biases) at 2, attention 36 x 26.55M at 2,
+  // tables 2 x 201,088 x 2880 at 2, norms.
   const Setup s = setup_of("hardware: {gpu: h100-sxm}\nmodel: {name: " + fixture("gpt-oss-120b") +
                            "}\nengine: {prefix_caching: false}\n");
   CHECK(s.resolved.weights == DType::fp4);
   CHECK(s.resolved.compute == DType::bf16);  // W4A16
-  const double experts = 36.0 * (128.0 * (3.0 * 2880 * 2880 + 3 * 2880) + 2880.0 * 128 + 128) * (0.5 + 1.0 / 32);
+  const double experts = 36.0 * (128.0 * (3.0 * 2880 * 2880 + 3 * 2880) * (0.5 + 1.0 / 32) + (2880.0 * 128 + 128) * 2.0);
   const double attention = 36.0 * static_cast<double>(m.attention_params_per_layer()) * 2.0;
   const double tables = 2.0 * 201088 * 2880 * 2.0, norms = (2.0 * 36 + 1) * 2880 * 2.0;
   CHECK(weight_bytes_per_gpu(s.model, s.resolved, s.parallelism) == Approx(experts + attention + tables + norms));

@@ -35,9 +35,6 @@ ModelSpec load(const std::string& name) { return load_model(fixture(name)); }
 double billions(std::int64_t n) { return static_cast<double>(n) / 1e9; }
 bool within(double value, double published, double rel) { return std::fabs(value - published) <= rel * published; }
 
-// The fixtures of architectures servesim does not describe (kept to test the refusal): NVIDIA's
-// Llama-Nemotron NAS model, whose layers differ in shape (block_configs).
-bool refused(const std::string& name) { return name == "llama-3.3-nemotron-super-49b-v1"; }
 // A config edited in memory, loaded from a scratch folder as `servesim inspect --model` would.
 ModelSpec load_edited(const nlohmann::json& j, const std::string& tag) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("servesim-models2026-" + tag);
@@ -67,7 +64,6 @@ TEST_CASE("models 2026: every collected config.json of a known family loads", "[
   for (const auto& entry : std::filesystem::directory_iterator(fixture(""))) {
     if (!entry.is_directory()) continue;
     const std::string name = entry.path().filename().string();
-    if (refused(name)) continue;
     INFO(name);
     ModelSpec m;
     REQUIRE_NOTHROW(m = load_model(entry.path().string()));
@@ -966,10 +962,10 @@ TEST_CASE("models 2026: Kimi K3's weights per GPU", "[hf][models2026][kimi-linea
   // tp 16 at the checkpoint's precision: MLA on its 24 attention layers only (not on every
   // layer, as for DeepSeek), the 69 KDA layers, the dense layer (bf16, all split over tp), the
   // 92 MoE layers at the experts' MXFP4 0.53125 B a weight, the tables split over tp (bf16), the
-  // norms and attention-residual weights whole (bf16). The MoE layer's shared experts, router and
-  // latent projections are stored bf16 but charged here at the experts' bytes, as the memory
-  // plan does for every MoE (an underestimate of 92 x (132.1M + 51.4M + 6.4M) x (2 - 0.53125) B
-  // = 25.7 GB over the model, 1.6 GB per GPU at tp 16).
+  // norms and attention-residual weights whole (bf16). Of the MoE layer, the shared experts and
+  // the router are stored bf16 and charged so; the latent projections, bf16 too, are charged at
+  // the experts' bytes (an underestimate of 92 x 6.4M x (2 - 0.53125) B = 0.87 GB over the model,
+  // 54 MB per GPU at tp 16).
   const ModelSpec m = load("kimi-k3");
   PrecisionSpec p;
   p.weights = DType::fp4;
@@ -983,9 +979,15 @@ TEST_CASE("models 2026: Kimi K3's weights per GPU", "[hf][models2026][kimi-linea
   const double expected = 24.0 * static_cast<double>(m.attention_params_per_layer()) / tp * 2.0 +
                           69.0 * static_cast<double>(m.state.params_per_layer(m.hidden)) / tp * 2.0 +
                           3.0 * 7168 * 33792 / tp * 2.0 +
-                          92.0 * static_cast<double>(m.moe_params_per_layer()) / tp * (0.5 + 1.0 / 32) +
+                          92.0 *
+                              (static_cast<double>(m.moe_params_per_layer() - m.shared_expert_params_per_layer() -
+                                                   m.router_params_per_layer()) *
+                                   (0.5 + 1.0 / 32) +
+                               static_cast<double>(m.shared_expert_params_per_layer() + m.router_params_per_layer()) *
+                                   2.0) /
+                              tp +
                           2.0 * 163840 * 7168 / tp * 2.0 + (2.0 * 93 + 1) * 7168 * 2.0 + (4.0 * 93 + 2) * 7168 * 2.0;
-  CHECK(weight_bytes_per_gpu(m, cost.precision(), par) == Approx(expected).epsilon(1e-12));  // about 95.9 GB
+  CHECK(weight_bytes_per_gpu(m, cost.precision(), par) == Approx(expected).epsilon(1e-12));  // about 97.1 GB
 }
 
 TEST_CASE("models 2026: MiniMax-M3", "[hf][models2026][minimax-m3]") {
@@ -1184,13 +1186,138 @@ TEST_CASE("models 2026: MiniMax-M3 NVFP4 (NVIDIA's MXFP8 / NVFP4 re-export)", "[
   CHECK_FALSE(m.checkpoint.has_kv_cache);  // kv_cache_quant_algo null
 }
 
-TEST_CASE("models 2026: Llama-3.3-Nemotron-Super-49B-v1 is refused, saying why", "[hf][models2026]") {
-  // DeciLMForCausalLM: block_configs gives layer by layer n_heads_in_group (KV heads = 64 / it),
-  // ffn_mult, or no_op / replace_with_linear for the attention or the FFN. This one: 49 layers
-  // with attention (8 KV heads), 31 without, FFNs of six widths (ffn_mult 0.5 to 5.25). servesim
-  // has one FFN width for every layer: refused, not averaged.
-  const std::string e = error_of([&] { load("llama-3.3-nemotron-super-49b-v1"); });
-  CHECK_THAT(e, Contains("architecture 'DeciLMForCausalLM' (model_type 'nemotron-nas') is not supported"));
-  CHECK_THAT(e, Contains("block_configs give each layer its own attention"));
-  CHECK_THAT(e, Contains("its own FFN width (ffn_mult, none, or a linear layer)"));
+TEST_CASE("models 2026: Llama-3.3-Nemotron-Super-49B-v1, layer by layer from block_configs", "[hf][models2026]") {
+  // DeciLMForCausalLM: block_configs gives each layer n_heads_in_group (KV heads = 64 / 8 = 8) or
+  // no attention, and an FFN of width round_up_256(int(2 x ffn_mult x 8192 / 3)):
+  //   5.25 -> 28672 (49 layers), 2.625 -> 14336 (6), 1.3125 -> 7168 (10), 1.0 -> 5461 -> 5632 (8),
+  //   0.5 -> 2730 -> 2816 (6), 3.28125 -> 17920 (1); 49 of 80 layers with attention.
+  const ModelSpec m = load("llama-3.3-nemotron-super-49b-v1");
+  CHECK(m.layers == 80);
+  CHECK(m.attention_layers() == 49);
+  CHECK(m.mlp_layers() == 80);
+  CHECK(m.kv_heads == 8);
+  CHECK(m.ffn == 28672);
+  REQUIRE(m.mlp_widths.size() == 6);
+  std::int64_t width_layers = 0;
+  for (const MlpWidthGroup& g : m.mlp_widths) width_layers += g.ffn * g.layers;
+  CHECK(width_layers == 49 * 28672 + 6 * 14336 + 10 * 7168 + 8 * 5632 + 6 * 2816 + 17920);  // 1,642,496
+  CHECK(m.mlp_widths.front().ffn == 28672);
+  CHECK(m.mlp_widths.front().layers == 49);
+  // Attention 49 x (2 x 8192^2 + 2 x 8192 x 1024) = 7,398,752,256; MLP 3 x 8192 x 1,642,496 =
+  // 40,365,981,696; embedding and head 2 x 128256 x 8192 = 2,101,346,304; norms (49 + 80 + 1) x
+  // 8192 = 1,064,960. Total 49,867,145,216: +1.8% on the published "49B" (a dense model: active
+  // = total).
+  CHECK(m.total_params() == 49867145216LL);
+  CHECK(m.active_params() == m.total_params());
+  CHECK(within(billions(m.total_params()), 49, 0.02));
+  // KV: 49 layers x 2 x 8 heads x 128 x 2 B = 200,704 B per token in bf16.
+  CHECK(m.kv_bytes_per_token(DType::bf16) == 200704.0);
+  // The catalog's models/llama-3.3-nemotron-super-49b.yaml (mlp.layer_widths) is the same model.
+  const ModelSpec y = load_model("llama-3.3-nemotron-super-49b");
+  CHECK(y.total_params() == m.total_params());
+  CHECK(y.attention_layers() == 49);
+  CHECK(y.kv_bytes_per_token(DType::bf16) == 200704.0);
+  CHECK(y.mlp_widths.size() == 6);
+}
+
+TEST_CASE("models 2026: Llama-3.1-Nemotron-Ultra-253B-v1, with whole layers left out", "[hf][models2026]") {
+  // 162 blocks; 81 have neither attention nor an FFN; 64 attention layers (n_heads_in_group 16:
+  // 128 / 16 = 8 KV heads of 128), 81 FFN layers of 12 widths (ffn_mult 0.4875 to 39:
+  // round_up_256(int(2 x 39 x 16384 / 3)) = 425,984).
+  const ModelSpec m = load("llama-3.1-nemotron-ultra-253b-v1");
+  CHECK(m.layers == 162);
+  CHECK(m.attention_layers() == 64);
+  CHECK(m.mlp_layers() == 81);
+  CHECK(m.kv_heads == 8);
+  CHECK(m.ffn == 425984);
+  CHECK(m.mlp_widths.size() == 12);
+  // Attention 64 x (2 x 16384^2 + 2 x 16384 x 1024) = 36,507,222,016, the MLPs 212,688,961,536,
+  // embedding and head 2 x 128256 x 16384 = 4,202,692,608, norms (64 + 81 + 1) x 16384 =
+  // 2,392,064: 253,401,268,224, +0.16% on the published "253B".
+  CHECK(m.total_params() == 253401268224LL);
+  CHECK(within(billions(m.total_params()), 253, 0.02));
+  CHECK(m.kv_bytes_per_token(DType::bf16) == 64.0 * 2 * 8 * 128 * 2);  // 262,144 B
+}
+
+TEST_CASE("models 2026: mlp.layer_widths in a model file is checked against the layers", "[models2026][limits]") {
+  // The catalog's Super-49B with its 1-layer 17920-wide run removed: the runs hold 79 of its 80
+  // dense MLP layers, which the model check names.
+  std::ifstream in(std::string(SERVESIM_TEST_DATA) + "/../models/llama-3.3-nemotron-super-49b.yaml");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string run = "    - {intermediate_size: 17920, layers: 1}    # 3.28125\n";
+  REQUIRE(text.find(run) != std::string::npos);
+  auto write = [&](const std::string& body, const std::string& tag) {
+    const std::filesystem::path f = std::filesystem::temp_directory_path() / ("servesim-widths-" + tag + ".yaml");
+    std::ofstream(f) << body;
+    return f.string();
+  };
+  std::string short_runs = text;
+  short_runs.erase(short_runs.find(run), run.size());
+  CHECK_THAT(error_of([&] { load_model(write(short_runs, "short")); }),
+             Contains("the MLP width groups hold 79 layers, the model 80 dense MLP layers"));
+  std::string wider = text;
+  wider.replace(wider.find("{intermediate_size: 17920"), 25, "{intermediate_size: 30000");
+  CHECK_THAT(error_of([&] { load_model(write(wider, "wider")); }), Contains("must have layers and a width in 1..28672"));
+  std::string linear_width = text;
+  linear_width.replace(linear_width.find("{intermediate_size: 17920, layers: 1}"), 37,
+                       "{linear: true, intermediate_size: 17920, layers: 1}");
+  CHECK_THAT(error_of([&] { load_model(write(linear_width, "linear")); }),
+             Contains("a linear run has no intermediate_size"));
+}
+
+TEST_CASE("models 2026: a NAS model's MLP widths priced each at its own shape", "[hf][models2026][cost]") {
+  // One decode token through Super-49B at TP 2: each width w gives mlp_up (8192 x 2w / 2) and
+  // mlp_down (w / 2 x 8192) over its layers; their FLOPs add up to 2 x 3 x 8192 x 1,642,496 / 2
+  // per token, and their weight bytes (bf16) to 2 B x 40,365,981,696 / 2.
+  const ModelSpec m = load("llama-3.3-nemotron-super-49b-v1");
+  ResolvedPrecision bf16;
+  Parallelism tp2;
+  tp2.tp = 2;
+  const CostModel cost(load_gpu("h200-sxm"), m, bf16, tp2);
+  BatchSummary b = cost.batch();
+  b.add(SeqWork{1, 999, true});
+  double flops = 0, weight_bytes = 0;
+  int up_ops = 0;
+  for (const OpCost& o : cost.breakdown(b).ops) {
+    const std::string name = o.name;
+    if (name != "mlp_up" && name != "mlp_down") continue;
+    up_ops += name == "mlp_up";
+    flops += o.flops;
+    weight_bytes += o.weight_bytes;
+  }
+  CHECK(up_ops == 6);  // one per width
+  CHECK(flops == Approx(2.0 * 3 * 8192 * 1642496 / 2));
+  CHECK(weight_bytes == Approx(2.0 * 40365981696.0 / 2));
+  // The weights a GPU holds: half of attention, MLPs, embedding and head, 2 B each:
+  // (7,398,752,256 + 40,365,981,696 + 2,101,346,304) = 49,866,080,256 B (norms, 2 MB, aside).
+  CHECK(weight_bytes_per_gpu(m, bf16, tp2) == Approx(49866080256.0).epsilon(1e-4));
+}
+
+TEST_CASE("models 2026: a DeciLM config servesim cannot describe is refused, naming the block", "[hf][models2026]") {
+  nlohmann::json j = nlohmann::json::parse(std::ifstream(fixture("llama-3.3-nemotron-super-49b-v1") + "/config.json"));
+  // Llama-3.1-Nemotron-51B groups its heads differently from layer to layer: one KV-head count
+  // per model cannot hold it.
+  nlohmann::json other = j;
+  other["block_configs"][1]["attention"]["n_heads_in_group"] = 16;
+  CHECK_THAT(error_of([&] { load_edited(other, "decilm-groups"); }),
+             Contains("block_configs[1].attention.n_heads_in_group 16 differs from the earlier layers' 8"));
+  nlohmann::json window = j;
+  window["block_configs"][3]["attention"]["window_length"] = 4096;
+  CHECK_THAT(error_of([&] { load_edited(window, "decilm-window"); }),
+             Contains("block_configs[3].attention.window_length = 4096"));
+  nlohmann::json short_list = j;
+  short_list["block_configs"].erase(0);
+  CHECK_THAT(error_of([&] { load_edited(short_list, "decilm-short"); }),
+             Contains("block_configs has 79 entries for num_hidden_layers 80"));
+  // A linear replacement is one hidden x hidden map: no KV, no MLP.
+  nlohmann::json linear = j;
+  linear["block_configs"][0]["attention"] = {{"no_op", false}, {"replace_with_linear", true}};
+  linear["block_configs"][0]["ffn"] = {{"no_op", false}, {"replace_with_linear", true}};
+  const ModelSpec l = load_edited(linear, "decilm-linear");
+  CHECK(l.attention_layers() == 48);
+  CHECK(l.mlp_layers() == 79);
+  CHECK(l.linear_sublayers() == 2);
+  // Layer 0 had attention (150,994,944) and a 14336-wide MLP (3 x 8192 x 14336 = 352,321,536);
+  // now two 8192 x 8192 maps (134,217,728), norms unchanged.
+  CHECK(l.total_params() == 49867145216LL - 150994944 - 352321536 + 134217728);
 }

@@ -78,10 +78,11 @@ TEST_CASE("wide EP: weights per GPU and KV per DP rank by the closed form", "[wi
   const ModelSpec& m = cost.model();
   // Per GPU, 1 byte per fp8 weight: every layer's attention whole (dp replicas, tp=1),
   // the 3 dense MLPs whole, per MoE layer (256 + 32) experts x 3 x 7168 x 2048 / 16 GPUs
-  // plus the router (7168 x 256) and the shared expert (3 x 7168 x 2048) whole, the
-  // embedding and LM head in bf16 (2 x 129280 x 7168 x 2 B) and the norms in bf16.
+  // plus the shared expert (3 x 7168 x 2048) whole and the router (7168 x 256) whole in bf16
+  // (2 B: no checkpoint quantizes it), the embedding and LM head in bf16 (2 x 129280 x 7168 x 2 B)
+  // and the norms in bf16.
   const double expert = 3.0 * 7168 * 2048;
-  const double moe_layer = 288.0 * expert / 16 + (7168.0 * 256 + expert);
+  const double moe_layer = 288.0 * expert / 16 + (7168.0 * 256 * 2.0 + expert);
   const double expected = 61.0 * static_cast<double>(m.attention_params_per_layer()) +
                           3.0 * static_cast<double>(m.dense_mlp_params_per_layer()) + 58.0 * moe_layer +
                           2.0 * 129280.0 * 7168.0 * 2.0 + static_cast<double>(m.norm_params()) * 2.0;

@@ -2,9 +2,10 @@
 
 Why not PyYAML: a rented GPU box has torch but often not PyYAML, and the project's
 tests run on Debian's bare python3. Model files are block mappings of scalars
-(`key: value  # comment`), nested by indentation; no lists, anchors or flow style.
-Anything outside that subset raises ValueError naming the line, rather than being
-misread.
+(`key: value  # comment`), nested by indentation, and block lists of one-line flow
+mappings of scalars (`- {intermediate_size: 28672, layers: 49}`: mlp.layer_widths); no
+other lists, anchors or flow style. Anything outside that subset raises ValueError
+naming the line, rather than being misread.
 """
 
 
@@ -34,6 +35,25 @@ def _scalar(text, where):
         return t
 
 
+def _flow_map(text, where):
+    """`{a: 1, b: x}` (scalars only, no nesting) as a dict."""
+    t = text.strip()
+    if not (t.startswith("{") and t.endswith("}")) or "{" in t[1:-1] or "[" in t[1:-1]:
+        raise ValueError(f"{where}: list items must be one-line flow mappings of scalars, '- {{key: value, ...}}'")
+    out = {}
+    for part in t[1:-1].split(","):
+        if not part.strip():
+            continue
+        key, sep, value = part.partition(":")
+        key = key.strip().strip("\"'")
+        if not sep or not key:
+            raise ValueError(f"{where}: expected 'key: value' in {t!r}")
+        if key in out:
+            raise ValueError(f"{where}: duplicate key {key!r}")
+        out[key] = _scalar(value, where)
+    return out
+
+
 def _strip_comment(line):
     """The line without a trailing `# comment` (a '#' inside quotes is kept)."""
     quote = None
@@ -52,7 +72,8 @@ def loads(text, source="<yaml>"):
     """Parses `text` into nested dicts of scalars."""
     root = {}
     stack = [(-1, root)]  # (indent of the mapping's keys, mapping)
-    pending = None  # (indent, dict) of a `key:` with no value, waiting for its children
+    pending = None  # (indent, dict, parent, key) of a `key:` with no value, waiting for its children
+    items = None  # (indent, list) of the block list being read
     for n, raw in enumerate(text.splitlines(), 1):
         where = f"{source}:{n}"
         line = _strip_comment(raw).rstrip()
@@ -62,8 +83,16 @@ def loads(text, source="<yaml>"):
             raise ValueError(f"{where}: tab in indentation")
         indent = len(line) - len(line.lstrip(" "))
         body = line.strip()
-        if body.startswith("- "):
-            raise ValueError(f"{where}: lists are not supported")
+        if body.startswith("- ") or body == "-":
+            if pending is not None and indent > pending[0]:  # the first item of `key:`'s list
+                items = (indent, [])
+                pending[2][pending[3]] = items[1]
+                pending = None
+            elif items is None or indent != items[0]:
+                raise ValueError(f"{where}: a list item outside a list")
+            items[1].append(_flow_map(body[1:], where))
+            continue
+        items = None
         if pending is not None:
             if indent > pending[0]:
                 stack.append((indent, pending[1]))
@@ -84,7 +113,7 @@ def loads(text, source="<yaml>"):
         if value.strip() == "":
             child = {}
             mapping[key] = child
-            pending = (indent, child)
+            pending = (indent, child, mapping, key)
         else:
             mapping[key] = _scalar(value, where)
     return root

@@ -94,6 +94,11 @@ def from_servesim_yaml(path):
     att = doc.get("attention") or {}
     mlp = doc.get("mlp") or {}
     _reject_unsupported(path, "moe" in doc, "mla" in doc)
+    # NAS-pruned models (mlp.layer_widths, layers without attention or an MLP): one layer shape
+    # per model is what the profiler times and `servesim calibrate operators` compares.
+    if "layer_widths" in mlp or "attention_layers" in doc or "mlp_layers" in doc:
+        raise ShapeError(f"{path}: its layers differ in shape (mlp.layer_widths, attention_layers or mlp_layers); "
+                         "the profiler covers models whose layers are all alike")
     hidden = _positive_int(_require(doc, "hidden_size", path), "hidden_size", path)
     heads = _positive_int(_require(att, "heads", path + " attention"), "attention.heads", path)
     return ModelShape(
