@@ -709,6 +709,13 @@ TEST_CASE("CDNA3 files reach AMD's max-achievable FLOPs and Azure's HBM stream r
   CHECK(large_gemm(mi325x, DType::bf16) == Approx(843e12).epsilon(1e-3));
   CHECK(large_gemm(mi325x, DType::fp8) == Approx(1519e12).epsilon(1e-3));
   CHECK(mi300x.memory_bandwidth * mi300x.efficiency.gemm_memory == Approx((4.11 + 4.26 + 4.14 + 4.09) / 4 * 1e12).epsilon(1e-3));
+  // Collectives, from Azure's RCCL 2.22 all-reduce on 8 MI300X: a large message moves at the bus
+  // bandwidth 448 GB/s x 0.708 = 317 GB/s (measured 316.8 at 8 GB); a 1 KB one takes 2 x log2(8) x
+  // 7.5 us = 45 us (measured: 1 KB / (0.04 GB/s x 8/14) = 44.8 us). MI325X has the same links.
+  const Link xgmi = mi300x.intra_node;
+  CHECK(xgmi.bandwidth * mi300x.efficiency.comm_bandwidth == Approx(316.8e9).epsilon(2e-3));
+  CHECK(allreduce_time(1024, 8, xgmi, mi300x.efficiency.comm_bandwidth) == Approx(44.8e-6).epsilon(0.01));
+  CHECK(mi325x.efficiency.comm_bandwidth == mi300x.efficiency.comm_bandwidth);
   // The H100 keeps the catalog's cuBLAS fraction: the CDNA3 numbers are the files', not a new default.
   CHECK(load_gpu("h100-sxm").efficiency.gemm_compute == Approx(0.70));
 }
