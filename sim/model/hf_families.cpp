@@ -66,6 +66,11 @@ const std::map<std::string, HfFamily>& by_architecture() {
       {"MiniMaxM3SparseForConditionalGeneration", HfFamily::minimax_m3},
       {"MiMoForCausalLM", HfFamily::mimo},
       {"DeciLMForCausalLM", HfFamily::nemotron_nas},  // Llama-Nemotron Super/Ultra/51B (block_configs)
+      {"Phi3ForCausalLM", HfFamily::phi3},
+      {"Qwen2VLForConditionalGeneration", HfFamily::qwen2_vl},
+      {"Qwen2_5_VLForConditionalGeneration", HfFamily::qwen2_vl},
+      {"Ernie4_5_ForCausalLM", HfFamily::ernie4_5},
+      {"Ernie4_5ForCausalLM", HfFamily::ernie4_5},  // transformers' name for the same model
   };
   return m;
 }
@@ -90,6 +95,9 @@ const std::map<std::string, HfFamily>& by_model_type() {
       {"kimi_linear", HfFamily::kimi_linear},
       {"minimax_m3", HfFamily::minimax_m3}, {"minimax_m3_vl", HfFamily::minimax_m3},
       {"mimo", HfFamily::mimo},            {"nemotron-nas", HfFamily::nemotron_nas},
+      {"phi3", HfFamily::phi3},            {"qwen2_vl", HfFamily::qwen2_vl},   {"qwen2_5_vl", HfFamily::qwen2_vl},
+      {"qwen2_vl_text", HfFamily::qwen2_vl}, {"qwen2_5_vl_text", HfFamily::qwen2_vl},
+      {"ernie4_5", HfFamily::ernie4_5},
   };
   return m;
 }

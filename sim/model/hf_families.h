@@ -35,6 +35,9 @@ enum class HfFamily {
   minimax_m3,      // MiniMax-M3 (block-sparse attention with an index branch, dense then MoE layers)
   mimo,            // MiMo-7B (Qwen2 dense with biases and MTP layers)
   nemotron_nas,    // Llama-Nemotron NAS models (DeciLM: per-layer FFN widths, attention-free layers)
+  phi3,            // Phi-3, Phi-3.5-mini, Phi-4, Phi-4-mini (fused qkv / gate_up, no biases)
+  qwen2_vl,        // Qwen2-VL, Qwen2.5-VL text model (Qwen2 dense with q/k/v biases; vision tower left out)
+  ernie4_5,        // ERNIE 4.5 dense (use_bias on every projection refused)
 };
 
 // The family of a text model from its architecture name, or from its model_type (a wrapper's
@@ -66,6 +69,9 @@ void read_kimi_linear(const JsonFields& f, ModelSpec& m);
 void read_minimax_m3(const JsonFields& f, ModelSpec& m);
 void read_mimo(const JsonFields& f, ModelSpec& m);
 void read_nemotron_nas(const JsonFields& f, ModelSpec& m);  // hf_nas_family.cpp
+void read_phi3(const JsonFields& f, ModelSpec& m);          // hf_more_families.cpp
+void read_qwen2_vl(const JsonFields& f, ModelSpec& m);      // hf_more_families.cpp
+void read_ernie4_5(const JsonFields& f, ModelSpec& m);      // hf_more_families.cpp
 
 // How many entries of `layer_types` are `kind`; -1 when the config has no such list.
 int count_layer_types(const JsonFields& f, const std::string& kind);

@@ -3,9 +3,10 @@
 // Qwen3MoeConfig, Qwen3NextConfig, Qwen3_5TextConfig, DeepseekV2Config, DeepseekV3Config,
 // NemotronConfig, NemotronHConfig, JambaConfig, GraniteMoeHybridConfig, GptOssConfig,
 // Gemma2Config, Gemma3TextConfig, Gemma4TextConfig, Llama4TextConfig, Glm4MoeConfig,
-// MiniMaxM2Config, KimiLinearConfig). A multimodal wrapper (Gemma 3/4, Llama 4, Qwen3-VL, Qwen3.5,
-// Kimi-K2.5, Kimi K3, Mistral 3) is read through its text_config: servesim serves the language model, and says
-// so of the vision encoder it leaves out.
+// MiniMaxM2Config, KimiLinearConfig, Phi3Config, Qwen2_5_VLConfig, Ernie4_5Config). A multimodal
+// wrapper (Gemma 3/4, Llama 4, Qwen3-VL, Qwen3.5, Kimi-K2.5, Kimi K3, Mistral 3) is read through its
+// text_config (Qwen2-VL and Qwen2.5-VL through their top-level fields, beside vision_config):
+// servesim serves the language model, and says so of the vision encoder it leaves out.
 //
 // The common fields are read here; what a family adds (experts, state layers, sparse
 // attention, sinks) by its reader (hf_families.cpp, hf_hybrid_families.cpp); the
@@ -135,9 +136,11 @@ void read_local_attention(const JsonFields& f, HfFamily family, const std::strin
 }
 
 // A rough count of a wrapper's vision encoder weights from its vision_config, to say how much
-// the language model's figures leave out: per block the attention (4 h^2) and the MLP (2 h i),
-// and the patch embedding (3 p^2 h). Names differ by family (depth / num_hidden_layers,
-// num_heads, vt_hidden_size ...); a config without them gives 0 (nothing said).
+// the language model's figures leave out: per block the attention (4 h^2) and the MLP (2 h i,
+// 3 h i when gated: a silu vision MLP, Qwen2.5-VL's gate/up/down), and the patch embedding
+// (3 p^2 h). Names differ by family (depth / num_hidden_layers, num_heads, vt_hidden_size ...);
+// Qwen2-VL gives the tower's width as embed_dim (its hidden_size is the language model's) and
+// its MLP as mlp_ratio x embed_dim. A config without them gives 0 (nothing said).
 std::int64_t vision_params_estimate(const json& j) {
   if (!j.contains("vision_config") || !j["vision_config"].is_object()) return 0;
   const json& v = j["vision_config"];
@@ -147,12 +150,15 @@ std::int64_t vision_params_estimate(const json& j) {
     return 0;
   };
   const std::int64_t depth = num({"depth", "num_hidden_layers", "vt_num_hidden_layers", "n_layers"});
-  const std::int64_t h = num({"hidden_size", "vt_hidden_size", "width"});
+  const std::int64_t h = num({"embed_dim", "hidden_size", "vt_hidden_size", "width"});
   std::int64_t inter = num({"intermediate_size", "vt_intermediate_size"});
   const std::int64_t patch = num({"patch_size"});
   if (depth <= 0 || h <= 0) return 0;
+  if (inter <= 0 && v.contains("mlp_ratio") && v["mlp_ratio"].is_number() && v["mlp_ratio"].get<double>() > 0)
+    inter = static_cast<std::int64_t>(v["mlp_ratio"].get<double>() * static_cast<double>(h));
   if (inter <= 0) inter = 4 * h;
-  return depth * (4 * h * h + 2 * h * inter) + 3 * patch * patch * h;
+  const bool gated = v.contains("hidden_act") && v["hidden_act"].is_string() && v["hidden_act"].get<std::string>() == "silu";
+  return depth * (4 * h * h + (gated ? 3 : 2) * h * inter) + 3 * patch * patch * h;
 }
 
 // What servesim lacks for an architecture it knows of and does not describe (said in its
@@ -245,7 +251,9 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
   m.gated_mlp = act == "silu" || act == "swiglu" || act == "gelu_pytorch_tanh" || act == "geglu";
   const std::string dtype = f.string("torch_dtype", f.string("dtype", "bfloat16"));
   m.native_dtype = parse_dtype(dtype, path + ": torch_dtype");
-  if (nested) m.vision_params_estimate = vision_params_estimate(j);
+  // A wrapper's vision tower, whether its text fields are nested (Qwen3-VL) or at the top level
+  // beside vision_config (Qwen2-VL, Qwen2.5-VL).
+  m.vision_params_estimate = vision_params_estimate(j);
 
   // DeepSeek-V4's sliding_window is its compressed attention's raw window (read_deepseek_v4).
   if (*family != HfFamily::deepseek_v4) read_local_attention(f, *family, arch, m);
@@ -271,6 +279,9 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     case HfFamily::minimax_m3: read_minimax_m3(f, m); break;
     case HfFamily::mimo: read_mimo(f, m); break;
     case HfFamily::nemotron_nas: read_nemotron_nas(f, m); break;
+    case HfFamily::phi3: read_phi3(f, m); break;
+    case HfFamily::qwen2_vl: read_qwen2_vl(f, m); break;
+    case HfFamily::ernie4_5: read_ernie4_5(f, m); break;
   }
   // A mixture-of-experts family whose config names no experts (num_experts: 0, or the
   // field missing) would be priced as a dense model with the expert-sized FFN.
