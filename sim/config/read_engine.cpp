@@ -264,6 +264,21 @@ const Key kHostOverlap{
     .max = 1,
     .why = "a share of the host work",
 };
+const Key kNumSchedulerSteps{
+    .name = "num_scheduler_steps",
+    .type = KeyType::integer,
+    .doc = "vLLM V0's multi-step scheduling (--num-scheduler-steps, v0.6-v0.7; framework vllm-v0 only): decode "
+           "steps schedule and prepare their inputs once per N steps, so the preset's scheduling share of "
+           "step_cpu_overhead (0.287 of its 0.81 ms) and per_seq_cpu_overhead count 1/N in a step without a "
+           "prefill; sampling and output processing still cost every step. The batch's make-up is not held for "
+           "the N steps (arrivals join at the next step, as without it)",
+    .spec = "EngineConfig::num_scheduler_steps",
+    .unit = "steps",
+    .default_number = 1,
+    .min = 1,
+    .max = 1024,
+    .why = "vLLM takes a handful to a few tens (AMD's recommended ROCm settings: 10-15)",
+};
 const Key kKernelLaunchOverhead{
     .name = "kernel_launch_overhead",
     .type = KeyType::quantity,
@@ -515,7 +530,7 @@ const KeySection& engine_key_section() {
       .doc = "the serving engine's settings (vLLM's engine arguments where they exist)",
       .keys = {&kKind, &kFramework, &kScheduler, &kSchedulingPolicy, &kBeamSearch, &kMaxNumSeqs, &kMaxBatchedTokens, &kBlockSize, &kGpuMemoryUtilization, &kPrefixCaching, &kFreeWindowKv,
                &kChunkedPrefill, &kMaxModelLen, &kNumGpuBlocksOverride, &kRuntimeOverhead, &kStepCpuOverhead,
-               &kPerSeqCpuOverhead, &kPerTokenCpuOverhead, &kPromptTokenCpuOverhead, &kHostOverlap, &kKernelLaunchOverhead, &kCollectiveLatency, &kFrontendLatency, &kGemmComputeRatio, &kAttentionMemoryRatio,
+               &kPerSeqCpuOverhead, &kPerTokenCpuOverhead, &kPromptTokenCpuOverhead, &kHostOverlap, &kNumSchedulerSteps, &kKernelLaunchOverhead, &kCollectiveLatency, &kFrontendLatency, &kGemmComputeRatio, &kAttentionMemoryRatio,
                &kPrefillLayerOverhead, &kAsyncScheduling, &kCpuOffload, &kv_tiers_key(), &kMaxQueueMemory,
                &kAttentionKernel, &kSpeculative, &lora_engine_key(), &llama_cpp_section_key(),
                &transformers_section_key()},
@@ -572,6 +587,12 @@ EngineConfig read_engine(ConfigMap& e) {
   c.per_token_cpu_overhead = preset_number(kPerTokenCpuOverhead, preset.per_token_cpu_overhead);
   c.prompt_token_cpu_overhead = preset_number(kPromptTokenCpuOverhead, preset.prompt_token_cpu_overhead);
   c.host_overlap = has_key(e, kHostOverlap) ? read_number(e, kHostOverlap) : preset.host_overlap;
+  c.schedule_cpu_overhead = preset.schedule_cpu_overhead;
+  c.num_scheduler_steps = static_cast<int>(read_integer(e, kNumSchedulerSteps));
+  if (c.num_scheduler_steps > 1 && preset.name != "vllm-v0")
+    throw Error(fmt::format("{}: multi-step scheduling is vLLM V0's (--num-scheduler-steps, v0.6-v0.7; framework "
+                            "vllm-v0); framework {} has none (vLLM V1 removed it for async scheduling)",
+                            e.where(std::string(kNumSchedulerSteps.name)), preset.name));
   c.kernel_launch_overhead = preset_number(kKernelLaunchOverhead, preset.kernel_launch_overhead);
   c.collective_latency = preset_number(kCollectiveLatency, preset.collective_latency);
   c.frontend_latency = preset_number(kFrontendLatency, preset.frontend_latency);
@@ -600,6 +621,11 @@ EngineConfig read_engine(ConfigMap& e) {
     ConfigMap sm = e.map(spec);
     c.speculative = read_speculative(sm);
   }
+  // vLLM V0 refused them together ("Speculative decoding is not yet supported with multi-step").
+  if (c.num_scheduler_steps > 1 && c.speculative.enabled())
+    throw Error(fmt::format("{}: multi-step scheduling with speculative decoding is not supported by vLLM V0, nor "
+                            "modelled; set num_scheduler_steps: 1 or remove engine.speculative",
+                            e.where(std::string(kNumSchedulerSteps.name))));
   c.lora = read_lora_engine(e);
   read_local_runtime_sections(e, c, preset);
   e.finish();

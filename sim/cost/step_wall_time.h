@@ -15,6 +15,8 @@
 //     computes in engines that plan step N+1 during step N (vLLM V1's async scheduling,
 //     SGLang's overlap scheduler):
 //   wall = max(max(GPU, launch floor), overlap x tokens) + serial + (1 - overlap) x tokens
+// (with multi-step scheduling the scheduling part of serial is paid once per N decode steps:
+// CpuOverheads::schedule_every)
 // so a large batch whose per-token host work outgrows its GPU step becomes host-bound:
 // the reason loaded engines run longer TPOTs than their kernels alone explain.
 #include <algorithm>
@@ -37,6 +39,14 @@ struct CpuOverheads {
   double per_prompt_token = 0;
   // share of the per-token work above that runs while the GPU computes (engine.host_overlap)
   double overlap = 0;
+  // Multi-step scheduling (vLLM V0's --num-scheduler-steps, engine.num_scheduler_steps): the
+  // scheduler runs and prepares inputs once for `schedule_every` decode steps, so in a step
+  // without a prefill that part of per_step (`schedule_step`, seconds) and all of per_seq (the
+  // vllm-v0 preset's schedule + prepare-inputs slope) count 1 / schedule_every each; the
+  // sampler and output processing (per_token and the rest of per_step) still run every step.
+  // A step that prefills is scheduled on its own. 1: every step schedules.
+  int schedule_every = 1;
+  double schedule_step = 0;
 };
 
 // `gpu_seconds`: StepTotals::time (or stage_time for a pipeline stage's occupancy);
@@ -50,10 +60,16 @@ inline double step_wall_seconds(double gpu_seconds, const CpuOverheads& cpu, std
       cpu.per_token * static_cast<double>(sampled) + cpu.per_prompt_token * static_cast<double>(prompt_tokens);
   // std::max(x, 0.0) is x for every x >= 0, so CUDA-graph engines get gpu_seconds exactly.
   const double gpu = std::max(gpu_seconds, cpu.launch_floor);
+  double per_step = cpu.per_step, per_seq = cpu.per_seq;
+  if (cpu.schedule_every > 1 && prefill_seqs == 0) [[unlikely]] {
+    const double n = cpu.schedule_every;
+    per_step = cpu.per_step - cpu.schedule_step + cpu.schedule_step / n;
+    per_seq = cpu.per_seq / n;
+  }
   // Without per-token work (tokens = +0.0) the sum is the same double as before it existed.
   const double wall = (cpu.overlap > 0 ? std::max(gpu, cpu.overlap * tokens) + (1.0 - cpu.overlap) * tokens
                                        : gpu + tokens) +
-                      cpu.per_step + cpu.per_seq * static_cast<double>(seqs);
+                      per_step + per_seq * static_cast<double>(seqs);
   return prefill_seqs > 0 ? wall + cpu.per_prefill_step : wall;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 // Serving-engine settings from a scenario's `engine:` mapping.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -59,6 +60,11 @@ struct EngineConfig {
   double per_token_cpu_overhead = 28e-6;     // seconds per sampled token
   double prompt_token_cpu_overhead = 0;      // seconds per scheduled prompt token
   double host_overlap = 1;                   // share in [0, 1]
+  // vLLM V0's multi-step scheduling (--num-scheduler-steps N; cost/step_wall_time.h
+  // CpuOverheads::schedule_every): decode steps schedule and prepare inputs once per N.
+  // schedule_cpu_overhead is the part of step_cpu_overhead that does so (the framework's).
+  int num_scheduler_steps = 1;
+  double schedule_cpu_overhead = 0;
   // CPU time to launch one kernel when steps are not replayed from CUDA graphs
   // (0 = CUDA graphs), and what it makes of a step: the kernels of one step (one
   // pipeline stage) times it, computed from the cost model when the scenario is
@@ -123,8 +129,15 @@ struct EngineConfig {
   LoraEngineSpec lora;
 
   CpuOverheads cpu_overheads() const {
-    return CpuOverheads{step_cpu_overhead,      per_seq_cpu_overhead,      launch_floor, prefill_step_overhead,
-                        per_token_cpu_overhead, prompt_token_cpu_overhead, host_overlap};
+    return CpuOverheads{step_cpu_overhead,
+                        per_seq_cpu_overhead,
+                        launch_floor,
+                        prefill_step_overhead,
+                        per_token_cpu_overhead,
+                        prompt_token_cpu_overhead,
+                        host_overlap,
+                        num_scheduler_steps,
+                        std::min(schedule_cpu_overhead, step_cpu_overhead)};
   }
 
   MemoryConfig memory_config() const {

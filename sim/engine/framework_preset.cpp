@@ -100,6 +100,9 @@ const std::vector<FrameworkPreset>& framework_presets() {
        .per_seq_cpu_overhead = 21.3e-6,
        .per_token_cpu_overhead = 21.0e-6,
        .host_overlap = 0,
+       // The same fit's schedule + prepare-inputs intercept (the rest, 0.53 ms, is sampler and
+       // output processing): what --num-scheduler-steps N runs once per N decode steps.
+       .schedule_cpu_overhead = 0.287e-3,
        .kernel_launch_overhead = 0,
        .async_scheduling = false,
        .prefix_caching = false,

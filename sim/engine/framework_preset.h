@@ -37,6 +37,10 @@ struct FrameworkPreset {
   double per_token_cpu_overhead = 0;
   double prompt_token_cpu_overhead = 0;
   double host_overlap = 0;
+  // Of step_cpu_overhead, the part that schedules and prepares the step's inputs: what vLLM
+  // V0's multi-step scheduling (engine.num_scheduler_steps) runs once per N decode steps,
+  // with per_seq_cpu_overhead (seconds; 0 where the preset does not split it).
+  double schedule_cpu_overhead = 0;
   // CPU time to launch one kernel when the step is not replayed from a CUDA graph
   // (seconds; 0 = CUDA graphs). A step cannot end before its last kernel is launched,
   // so its GPU time is at least kernels x this (cost/step_wall_time.h).

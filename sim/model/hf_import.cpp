@@ -154,11 +154,17 @@ std::int64_t vision_params_estimate(const json& j) {
   std::int64_t inter = num({"intermediate_size", "vt_intermediate_size"});
   const std::int64_t patch = num({"patch_size"});
   if (depth <= 0 || h <= 0) return 0;
-  if (inter <= 0 && v.contains("mlp_ratio") && v["mlp_ratio"].is_number() && v["mlp_ratio"].get<double>() > 0)
-    inter = static_cast<std::int64_t>(v["mlp_ratio"].get<double>() * static_cast<double>(h));
-  if (inter <= 0) inter = 4 * h;
+  // In doubles: the sizes are the file's, unchecked, and a product of them may not fit 64 bits.
+  const double hd = static_cast<double>(h);
+  double inner = static_cast<double>(inter);
+  if (inner <= 0 && v.contains("mlp_ratio") && v["mlp_ratio"].is_number() && v["mlp_ratio"].get<double>() > 0)
+    inner = v["mlp_ratio"].get<double>() * hd;
+  if (!(inner > 0)) inner = 4 * hd;
   const bool gated = v.contains("hidden_act") && v["hidden_act"].is_string() && v["hidden_act"].get<std::string>() == "silu";
-  return depth * (4 * h * h + (gated ? 3 : 2) * h * inter) + 3 * patch * patch * h;
+  const double p = patch > 0 ? static_cast<double>(patch) : 0.0;
+  const double estimate = static_cast<double>(depth) * (4 * hd * hd + (gated ? 3 : 2) * hd * inner) + 3 * p * p * hd;
+  // Beyond any vision tower (the largest are a few billion): nothing said rather than a wrapped number.
+  return estimate < 1e13 ? static_cast<std::int64_t>(estimate) : 0;
 }
 
 // What servesim lacks for an architecture it knows of and does not describe (said in its

@@ -104,3 +104,32 @@ TEST_CASE("host cost per token makes a lone decode exactly that much slower per 
   // Steps are rounded to the ns: 1e-6 relative on a few ms holds.
   CHECK(rb.summary.tpot_ms.mean - ra.summary.tpot_ms.mean == Approx(0.2).epsilon(1e-3));
 }
+
+TEST_CASE("host cost: multi-step scheduling pays the scheduling share once per N decode steps", "[cost][engine][host]") {
+  // The vllm-v0 preset: 0.81 ms a step of which 0.287 ms schedules and prepares inputs, 21.3 us
+  // per running sequence (schedule + prepare), 21.0 us per sampled token (sampler + outputs).
+  const Scenario sc = scenario_from("{framework: vllm-v0, num_scheduler_steps: 10}");
+  CHECK(sc.engine.num_scheduler_steps == 10);
+  const CpuOverheads cpu = sc.engine.cpu_overheads();
+  CHECK(cpu.schedule_every == 10);
+  CHECK(cpu.schedule_step == Approx(0.287e-3));
+  // A decode step of 1000 sequences and 20 ms of GPU:
+  //   without: 20 + 0.81 + 1000 x 0.0213 + 1000 x 0.021 = 63.11 ms;
+  //   with N = 10: 20 + (0.81 - 0.287 + 0.0287) + 1000 x 0.00213 + 1000 x 0.021 = 43.6817 ms.
+  const Scenario one = scenario_from("{framework: vllm-v0}");
+  CHECK(step_wall_seconds(20e-3, one.engine.cpu_overheads(), 1000, 0, 1000, 0) == Approx(63.11e-3).epsilon(1e-9));
+  CHECK(step_wall_seconds(20e-3, cpu, 1000, 0, 1000, 0) == Approx(43.6817e-3).epsilon(1e-9));
+  // A step that prefills is scheduled on its own: the full 0.81 ms and 21.3 us a sequence.
+  CHECK(step_wall_seconds(20e-3, cpu, 1000, 1, 1000, 0) == Approx(63.11e-3).epsilon(1e-9));
+  // N = 1 is the formula without it, to the bit.
+  const CpuOverheads c1 = one.engine.cpu_overheads();
+  CHECK(step_wall_seconds(20e-3, c1, 1000, 0, 1000, 0) ==
+        (20e-3 + (c1.per_token * 1000.0 + c1.per_prompt_token * 0.0)) + c1.per_step + c1.per_seq * 1000.0);
+  // Other frameworks have no multi-step scheduler: refused, naming the key.
+  try {
+    scenario_from("{framework: vllm-v1, num_scheduler_steps: 8}");
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK_THAT(std::string(e.what()), Catch::Contains("engine.num_scheduler_steps: multi-step scheduling is vLLM V0's"));
+  }
+}

@@ -31,13 +31,14 @@ DATA = os.path.join(ROOT, "data", "mi300x_vs_nvidia", "azure_e2e_offline.csv")
 
 # How each side ran (data/mi300x_vs_nvidia/PROVENANCE.md, "azure_e2e_offline.csv").
 # MI300X: Benchmarks/AMD/LLMBenchmark.py at 04e2ae7 with config.json's max_num_seqs 3000:
-# vLLM V0 (ROCm build of Nov 2024) with --num-scheduler-steps 10 (multi-step scheduling, which
-# servesim does not model: the vllm-v0 preset's host time is paid every step), HIP graphs (no
+# vLLM V0 (ROCm build of Nov 2024) with --num-scheduler-steps 10 (multi-step scheduling:
+# engine.num_scheduler_steps, the preset's schedule + prepare-inputs time once per 10 decode
+# steps; before that key existed every step paid it, "--set engine.num_scheduler_steps=1"), HIP graphs (no
 # --enforce-eager), FP8 weights and activations, --kv-cache-dtype fp8, whole prompts
 # (--enable-chunked-prefill false), a 131072-token step budget, --max-model-len 8192,
 # --gpu-memory-utilization 0.90.
 MI300X = dict(gpu="mi300x", framework="vllm-v0", kv="fp8", max_num_seqs=3000, max_num_batched_tokens=131072,
-              max_model_len=8192, chunked_prefill="false", gpu_memory_utilization=0.90)
+              max_model_len=8192, chunked_prefill="false", gpu_memory_utilization=0.90, num_scheduler_steps=10)
 # H200: Benchmarks/NVIDIA/LLMBenchmark.py at 26d18e9 (TensorRT-LLM 0.15.0): one engine per model
 # built by `trtllm-bench build --quantization FP8 --tp_size TP --dataset <the 2048/2048 set>`, which
 # forces an FP8 KV cache and sets max_seq_len 4096; max_batch_size and max_num_tokens come from
@@ -62,7 +63,9 @@ def scenario(s, model, tp, n, isl, osl, max_num_seqs, max_num_batched_tokens):
         f"parallelism: {{tp: {tp}}}\n"
         f"engine: {{framework: {s['framework']}, max_num_seqs: {max_num_seqs}, "
         f"max_num_batched_tokens: {max_num_batched_tokens}, max_model_len: {s['max_model_len']}, "
-        f"chunked_prefill: {s['chunked_prefill']}, gpu_memory_utilization: {s['gpu_memory_utilization']}}}\n"
+        f"chunked_prefill: {s['chunked_prefill']}, gpu_memory_utilization: {s['gpu_memory_utilization']}"
+        + (f", num_scheduler_steps: {s['num_scheduler_steps']}" if "num_scheduler_steps" in s else "")
+        + "}\n"
         "workload:\n"
         "  seed: 1\n"
         f"  requests: {n}\n"

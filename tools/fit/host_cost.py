@@ -36,6 +36,10 @@ def main(argv):
     step, per_seq, per_tok = a_seq + a_tok, b_seq * 1e3, b_tok * 1e3
     print(f"fitted on {len(fit)} A100 TP 1 rows: per step {step:.3f} ms, per sequence {per_seq:.1f} us, "
           f"per sampled token {per_tok:.1f} us")
+    # The per-step intercept's two parts: what multi-step scheduling (vLLM V0 --num-scheduler-steps)
+    # runs once per N decode steps (schedule + prepare inputs) and what it runs every step.
+    print(f"  of the per-step time: schedule + prepare inputs {a_seq:.3f} ms, sampler + process outputs "
+          f"{a_tok:.3f} ms")
 
     def err(rs):
         e = [abs((step + (b_seq + b_tok) * float(r['batch_size'])) /
