@@ -22,6 +22,7 @@
 #include "cost/precision.h"
 #include "cost/step_cost.h"
 #include "model/hf_json.h"
+#include "hf_fixtures.h"
 #include "test_sim_helpers.h"
 #include "util/error.h"
 
@@ -29,19 +30,13 @@ using namespace servesim;
 using servesim::testing::error_of;
 using Catch::Contains;
 
+using namespace servesim::testing::hf;
+
 namespace {
-std::string fixture(const std::string& name) { return std::string(SERVESIM_TEST_FIXTURES) + "/hf_configs_2026/" + name; }
-ModelSpec load(const std::string& name) { return load_model(fixture(name)); }
 double billions(std::int64_t n) { return static_cast<double>(n) / 1e9; }
-bool within(double value, double published, double rel) { return std::fabs(value - published) <= rel * published; }
 
 // A config edited in memory, loaded from a scratch folder as `servesim inspect --model` would.
-ModelSpec load_edited(const nlohmann::json& j, const std::string& tag) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("servesim-models2026-" + tag);
-  std::filesystem::create_directories(dir);
-  std::ofstream(dir / "config.json") << j.dump();
-  return load_model(dir.string());
-}
+ModelSpec load_edited(const nlohmann::json& j, const std::string& tag) { return servesim::testing::hf::load_edited(j, "servesim-models2026-", tag); }
 ShardShape shard(const ModelSpec& m, int tp) {
   Parallelism p;
   p.tp = tp;

@@ -15,6 +15,7 @@
 
 #include "config/catalog_reader.h"
 #include "model/hf_json.h"
+#include "hf_fixtures.h"
 #include "test_sim_helpers.h"
 #include "util/error.h"
 
@@ -22,21 +23,10 @@ using namespace servesim;
 using servesim::testing::error_of;
 using Catch::Contains;
 
+using namespace servesim::testing::hf;
+
 namespace {
-std::string fixture(const std::string& name) { return std::string(SERVESIM_TEST_FIXTURES) + "/hf_configs_2026/" + name; }
-ModelSpec load(const std::string& name) { return load_model(fixture(name)); }
-bool within(double value, double published, double rel) { return std::fabs(value - published) <= rel * published; }
-nlohmann::json read_fixture(const std::string& name) {
-  std::ifstream in(fixture(name) + "/config.json");
-  return nlohmann::json::parse(in);
-}
-// A fixture edited in memory, loaded from a scratch folder as `servesim inspect --model` would.
-ModelSpec load_edited(const nlohmann::json& j, const std::string& tag) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("servesim-more-archs-" + tag);
-  std::filesystem::create_directories(dir);
-  std::ofstream(dir / "config.json") << j.dump();
-  return load_model(dir.string());
-}
+ModelSpec load_edited(const nlohmann::json& j, const std::string& tag) { return servesim::testing::hf::load_edited(j, "servesim-more-archs-", tag); }
 }  // namespace
 
 TEST_CASE("more archs: Phi-4 (Phi3ForCausalLM)", "[hf][more-archs]") {

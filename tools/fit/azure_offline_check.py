@@ -24,7 +24,7 @@ import os
 import statistics
 import sys
 
-from servesim_run import run_json
+from servesim_run import offline_workload, print_error_summary, run_json
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DATA = os.path.join(ROOT, "data", "mi300x_vs_nvidia", "azure_e2e_offline.csv")
@@ -66,12 +66,7 @@ def scenario(s, model, tp, n, isl, osl, max_num_seqs, max_num_batched_tokens):
         f"chunked_prefill: {s['chunked_prefill']}, gpu_memory_utilization: {s['gpu_memory_utilization']}"
         + (f", num_scheduler_steps: {s['num_scheduler_steps']}" if "num_scheduler_steps" in s else "")
         + "}\n"
-        "workload:\n"
-        "  seed: 1\n"
-        f"  requests: {n}\n"
-        "  arrival: {process: all_at_once}\n"
-        f"  input_tokens: {{dist: fixed, value: {isl}}}\n"
-        f"  output_tokens: {{dist: fixed, value: {osl}}}\n"
+        + offline_workload(n, isl, osl)
     )
 
 
@@ -127,12 +122,7 @@ def main():
               f"{pred} {err}  {r['note']}")
 
     def summary(label, errs):
-        errs = [e for e in errs if e is not None]
-        if not errs:
-            return
-        med = statistics.median(abs(e) for e in errs)
-        bias = statistics.median(errs)
-        print(f"  {label:<30} n={len(errs):3d} median |error| {100 * med:5.1f}% (median {100 * bias:+.1f}%)")
+        print_error_summary(label, errs, 30)
 
     print("\nper GPU:")
     for gpu in ("MI300X", "H200"):

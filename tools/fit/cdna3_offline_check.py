@@ -22,7 +22,7 @@ import os
 import statistics
 import sys
 
-from servesim_run import run_json
+from servesim_run import offline_workload, print_error_summary, run_json
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DATA = os.path.join(ROOT, "data", "mi300x_vs_nvidia")
@@ -58,12 +58,7 @@ def scenario(gpu, model, weights, kv, tp, framework, n, isl, osl):
         f"parallelism: {{tp: {tp}}}\n"
         f"engine: {{framework: {framework}, max_num_seqs: 256, max_num_batched_tokens: {max(isl + osl, 8192)}, "
         f"max_model_len: {isl + osl}}}\n"
-        "workload:\n"
-        "  seed: 1\n"
-        f"  requests: {n}\n"
-        "  arrival: {process: all_at_once}\n"
-        f"  input_tokens: {{dist: fixed, value: {isl}}}\n"
-        f"  output_tokens: {{dist: fixed, value: {osl}}}\n"
+        + offline_workload(n, isl, osl)
     )
 
 
@@ -125,12 +120,7 @@ def main():
               f"{pred} {err}  {r['note']}")
 
     def summary(label, errs):
-        errs = [e for e in errs if e is not None]
-        if not errs:
-            return
-        med = statistics.median(abs(e) for e in errs)
-        bias = statistics.median(errs)
-        print(f"  {label:<44} n={len(errs):3d} median |error| {100 * med:5.1f}% (median {100 * bias:+.1f}%)")
+        print_error_summary(label, errs, 44)
 
     print("\nper series (tokens/s, each row against its measurement):")
     for series in dict.fromkeys(r["series"] for r in done):

@@ -22,7 +22,7 @@ import os
 import statistics
 import sys
 
-from servesim_run import run_json
+from servesim_run import offline_workload, run_json
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DATA = os.path.join(ROOT, "data", "mi300x_vs_nvidia", "mlperf_v5.1_llama2_70b_99_offline.csv")
@@ -55,12 +55,7 @@ def scenario(gpu, tp, framework, isl, osl, n, weights):
         f"parallelism: {{tp: {tp}}}\n"
         f"engine: {{framework: {framework}, max_num_seqs: 1792, max_num_batched_tokens: 40960, "
         "max_model_len: 2048, gpu_memory_utilization: 0.95}\n"
-        "workload:\n"
-        "  seed: 1\n"
-        f"  requests: {n}\n"
-        "  arrival: {process: all_at_once}\n"
-        f"  input_tokens: {{dist: fixed, value: {isl}}}\n"
-        f"  output_tokens: {{dist: fixed, value: {osl}}}\n"
+        + offline_workload(n, isl, osl)
     )
 
 
