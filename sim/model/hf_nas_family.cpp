@@ -15,6 +15,7 @@
 
 #include "model/hf_families.h"
 #include "util/error.h"
+#include "util/text.h"
 
 namespace servesim {
 
@@ -37,8 +38,9 @@ bool flag(const json& o, const char* key, const std::string& where) {
 
 // A sublayer's object (block_configs[i].attention / .ffn); `where` names it.
 const json& sublayer(const json& block, const char* key, const std::string& where) {
-  if (!block.is_object() || !block.contains(key) || !block[key].is_object())
-    throw Error(fmt::format("{}: missing object '{}'", where, key));
+  if (!block.is_object())
+    throw Error(fmt::format("{}: must be an object with 'attention' and 'ffn', got {}", where, excerpt(block.dump())));
+  if (!block.contains(key) || !block[key].is_object()) throw Error(fmt::format("{}: missing object '{}'", where, key));
   return block[key];
 }
 
@@ -97,7 +99,11 @@ void read_nemotron_nas(const JsonFields& f, ModelSpec& m) {
     if (!ff.contains("ffn_mult") || !ff["ffn_mult"].is_number() || !(ff["ffn_mult"].get<double>() > 0) ||
         ff["ffn_mult"].get<double>() > 1e3)
       throw Error(fmt::format("{}.ffn_mult must be a positive number (or no_op / replace_with_linear true)", fw));
-    ++widths[ffn_mult_to_intermediate_size(ff["ffn_mult"].get<double>(), m.hidden)];
+    const std::int64_t width = ffn_mult_to_intermediate_size(ff["ffn_mult"].get<double>(), m.hidden);
+    if (width < 1)
+      throw Error(fmt::format("{}.ffn_mult {} gives an FFN of width 0 (int(2 x ffn_mult x {} / 3))", fw,
+                              ff["ffn_mult"].get<double>(), m.hidden));
+    ++widths[width];
     ++mlp;
   }
   if (attention == 0)

@@ -1300,6 +1300,13 @@ TEST_CASE("models 2026: a DeciLM config servesim cannot describe is refused, nam
   window["block_configs"][3]["attention"]["window_length"] = 4096;
   CHECK_THAT(error_of([&] { load_edited(window, "decilm-window"); }),
              Contains("block_configs[3].attention.window_length = 4096"));
+  nlohmann::json scalar_block = j;
+  scalar_block["block_configs"][0] = 7;
+  CHECK_THAT(error_of([&] { load_edited(scalar_block, "decilm-scalar"); }),
+             Contains("block_configs[0]: must be an object with 'attention' and 'ffn', got 7"));
+  nlohmann::json zero_width = j;
+  zero_width["block_configs"][0]["ffn"]["ffn_mult"] = 1e-300;  // int(2 x 1e-300 x 8192 / 3) = 0
+  CHECK_THAT(error_of([&] { load_edited(zero_width, "decilm-zero"); }), Contains("gives an FFN of width 0"));
   nlohmann::json short_list = j;
   short_list["block_configs"].erase(0);
   CHECK_THAT(error_of([&] { load_edited(short_list, "decilm-short"); }),
