@@ -52,6 +52,14 @@ std::vector<std::string> uncovered_features(const Scenario& sc, const RunSummary
                       m.moe.experts_per_token, m.moe.shared_experts > 0 ? " with shared experts" : ""));
     if (s->parallelism.wide()) add("expert parallelism or DP attention");
   }
+  // The runs' prompts averaged 550-1,030 tokens (system prompt + question) within a 4,096-token
+  // max_model_len: a workload of long prompts (RAG, long documents) is prefill- and
+  // attention-heavy in a way none of their residuals saw.
+  if (summary.completed > 0) {
+    const double mean_prompt = static_cast<double>(summary.input_tokens) / static_cast<double>(summary.completed);
+    if (mean_prompt > 4096.0)
+      add(fmt::format("prompts of {:.0f} tokens on average (the runs': 550-1,030)", mean_prompt));
+  }
   // Every measured run behind the bands ran on one GPU type.
   for (const Setup* s : setups)
     if (s->gpu.architecture != setups.front()->gpu.architecture) {

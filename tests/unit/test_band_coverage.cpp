@@ -48,3 +48,16 @@ TEST_CASE("band coverage: other layer kinds, wider MoEs and wide EP are named, n
                          "parallelism.ep=2"}),
               "expert parallelism or DP attention"));
 }
+
+TEST_CASE("band coverage: prompts far longer than the runs' are named", "[bands]") {
+  // The runs' prompts averaged 550-1,030 tokens within max_model_len 4,096: a mean above 4,096
+  // is outside them. 10 requests of 81,920 prompt tokens in all: 8,192 on average.
+  const Scenario sc = load_scenario(std::string(SERVESIM_TEST_DATA) + "/../scenarios/quickstart.yaml", {});
+  RunSummary s;
+  s.completed = 10;
+  s.input_tokens = 81920;
+  const auto v = bands::uncovered_features(sc, s);
+  CHECK(names(v, "prompts of 8192 tokens on average (the runs': 550-1,030)"));
+  s.input_tokens = 40960;  // 4,096 on average: inside
+  CHECK(bands::uncovered_features(sc, s).empty());
+}
