@@ -3,7 +3,8 @@
 // Qwen3MoeConfig, Qwen3NextConfig, Qwen3_5TextConfig, DeepseekV2Config, DeepseekV3Config,
 // NemotronConfig, NemotronHConfig, JambaConfig, GraniteMoeHybridConfig, GptOssConfig,
 // Gemma2Config, Gemma3TextConfig, Gemma4TextConfig, Llama4TextConfig, Glm4MoeConfig,
-// MiniMaxM2Config, KimiLinearConfig, Phi3Config, Qwen2_5_VLConfig, Ernie4_5Config). A multimodal
+// MiniMaxM2Config, KimiLinearConfig, Phi3Config, Qwen2_5_VLConfig, Ernie4_5Config, Olmo2Config,
+// Olmo3Config, Glm4Config, Ernie4_5_MoeConfig, GemmaConfig, SmolLM3Config). A multimodal
 // wrapper (Gemma 3/4, Llama 4, Qwen3-VL, Qwen3.5, Kimi-K2.5, Kimi K3, Mistral 3) is read through its
 // text_config (Qwen2-VL and Qwen2.5-VL through their top-level fields, beside vision_config):
 // servesim serves the language model, and says so of the vision encoder it leaves out.
@@ -288,6 +289,11 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     case HfFamily::phi3: read_phi3(f, m); break;
     case HfFamily::qwen2_vl: read_qwen2_vl(f, m); break;
     case HfFamily::ernie4_5: read_ernie4_5(f, m); break;
+    case HfFamily::olmo2: read_olmo2(f, m); break;
+    case HfFamily::glm4: read_glm4(f, m); break;
+    case HfFamily::ernie4_5_moe: read_ernie4_5_moe(f, m); break;
+    case HfFamily::gemma: read_gemma(f, m); break;
+    case HfFamily::smollm3: read_smollm3(f, m); break;
   }
   // A mixture-of-experts family whose config names no experts (num_experts: 0, or the
   // field missing) would be priced as a dense model with the expert-sized FFN.
