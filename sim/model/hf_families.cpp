@@ -77,6 +77,7 @@ const std::map<std::string, HfFamily>& by_architecture() {
       {"Ernie4_5_MoeForCausalLM", HfFamily::ernie4_5_moe},
       {"GemmaForCausalLM", HfFamily::gemma},
       {"SmolLM3ForCausalLM", HfFamily::smollm3},
+      {"SeedOssForCausalLM", HfFamily::seed_oss},
   };
   return m;
 }
@@ -106,7 +107,7 @@ const std::map<std::string, HfFamily>& by_model_type() {
       {"ernie4_5", HfFamily::ernie4_5},
       {"olmo2", HfFamily::olmo2},          {"olmo3", HfFamily::olmo2},         {"glm4", HfFamily::glm4},
       {"ernie4_5_moe", HfFamily::ernie4_5_moe}, {"gemma", HfFamily::gemma},
-      {"smollm3", HfFamily::smollm3},
+      {"smollm3", HfFamily::smollm3},      {"seed_oss", HfFamily::seed_oss},
   };
   return m;
 }

@@ -43,6 +43,7 @@ enum class HfFamily {
   ernie4_5_moe,    // ERNIE 4.5 MoE text models (shared experts, MoE layers from a start index at an interval)
   gemma,           // Gemma 1 (GeGLU whatever hidden_act says, tied table)
   smollm3,         // SmolLM3 (Llama with NoPE layers; a window only on the NoPE layers)
+  seed_oss,        // Seed-OSS (Llama with q/k/v biases by default, o_proj's own attention_out_bias)
 };
 
 // The family of a text model from its architecture name, or from its model_type (a wrapper's
@@ -82,6 +83,7 @@ void read_glm4(const JsonFields& f, ModelSpec& m);          // hf_recent_familie
 void read_ernie4_5_moe(const JsonFields& f, ModelSpec& m);  // hf_recent_families.cpp
 void read_gemma(const JsonFields& f, ModelSpec& m);         // hf_recent_families.cpp
 void read_smollm3(const JsonFields& f, ModelSpec& m);       // hf_recent_families.cpp
+void read_seed_oss(const JsonFields& f, ModelSpec& m);      // hf_recent_families.cpp
 
 // How many entries of `layer_types` are `kind`; -1 when the config has no such list.
 int count_layer_types(const JsonFields& f, const std::string& kind);

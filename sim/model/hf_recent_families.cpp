@@ -207,4 +207,19 @@ void read_smollm3(const JsonFields& f, ModelSpec& m) {
   else m.local.layers = nope;
 }
 
+// Seed-OSS (SeedOssForCausalLM; transformers' modeling_seed_oss.py): Llama's layers with biases
+// on q, k and v when attention_bias (SeedOssConfig's default: true), on o_proj when
+// attention_out_bias (default false), on the MLP when mlp_bias (default false: refused when true,
+// servesim has no MLP bias), and head_dim given apart from the width (Seed-OSS-36B: 80 heads of
+// 128 over a 5120-wide model).
+void read_seed_oss(const JsonFields& f, ModelSpec& m) {
+  if (f.boolean("mlp_bias", false))
+    throw Error(fmt::format("{}: mlp_bias true puts biases on Seed-OSS's MLP projections, which servesim does not "
+                            "describe (it counts attention biases only)",
+                            f.where()));
+  m.qkv_bias = f.boolean("attention_bias", true);
+  m.attention_o_bias = f.boolean("attention_out_bias", false);
+  m.gated_mlp = true;
+}
+
 }  // namespace servesim

@@ -533,3 +533,62 @@ TEST_CASE("more archs: SmolLM3-3B (SmolLM3ForCausalLM, SmolLM3Config's defaults)
     CHECK_THAT(error_of([&] { load_edited(j, "smollm3-mlpbias"); }), Contains("mlp_bias true"));
   }
 }
+
+TEST_CASE("more archs: Seed-OSS-36B (SeedOssForCausalLM)", "[hf][more-archs][seed-oss]") {
+  // ByteDance Seed's Seed-OSS-36B model card, "Model Summary": 64 layers, 80 / 8 / 8 QKV heads of
+  // 128, hidden size 5120, a 155K vocabulary, 512K context, SwiGLU, RMSNorm. The rest from
+  // transformers' SeedOssConfig defaults ("SeedOss-36b style",
+  // huggingface/transformers@008e574391258935f3ecc3035c882e73bbcac419:
+  // src/transformers/models/seed_oss/configuration_seed_oss.py): intermediate 27648, vocabulary
+  // 155136, q/k/v biases, no o_proj or MLP bias, untied tables. (Its default hidden_size, 4096, is
+  // not the model's: the model card's 5120 is used.)
+  nlohmann::json j = {{"architectures", {"SeedOssForCausalLM"}},
+                      {"model_type", "seed_oss"},
+                      {"attention_bias", true},
+                      {"attention_out_bias", false},
+                      {"head_dim", 128},
+                      {"hidden_act", "silu"},
+                      {"hidden_size", 5120},
+                      {"intermediate_size", 27648},
+                      {"max_position_embeddings", 524288},
+                      {"mlp_bias", false},
+                      {"num_attention_heads", 80},
+                      {"num_hidden_layers", 64},
+                      {"num_key_value_heads", 8},
+                      {"tie_word_embeddings", false},
+                      {"vocab_size", 155136}};
+  const ModelSpec m = load_edited(j, "seed-oss-36b");
+  CHECK(m.architecture == "SeedOssForCausalLM");
+  CHECK(m.qkv_bias);
+  CHECK_FALSE(m.attention_o_bias);
+  // A layer: q 5120 -> 10240, k and v 5120 -> 1024, their biases 12,288, o 10240 -> 5120; the MLP 3 x
+  // 5120 x 27648.
+  const std::int64_t attention = 5120LL * 12288 + 12288 + 10240LL * 5120, mlp = 3LL * 5120 * 27648;
+  CHECK(m.attention_params_per_layer() == attention);
+  CHECK(m.total_params() == 64 * (attention + mlp) + 2LL * 155136 * 5120 + 129LL * 5120);  // 36,151,104,512
+  // The model card's "36B": +0.4%.
+  CHECK(within(static_cast<double>(m.total_params()), 36e9, 0.01));
+  // KV per token: 64 x 8 x 256 x 2 B = 262,144 B.
+  CHECK(m.kv_bytes_per_token(DType::bf16) == 64.0 * 8 * 256 * 2);
+  SECTION("attention_out_bias adds o_proj's; mlp_bias is refused") {
+    j["attention_out_bias"] = true;
+    CHECK(load_edited(j, "seed-oss-obias").total_params() == m.total_params() + 64 * 5120);
+    j["mlp_bias"] = true;
+    CHECK_THAT(error_of([&] { load_edited(j, "seed-oss-mlpbias"); }), Contains("mlp_bias true"));
+  }
+}
+
+TEST_CASE("more archs: StarCoder2 is refused, saying which biases servesim cannot count", "[hf][more-archs]") {
+  // StarCoder2-15B's shapes as mlc-ai/mlc-llm keeps its config (preset "starcoder2",
+  // mlc-ai/mlc-llm@79d603f085f50500e9509fa01785ffa7ecfaaa93:python/mlc_llm/model/model_preset.py).
+  const nlohmann::json j = {{"architectures", {"Starcoder2ForCausalLM"}}, {"model_type", "starcoder2"},
+                            {"hidden_act", "gelu_pytorch_tanh"},        {"hidden_size", 4608},
+                            {"intermediate_size", 18432},               {"max_position_embeddings", 16384},
+                            {"norm_type", "layer_norm"},                {"num_attention_heads", 36},
+                            {"num_hidden_layers", 32},                  {"num_key_value_heads", 4},
+                            {"sliding_window", 4096},                   {"use_bias", true},
+                            {"vocab_size", 49152}};
+  const std::string e = error_of([&] { load_edited(j, "starcoder2"); });
+  CHECK_THAT(e, Contains("'Starcoder2ForCausalLM'"));
+  CHECK_THAT(e, Contains("c_fc and c_proj carry biases"));
+}
