@@ -1,8 +1,9 @@
-// Readers of OLMo 2 / OLMo 3, GLM-4-0414 (dense), ERNIE 4.5 MoE and Gemma 1: decoders of
-// Llama's kind whose checkpoints differ in where their norms sit, which projections carry biases
-// and where the experts are. Shapes as vLLM builds them
+// Readers of OLMo 2 / OLMo 3, GLM-4-0414 (dense), ERNIE 4.5 MoE, Gemma 1, SmolLM3 and Seed-OSS:
+// decoders of Llama's kind whose checkpoints differ in where their norms sit, which projections
+// carry biases and where the experts are. Shapes as vLLM builds them
 // (ROCm/vllm@f8c9a385233a8e1f724411785a1c326006640df5: vllm/model_executor/models/olmo2.py,
-// glm4.py, ernie45_moe.py, gemma.py) and as transformers' configuration classes default them.
+// glm4.py, ernie45_moe.py, gemma.py) and as transformers' modeling code and configuration classes
+// (modeling_smollm3.py, modeling_seed_oss.py) default them.
 #include <fmt/format.h>
 
 #include <string>
@@ -44,8 +45,8 @@ void read_olmo2(const JsonFields& f, ModelSpec& m) {
   m.attention_o_bias = false;
   m.gated_mlp = true;  // gate_up_proj and down_proj (SiluAndMul)
   if (!olmo3) {
-    if (f.has("sliding_window") || f.has("layer_types"))
-      throw Error(fmt::format("{}: sliding_window / layer_types in an OLMo 2 config: Olmo2Attention has no window "
+    if (f.has("sliding_window") || count_layer_types(f, "sliding_attention") > 0)
+      throw Error(fmt::format("{}: a sliding window in an OLMo 2 config: Olmo2Attention has no window "
                               "(OLMo 3's sliding layers are Olmo3ForCausalLM); servesim will not price one it "
                               "does not run",
                               w));
@@ -110,6 +111,7 @@ void read_ernie4_5_moe(const JsonFields& f, ModelSpec& m) {
   m.qkv_bias = false;
   m.attention_o_bias = false;
   m.gated_mlp = true;
+  m.tied_embeddings = f.boolean("tie_word_embeddings", true);  // Ernie4_5_MoeConfig's default
   m.moe.num_experts = static_cast<int>(f.at_least("moe_num_experts", 1));
   m.moe.experts_per_token = static_cast<int>(f.at_least("moe_k", 1));
   if (m.moe.experts_per_token > m.moe.num_experts)
@@ -181,6 +183,7 @@ void read_smollm3(const JsonFields& f, ModelSpec& m) {
                             w));
   m.attention_o_bias = m.qkv_bias;  // o_proj takes the same bias=attention_bias
   m.gated_mlp = true;
+  m.tied_embeddings = f.boolean("tie_word_embeddings", true);  // SmolLM3Config's default
   if (f.has("layer_types")) return;  // read_local_attention counted its sliding layers
   if (!f.boolean("use_sliding_window", false)) {  // SmolLM3Config's default: no window
     m.local = LocalAttention{};

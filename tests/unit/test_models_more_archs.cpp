@@ -279,6 +279,9 @@ TEST_CASE("more archs: OLMo 2 7B / 13B / 32B (Olmo2ForCausalLM, in-memory config
     j = olmo2_7b();
     j["sliding_window"] = 4096;
     CHECK_THAT(error_of([&] { load_edited(j, "olmo2-window"); }), Contains("Olmo2Attention has no window"));
+    j.erase("sliding_window");
+    j["layer_types"] = std::vector<std::string>(32, "full_attention");  // no window: read as written
+    CHECK(load_edited(j, "olmo2-full-types").total_params() == 7298355200LL);
   }
 }
 
@@ -428,6 +431,10 @@ TEST_CASE("more archs: ERNIE-4.5-21B-A3B (Ernie4_5_MoeForCausalLM, its config's 
     k["moe_k"] = 65;
     CHECK_THAT(error_of([&] { load_edited(k, "ernie45-k"); }), Contains("exceeds moe_num_experts"));
   }
+  SECTION("without tie_word_embeddings, Ernie4_5_MoeConfig's default: tied") {
+    j.erase("tie_word_embeddings");
+    CHECK(load_edited(j, "ernie45-tie").tied_embeddings);
+  }
 }
 
 TEST_CASE("more archs: Gemma 2B and 7B (GemmaForCausalLM) against the Gemma report's counts",
@@ -524,6 +531,10 @@ TEST_CASE("more archs: SmolLM3-3B (SmolLM3ForCausalLM, SmolLM3Config's defaults)
     CHECK(load_edited(j, "smollm3-window").local.layers == 9);
     j["no_rope_layers"] = std::vector<int>(36, 1);  // no NoPE layer: no window
     CHECK_FALSE(load_edited(j, "smollm3-allrope").local.enabled());
+  }
+  SECTION("without tie_word_embeddings, SmolLM3Config's default: tied") {
+    j.erase("tie_word_embeddings");
+    CHECK(load_edited(j, "smollm3-tie").total_params() == m.total_params());
   }
   SECTION("attention_bias puts a bias on o_proj too; mlp_bias is refused") {
     j["attention_bias"] = true;
