@@ -71,6 +71,13 @@ const std::map<std::string, HfFamily>& by_architecture() {
       {"Qwen2_5_VLForConditionalGeneration", HfFamily::qwen2_vl},
       {"Ernie4_5_ForCausalLM", HfFamily::ernie4_5},
       {"Ernie4_5ForCausalLM", HfFamily::ernie4_5},  // transformers' name for the same model
+      {"Olmo2ForCausalLM", HfFamily::olmo2},
+      {"Olmo3ForCausalLM", HfFamily::olmo2},
+      {"Glm4ForCausalLM", HfFamily::glm4},
+      {"Ernie4_5_MoeForCausalLM", HfFamily::ernie4_5_moe},
+      {"GemmaForCausalLM", HfFamily::gemma},
+      {"SmolLM3ForCausalLM", HfFamily::smollm3},
+      {"SeedOssForCausalLM", HfFamily::seed_oss},
   };
   return m;
 }
@@ -98,6 +105,9 @@ const std::map<std::string, HfFamily>& by_model_type() {
       {"phi3", HfFamily::phi3},            {"qwen2_vl", HfFamily::qwen2_vl},   {"qwen2_5_vl", HfFamily::qwen2_vl},
       {"qwen2_vl_text", HfFamily::qwen2_vl}, {"qwen2_5_vl_text", HfFamily::qwen2_vl},
       {"ernie4_5", HfFamily::ernie4_5},
+      {"olmo2", HfFamily::olmo2},          {"olmo3", HfFamily::olmo2},         {"glm4", HfFamily::glm4},
+      {"ernie4_5_moe", HfFamily::ernie4_5_moe}, {"gemma", HfFamily::gemma},
+      {"smollm3", HfFamily::smollm3},      {"seed_oss", HfFamily::seed_oss},
   };
   return m;
 }
@@ -124,7 +134,7 @@ bool is_moe_family(HfFamily f) {
   return f == HfFamily::mixtral || f == HfFamily::qwen_moe || f == HfFamily::deepseek || f == HfFamily::llama4 ||
          f == HfFamily::gpt_oss || f == HfFamily::minimax_m2 || f == HfFamily::glm4_moe || f == HfFamily::step3p7 ||
          f == HfFamily::mimo_v2 || f == HfFamily::deepseek_v4 || f == HfFamily::kimi_linear ||
-         f == HfFamily::minimax_m3;
+         f == HfFamily::minimax_m3 || f == HfFamily::ernie4_5_moe;
 }
 
 int count_layer_types(const JsonFields& f, const std::string& kind) {

@@ -38,6 +38,12 @@ enum class HfFamily {
   phi3,            // Phi-3, Phi-3.5-mini, Phi-4, Phi-4-mini (fused qkv / gate_up, no biases)
   qwen2_vl,        // Qwen2-VL, Qwen2.5-VL text model (Qwen2 dense with q/k/v biases; vision tower left out)
   ernie4_5,        // ERNIE 4.5 dense (use_bias on every projection refused)
+  olmo2,           // OLMo 2, OLMo 3 (post-norms, q/k norms over the full width; OLMo 3's sliding layers)
+  glm4,            // GLM-4-0414 dense (q/k/v biases, fused gate_up, two extra norms a layer)
+  ernie4_5_moe,    // ERNIE 4.5 MoE text models (shared experts, MoE layers from a start index at an interval)
+  gemma,           // Gemma 1 (GeGLU whatever hidden_act says, tied table)
+  smollm3,         // SmolLM3 (Llama with NoPE layers; a window only on the NoPE layers)
+  seed_oss,        // Seed-OSS (Llama with q/k/v biases by default, o_proj's own attention_out_bias)
 };
 
 // The family of a text model from its architecture name, or from its model_type (a wrapper's
@@ -72,6 +78,12 @@ void read_nemotron_nas(const JsonFields& f, ModelSpec& m);  // hf_nas_family.cpp
 void read_phi3(const JsonFields& f, ModelSpec& m);          // hf_more_families.cpp
 void read_qwen2_vl(const JsonFields& f, ModelSpec& m);      // hf_more_families.cpp
 void read_ernie4_5(const JsonFields& f, ModelSpec& m);      // hf_more_families.cpp
+void read_olmo2(const JsonFields& f, ModelSpec& m);         // hf_recent_families.cpp
+void read_glm4(const JsonFields& f, ModelSpec& m);          // hf_recent_families.cpp
+void read_ernie4_5_moe(const JsonFields& f, ModelSpec& m);  // hf_recent_families.cpp
+void read_gemma(const JsonFields& f, ModelSpec& m);         // hf_recent_families.cpp
+void read_smollm3(const JsonFields& f, ModelSpec& m);       // hf_recent_families.cpp
+void read_seed_oss(const JsonFields& f, ModelSpec& m);      // hf_recent_families.cpp
 
 // How many entries of `layer_types` are `kind`; -1 when the config has no such list.
 int count_layer_types(const JsonFields& f, const std::string& kind);

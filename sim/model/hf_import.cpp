@@ -3,7 +3,9 @@
 // Qwen3MoeConfig, Qwen3NextConfig, Qwen3_5TextConfig, DeepseekV2Config, DeepseekV3Config,
 // NemotronConfig, NemotronHConfig, JambaConfig, GraniteMoeHybridConfig, GptOssConfig,
 // Gemma2Config, Gemma3TextConfig, Gemma4TextConfig, Llama4TextConfig, Glm4MoeConfig,
-// MiniMaxM2Config, KimiLinearConfig, Phi3Config, Qwen2_5_VLConfig, Ernie4_5Config). A multimodal
+// MiniMaxM2Config, KimiLinearConfig, Phi3Config, Qwen2_5_VLConfig, Ernie4_5Config, Olmo2Config,
+// Olmo3Config, Glm4Config, Ernie4_5_MoeConfig, GemmaConfig, SmolLM3Config,
+// SeedOssConfig). A multimodal
 // wrapper (Gemma 3/4, Llama 4, Qwen3-VL, Qwen3.5, Kimi-K2.5, Kimi K3, Mistral 3) is read through its
 // text_config (Qwen2-VL and Qwen2.5-VL through their top-level fields, beside vision_config):
 // servesim serves the language model, and says so of the vision encoder it leaves out.
@@ -168,9 +170,17 @@ std::int64_t vision_params_estimate(const json& j) {
 }
 
 // What servesim lacks for an architecture it knows of and does not describe (said in its
-// refusal). None at present: DeepSeek-V4 and DeciLM, once here, have their readers
-// (read_deepseek_v4, read_nemotron_nas).
-std::string known_unsupported(const std::string& /*arch*/) { return ""; }
+// refusal). DeepSeek-V4 and DeciLM, once here, have their readers (read_deepseek_v4,
+// read_nemotron_nas).
+std::string known_unsupported(const std::string& arch) {
+  // StarCoder2 (vLLM's starcoder2.py, transformers' modeling_starcoder2.py): a non-gated MLP
+  // (c_fc, c_proj) and o_proj with biases (use_bias) and LayerNorms with biases (norm_type
+  // layer_norm); servesim counts neither MLP nor norm biases.
+  if (arch == "Starcoder2ForCausalLM")
+    return " (its MLP projections c_fc and c_proj carry biases (use_bias) and its LayerNorms a bias beside "
+           "each weight; servesim counts attention biases only, and would undercount such a checkpoint)";
+  return "";
+}
 
 ModelSpec import_parsed_config(const json& j, const std::string& path) {
   if (!j.is_object()) throw Error(fmt::format("{}: expected an object", path));
@@ -288,6 +298,12 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     case HfFamily::phi3: read_phi3(f, m); break;
     case HfFamily::qwen2_vl: read_qwen2_vl(f, m); break;
     case HfFamily::ernie4_5: read_ernie4_5(f, m); break;
+    case HfFamily::olmo2: read_olmo2(f, m); break;
+    case HfFamily::glm4: read_glm4(f, m); break;
+    case HfFamily::ernie4_5_moe: read_ernie4_5_moe(f, m); break;
+    case HfFamily::gemma: read_gemma(f, m); break;
+    case HfFamily::smollm3: read_smollm3(f, m); break;
+    case HfFamily::seed_oss: read_seed_oss(f, m); break;
   }
   // A mixture-of-experts family whose config names no experts (num_experts: 0, or the
   // field missing) would be priced as a dense model with the expert-sized FFN.
