@@ -52,13 +52,19 @@ std::vector<std::string> uncovered_features(const Scenario& sc, const RunSummary
                       m.moe.experts_per_token, m.moe.shared_experts > 0 ? " with shared experts" : ""));
     if (s->parallelism.wide()) add("expert parallelism or DP attention");
   }
-  // The runs' prompts averaged 550-1,030 tokens (system prompt + question) within a 4,096-token
-  // max_model_len: a workload of long prompts (RAG, long documents) is prefill- and
-  // attention-heavy in a way none of their residuals saw.
+  // The runs' prompts averaged 550-1,030 tokens (system prompt + question) and their outputs
+  // 250-1,450 (chat to reasoning) within a 4,096-token max_model_len: a workload of long prompts
+  // (RAG, long documents) is prefill- and attention-heavy, one of long outputs (long reasoning)
+  // decodes at contexts, in a way none of their residuals saw.
   if (summary.completed > 0) {
-    const double mean_prompt = static_cast<double>(summary.input_tokens) / static_cast<double>(summary.completed);
+    const double n = static_cast<double>(summary.completed);
+    const double mean_prompt = static_cast<double>(summary.input_tokens) / n;
     if (mean_prompt > 4096.0)
       add(fmt::format("prompts of {:.0f} tokens on average (the runs': 550-1,030)", mean_prompt));
+    // Output tokens count every sequence of a request (parallel sampling: named above).
+    const double mean_output = static_cast<double>(summary.output_tokens) / n / static_cast<double>(summary.sequences_max);
+    if (mean_output > 4096.0)
+      add(fmt::format("outputs of {:.0f} tokens on average (the runs': 250-1,450)", mean_output));
   }
   // Every measured run behind the bands ran on one GPU type.
   for (const Setup* s : setups)

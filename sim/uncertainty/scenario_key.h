@@ -21,9 +21,10 @@ bool is_calibrated_profile(const GpuSpec& gpu);
 // parallelism, expert parallelism or DP attention, several sequences per request (parallel
 // sampling, beam search), LoRA, and model shapes beyond dense full attention and Mixtral's
 // 8-expert MoE (MLA, state-space or linear-attention layers, sliding or top-k sparse
-// attention, compressed attention, wider MoEs), and prompts averaging more than 4,096 tokens.
-// The table's runs (data/serving) are co-located, 16-bit, TP-only, one sequence per request,
-// on those models, with prompts of 550-1,030 tokens on average.
+// attention, compressed attention, wider MoEs), and prompts or outputs averaging more than
+// 4,096 tokens. The table's runs (data/serving) are co-located, 16-bit, TP-only, one sequence
+// per request, on those models, with prompts of 550-1,030 and outputs of 250-1,450 tokens on
+// average.
 std::vector<std::string> uncovered_features(const Scenario& sc, const RunSummary& summary);
 
 BandKey scenario_band_key(const Scenario& sc, const RunSummary& summary);

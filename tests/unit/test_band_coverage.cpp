@@ -49,7 +49,7 @@ TEST_CASE("band coverage: other layer kinds, wider MoEs and wide EP are named, n
               "expert parallelism or DP attention"));
 }
 
-TEST_CASE("band coverage: prompts far longer than the runs' are named", "[bands]") {
+TEST_CASE("band coverage: prompts and outputs far longer than the runs' are named", "[bands]") {
   // The runs' prompts averaged 550-1,030 tokens within max_model_len 4,096: a mean above 4,096
   // is outside them. 10 requests of 81,920 prompt tokens in all: 8,192 on average.
   const Scenario sc = load_scenario(std::string(SERVESIM_TEST_DATA) + "/../scenarios/quickstart.yaml", {});
@@ -60,4 +60,7 @@ TEST_CASE("band coverage: prompts far longer than the runs' are named", "[bands]
   CHECK(names(v, "prompts of 8192 tokens on average (the runs': 550-1,030)"));
   s.input_tokens = 40960;  // 4,096 on average: inside
   CHECK(bands::uncovered_features(sc, s).empty());
+  // Outputs likewise (the runs': 250-1,450 on average): 10 requests of 163,840 output tokens.
+  s.output_tokens = 163840;
+  CHECK(names(bands::uncovered_features(sc, s), "outputs of 16384 tokens on average (the runs': 250-1,450)"));
 }
