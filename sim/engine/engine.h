@@ -130,6 +130,10 @@ struct EngineContext {
   // Fuse runs of identical decode steps and price decode-only steps from the
   // memoised cost cache (step_cost_cache.h); off: every step priced by the model.
   bool fast_forward = true;
+  // With fast_forward: a step whose every prompt completes (and nothing else changes at
+  // its end that the event loop would see) is followed in the same event by the decode
+  // step or run after it (VllmEngine's chained head step); off: each is its own event.
+  bool chain_prefill = true;
   // Step-cost tables of `cost` shared by the engines that price with it (identical
   // replicas of one run: one warm set instead of a cold set each; the tables are a
   // pure function of the model, so sharing changes no result). Null: each engine

@@ -25,6 +25,9 @@ VllmEngine::VllmEngine(const EngineContext& ctx)
     pricer_.set_drafter(ctx.draft_cost);
     fuse_ = false;
   }
+  // Chaining needs fused runs to follow the head, and none of what makes a step's end
+  // matter beyond the engine: LoRA slots, users' deadlines, local attention's windows.
+  chain_ = ctx.chain_prefill && fuse_ && !local_ && !lora_ && ctx.patience == nullptr;
 }
 
 std::int64_t VllmEngine::spec_emitted(std::int64_t s) const {
@@ -156,8 +159,61 @@ LoraLoad VllmEngine::lora_load(std::int64_t n_decode) const {
   return l;
 }
 
+// A chained head. Nearly every request costs a step that prefills its prompt and
+// decodes the others' next tokens, after which, at fleet scale, a run of decode steps
+// follows until the next arrival or completion. Such a step's end changes nothing
+// outside the engine (no request finishes, none waits to be admitted, the router's
+// outstanding counts stay), so its end and the start of what follows are done in the
+// same event, which the event loop then sees end where the run after it ends. The
+// schedule is the one of two events: the same plan at the head's end (its cutoff,
+// its horizon: with a shared horizon the chain is made only when no event comes
+// before the head ends) and an arrival routed here before the head ends cuts what
+// follows to what the step planned at the head's end would have been (interrupt).
 Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
+  head_end_ = -1;
+  const Nanos end = start_one(now, horizon);
+  if (!chain_ok_ || end >= horizon) return end;
+  return chain_after_head(end, horizon);
+}
+
+bool VllmEngine::head_chainable(bool paused, double transfer_s) {
+  if (paused || transfer_s != 0 || !state_.queue_empty()) return false;
+  const DecodeAggregate& dec = state_.decoders();
+  // No decoder finishes at this step (finish_decoders drains the step after it).
+  const std::int64_t finish = state_.next_finish_step();
+  if (finish >= 0 && finish <= dec.step() + (dec.count() > 0 ? 1 : 0)) return false;
+  for (int slot : state_.prefilling()) {
+    const BatchState::Seq& s = state_.seq(slot);
+    if (s.chunk <= 0 || s.computed + s.chunk != s.target || s.generated + 1 >= s.req.output_tokens ||
+        s.hash_blocks > 0)
+      return false;
+  }
+  return true;
+}
+
+Nanos VllmEngine::chain_after_head(Nanos head_end, Nanos horizon) {
+  // The head's end, as finish_step does it (no request is done: head_chainable).
+  head_start_ = step_start_;
+  in_step_ = false;
+  run_.steps = 0;
+  if (record_.pending) emit_record();
+  state_.advance_decoders(step_decode_steps_);
+  state_.finish_decoders(head_end, chain_done_);
+  state_.complete_chunks(head_end, chain_done_);
+  assert(chain_done_.empty());
+  head_end_ = head_end;
+  if (state_.decoders().next_step_blocks() > state_.kv().free()) {
+    // The next plan preempts: it is left to the head's end event (an empty step).
+    in_step_ = true;
+    step_decode_steps_ = 0;
+    return head_end;
+  }
+  return start_one(head_end, horizon);
+}
+
+Nanos VllmEngine::start_one(Nanos now, Nanos horizon) {
   assert(!in_step_);
+  chain_ok_ = false;
   // 1. The policy plans the step. With async scheduling this step was planned when
   // the previous one started, so only requests that had arrived by then are seen.
   const Nanos cutoff = async_ && step_end_ == now ? step_start_ : now;
@@ -225,6 +281,7 @@ Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
     step_start_ = now + to_nanos(last_start);
     seconds = span;
   }
+  if (chain_ && prefill_tokens > 0) chain_ok_ = head_chainable(paused, transfer_s);
   // Host-link transfers (reloads, swaps) hold the step up; fused runs carry none.
   seconds += transfer_s;
   step_decode_steps_ = n_decode > 0 ? k * emitted : 0;
@@ -277,28 +334,52 @@ void VllmEngine::emit_record() {
 }
 
 bool VllmEngine::interrupt(Nanos t) {
-  if (!in_step_ || run_.steps <= 1 || t >= step_end_) return false;
-  // The run as fast_forward_steps would have cut it had `t` been its horizon (its
-  // search is a function of the horizon, the first step's time and the slope alone).
+  if (!in_step_ || t >= step_end_) return false;
+  // The decode steps in flight (a fused run never speculates: one token each).
+  const std::int64_t steps = step_decode_steps_;
   double total = 0, last_start = 0;
-  const std::int64_t j = fused_steps(run_.start, t, run_.first_step_s, run_.slope, run_.steps, &total, &last_start);
-  if (j >= run_.steps) return false;
+  std::int64_t j = 0;
+  Nanos start = run_.start;
+  if (head_end_ >= 0 && t <= head_end_) {
+    // Routed here before a chained head ended: the step planned at the head's end
+    // would have taken it (none of what follows runs) or, with async scheduling,
+    // was planned when the head started and runs alone (its record: with the
+    // request waiting, as that step's plan would have found it).
+    if (record_.pending) record_.r.queue_length = state_.queue_length();
+    j = async_ ? 1 : 0;
+    if (j >= steps) return false;
+    start = head_end_;
+    total = run_.first_step_s;  // j == 1 < steps: what follows is a fused run
+  } else {
+    if (run_.steps <= 1) return false;
+    // The run as fast_forward_steps would have cut it had `t` been its horizon (its
+    // search is a function of the horizon, the first step's time and the slope alone).
+    j = fused_steps(run_.start, t, run_.first_step_s, run_.slope, run_.steps, &total, &last_start);
+    if (j >= run_.steps) return false;
+  }
   DecodeAggregate& dec = state_.decoders();
-  const std::int64_t emitted = 1;  // a fused run never speculates
   // The KV blocks of the steps that will not run go back.
   const std::int64_t freed =
-      dec.blocks_needed(dec.step() + 1, run_.steps * emitted) - dec.blocks_needed(dec.step() + 1, j * emitted);
+      dec.blocks_needed(dec.step() + 1, steps) - (j > 0 ? dec.blocks_needed(dec.step() + 1, j) : 0);
   state_.kv().release(freed);
   run_.steps = j;
-  step_decode_steps_ = j * emitted;
-  step_end_ = run_.start + std::max<Nanos>(1, to_nanos(total));
-  step_start_ = run_.start + to_nanos(last_start);
-  step_stage_nanos_ = step_end_ - run_.start;
+  step_decode_steps_ = j;
+  if (j == 0) {
+    // Nothing after the head runs: the state is the head's end's, its record gone.
+    step_end_ = start;
+    step_start_ = head_start_;
+    step_stage_nanos_ = step_end_ - start;
+    record_.pending = false;
+    return true;
+  }
+  step_end_ = start + std::max<Nanos>(1, to_nanos(total));
+  step_start_ = start + to_nanos(last_start);
+  step_stage_nanos_ = step_end_ - start;
   if (record_.pending) {
     StepRecord& r = record_.r;
     r.steps = j;
     r.end = step_end_;
-    r.decode_tokens = record_.n_decode * j * emitted;
+    r.decode_tokens = record_.n_decode * j;
     r.kv_blocks_used -= freed;
     record_.seconds = total;
   }
@@ -308,6 +389,7 @@ bool VllmEngine::interrupt(Nanos t) {
 void VllmEngine::finish_step(Nanos now, std::vector<Request>& done) {
   assert(in_step_);
   in_step_ = false;
+  head_end_ = -1;
   run_.steps = 0;
   if (record_.pending) emit_record();
   state_.advance_decoders(step_decode_steps_);

@@ -17,7 +17,10 @@
 // fast-forwards a run of identical decode steps (the decoders' KV grows by one
 // token a step; the run ends before the first completion, before the KV blocks run
 // out and before the next arrival is seen). At the step's end the batch state
-// completes decoders and prefill chunks.
+// completes decoders and prefill chunks. A step whose prompts all complete there and
+// decode on, with nothing else changing (a chained head: start_step), is finished in
+// the same event and the step or run after it started, so the event loop sees one
+// event where the schedule has two.
 //
 // Speculative decoding (engine.speculative, speculative.h): every decoder feeds
 // k+1 tokens to the step, which the drafter's k decode steps precede, and emits
@@ -114,6 +117,15 @@ class VllmEngine final : public Engine {
                            double* total_time, double* last_start) const;
   // Reports the step's record and inter-token gaps (record_) to the observer.
   void emit_record();
+  // start_step's one step (or fused run) from `now`; sets chain_ok_ when the step is a
+  // head that may be chained (chain_after_head).
+  Nanos start_one(Nanos now, Nanos horizon);
+  // Whether the planned step, with prefill chunks, ends with nothing the event loop
+  // would see: every scheduled prompt completes and decodes on (none finishes at its
+  // first token, none registers prefix blocks), no decoder finishes, nothing waits.
+  bool head_chainable(bool paused, double transfer_s);
+  // Finishes the head step ending at `head_end` now and starts what follows it there.
+  Nanos chain_after_head(Nanos head_end, Nanos horizon);
 
   // Tokens each decoder emits at speculating step s (from 1).
   std::int64_t spec_emitted(std::int64_t s) const;
@@ -130,6 +142,8 @@ class VllmEngine final : public Engine {
   bool lora_;          // ctx_.config.lora.enabled: LoRA slots in the batch state (lora_slots.h)
   bool async_;         // ctx_.config.async_scheduling
   bool virtual_;       // ctx_.virtual_engine
+  bool chain_ = false;  // ctx_.chain_prefill (and nothing that rules it out: see head_chainable)
+  bool chain_ok_ = false;  // start_one's step is a chainable head
   int replica_;        // ctx_.replica
   RunObserver* observer_;  // ctx_.observer
   // The step in flight.
@@ -148,6 +162,10 @@ class VllmEngine final : public Engine {
     std::int64_t steps = 0;
   };
   FusedRun run_;
+  // A chained head step in flight (chain_after_head): its start and end; the step in
+  // flight is then what follows it, from head_end_. -1: none.
+  Nanos head_start_ = -1, head_end_ = -1;
+  std::vector<Request> chain_done_;  // finish_step's list for the head (stays empty)
   // The step in flight's record, reported when it ends (virtual engines: at once).
   struct PendingRecord {
     StepRecord r;

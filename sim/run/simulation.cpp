@@ -278,6 +278,8 @@ SimulationResult simulate(const Scenario& sc, RequestSource& requests_in, const 
     RunObserver* observer = fleet ? static_cast<RunObserver*>(taps[p].get()) : &sink;
     for (int k = 0; k < pool.setup.parallelism.replicas; ++k) {
       EngineContext ctx = pool.context(static_cast<int>(replicas.size()), observer, options.fast_forward);
+      // (The gateway's flow control releases held requests at every step's end.)
+      ctx.chain_prefill = options.chain_prefill && !gateway;
       ctx.hash_chains = &hash_chains;
       ctx.shared_kv_tiers = &shared_kv_tiers;
       ctx.patience = patience ? &*patience : nullptr;

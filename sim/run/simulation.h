@@ -26,6 +26,12 @@ struct SimulationOptions {
   // to anyone's next event. The results are those of fusing up to anyone's, but for
   // the rounding of a run's time when it is split in pieces (last digits).
   bool replica_horizon = true;
+  // A step whose every prompt completes runs on into the decode steps after it in one
+  // event (EngineContext::chain_prefill): fewer events, the same schedule. The results
+  // are the same but for when a replica's load is seen between the two (several
+  // replicas: the KV use the router and the autoscaler read) and the order in which
+  // replicas report (sums' last digits).
+  bool chain_prefill = true;
   // Refuse (servesim::Error) a synthetic workload whose every request must fail
   // (refuse_unservable_workload); set by simulate(scenario) for the scenario's own source.
   bool check_workload = false;
