@@ -113,12 +113,15 @@ void read_olmoe(const JsonFields& f, ModelSpec& m) {
 // 32B), a SwiGLU MLP, and the norms after the sublayers (post_attention_layernorm,
 // post_feedforward_layernorm) and a final one: the count servesim makes for pre-norms. The
 // 32B's sliding layers: layer_types as written; without them sliding_window_pattern, an integer
-// p (every p-th layer global) or a string of L (local) and G (global) letters. transformers reads a
-// string as the letters repeated, the last layer always global; vLLM by its length only; the two
-// agree for L...LG when the layer count is a multiple of its length, and any other string is
-// refused. A null sliding_window (EXAONE 4.0 1.2B) is global attention on every layer. The global
-// layers skip the rotary embedding (no weights). Biases (attention_bias, mlp_bias) are refused:
-// no published EXAONE 4.0 checkpoint has them and servesim counts no MLP bias.
+// p (every p-th layer global) or a string of L (local) and G (global) letters, read as
+// Exaone4Config documents it: the letters repeated from layer 0, the last layer always global.
+// (vLLM's exaone4.py at the commit above reads a string by its length only, making every
+// len-th layer global: the same layers for the published "LLLG" over 64 layers; for a layer
+// count that is no multiple of the length, or another string, the last layers may differ.) A
+// null sliding_window (EXAONE 4.0 1.2B: global attention only, as LG's EXAONE 4 documentation
+// says of it) is global attention on every layer whatever the pattern says. The global layers
+// skip the rotary embedding (no weights). Biases (attention_bias, mlp_bias) are refused: no
+// published EXAONE 4.0 checkpoint has them and servesim counts no MLP bias.
 void read_exaone4(const JsonFields& f, ModelSpec& m) {
   const std::string w = f.where();
   if (f.boolean("attention_bias", false) || f.boolean("bias", false))
@@ -130,6 +133,7 @@ void read_exaone4(const JsonFields& f, ModelSpec& m) {
   m.attention_o_bias = false;
   m.gated_mlp = true;
   if (f.has("layer_types")) return;  // read_local_attention counted the sliding layers
+  if (!m.local.enabled()) return;    // no window (null), or one that never binds
   if (!f.has("sliding_window_pattern")) {
     sliding_every_but_pattern(m, 4);  // Exaone4Config's default
     return;
@@ -143,13 +147,14 @@ void read_exaone4(const JsonFields& f, ModelSpec& m) {
     throw Error(fmt::format("{}: sliding_window_pattern must be an integer or a string of L and G, got {}", w,
                             excerpt(p.dump())));
   const std::string s = p.get<std::string>();
-  const bool l_then_g = !s.empty() && s.back() == 'G' && s.find_first_not_of('L') == s.size() - 1;
-  if (!l_then_g || m.layers % static_cast<int>(s.size()) != 0)
-    throw Error(fmt::format("{}: sliding_window_pattern '{}' over {} layers: transformers repeats the letters and "
-                            "makes the last layer global, vLLM reads only the pattern's length; servesim reads only "
-                            "patterns of L...LG dividing the layer count, where the two agree",
-                            w, s, m.layers));
-  sliding_every_but_pattern(m, static_cast<std::int64_t>(s.size()));
+  if (s.empty() || s.find_first_not_of("LG") != std::string::npos)
+    throw Error(fmt::format("{}: sliding_window_pattern '{}' must be a string of L (local) and G (global) letters",
+                            w, s));
+  int sliding = 0;
+  for (int i = 0; i + 1 < m.layers; ++i)  // the last layer is global
+    if (s[static_cast<std::size_t>(i) % s.size()] == 'L') ++sliding;
+  if (sliding == 0) m.local = LocalAttention{};
+  else m.local.layers = sliding;
 }
 
 // Hunyuan V1 (HunYuanMoEV1ForCausalLM: Hunyuan-A13B; HunYuanDenseV1ForCausalLM; vLLM's

@@ -344,10 +344,19 @@ TEST_CASE("2026 families: EXAONE 4.0 32B and 1.2B (Exaone4ForCausalLM)", "[hf][2
     j["layer_types"] = types;  // written out: read as written
     CHECK(load_edited(j, "exaone-types").local.layers == 32);
     j.erase("layer_types");
-    j["sliding_window_pattern"] = "LGLG";
-    CHECK_THAT(error_of([&] { load_edited(j, "exaone-lglg"); }), Contains("sliding_window_pattern 'LGLG'"));
-    j["sliding_window_pattern"] = "LLLLLG";  // 64 layers are no multiple of 6: the readers disagree
-    CHECK_THAT(error_of([&] { load_edited(j, "exaone-6"); }), Contains("where the two agree"));
+    j["sliding_window_pattern"] = "LGLG";  // Exaone4Config's reading: the letters repeated
+    CHECK(load_edited(j, "exaone-lglg").local.layers == 32);
+    j["sliding_window_pattern"] = "LLLLLG";  // layers 5, 11, ..., 59 and the last, 63, global
+    CHECK(load_edited(j, "exaone-6").local.layers == 64 - 10 - 1);
+    j["sliding_window_pattern"] = "LLXG";
+    CHECK_THAT(error_of([&] { load_edited(j, "exaone-x"); }), Contains("string of L (local) and G (global)"));
+  }
+  SECTION("a null window is global attention whatever the pattern says") {
+    nlohmann::json j = exaone4_32b();
+    j["sliding_window"] = nullptr;
+    j["sliding_window_pattern"] = "LLLG";
+    j["num_hidden_layers"] = 30;  // no multiple of 4: no matter without a window
+    CHECK_FALSE(load_edited(j, "exaone-null").local.enabled());
   }
   SECTION("biases servesim will not place") {
     nlohmann::json j = exaone4_32b();
