@@ -261,7 +261,9 @@ void read_bailing_moe_v2(const JsonFields& f, ModelSpec& m) {
 // after one LayerNorm (a weight, no bias): out = x + attn(norm(x)) + mlp(norm(x)). servesim
 // prices the two as it prices any layer's (the same weights and work; running them
 // concurrently is not modelled) and counts two norms a layer where there is one: hidden x
-// layers weights too many (131,072 in R7B, 786,432 in Command A; 0.002% and 0.0007%). The
+// layers weights too many (131,072 in R7B, 786,432 in Command A; 0.002% and 0.0007%), and one
+// elementwise norm pass a layer priced too many (attn_norm_residual: 2 x 64 calls for Command
+// A's 64; 1.9% of its 1,024-token prefill step on a B200, memory-bound, half of it extra). The
 // embedding is tied to the LM head (vLLM asserts it: an untied config is refused). Sliding
 // layers: layer_types as written, else every sliding_window_pattern-th layer (Cohere2Config's
 // default 4) global, the others a window of sliding_window; the global layers skip the rotary
