@@ -78,6 +78,14 @@ const std::map<std::string, HfFamily>& by_architecture() {
       {"GemmaForCausalLM", HfFamily::gemma},
       {"SmolLM3ForCausalLM", HfFamily::smollm3},
       {"SeedOssForCausalLM", HfFamily::seed_oss},
+      {"OlmoeForCausalLM", HfFamily::olmoe},
+      {"Exaone4ForCausalLM", HfFamily::exaone4},
+      {"HunYuanMoEV1ForCausalLM", HfFamily::hunyuan_moe},
+      {"HunYuanDenseV1ForCausalLM", HfFamily::hunyuan_dense},
+      {"BailingMoeV2ForCausalLM", HfFamily::bailing_moe_v2},
+      {"Cohere2ForCausalLM", HfFamily::cohere2},
+      {"Dots1ForCausalLM", HfFamily::dots1},
+      {"ApertusForCausalLM", HfFamily::apertus},
   };
   return m;
 }
@@ -108,6 +116,10 @@ const std::map<std::string, HfFamily>& by_model_type() {
       {"olmo2", HfFamily::olmo2},          {"olmo3", HfFamily::olmo2},         {"glm4", HfFamily::glm4},
       {"ernie4_5_moe", HfFamily::ernie4_5_moe}, {"gemma", HfFamily::gemma},
       {"smollm3", HfFamily::smollm3},      {"seed_oss", HfFamily::seed_oss},
+      {"olmoe", HfFamily::olmoe},          {"exaone4", HfFamily::exaone4},     {"exaone4_5_text", HfFamily::exaone4},
+      {"hunyuan_v1_moe", HfFamily::hunyuan_moe}, {"hunyuan_v1_dense", HfFamily::hunyuan_dense},
+      {"bailing_moe_v2", HfFamily::bailing_moe_v2}, {"cohere2", HfFamily::cohere2},
+      {"dots1", HfFamily::dots1},          {"apertus", HfFamily::apertus},
   };
   return m;
 }
@@ -134,7 +146,8 @@ bool is_moe_family(HfFamily f) {
   return f == HfFamily::mixtral || f == HfFamily::qwen_moe || f == HfFamily::deepseek || f == HfFamily::llama4 ||
          f == HfFamily::gpt_oss || f == HfFamily::minimax_m2 || f == HfFamily::glm4_moe || f == HfFamily::step3p7 ||
          f == HfFamily::mimo_v2 || f == HfFamily::deepseek_v4 || f == HfFamily::kimi_linear ||
-         f == HfFamily::minimax_m3 || f == HfFamily::ernie4_5_moe;
+         f == HfFamily::minimax_m3 || f == HfFamily::ernie4_5_moe || f == HfFamily::olmoe ||
+         f == HfFamily::hunyuan_moe || f == HfFamily::bailing_moe_v2 || f == HfFamily::dots1;
 }
 
 int count_layer_types(const JsonFields& f, const std::string& kind) {

@@ -44,6 +44,14 @@ enum class HfFamily {
   gemma,           // Gemma 1 (GeGLU whatever hidden_act says, tied table)
   smollm3,         // SmolLM3 (Llama with NoPE layers; a window only on the NoPE layers)
   seed_oss,        // Seed-OSS (Llama with q/k/v biases by default, o_proj's own attention_out_bias)
+  olmoe,           // OLMoE (64 experts top-8 on every layer, q/k norms over the full width)
+  exaone4,         // EXAONE 4.0 (sliding / global layers, post-norms, per-head q/k norms)
+  hunyuan_moe,     // Hunyuan-A13B (routed experts beside a shared MLP on every layer)
+  hunyuan_dense,   // Hunyuan dense V1 (Llama with per-head q/k norms)
+  bailing_moe_v2,  // Ling / Ring 2.0 (dense leading layers, grouped sigmoid routing, shared expert)
+  cohere2,         // Command R7B, Command A (parallel attention + MLP, sliding 3:1, tied table)
+  dots1,           // dots.llm1 (DeepSeek-style MoE over GQA attention)
+  apertus,         // Apertus (xIELU MLP without a gate)
 };
 
 // The family of a text model from its architecture name, or from its model_type (a wrapper's
@@ -84,6 +92,13 @@ void read_ernie4_5_moe(const JsonFields& f, ModelSpec& m);  // hf_recent_familie
 void read_gemma(const JsonFields& f, ModelSpec& m);         // hf_recent_families.cpp
 void read_smollm3(const JsonFields& f, ModelSpec& m);       // hf_recent_families.cpp
 void read_seed_oss(const JsonFields& f, ModelSpec& m);      // hf_recent_families.cpp
+void read_olmoe(const JsonFields& f, ModelSpec& m);         // hf_2026_families.cpp
+void read_exaone4(const JsonFields& f, ModelSpec& m);       // hf_2026_families.cpp
+void read_hunyuan(const JsonFields& f, ModelSpec& m);       // hf_2026_families.cpp (MoE and dense)
+void read_bailing_moe_v2(const JsonFields& f, ModelSpec& m);  // hf_2026_families.cpp
+void read_cohere2(const JsonFields& f, ModelSpec& m);       // hf_2026_families.cpp
+void read_dots1(const JsonFields& f, ModelSpec& m);         // hf_2026_families.cpp
+void read_apertus(const JsonFields& f, ModelSpec& m);       // hf_2026_families.cpp
 
 // How many entries of `layer_types` are `kind`; -1 when the config has no such list.
 int count_layer_types(const JsonFields& f, const std::string& kind);
