@@ -169,13 +169,6 @@ LoraLoad VllmEngine::lora_load(std::int64_t n_decode) const {
 // its horizon: with a shared horizon the chain is made only when no event comes
 // before the head ends) and an arrival routed here before the head ends cuts what
 // follows to what the step planned at the head's end would have been (interrupt).
-Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
-  head_end_ = -1;
-  const Nanos end = start_one(now, horizon);
-  if (!chain_ok_ || end >= horizon) return end;
-  return chain_after_head(end, horizon);
-}
-
 bool VllmEngine::head_chainable(bool paused, double transfer_s) {
   if (paused || transfer_s != 0 || !state_.queue_empty()) return false;
   const DecodeAggregate& dec = state_.decoders();
@@ -208,12 +201,11 @@ Nanos VllmEngine::chain_after_head(Nanos head_end, Nanos horizon) {
     step_decode_steps_ = 0;
     return head_end;
   }
-  return start_one(head_end, horizon);
+  return start_step(head_end, horizon);  // decode only: it chains no further
 }
 
-Nanos VllmEngine::start_one(Nanos now, Nanos horizon) {
+Nanos VllmEngine::start_step(Nanos now, Nanos horizon) {
   assert(!in_step_);
-  chain_ok_ = false;
   // 1. The policy plans the step. With async scheduling this step was planned when
   // the previous one started, so only requests that had arrived by then are seen.
   const Nanos cutoff = async_ && step_end_ == now ? step_start_ : now;
@@ -281,7 +273,6 @@ Nanos VllmEngine::start_one(Nanos now, Nanos horizon) {
     step_start_ = now + to_nanos(last_start);
     seconds = span;
   }
-  if (chain_ && prefill_tokens > 0) chain_ok_ = head_chainable(paused, transfer_s);
   // Host-link transfers (reloads, swaps) hold the step up; fused runs carry none.
   seconds += transfer_s;
   step_decode_steps_ = n_decode > 0 ? k * emitted : 0;
@@ -314,6 +305,10 @@ Nanos VllmEngine::start_one(Nanos now, Nanos horizon) {
     if (virtual_) emit_record();
     else record_.pending = true;
   }
+  // A head ending before the horizon (a shared one: no event comes before it ends)
+  // whose end changes nothing outside the engine runs on into what follows it.
+  if (chain_ && prefill_tokens > 0 && end < horizon && head_chainable(paused, transfer_s))
+    return chain_after_head(end, horizon);
   return end;
 }
 

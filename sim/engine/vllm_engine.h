@@ -117,9 +117,6 @@ class VllmEngine final : public Engine {
                            double* total_time, double* last_start) const;
   // Reports the step's record and inter-token gaps (record_) to the observer.
   void emit_record();
-  // start_step's one step (or fused run) from `now`; sets chain_ok_ when the step is a
-  // head that may be chained (chain_after_head).
-  Nanos start_one(Nanos now, Nanos horizon);
   // Whether the planned step, with prefill chunks, ends with nothing the event loop
   // would see: every scheduled prompt completes and decodes on (none finishes at its
   // first token, none registers prefix blocks), no decoder finishes, nothing waits.
@@ -143,7 +140,6 @@ class VllmEngine final : public Engine {
   bool async_;         // ctx_.config.async_scheduling
   bool virtual_;       // ctx_.virtual_engine
   bool chain_ = false;  // ctx_.chain_prefill (and nothing that rules it out: see head_chainable)
-  bool chain_ok_ = false;  // start_one's step is a chainable head
   int replica_;        // ctx_.replica
   RunObserver* observer_;  // ctx_.observer
   // The step in flight.
