@@ -6,6 +6,7 @@
 //   pools:
 //     - {name: h100, replicas: 4}                          # the scenario's own GPU
 //     - {name: a100, gpu: a100-sxm-80gb, replicas: 6, price_per_hour: "1.29 USD/h"}
+//     - {name: l40s, gpu: l40s, replicas: 2, max_loras: 4}  # with engine.lora: fewer adapter slots
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -69,6 +70,29 @@ const Key kPrice{.name = "price_per_hour",
                  .min = 0,
                  .why = "a price >= 0"};
 
+// Multi-LoRA (engine.lora): a pool's own slots and host cache, as its GPU's memory
+// and its nodes' host memory allow; the rank and the bandwidths stay the scenario's.
+const Key kMaxLoras{.name = "max_loras",
+                    .type = KeyType::integer,
+                    .doc = "the pool's GPU slots for LoRA adapters (vLLM --max-loras on its replicas): a smaller GPU "
+                           "may hold fewer beside its KV cache; needs engine.lora",
+                    .spec = "FleetPoolSpec::setup.engine.lora.max_loras",
+                    .unit = "adapters",
+                    .default_note = "engine.lora.max_loras",
+                    .min = 1,
+                    .max = 4096,
+                    .why = "as engine.lora.max_loras"};
+const Key kMaxCpuLoras{.name = "max_cpu_loras",
+                       .type = KeyType::integer,
+                       .doc = "adapters the pool's replicas keep in host memory (vLLM --max-cpu-loras); at least the "
+                              "pool's max_loras; needs engine.lora",
+                       .spec = "FleetPoolSpec::setup.engine.lora.max_cpu_loras",
+                       .unit = "adapters",
+                       .default_note = "engine.lora.max_cpu_loras",
+                       .min = 1,
+                       .max = 1000000,
+                       .why = "as engine.lora.max_cpu_loras"};
+
 const Key kPools{.name = "pools",
                  .type = KeyType::list,
                  .doc = "a heterogeneous fleet: pools of co-located replicas, each its own GPU, tp, weight precision "
@@ -76,7 +100,25 @@ const Key kPools{.name = "pools",
                         "starts replicas from the first pool and drains them from the last)",
                  .spec = "Scenario::pools",
                  .default_note = "none: parallelism.replicas replicas of the scenario's setup",
-                 .item = "pool mapping {name, replicas, gpu?, tp?, weights?, price_per_hour?}"};
+                 .item = "pool mapping {name, replicas, gpu?, tp?, weights?, price_per_hour?, max_loras?, "
+                         "max_cpu_loras?}"};
+
+// A pool's max_loras / max_cpu_loras, range-checked with the pool's path, into its
+// engine.lora; without the scenario's engine.lora there are no slots to size.
+void put_lora_keys(ConfigNode& doc, ConfigMap& root, ConfigMap& m) {
+  const ConfigNode* engine = root.node().find("engine");
+  const bool lora = engine && engine->find("lora");
+  for (const Key* k : {&kMaxLoras, &kMaxCpuLoras}) {
+    const std::string name(k->name);
+    if (!m.has(name)) continue;
+    if (!lora)
+      throw Error(fmt::format("{}: a pool's LoRA adapter slots need the fleet's multi-LoRA serving: add engine.lora "
+                              "(e.g. engine: {{lora: {{max_loras: 8}}}}) or remove {}",
+                              m.where(name), name));
+    (void)read_integer(m, *k);
+    put_pool_key(doc, m, *k, "engine.lora." + name);
+  }
+}
 
 }  // namespace
 
@@ -86,7 +128,7 @@ const KeySection& pools_key_section() {
   static const KeySection s{.path = "pools",
                             .doc = "one pool of a heterogeneous fleet (a list item; unset keys: the scenario's "
                                    "own setup)",
-                            .keys = {&kName, &kGpu, &kTp, &kReplicas, &kWeights, &kPrice}};
+                            .keys = {&kName, &kGpu, &kTp, &kReplicas, &kWeights, &kPrice, &kMaxLoras, &kMaxCpuLoras}};
   return s;
 }
 
@@ -128,6 +170,7 @@ std::vector<FleetPoolSpec> read_pools(ConfigMap& root) {
     put_pool_key(doc, m, kPrice, "hardware.price_per_hour");
     (void)read_integer(m, kReplicas);
     put_pool_key(doc, m, kReplicas, "parallelism.replicas");
+    put_lora_keys(doc, root, m);
     p.setup = read_pool_setup(doc, root, m);
     pools.push_back(std::move(p));
   }

@@ -135,16 +135,13 @@ void read_top_level(ConfigMap& root) {
 }
 
 // A heterogeneous fleet (pools:) sizes the fleet; what it is not modelled with is refused.
+// (LoRA adapters are: each pool's setup carries engine.lora, its slots and load times its own.)
 void check_pools(ConfigMap& root, Scenario& sc) {
   if (sc.pools.empty()) return;
   const std::string where = root.where(std::string(pools_top_key().name));
   if (sc.disaggregation)
     throw Error(fmt::format("{}: pools (a heterogeneous co-located fleet) with disaggregation is not modelled; "
                             "give each disaggregation pool its own gpu instead, or remove one of the two",
-                            where));
-  if (sc.workload.lora)
-    throw Error(fmt::format("{}: LoRA adapters (workload.lora) on a heterogeneous fleet are not modelled yet (each "
-                            "pool's adapter slots and bytes per GPU differ); remove workload.lora or pools",
                             where));
   int replicas = 0;
   for (const FleetPoolSpec& p : sc.pools) replicas += p.setup.parallelism.replicas;

@@ -45,6 +45,9 @@ struct MemoryPlan {
   // Blocks of one attention data-parallel rank (parallelism.attention_dp; = kv_blocks
   // without DP attention): a request's KV lives on one rank, so this bounds one request.
   std::int64_t kv_blocks_per_rank = 0;
+  // Multi-LoRA, when the slots are what keeps the setup from fitting (it fits without
+  // them): the most slots that leave one KV block (0: not one). -1 otherwise.
+  std::int64_t lora_slots_fit = -1;
   bool fits = false;
   std::string verdict;            // one line: fits, or by how much it does not and what would
 };

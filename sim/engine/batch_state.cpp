@@ -33,13 +33,9 @@ BatchState::BatchState(const EngineContext& ctx, const StepPricer& pricer)
     // host link (each GPU copies its own, in parallel), after the whole adapter is read
     // from disk when the host cache does not hold it.
     const LoraEngineSpec& spec = ctx.config.lora;
-    const LoraGeometry& g = ctx.cost->lora_geometry();
     const double rank = ctx.lora ? static_cast<double>(ctx.lora->spec().rank) : 0.0;
-    const Link& host = ctx.cost->gpu().host;
-    const double bandwidth = spec.load_bandwidth > 0 ? spec.load_bandwidth : host.bandwidth;
-    const double gpu_s = lora_adapter_bytes_per_gpu(g, rank) / bandwidth + host.latency;
-    const double disk_s = lora_adapter_bytes(g, rank) / spec.disk_bandwidth;
-    lora_ = std::make_unique<LoraSlots>(spec, ctx.lora, gpu_s, disk_s);
+    const LoraLoadTimes load = lora_load_times(spec, *ctx.cost, rank);
+    lora_ = std::make_unique<LoraSlots>(spec, ctx.lora, load.gpu_s, load.disk_s);
     lora_on_ = true;
   }
   if (local_.enabled()) check_local_supported(ctx);

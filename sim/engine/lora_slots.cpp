@@ -5,6 +5,14 @@
 
 namespace servesim {
 
+LoraLoadTimes lora_load_times(const LoraEngineSpec& spec, const CostModel& cost, double rank) {
+  const LoraGeometry& g = cost.lora_geometry();
+  const Link& host = cost.gpu().host;
+  const double bandwidth = spec.load_bandwidth > 0 ? spec.load_bandwidth : host.bandwidth;
+  return LoraLoadTimes{.gpu_s = lora_adapter_bytes_per_gpu(g, rank) / bandwidth + host.latency,
+                       .disk_s = lora_adapter_bytes(g, rank) / spec.disk_bandwidth};
+}
+
 LoraSlots::LoraSlots(const LoraEngineSpec& spec, const LoraAssignment* assignment, double gpu_load_s,
                      double disk_load_s)
     : spec_(spec), assignment_(assignment), gpu_load_s_(gpu_load_s), disk_load_s_(disk_load_s) {
@@ -26,6 +34,7 @@ double LoraSlots::acquire(std::int32_t a) {
     ++active_;
     ++version_;
   }
+  ++counts.admissions;
   used_tick_[i] = ++tick_;
   last_use_[i] = now_;
   if (slot_of_[i] >= 0) return 0.0;

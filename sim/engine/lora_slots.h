@@ -28,13 +28,25 @@
 #include <cstdint>
 #include <vector>
 
+#include "cost/step_cost.h"
 #include "engine/lora_spec.h"
 #include "workload/lora_adapters.h"
 
 namespace servesim {
 
+// What bringing one adapter of rank `rank` into a replica of `cost`'s setup takes
+// (a pure function of the setup: a heterogeneous fleet's pools each get their own).
+struct LoraLoadTimes {
+  double gpu_s = 0;   // its shard host -> one GPU's slot: bytes per GPU / load bandwidth + the host link's latency
+  double disk_s = 0;  // the whole adapter read from disk into host memory
+};
+// load bandwidth: spec.load_bandwidth, else the GPU's host link (each GPU copies its
+// own shard, in parallel with the others).
+LoraLoadTimes lora_load_times(const LoraEngineSpec& spec, const CostModel& cost, double rank);
+
 // What a replica's adapters cost over the run (summed over replicas in the report).
 struct LoraCounts {
+  std::int64_t admissions = 0;        // requests of an adapter joining the running set (a preempted one again)
   std::int64_t gpu_loads = 0;         // adapters copied from host memory into a GPU slot
   std::int64_t disk_loads = 0;        // ... of which first read from disk into host memory
   double gpu_load_s = 0;              // seconds of those host -> GPU copies

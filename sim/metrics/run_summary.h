@@ -47,20 +47,49 @@ struct KvTierReport {
   double transfer_s = 0;
 };
 
+// What replicas' adapters cost over a run (engine/lora_slots.h LoraCounts), summed.
+struct LoraTally {
+  std::int64_t admissions = 0;   // requests of an adapter joining a running set (a preempted one again)
+  std::int64_t gpu_loads = 0;    // adapters copied host -> GPU slot (each an admission that missed the slots)
+  std::int64_t disk_loads = 0;   // ... of which read from disk into host memory first
+  double gpu_load_s = 0, disk_load_s = 0;  // seconds steps waited for those
+  std::int64_t delayed_requests = 0;  // requests passed over at least once for want of a slot
+  std::int64_t skips = 0;             // passings-over in all (a request may be passed over at many steps)
+  // Admissions that found their adapter in a GPU slot, and loads that found it in host memory.
+  double slot_hit_rate() const {
+    return admissions > 0 ? 1.0 - static_cast<double>(gpu_loads) / static_cast<double>(admissions) : 0.0;
+  }
+  double host_hit_rate() const {
+    return gpu_loads > 0 ? 1.0 - static_cast<double>(disk_loads) / static_cast<double>(gpu_loads) : 0.0;
+  }
+};
+
+// One pool of a heterogeneous fleet (`pools:`) serving adapters: its replicas' slots,
+// what one load takes on its GPUs, and its replicas' counts.
+struct LoraPoolReport : LoraTally {
+  std::string name, gpu;
+  int replicas = 0, tp = 1;
+  std::int64_t max_loras = 0, max_cpu_loras = 0;
+  double adapter_bytes_per_gpu = 0;  // one adapter's shard on one GPU (what a host -> GPU copy moves)
+  double slot_bytes_per_gpu = 0;     // its max_loras slots at max_lora_rank (out of its KV cache)
+  double load_s = 0;                 // one adapter host -> GPU slot on this pool's GPUs
+  double disk_read_s = 0;            // ... and before it, read from disk when not in host memory
+};
+
 // Multi-LoRA serving over the run (workload.lora with engine.lora; engine/lora_slots.h),
-// summed over the replicas.
-struct LoraReport {
+// summed over the replicas. A heterogeneous fleet reports each pool in `pools` (their
+// tallies add up to this one's); the slot figures here are then unset (0): they are
+// each pool's.
+struct LoraReport : LoraTally {
   std::int64_t adapters = 0, rank = 0;
   std::string popularity;        // "zipf" or "uniform"
   double zipf_s = 0, share = 1;
   std::int64_t max_loras = 0, max_cpu_loras = 0, max_lora_rank = 0;
   double adapter_bytes = 0;      // one adapter, all of it (what a host holds and a disk read moves)
   double slot_bytes_per_gpu = 0;  // the GPU slots, max_loras of them at max_lora_rank (out of the KV cache)
-  std::int64_t gpu_loads = 0;    // adapters copied host -> GPU slot
-  std::int64_t disk_loads = 0;   // ... of which read from disk into host memory first
-  double gpu_load_s = 0, disk_load_s = 0;  // seconds steps waited for those
-  std::int64_t delayed_requests = 0;  // requests passed over at least once for want of a slot
-  std::int64_t skips = 0;             // passings-over in all (a request may be passed over at many steps)
+  double load_s = 0, disk_read_s = 0;  // one adapter's load host -> GPU slot, and its disk read
+  std::int64_t gpu_slots = 0;    // slots over the replicas (each replica's max_loras, summed)
+  std::vector<LoraPoolReport> pools;
 };
 
 // Beam search run above the engine (engine.beam_search: above_engine; run/beam_loop.h):

@@ -3,6 +3,7 @@
 #include "metrics/classes_json.h"
 #include "metrics/disaggregation_json.h"
 #include "metrics/fleet_pools_json.h"
+#include "metrics/lora_json.h"
 
 #include <fmt/format.h>
 
@@ -178,27 +179,7 @@ nlohmann::json summary_json(const RunSummary& s) {
                       {"frontend_busy_s", b.frontend_busy_s},
                       {"frontend_share", b.frontend_share}};
   }
-  if (s.lora) {
-    // Only with workload.lora set, so other runs' JSON is unchanged.
-    const LoraReport& l = *s.lora;
-    j["lora"] = {{"adapters", l.adapters},
-                 {"rank", l.rank},
-                 {"popularity", l.popularity},
-                 {"zipf_s", l.zipf_s},
-                 {"share", l.share},
-                 {"max_loras", l.max_loras},
-                 {"max_cpu_loras", l.max_cpu_loras},
-                 {"max_lora_rank", l.max_lora_rank},
-                 {"adapter_bytes", l.adapter_bytes},
-                 {"slot_bytes_per_gpu", l.slot_bytes_per_gpu},
-                 {"gpu_loads", l.gpu_loads},
-                 {"disk_loads", l.disk_loads},
-                 {"gpu_load_s", l.gpu_load_s},
-                 {"disk_load_s", l.disk_load_s},
-                 {"load_s", l.gpu_load_s + l.disk_load_s},
-                 {"delayed_requests", l.delayed_requests},
-                 {"skips", l.skips}};
-  }
+  if (s.lora) j["lora"] = lora_json(*s.lora);  // only with workload.lora set, so other runs' JSON is unchanged
   j["ttft_ms"] = distribution_json(s.ttft_ms);
   j["tpot_ms"] = distribution_json(s.tpot_ms);
   j["itl_ms"] = distribution_json(s.itl_ms);
@@ -387,19 +368,7 @@ std::string summary_table(const RunSummary& s) {
                        "{} expired\n",
                        t.name, t.shared ? " (shared)" : "", t.stored, t.reloaded, t.transfers, t.transfer_s, t.demoted,
                        &t == &s.kv_tiers.back() ? " (dropped)" : "", t.expired);
-  if (s.lora) {
-    const LoraReport& l = *s.lora;
-    out += fmt::format("LoRA       {} adapters of rank {} ({}{}, {:.0f}% of requests), max_loras {} ({} of GPU slots), "
-                       "max_cpu_loras {}\n",
-                       l.adapters, l.rank, l.popularity,
-                       l.popularity == "zipf" ? fmt::format(" s={:g}", l.zipf_s) : std::string(), 100.0 * l.share,
-                       l.max_loras, format_bytes(l.slot_bytes_per_gpu), l.max_cpu_loras);
-    out += fmt::format("           {} loads into GPU slots ({} of them read from disk first), {:.3f} s of steps "
-                       "waiting for them ({:.3f} s host -> GPU, {:.3f} s disk); {} requests delayed by a missing slot "
-                       "({} skips)\n",
-                       l.gpu_loads, l.disk_loads, l.gpu_load_s + l.disk_load_s, l.gpu_load_s, l.disk_load_s,
-                       l.delayed_requests, l.skips);
-  }
+  if (s.lora) out += lora_text(*s.lora);
   if (s.beam_loop) {
     const BeamLoopReport& b = *s.beam_loop;
     out += fmt::format("beam loop  {} engine requests for {} beams; {} prompt tokens recomputed after the first round, "

@@ -11,10 +11,21 @@
 
 namespace servesim {
 
-ServingPool::ServingPool(const Setup& s, std::string pool_label, bool own_collector, std::size_t timeline_rows)
+ServingPool::ServingPool(const Setup& s, std::string pool_label, bool own_collector, std::size_t timeline_rows,
+                         const std::string& key)
     : setup(s), label(std::move(pool_label)), cost(make_cost_model(s)), draft_cost(make_draft_cost_model(s)) {
   memory = plan_setup_memory(s, cost);
-  if (!memory.fits) throw Error(label.empty() ? memory.verdict : fmt::format("{}: {}", label, memory.verdict));
+  if (!memory.fits) {
+    std::string verdict = memory.verdict;
+    if (memory.lora_slots_fit >= 0 && !key.empty())
+      verdict += memory.lora_slots_fit > 0
+                     ? fmt::format("; {}.max_loras: {} (or fewer) gives this pool fewer slots than the others",
+                                   key, memory.lora_slots_fit)
+                     : fmt::format("; not even {}.max_loras: 1 fits: this pool's GPUs cannot serve adapters beside "
+                                   "the model (leave the pool out of a LoRA fleet, or give it a higher tp)",
+                                   key);
+    throw Error(label.empty() ? verdict : fmt::format("{}: {}", label, verdict));
+  }
   blocks = s.engine.num_gpu_blocks_override > 0 ? s.engine.num_gpu_blocks_override : memory.kv_blocks;
   rank_blocks = rank_kv_blocks(blocks, s.parallelism.attention_dp);
   if (!own_collector) return;

@@ -21,7 +21,10 @@ struct ServingPool {
   // Throws when the setup does not fit its GPUs, the verdict prefixed by `label`
   // ("disaggregation.prefill: ..."; empty label: the verdict alone). With
   // `own_collector`, the pool's instances report to a collector of their own.
-  ServingPool(const Setup& s, std::string label, bool own_collector, std::size_t timeline_rows = 0);
+  // `key`: the pool's key path in the scenario ("pools[1]"), named when its own
+  // LoRA slots do not fit (a fleet's pool may set max_loras of its own).
+  ServingPool(const Setup& s, std::string label, bool own_collector, std::size_t timeline_rows = 0,
+              const std::string& key = {});
   // The context of the pool's instance `replica` (its index in the run's numbering),
   // reporting to `observer`; the caller adds what the run shares across pools.
   EngineContext context(int replica, RunObserver* observer, bool fast_forward) const;

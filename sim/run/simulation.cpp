@@ -203,7 +203,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& requests_in, const 
     for (std::size_t i = 0; i < sc.pools.size(); ++i)
       pools.push_back(std::make_unique<ServingPool>(sc.pools[i].setup,
                                                     fmt::format("pools[{}] ({})", i, sc.pools[i].name), true,
-                                                    options.timeline_rows / sc.pools.size()));
+                                                    options.timeline_rows / sc.pools.size(), fmt::format("pools[{}]", i)));
   else
     pools.push_back(std::make_unique<ServingPool>(sc, std::string(), false));
   const ServingPool& first = *pools.front();
@@ -638,7 +638,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& requests_in, const 
   result.summary.conversations.turns_not_sent = source.turns_not_sent();
   if (const SessionStats* st = source.session_stats()) result.summary.conversations.sessions = *st;
   result.summary.kv_tiers = kv_tier_reports(replicas);
-  result.summary.lora = lora_report(sc, cost, replicas);
+  result.summary.lora = lora_report(sc, pools, replicas);
   if (beam_loop) result.summary.beam_loop = beam_loop->report();
   if (gateway) {
     result.summary.gateway = gateway->flow_control();
