@@ -52,6 +52,23 @@ std::int64_t uniform_integer(const JsonFields& f, const char* key, int layers, s
   return first;
 }
 
+// The routed experts (count under `experts_key`, num_experts_per_tok, moe_intermediate_size)
+// and the shared experts' count (under `shared_key`), as DeepSeek-style configs name them.
+void read_routed_experts(const JsonFields& f, ModelSpec& m, const char* experts_key, const char* shared_key) {
+  const std::string w = f.where();
+  m.moe.num_experts = static_cast<int>(f.at_least(experts_key, 1));
+  m.moe.experts_per_token = static_cast<int>(f.at_least("num_experts_per_tok", 1));
+  if (m.moe.experts_per_token > m.moe.num_experts)
+    throw Error(fmt::format("{}: num_experts_per_tok {} exceeds {} {}", w, m.moe.experts_per_token, experts_key,
+                            m.moe.num_experts));
+  m.moe.expert_ffn = f.at_least("moe_intermediate_size", 1);
+  m.moe.shared_experts = static_cast<int>(f.integer(shared_key, 0));
+  if (m.moe.shared_experts < 0)
+    throw Error(fmt::format("{}: {} must be >= 0, got {}", w, shared_key, m.moe.shared_experts));
+  m.moe.groups = static_cast<int>(f.integer("n_group", 0));
+  m.moe.topk_groups = static_cast<int>(f.integer("topk_group", 0));
+}
+
 void refuse_mlp_bias(const JsonFields& f, const char* family) {
   if (f.boolean("mlp_bias", false))
     throw Error(fmt::format("{}: mlp_bias true puts biases on {}'s MLP projections, which servesim does not describe "
@@ -236,18 +253,8 @@ void read_bailing_moe_v2(const JsonFields& f, ModelSpec& m) {
   m.attention_o_bias = false;
   m.gated_mlp = true;
   m.local = LocalAttention{};
-  m.moe.num_experts = static_cast<int>(f.at_least("num_experts", 1));
-  m.moe.experts_per_token = static_cast<int>(f.at_least("num_experts_per_tok", 1));
-  if (m.moe.experts_per_token > m.moe.num_experts)
-    throw Error(fmt::format("{}: num_experts_per_tok {} exceeds num_experts {}", w, m.moe.experts_per_token,
-                            m.moe.num_experts));
-  m.moe.expert_ffn = f.at_least("moe_intermediate_size", 1);
-  m.moe.shared_experts = static_cast<int>(f.integer("num_shared_experts", 0));
-  if (m.moe.shared_experts < 0)
-    throw Error(fmt::format("{}: num_shared_experts must be >= 0, got {}", w, m.moe.shared_experts));
+  read_routed_experts(f, m, "num_experts", "num_shared_experts");
   m.moe.shared_expert_ffn = f.integer("moe_shared_expert_intermediate_size", m.moe.expert_ffn);
-  m.moe.groups = static_cast<int>(f.integer("n_group", 0));
-  m.moe.topk_groups = static_cast<int>(f.integer("topk_group", 0));
   m.moe.dense_layers = static_cast<int>(f.integer("first_k_dense_replace", 0));
   if (m.moe.dense_layers < 0 || m.moe.dense_layers >= m.layers)
     throw Error(fmt::format("{}: first_k_dense_replace {} must be within [0, num_hidden_layers = {})", w,
@@ -306,18 +313,8 @@ void read_dots1(const JsonFields& f, ModelSpec& m) {
   m.attention_o_bias = false;
   m.gated_mlp = true;
   m.local = LocalAttention{};
-  m.moe.num_experts = static_cast<int>(f.at_least("n_routed_experts", 1));
-  m.moe.experts_per_token = static_cast<int>(f.at_least("num_experts_per_tok", 1));
-  if (m.moe.experts_per_token > m.moe.num_experts)
-    throw Error(fmt::format("{}: num_experts_per_tok {} exceeds n_routed_experts {}", w, m.moe.experts_per_token,
-                            m.moe.num_experts));
-  m.moe.expert_ffn = f.at_least("moe_intermediate_size", 1);
-  m.moe.shared_experts = static_cast<int>(f.integer("n_shared_experts", 0));
-  if (m.moe.shared_experts < 0)
-    throw Error(fmt::format("{}: n_shared_experts must be >= 0, got {}", w, m.moe.shared_experts));
+  read_routed_experts(f, m, "n_routed_experts", "n_shared_experts");
   m.moe.shared_expert_ffn = m.moe.expert_ffn;
-  m.moe.groups = static_cast<int>(f.integer("n_group", 0));
-  m.moe.topk_groups = static_cast<int>(f.integer("topk_group", 0));
   m.moe.dense_layers = static_cast<int>(f.integer("first_k_dense_replace", 0));
   if (m.moe.dense_layers < 0 || m.moe.dense_layers >= m.layers)
     throw Error(fmt::format("{}: first_k_dense_replace {} must be within [0, num_hidden_layers = {})", w,
