@@ -137,7 +137,7 @@ void register_run(CLI::App& app) {
   static RunArgs a;
   auto* cmd = app.add_subcommand("run", "Simulate a scenario and report latency, throughput and utilisation");
   cmd->add_option("scenario", a.scenario, "scenario YAML")->required();
-  cmd->add_option("--set", a.sets, "override a scenario key, e.g. --set workload.arrival.rate=12");
+  cmd->add_option("--set", a.sets, "override a scenario key, e.g. --set workload.arrival.rate=12 (a list item by its index: pools[1].replicas=4)");
   add_slo_option(cmd, a.slo);
   cmd->add_flag("--json", a.json, "print the summary as JSON");
   cmd->add_option("--out", a.out_dir, "write summary.json, requests.csv and timeline.csv here");
