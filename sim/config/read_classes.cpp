@@ -192,13 +192,9 @@ void check_classes_and_gateway(ConfigMap& root, const Scenario& sc) {
     if (sc.engine.kind != "vllm")
       throw Error(fmt::format("{}: scheduling_policy: priority is the vllm engine's (engine.kind: {})", where,
                               sc.engine.kind));
-    const char* other = sc.workload.patience ? "workload.patience (users who give up)"
-                        : sc.workload.lora   ? "workload.lora (adapters passed over for want of a slot)"
-                        : sc.disaggregation  ? "disaggregation"
-                                             : nullptr;
-    if (other)
-      throw Error(fmt::format("{}: scheduling_policy: priority with {} is not modelled yet; use fcfs or remove it",
-                              where, other));
+    // Users who give up leave the queue wherever they are in it, and LoRA admission passes
+    // over requests in queue order (batch_state.cpp): both follow the priority order.
+    // (Classes with disaggregation are refused above.)
   }
   if (sc.gateway && sc.workload.patience)
     throw Error(fmt::format("{}: users who give up (workload.patience) while the gateway holds their request are "

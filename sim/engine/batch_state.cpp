@@ -112,7 +112,8 @@ bool BatchState::enqueue(Request&& r, Nanos now) {
   }
   if (patience_) {
     deadlines_.push(Deadline{patience_->deadline(r), r.id});
-    if (!fresh_.empty() && r.id <= fresh_.back().id()) fresh_by_id_ = false;
+    // In priority order fresh_ is not in id order: a user who gives up is found by a scan.
+    if (priority_queue_ || (!fresh_.empty() && r.id <= fresh_.back().id())) fresh_by_id_ = false;
   }
   if (priority_queue_) [[unlikely]] {
     enqueue_by_priority(std::move(r));
@@ -131,12 +132,14 @@ void BatchState::enqueue_by_priority(Request&& r) {
   const auto at = std::partition_point(fresh_.begin(), fresh_.end(), [&](const QueuedRequest& q) {
     return priority_of(q.id(), q.session()) >= p;
   });
+  // Ahead of requests a LoRA scan passed over: the scan must look again (LoraScan).
+  if (at != fresh_.end()) ++fresh_epoch_;
   const auto it = fresh_.emplace(at, std::move(r));
   fresh_bytes_ += it->bytes();
   ++fresh_count_;
 }
 
-int BatchState::eligible_head_by_priority(Nanos cutoff) {
+void BatchState::promote_fresh_by_priority(Nanos cutoff) {
   // The waiting slots (preempted requests, the one being admitted) keep their order; a
   // fresh request of a higher priority than their front goes ahead of it (vLLM's
   // priority policy keeps one heap of both).
@@ -146,7 +149,17 @@ int BatchState::eligible_head_by_priority(Nanos cutoff) {
     materialize_front();
     waiting_.push_front(waiting_.back());
     waiting_.pop_back();
+    // Passed over for want of an adapter slot while fresh: counted then, and its slot's
+    // flag now says so (lora_eligible counts a slot's first skip).
+    if (lora_on_) {
+      Seq& s = seq(waiting_.front());
+      s.rec.lora_delayed = lora_delayed_ids_.erase(s.req.id) > 0;
+    }
   }
+}
+
+int BatchState::eligible_head_by_priority(Nanos cutoff) {
+  promote_fresh_by_priority(cutoff);
   if (waiting_.empty()) return -1;  // the front's request has not arrived by the cutoff
   const int slot = waiting_.front();
   const Seq& s = seq(slot);
@@ -195,6 +208,7 @@ void BatchState::abandon(const Deadline& d, bool running_too, std::vector<Reques
       RequestRecord rec = failed_record(r, replica_, FailureReason::abandoned, d.at);
       if (observer_) observer_->on_request_done(rec);
       gone.push_back(std::move(r));
+      if (priority_queue_) lora_delayed_ids_.erase(d.id);
       if (fresh_by_id_) {
         gone_.push(d.id);  // skipped when it reaches the front: nothing in the queue moves
         drop_gone_front();
@@ -462,6 +476,7 @@ void BatchState::lora_admitted(int slot) {
   const Seq& s = seq(slot);
   transfer_s_ += lora_->acquire(lora_->adapter(s.req.id, s.req.session));
   if (slot == lora_taken_) lora_taken_ = -1;  // admitted: stays out of fresh_
+  if (priority_queue_) lora_delayed_ids_.erase(s.req.id);
 }
 
 void BatchState::lora_left(const Seq& s) { lora_->release(lora_->adapter(s.req.id, s.req.session)); }
@@ -475,7 +490,9 @@ int BatchState::lora_eligible(Nanos cutoff, Nanos now) {
   // adding the request still respects the max_loras constraint ... Scheduling would
   // exceed max_loras, skip": the request goes to skipped_waiting_requests, which are put
   // back at the head of the waiting queue after the loop, and the loop goes on.
-  // Slots first: preempted requests, and a never-scheduled one an earlier step tried.
+  // Slots first: preempted requests, and a never-scheduled one an earlier step tried
+  // (in priority order, behind a fresh request of a higher priority than theirs).
+  if (priority_queue_) promote_fresh_by_priority(cutoff);
   while (!waiting_.empty()) {
     const int slot = waiting_.front();
     Seq& s = seq(slot);
@@ -489,7 +506,8 @@ int BatchState::lora_eligible(Nanos cutoff, Nanos now) {
     lora_skipped_.push_back(slot);
     waiting_.pop_front();
   }
-  // Then the never-scheduled ones, in arrival order, by id alone (their adapter is a
+  // Then the never-scheduled ones, in queue order (arrival; with scheduling_policy
+  // priority, priority then arrival), by id alone (their adapter is a
   // function of it): only the one taken becomes a slot. Those the last scan passed over
   // are passed over again without a look when nothing they depend on changed (LoraScan).
   std::size_t i = 0;
@@ -517,13 +535,16 @@ int BatchState::lora_eligible(Nanos cutoff, Nanos now) {
       }
       // Passed over before for want of a slot (below, at an earlier step): counted then.
       Seq& s = seq(waiting_.back());
-      s.rec.lora_delayed = s.req.id <= lora_frontier_;
+      s.rec.lora_delayed = priority_queue_ ? lora_delayed_ids_.count(s.req.id) > 0 : s.req.id <= lora_frontier_;
       return waiting_.front();
     }
     ++lora_->counts.skips;
     ++lora_scan_.skips;
-    if (q.id() > lora_frontier_) {
-      lora_frontier_ = q.id();
+    // Each request passed over is counted once: the first time (in arrival order the
+    // highest id passed over so far says which were; in priority order ids are not in
+    // order along the queue, so the ids are kept until admitted or gone).
+    if (priority_queue_ ? lora_delayed_ids_.insert(q.id()).second : q.id() > lora_frontier_) {
+      lora_frontier_ = std::max(lora_frontier_, q.id());
       ++lora_->counts.delayed_requests;
     }
   }

@@ -343,6 +343,7 @@ class BatchState {
   int priority_of(std::int64_t id, std::int32_t session) const { return ranks_->priority(ranks_->of(id, session)); }
   [[gnu::noinline, gnu::cold]] int eligible_head_by_priority(Nanos cutoff);
   [[gnu::noinline, gnu::cold]] void enqueue_by_priority(Request&& r);
+  [[gnu::noinline, gnu::cold]] void promote_fresh_by_priority(Nanos cutoff);
   int replica_;
   RunObserver* observer_;
   std::int64_t max_model_len_;
@@ -415,6 +416,9 @@ class BatchState {
   int lora_taken_ = -1;
   std::size_t lora_taken_at_ = 0;
   std::int64_t lora_frontier_ = -1;
+  // With scheduling_policy priority: the never-scheduled requests passed over for want of
+  // a slot, until admitted or gone (lora_frontier_ cannot say: ids are out of order).
+  std::unordered_set<std::int64_t> lora_delayed_ids_;
 };
 
 // The moves a policy or the engine makes every step or every admission, inline:
