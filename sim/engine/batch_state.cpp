@@ -110,11 +110,7 @@ bool BatchState::enqueue(Request&& r, Nanos now) {
     if (observer_) observer_->on_request_done(failed_record(r, replica_, why, now));
     return false;
   }
-  if (patience_) {
-    deadlines_.push(Deadline{patience_->deadline(r), r.id});
-    // In priority order fresh_ is not in id order: a user who gives up is found by a scan.
-    if (priority_queue_ || (!fresh_.empty() && r.id <= fresh_.back().id())) fresh_by_id_ = false;
-  }
+  if (patience_) [[unlikely]] note_deadline(r);
   if (priority_queue_) [[unlikely]] {
     enqueue_by_priority(std::move(r));
     return true;
@@ -123,6 +119,12 @@ bool BatchState::enqueue(Request&& r, Nanos now) {
   fresh_bytes_ += fresh_.back().bytes();
   ++fresh_count_;
   return true;
+}
+
+void BatchState::note_deadline(const Request& r) {
+  deadlines_.push(Deadline{patience_->deadline(r), r.id});
+  // In priority order fresh_ is not in id order: a user who gives up is found by a scan.
+  if (priority_queue_ || (!fresh_.empty() && r.id <= fresh_.back().id())) fresh_by_id_ = false;
 }
 
 void BatchState::enqueue_by_priority(Request&& r) {

@@ -344,6 +344,7 @@ class BatchState {
   [[gnu::noinline, gnu::cold]] int eligible_head_by_priority(Nanos cutoff);
   [[gnu::noinline, gnu::cold]] void enqueue_by_priority(Request&& r);
   [[gnu::noinline, gnu::cold]] void promote_fresh_by_priority(Nanos cutoff);
+  [[gnu::noinline]] void note_deadline(const Request& r);  // workload.patience: the user's deadline
   int replica_;
   RunObserver* observer_;
   std::int64_t max_model_len_;

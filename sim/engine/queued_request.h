@@ -16,7 +16,9 @@ namespace servesim {
 
 class QueuedRequest {
  public:
-  explicit QueuedRequest(Request&& r)
+  // Inline: enqueue builds one per request (the compiler left it out of line once the
+  // priority queue built them too: +0.1-0.3% instructions on bench-chat).
+  [[gnu::always_inline]] explicit QueuedRequest(Request&& r)
       : id_(r.id), arrival_(r.arrival), input_tokens_(r.input_tokens), output_tokens_(r.output_tokens),
         session_(r.session), own_ids_implied_(r.own_ids_implied), system_ids_implied_(r.system_ids_implied),
         extended_later_(r.extended_later), last_turn_(r.last_turn) {
