@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cctype>
 #include <set>
+#include <utility>
 
 #include "config/config_error.h"
 #include "config/pool_setup.h"
@@ -70,8 +71,9 @@ const Key kPrice{.name = "price_per_hour",
                  .min = 0,
                  .why = "a price >= 0"};
 
-// Multi-LoRA (engine.lora): a pool's own slots and host cache, as its GPU's memory
-// and its nodes' host memory allow; the rank and the bandwidths stay the scenario's.
+// Multi-LoRA (engine.lora): a pool's own slots, host cache, slot rank and host -> GPU
+// copy rate, as its GPU's memory, its nodes' host memory and its nodes' links allow;
+// the disk stays the scenario's.
 const Key kMaxLoras{.name = "max_loras",
                     .type = KeyType::integer,
                     .doc = "the pool's GPU slots for LoRA adapters (vLLM --max-loras on its replicas): a smaller GPU "
@@ -92,6 +94,27 @@ const Key kMaxCpuLoras{.name = "max_cpu_loras",
                        .min = 1,
                        .max = 1000000,
                        .why = "as engine.lora.max_cpu_loras"};
+const Key kMaxLoraRank{.name = "max_lora_rank",
+                       .type = KeyType::integer,
+                       .doc = "rank of the pool's GPU slots (vLLM --max-lora-rank on its replicas): each slot's memory "
+                              "and the LoRA kernels' work are at this rank; at least the adapters' rank; needs "
+                              "engine.lora",
+                       .spec = "FleetPoolSpec::setup.engine.lora.max_lora_rank",
+                       .default_note = "engine.lora.max_lora_rank",
+                       .min = 1,
+                       .max = 512,
+                       .why = "as engine.lora.max_lora_rank"};
+const Key kLoraLoadBandwidth{.name = "lora_load_bandwidth",
+                             .type = KeyType::quantity,
+                             .doc = "bytes/s of copying an adapter from host memory into one of the pool's GPU slots, "
+                                    "per GPU (its nodes' host link, e.g. PCIe 4.0 x16 against 5.0 x16); needs "
+                                    "engine.lora",
+                             .spec = "FleetPoolSpec::setup.engine.lora.load_bandwidth",
+                             .dimension = Dimension::bandwidth,
+                             .default_note = "engine.lora.load_bandwidth, else the pool's GPU's host link",
+                             .min = 1e6,
+                             .max = 1e13,
+                             .why = "as engine.lora.load_bandwidth"};
 
 const Key kPools{.name = "pools",
                  .type = KeyType::list,
@@ -101,22 +124,27 @@ const Key kPools{.name = "pools",
                  .spec = "Scenario::pools",
                  .default_note = "none: parallelism.replicas replicas of the scenario's setup",
                  .item = "pool mapping {name, replicas, gpu?, tp?, weights?, price_per_hour?, max_loras?, "
-                         "max_cpu_loras?}"};
+                         "max_cpu_loras?, max_lora_rank?, lora_load_bandwidth?}"};
 
-// A pool's max_loras / max_cpu_loras, range-checked with the pool's path, into its
-// engine.lora; without the scenario's engine.lora there are no slots to size.
+// A pool's LoRA keys, range-checked with the pool's path, into its engine.lora; without
+// the scenario's engine.lora there are no slots to size.
 void put_lora_keys(ConfigNode& doc, ConfigMap& root, ConfigMap& m) {
   const ConfigNode* engine = root.node().find("engine");
   const bool lora = engine && engine->find("lora");
-  for (const Key* k : {&kMaxLoras, &kMaxCpuLoras}) {
+  const std::pair<const Key*, const char*> keys[] = {{&kMaxLoras, "engine.lora.max_loras"},
+                                                     {&kMaxCpuLoras, "engine.lora.max_cpu_loras"},
+                                                     {&kMaxLoraRank, "engine.lora.max_lora_rank"},
+                                                     {&kLoraLoadBandwidth, "engine.lora.load_bandwidth"}};
+  for (const auto& [k, target] : keys) {
     const std::string name(k->name);
     if (!m.has(name)) continue;
     if (!lora)
       throw Error(fmt::format("{}: a pool's LoRA adapter slots need the fleet's multi-LoRA serving: add engine.lora "
                               "(e.g. engine: {{lora: {{max_loras: 8}}}}) or remove {}",
                               m.where(name), name));
-    (void)read_integer(m, *k);
-    put_pool_key(doc, m, *k, "engine.lora." + name);
+    if (k->type == KeyType::quantity) (void)read_quantity(m, *k);
+    else (void)read_integer(m, *k);
+    put_pool_key(doc, m, *k, target);
   }
 }
 
@@ -128,7 +156,8 @@ const KeySection& pools_key_section() {
   static const KeySection s{.path = "pools",
                             .doc = "one pool of a heterogeneous fleet (a list item; unset keys: the scenario's "
                                    "own setup)",
-                            .keys = {&kName, &kGpu, &kTp, &kReplicas, &kWeights, &kPrice, &kMaxLoras, &kMaxCpuLoras}};
+                            .keys = {&kName, &kGpu, &kTp, &kReplicas, &kWeights, &kPrice, &kMaxLoras, &kMaxCpuLoras,
+                                     &kMaxLoraRank, &kLoraLoadBandwidth}};
   return s;
 }
 

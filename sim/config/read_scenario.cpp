@@ -143,6 +143,18 @@ void check_pools(ConfigMap& root, Scenario& sc) {
     throw Error(fmt::format("{}: pools (a heterogeneous co-located fleet) with disaggregation is not modelled; "
                             "give each disaggregation pool its own gpu instead, or remove one of the two",
                             where));
+  // A pool's own max_lora_rank must hold the adapters as the scenario's must (check_lora_workload).
+  if (sc.workload.lora) {
+    const ConfigNode* list = root.get(std::string(pools_top_key().name));
+    for (std::size_t i = 0; i < sc.pools.size() && list; ++i) {
+      const std::int64_t rank = sc.pools[i].setup.engine.lora.max_lora_rank;
+      if (sc.workload.lora->rank <= rank) continue;
+      ConfigMap item(list->items()[i], root.file(), fmt::format("{}[{}]", pools_top_key().name, i));
+      throw Error(fmt::format("{}: adapters of rank {} do not fit this pool's max_lora_rank = {} (vLLM refuses them: "
+                              "\"LoRA rank {} is greater than max_lora_rank\"); raise it",
+                              item.where("max_lora_rank"), sc.workload.lora->rank, rank, sc.workload.lora->rank));
+    }
+  }
   int replicas = 0;
   for (const FleetPoolSpec& p : sc.pools) replicas += p.setup.parallelism.replicas;
   if (replicas > 100000)

@@ -56,6 +56,7 @@ nlohmann::json lora_json(const LoraReport& l) {
                         {"replicas", p.replicas},
                         {"max_loras", p.max_loras},
                         {"max_cpu_loras", p.max_cpu_loras},
+                        {"max_lora_rank", p.max_lora_rank},
                         {"adapter_bytes_per_gpu", p.adapter_bytes_per_gpu},
                         {"slot_bytes_per_gpu", p.slot_bytes_per_gpu},
                         {"one_load_s", p.load_s},
@@ -76,10 +77,12 @@ std::string lora_text(const LoraReport& l) {
   std::string out = fmt::format("LoRA       {}, max_lora_rank {}, {} GPU slots over {} pools\n", adapters_text(l),
                                 l.max_lora_rank, l.gpu_slots, l.pools.size());
   for (const LoraPoolReport& p : l.pools) {
-    out += fmt::format("  {:<8} {} x {} slots ({} per GPU, tp={}), host cache {}; one load {} from host memory, {} "
+    // A pool's own slot rank is named; the others' is the line above's.
+    const std::string rank = p.max_lora_rank != l.max_lora_rank ? fmt::format(" of rank {}", p.max_lora_rank) : "";
+    out += fmt::format("  {:<8} {} x {} slots{} ({} per GPU, tp={}), host cache {}; one load {} from host memory, {} "
                        "more from disk\n           {}",
-                       p.name, p.replicas, p.max_loras, format_bytes(p.slot_bytes_per_gpu), p.tp, p.max_cpu_loras,
-                       format_seconds(p.load_s), format_seconds(p.disk_read_s), tally_text(p));
+                       p.name, p.replicas, p.max_loras, rank, format_bytes(p.slot_bytes_per_gpu), p.tp,
+                       p.max_cpu_loras, format_seconds(p.load_s), format_seconds(p.disk_read_s), tally_text(p));
   }
   return out + "  all      " + tally_text(l);
 }

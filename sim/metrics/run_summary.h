@@ -70,6 +70,7 @@ struct LoraPoolReport : LoraTally {
   std::string name, gpu;
   int replicas = 0, tp = 1;
   std::int64_t max_loras = 0, max_cpu_loras = 0;
+  std::int64_t max_lora_rank = 0;    // its slots' rank (the pool's own, else engine.lora's)
   double adapter_bytes_per_gpu = 0;  // one adapter's shard on one GPU (what a host -> GPU copy moves)
   double slot_bytes_per_gpu = 0;     // its max_loras slots at max_lora_rank (out of its KV cache)
   double load_s = 0;                 // one adapter host -> GPU slot on this pool's GPUs

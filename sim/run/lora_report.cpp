@@ -27,6 +27,7 @@ LoraPoolReport pool_lora(const ServingPool& p, const LoraWorkloadSpec& w, const 
   r.tp = p.setup.parallelism.tp;
   r.max_loras = e.max_loras;
   r.max_cpu_loras = e.cpu_loras();
+  r.max_lora_rank = e.max_lora_rank;
   r.adapter_bytes_per_gpu = lora_adapter_bytes_per_gpu(g, static_cast<double>(w.rank));
   r.slot_bytes_per_gpu = p.memory.lora_slots;
   const LoraLoadTimes t = lora_load_times(e, p.cost, static_cast<double>(w.rank));
@@ -49,7 +50,7 @@ std::optional<LoraReport> lora_report(const Scenario& sc, const std::vector<std:
   r.popularity = std::string(lora_popularity_name(w.popularity));
   r.zipf_s = w.zipf_s;
   r.share = w.share;
-  r.max_lora_rank = sc.engine.lora.max_lora_rank;  // every pool's (a pool sets no rank of its own)
+  r.max_lora_rank = sc.engine.lora.max_lora_rank;  // engine.lora's: a pool may set its own (LoraPoolReport)
   r.adapter_bytes = lora_adapter_bytes(pools.front()->cost.lora_geometry(), static_cast<double>(w.rank));
   std::vector<const Engine*> engines;
   for (const auto& e : replicas) engines.push_back(e.get());

@@ -11,6 +11,7 @@
 #include "config/yaml_text.h"
 #include "cost/lora_shape.h"
 #include "engine/lora_slots.h"
+#include "metrics/lora_json.h"
 #include "metrics/summary_json.h"
 #include "run/simulation.h"
 #include "test_sim_helpers.h"
@@ -185,6 +186,63 @@ TEST_CASE("pools + LoRA: a cold load takes that pool's shard over that pool's ho
   // Some load found its adapter in host memory (else the copy-only path is untested).
   CHECK(gpu_loads[0] + gpu_loads[1] > disk_loads[0] + disk_loads[1]);
   check_tallies_add_up(l);
+}
+
+TEST_CASE("pools + LoRA: a pool's own max_lora_rank sizes its slots, its lora_load_bandwidth times its loads",
+          "[pools][lora][memory][closed_form]") {
+  // Two H100 pools; the second's slots are rank 32 and its nodes copy adapters at 16 GB/s
+  // (say a PCIe 4.0 x8 host link) instead of the H100's PCIe 5 x16 (64 GB/s).
+  const Scenario sc = fleet("[{name: fast, replicas: 1}, {name: slow, replicas: 1, max_lora_rank: 32, "
+                            "lora_load_bandwidth: \"16 GB/s\"}]",
+                            "{max_loras: 2, max_cpu_loras: 2, max_lora_rank: 16}", kTwoAdapters);
+  REQUIRE(sc.pools.size() == 2);
+  const Setup& fast = sc.pools[0].setup;
+  const Setup& slow = sc.pools[1].setup;
+  CHECK(fast.engine.lora.max_lora_rank == 16);  // the scenario's engine.lora
+  CHECK(slow.engine.lora.max_lora_rank == 32);  // the pool's own
+  CHECK(fast.engine.lora.load_bandwidth == 0);  // 0: the GPU's host link
+  CHECK(slow.engine.lora.load_bandwidth == 16e9);
+  // Slot memory is linear in the rank: 2 slots x 83,886,080 B at rank 16; x 2 again at 32.
+  CHECK(plan_setup_memory(fast, make_cost_model(fast)).lora_slots == 2 * kAdapterR16);
+  CHECK(plan_setup_memory(slow, make_cost_model(slow)).lora_slots == 2 * 2 * kAdapterR16);
+  // A load copies the adapter at its own rank (16): 83,886,080 B / 64 GB/s + 10 us = 1.3207 ms
+  // on `fast`, / 16 GB/s + 10 us = 5.2529 ms on `slow`.
+  const double copy_s[2] = {kAdapterR16 / 64e9 + 10e-6, kAdapterR16 / 16e9 + 10e-6};
+  const SimulationResult r = simulate(sc);
+  REQUIRE(r.summary.completed == 16);
+  REQUIRE(r.summary.lora);
+  const LoraReport& l = *r.summary.lora;
+  REQUIRE(l.pools.size() == 2);
+  CHECK(l.pools[0].load_s == Approx(copy_s[0]).epsilon(1e-12));
+  CHECK(l.pools[1].load_s == Approx(copy_s[1]).epsilon(1e-12));
+  CHECK(l.pools[1].slot_bytes_per_gpu == 2 * 2 * kAdapterR16);
+  CHECK(l.pools[0].max_lora_rank == 16);
+  CHECK(l.pools[1].max_lora_rank == 32);
+  CHECK(l.max_lora_rank == 16);  // engine.lora's
+  // The text names the pool's own rank, not the other's.
+  const std::string text = lora_text(l);
+  CHECK_THAT(text, Catch::Contains("slow     1 x 2 slots of rank 32 ("));
+  CHECK_THAT(text, Catch::Contains("fast     1 x 2 slots ("));
+  CHECK(lora_json(l)["pools"][1]["max_lora_rank"] == 32);
+  CHECK(l.pools[1].gpu_load_s == Approx(copy_s[1] * static_cast<double>(l.pools[1].gpu_loads)).epsilon(1e-12));
+  check_tallies_add_up(l);
+  SECTION("a pool's max_lora_rank below the adapters' rank is refused with its path") {
+    const std::string e = error_of([&] {
+      fleet("[{name: fast, replicas: 1}, {name: slow, replicas: 1, max_lora_rank: 8}]", "{max_loras: 2}",
+            kTwoAdapters);
+    });
+    CHECK_THAT(e, Catch::Contains("pools[1]"));
+    CHECK_THAT(e, Catch::Contains("max_lora_rank"));
+  }
+  SECTION("a pool's LoRA keys without engine.lora are refused") {
+    const std::string e = error_of([&] {
+      fleet("[{name: fast, replicas: 1, lora_load_bandwidth: 16 GB/s}]", "",
+            "{requests: 4, arrival: {process: constant, rate: 1}, input_tokens: {dist: fixed, value: 100}, "
+            "output_tokens: {dist: fixed, value: 10}}");
+    });
+    CHECK_THAT(e, Catch::Contains("pools[0].lora_load_bandwidth"));
+    CHECK_THAT(e, Catch::Contains("add engine.lora"));
+  }
 }
 
 TEST_CASE("pools + LoRA: a fleet run serves every request, its pools' reports add up to the run's, and it is "
