@@ -86,6 +86,7 @@ const std::map<std::string, HfFamily>& by_architecture() {
       {"Cohere2ForCausalLM", HfFamily::cohere2},
       {"Dots1ForCausalLM", HfFamily::dots1},
       {"ApertusForCausalLM", HfFamily::apertus},
+      {"FalconH1ForCausalLM", HfFamily::falcon_h1},
   };
   return m;
 }
@@ -120,6 +121,7 @@ const std::map<std::string, HfFamily>& by_model_type() {
       {"hunyuan_v1_moe", HfFamily::hunyuan_moe}, {"hunyuan_v1_dense", HfFamily::hunyuan_dense},
       {"bailing_moe_v2", HfFamily::bailing_moe_v2}, {"cohere2", HfFamily::cohere2},
       {"dots1", HfFamily::dots1},          {"apertus", HfFamily::apertus},
+      {"falcon_h1", HfFamily::falcon_h1},
   };
   return m;
 }
