@@ -6,7 +6,8 @@
 // MiniMaxM2Config, KimiLinearConfig, Phi3Config, Qwen2_5_VLConfig, Ernie4_5Config, Olmo2Config,
 // Olmo3Config, Glm4Config, Ernie4_5_MoeConfig, GemmaConfig, SmolLM3Config,
 // SeedOssConfig, OlmoeConfig, Exaone4Config, HunYuanMoEV1Config, HunYuanDenseV1Config,
-// BailingMoeV2Config, Cohere2Config, Dots1Config, ApertusConfig, FalconH1Config). A multimodal
+// BailingMoeV2Config, Cohere2Config, Dots1Config, ApertusConfig, FalconH1Config, Mamba2Config,
+// MambaConfig, FalconMambaConfig, BambaConfig). A multimodal
 // wrapper (Gemma 3/4, Llama 4, Qwen3-VL, Qwen3.5, Kimi-K2.5, Kimi K3, Mistral 3) is read through its
 // text_config (Qwen2-VL and Qwen2.5-VL through their top-level fields, beside vision_config):
 // servesim serves the language model, and says so of the vision encoder it leaves out.
@@ -254,7 +255,9 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
                                   ? static_cast<std::int64_t>(f.strings("layers_block_type").size())
                                   : f.integer("num_hidden_layers"));
   m.hidden = f.integer("hidden_size");
-  m.heads = static_cast<int>(f.integer("num_attention_heads"));
+  // A pure SSM (Mamba, Mamba-2) has no attention heads: its reader sets the mixer's.
+  const bool attention_free = is_attention_free_family(*family);
+  m.heads = attention_free ? 0 : static_cast<int>(f.integer("num_attention_heads"));
   m.kv_heads = static_cast<int>(f.integer("num_key_value_heads", m.heads));
   // Without head_dim (Nemotron-H: attention_head_dim), transformers takes hidden_size /
   // num_attention_heads: a remainder means the config is not what it claims (and the
@@ -263,8 +266,9 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
   if (!head_dim_given && !f.has("kv_lora_rank") && m.heads > 0 && m.hidden % m.heads != 0)
     throw Error(fmt::format("{}: hidden_size {} is not a multiple of num_attention_heads {} and no head_dim is given",
                             where, m.hidden, m.heads));
-  m.head_dim = static_cast<int>(
-      f.integer("head_dim", f.integer("attention_head_dim", m.heads > 0 ? m.hidden / m.heads : 0)));
+  m.head_dim = attention_free ? 0
+                              : static_cast<int>(f.integer(
+                                    "head_dim", f.integer("attention_head_dim", m.heads > 0 ? m.hidden / m.heads : 0)));
   m.ffn = f.integer("intermediate_size", 0);
   m.vocab = f.integer("vocab_size");
   const bool gemma = arch.rfind("Gemma", 0) == 0;
@@ -322,6 +326,9 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     case HfFamily::dots1: read_dots1(f, m); break;
     case HfFamily::apertus: read_apertus(f, m); break;
     case HfFamily::falcon_h1: read_falcon_h1(f, m); break;
+    case HfFamily::mamba2: read_mamba2(f, m); break;
+    case HfFamily::mamba: read_mamba(f, m); break;
+    case HfFamily::bamba: read_bamba(f, m); break;
   }
   // A mixture-of-experts family whose config names no experts (num_experts: 0, or the
   // field missing) would be priced as a dense model with the expert-sized FFN.
