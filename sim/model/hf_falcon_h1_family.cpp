@@ -20,11 +20,11 @@
 // them, and they are far below the parameter counts' precision):
 //   - servesim counts one RMSNorm before each sublayer (sublayers() = attention + state + MLP:
 //     3 per layer), Falcon-H1 has 2 (its two mixers share input_layernorm): layers x hidden
-//     weights too many (Falcon-H1-7B: 44 x 3072 = 135k of 7.6B, 0.002%), and the norm's
-//     elementwise work likewise;
+//     weights too many (Falcon-H1-0.5B, tests/unit/test_hf_falcon_h1_family.cpp: 36 x 1024 =
+//     36,864 of 521M, 0.007%), and the norm's elementwise work likewise;
 //   - StateLayers' Mamba-2 counts the gated RMSNorm over d_ssm inside the mixer, which
-//     Falcon-H1 holds only with mamba_rms_norm true (its published configs say false: the gate
-//     is a plain y x silu(z)): layers x d_ssm weights too many (7B: 44 x 3072, 0.002%).
+//     Falcon-H1 holds only with mamba_rms_norm true (Falcon-H1-0.5B's config says false: the gate
+//     is a plain y x silu(z)): layers x d_ssm weights too many (0.5B: 36 x 1536 = 55,296, 0.011%).
 //
 // The Mamba-2 mixer's shapes (FalconH1Mixer.__init__):
 //   d_ssm = mamba_d_ssm (the class default 1024 when the key is absent; null: mamba_expand x
@@ -54,7 +54,7 @@ DType falcon_state_dtype(const JsonFields& f, DType model) {
 }
 
 // Biases servesim does not count (it counts attention biases only): refused, naming the key,
-// rather than undercounting the checkpoint. Every published Falcon-H1 config sets them false.
+// rather than undercounting the checkpoint. Falcon-H1-0.5B's config (the test's) sets them false.
 void refuse_bias(const JsonFields& f, const char* key, const char* what) {
   if (f.boolean(key, false))
     throw Error(fmt::format("{}: {} is true: Falcon-H1's {} then carry biases, which servesim does not count; it "

@@ -163,6 +163,8 @@ TEST_CASE("Falcon-H1: weights of a small config counted by hand", "[hf][falcon-h
 TEST_CASE("Falcon-H1: every layer caches KV and holds a Mamba-2 state", "[hf][falcon-h1]") {
   const std::string folder = write_config(falcon_h1_0p5b(), "0.5b");
   const ModelSpec m = load_model(folder);
+  // The Mamba width is mamba_d_ssm (1536), not mamba_expand x hidden_size (2 x 1024 = 2048).
+  CHECK(m.state.inner() == 1536);
   // KV per token, bf16: all 36 layers x (K and V) x 2 KV heads x 64 x 2 B = 18,432 B.
   CHECK(m.kv_bytes_per_token(DType::bf16) == 36.0 * 2 * 2 * 64 * 2);
   // State per sequence, bf16 (no mamba_ssm_cache_dtype: the model's): every layer's
@@ -252,6 +254,14 @@ TEST_CASE("Falcon-H1: malformed Mamba-2 shapes and uncounted biases are refused 
     nlohmann::json j = falcon_h1_0p5b();
     j.erase("mamba_d_ssm");
     CHECK_THAT(error_of([&] { load_edited(j, "no-dssm"); }), Contains("mamba_d_ssm 1024 is not a multiple"));
+  }
+  SECTION("mamba_d_ssm null: mamba_expand x hidden_size (2 x 1024 = 2048 = 32 heads x 64)") {
+    nlohmann::json j = falcon_h1_0p5b();
+    j["mamba_d_ssm"] = nullptr;
+    j["mamba_n_heads"] = 32;
+    const ModelSpec m = load_edited(j, "null-dssm");
+    CHECK(m.state.inner() == 2048);
+    CHECK(m.state.heads == 32);
   }
   SECTION("mamba_d_head \"auto\": d_ssm / heads") {
     nlohmann::json j = falcon_h1_0p5b();
