@@ -152,6 +152,29 @@ TEST_CASE("SSM families: a pure Mamba-2 model's capacity is its state slots, not
   }
 }
 
+TEST_CASE("SSM families: the engine serves a pure Mamba-2 model; KV offload is refused naming why",
+          "[hf][ssm][mamba2][engine]") {
+  // 300 requests of up to 2000 + 200 tokens on the small Mamba-2 model, 8 state slots: every
+  // request completes (its blocks take no memory; the slots bound the batch, not the KV cache).
+  const std::string folder = write_config(tiny_mamba2(), "mamba2-engine");
+  const std::string workload =
+      "{seed: 7, requests: 300, arrival: {process: poisson, rate: 50}, input_tokens: {dist: uniform, min: 1, "
+      "max: 2000}, output_tokens: {dist: uniform, min: 1, max: 200}}";
+  const servesim::testing::RunWithCsv r =
+      servesim::testing::run_with_csv(servesim::testing::scenario_from("{kind: vllm, max_num_seqs: 8}", workload, folder),
+                                      nullptr);
+  REQUIRE(r.results.size() == 300);
+  for (const RequestResult& q : r.results) CHECK_FALSE(q.failed);
+  // Host KV offload of a model that caches nothing: refused, naming the model and why.
+  const std::string e = error_of([&] {
+    servesim::testing::run_with_csv(
+        servesim::testing::scenario_from("{kind: vllm, max_num_seqs: 8, cpu_offload: \"1 GB\"}", workload, folder),
+        nullptr);
+  });
+  CHECK_THAT(e, Contains("engine.cpu_offload"));
+  CHECK_THAT(e, Contains("has no attention layers and caches no KV"));
+}
+
 TEST_CASE("SSM families: Falcon Mamba 7B (FalconMambaForCausalLM)", "[hf][ssm][mamba]") {
   // Its published config.json: 64 layers, hidden 4096, d_inner = intermediate_size 8192 (not its
   // expand 16), d_state 16, conv 4 with bias, time_step_rank 256, untied tables of 65,024.
