@@ -152,7 +152,7 @@ TEST_CASE("SSM families: a pure Mamba-2 model's capacity is its state slots, not
   }
 }
 
-TEST_CASE("SSM families: the engine serves a pure Mamba-2 model; KV offload is refused naming why",
+TEST_CASE("SSM families: the engine serves a pure Mamba-2 model, and refuses KV offload naming why",
           "[hf][ssm][mamba2][engine]") {
   // 300 requests of up to 2000 + 200 tokens on the small Mamba-2 model, 8 state slots: every
   // request completes (its blocks take no memory; the slots bound the batch, not the KV cache).
