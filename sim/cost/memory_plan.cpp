@@ -164,8 +164,15 @@ MemoryPlan plan_memory(const CostModel& cost, const MemoryConfig& cfg, const Dra
   // Each GPU holds its shard of every block of its attention DP rank; a replica has
   // attention_dp ranks, each with its own blocks (MLA's latent is per rank, not replicated).
   const Parallelism& layout = cost.parallelism();
+  // A model without attention (a pure SSM: Mamba, Mamba-2) caches nothing per token: its blocks
+  // take no memory, so the sequences are bounded by the state slots alone. It gets blocks enough
+  // for every slot's sequence at the model's full context, and fits while the slots do.
+  const bool no_kv = !(block_bytes > 0);
+  const std::int64_t blocks_per_sequence = (m.max_context + cfg.block_size - 1) / cfg.block_size;
   plan.kv_blocks_per_rank =
-      plan.kv_bytes > 0 ? static_cast<std::int64_t>(std::floor(plan.kv_bytes / block_bytes)) : 0;
+      plan.kv_bytes <= 0 ? 0
+      : no_kv            ? std::max<std::int64_t>(plan.state_slots, 1) * blocks_per_sequence
+                         : static_cast<std::int64_t>(std::floor(plan.kv_bytes / block_bytes));
   plan.kv_blocks = plan.kv_blocks_per_rank * layout.attention_dp;
   plan.kv_tokens = plan.kv_blocks * cfg.block_size;
   plan.fits = plan.kv_blocks > 0;
@@ -177,6 +184,14 @@ MemoryPlan plan_memory(const CostModel& cost, const MemoryConfig& cfg, const Dra
                            : "";
   if (plan.lora_slots > 0)
     slots += fmt::format(", after {} per GPU of LoRA adapter slots (engine.lora)", format_bytes(plan.lora_slots));
+  if (plan.fits && no_kv) {
+    plan.verdict = fmt::format("fits: no KV cache (no attention layers): the running sequences are bounded by the {} "
+                               "state slots of {} ({} per GPU: engine.max_num_seqs sequences), whatever their length; "
+                               "{} per GPU left over",
+                               plan.state_slots, format_bytes(plan.state_bytes_per_sequence),
+                               format_bytes(plan.state_bytes), format_bytes(plan.kv_bytes));
+    return plan;
+  }
   if (plan.fits) {
     plan.verdict = fmt::format("fits: {} KV blocks ({} tokens) in {} of KV cache per GPU{}", plan.kv_blocks,
                                plan.kv_tokens, format_bytes(plan.kv_bytes), slots);

@@ -40,6 +40,11 @@ KvBlocks::KvBlocks(const EngineContext& ctx)
     // Host bytes per block on the whole replica: each GPU holds its shard of every block.
     const double block_bytes =
         ctx.memory.kv_bytes_per_token * cost.parallelism().gpus_per_replica() * block_.size;
+    // A model without attention (a pure SSM) caches nothing per token: nothing to offload.
+    if (block_bytes <= 0 && cost.model().attention_layers() == 0)
+      throw Error(fmt::format("engine.cpu_offload: {} has no attention layers and caches no KV, so there is nothing "
+                              "to offload; leave engine.cpu_offload out",
+                              cost.model().name));
     if (block_bytes <= 0) throw Error("engine.cpu_offload: the model's KV bytes per token are unknown");
     if (cost.gpu().host.bandwidth <= 0)
       throw Error(fmt::format("engine.cpu_offload: GPU '{}' has no host link bandwidth (hardware host.bandwidth)",
@@ -50,6 +55,10 @@ KvBlocks::KvBlocks(const EngineContext& ctx)
   if (!ctx.config.kv_tiers.empty()) {
     const CostModel& cost = *ctx.cost;
     replica_block_bytes_ = ctx.memory.kv_bytes_per_token * cost.parallelism().gpus_per_replica() * block_.size;
+    if (replica_block_bytes_ <= 0 && cost.model().attention_layers() == 0)
+      throw Error(fmt::format("engine.kv_tiers: {} has no attention layers and caches no KV, so no tier has "
+                              "anything to hold; leave engine.kv_tiers out",
+                              cost.model().name));
     if (replica_block_bytes_ <= 0) throw Error("engine.kv_tiers: the model's KV bytes per token are unknown");
     // Shared tiers are the run's (ctx.shared_kv_tiers): the first replica makes them, the others reuse them.
     std::vector<std::shared_ptr<KvTierLevel>> levels;

@@ -86,6 +86,11 @@ const std::map<std::string, HfFamily>& by_architecture() {
       {"Cohere2ForCausalLM", HfFamily::cohere2},
       {"Dots1ForCausalLM", HfFamily::dots1},
       {"ApertusForCausalLM", HfFamily::apertus},
+      {"FalconH1ForCausalLM", HfFamily::falcon_h1},
+      {"Mamba2ForCausalLM", HfFamily::mamba2},
+      {"MambaForCausalLM", HfFamily::mamba},
+      {"FalconMambaForCausalLM", HfFamily::mamba},
+      {"BambaForCausalLM", HfFamily::bamba},
   };
   return m;
 }
@@ -120,6 +125,8 @@ const std::map<std::string, HfFamily>& by_model_type() {
       {"hunyuan_v1_moe", HfFamily::hunyuan_moe}, {"hunyuan_v1_dense", HfFamily::hunyuan_dense},
       {"bailing_moe_v2", HfFamily::bailing_moe_v2}, {"cohere2", HfFamily::cohere2},
       {"dots1", HfFamily::dots1},          {"apertus", HfFamily::apertus},
+      {"falcon_h1", HfFamily::falcon_h1},  {"mamba2", HfFamily::mamba2},       {"mamba", HfFamily::mamba},
+      {"falcon_mamba", HfFamily::mamba},   {"bamba", HfFamily::bamba},
   };
   return m;
 }
@@ -149,6 +156,8 @@ bool is_moe_family(HfFamily f) {
          f == HfFamily::minimax_m3 || f == HfFamily::ernie4_5_moe || f == HfFamily::olmoe ||
          f == HfFamily::hunyuan_moe || f == HfFamily::bailing_moe_v2 || f == HfFamily::dots1;
 }
+
+bool is_attention_free_family(HfFamily f) { return f == HfFamily::mamba2 || f == HfFamily::mamba; }
 
 int count_layer_types(const JsonFields& f, const std::string& kind) {
   if (!f.has("layer_types")) return -1;

@@ -52,6 +52,10 @@ enum class HfFamily {
   cohere2,         // Command R7B, Command A (parallel attention + MLP, sliding 3:1, tied table)
   dots1,           // dots.llm1 (DeepSeek-style MoE over GQA attention)
   apertus,         // Apertus (xIELU MLP without a gate)
+  falcon_h1,       // Falcon-H1 (attention and a Mamba-2 mixer in parallel in every layer)
+  mamba2,          // Mamba-2 (pure SSM: Mamba-Codestral; no attention, no MLP)
+  mamba,           // Mamba, Falcon Mamba (pure SSM: selective scan; no attention, no MLP)
+  bamba,           // Bamba (Mamba-2 with attention on attn_layer_indices)
 };
 
 // The family of a text model from its architecture name, or from its model_type (a wrapper's
@@ -99,6 +103,12 @@ void read_bailing_moe_v2(const JsonFields& f, ModelSpec& m);  // hf_2026_familie
 void read_cohere2(const JsonFields& f, ModelSpec& m);       // hf_2026_families.cpp
 void read_dots1(const JsonFields& f, ModelSpec& m);         // hf_2026_families.cpp
 void read_apertus(const JsonFields& f, ModelSpec& m);       // hf_2026_families.cpp
+void read_falcon_h1(const JsonFields& f, ModelSpec& m);     // hf_falcon_h1_family.cpp
+void read_mamba2(const JsonFields& f, ModelSpec& m);        // hf_ssm_families.cpp
+void read_mamba(const JsonFields& f, ModelSpec& m);         // hf_ssm_families.cpp
+void read_bamba(const JsonFields& f, ModelSpec& m);         // hf_ssm_families.cpp
+// Families without attention layers (no num_attention_heads in their configs).
+bool is_attention_free_family(HfFamily f);
 
 // How many entries of `layer_types` are `kind`; -1 when the config has no such list.
 int count_layer_types(const JsonFields& f, const std::string& kind);

@@ -6,7 +6,8 @@
 // MiniMaxM2Config, KimiLinearConfig, Phi3Config, Qwen2_5_VLConfig, Ernie4_5Config, Olmo2Config,
 // Olmo3Config, Glm4Config, Ernie4_5_MoeConfig, GemmaConfig, SmolLM3Config,
 // SeedOssConfig, OlmoeConfig, Exaone4Config, HunYuanMoEV1Config, HunYuanDenseV1Config,
-// BailingMoeV2Config, Cohere2Config, Dots1Config, ApertusConfig). A multimodal
+// BailingMoeV2Config, Cohere2Config, Dots1Config, ApertusConfig, FalconH1Config, Mamba2Config,
+// MambaConfig, FalconMambaConfig, BambaConfig). A multimodal
 // wrapper (Gemma 3/4, Llama 4, Qwen3-VL, Qwen3.5, Kimi-K2.5, Kimi K3, Mistral 3) is read through its
 // text_config (Qwen2-VL and Qwen2.5-VL through their top-level fields, beside vision_config):
 // servesim serves the language model, and says so of the vision encoder it leaves out.
@@ -171,8 +172,8 @@ std::int64_t vision_params_estimate(const json& j) {
 }
 
 // What servesim lacks for an architecture it knows of and does not describe (said in its
-// refusal). DeepSeek-V4 and DeciLM, once here, have their readers (read_deepseek_v4,
-// read_nemotron_nas).
+// refusal). DeepSeek-V4, DeciLM and Falcon-H1, once here, have their readers (read_deepseek_v4,
+// read_nemotron_nas, read_falcon_h1).
 std::string known_unsupported(const std::string& arch) {
   // StarCoder2 (vLLM's starcoder2.py, transformers' modeling_starcoder2.py): a non-gated MLP
   // (c_fc, c_proj) and o_proj with biases (use_bias) and LayerNorms with biases (norm_type
@@ -180,15 +181,6 @@ std::string known_unsupported(const std::string& arch) {
   if (arch == "Starcoder2ForCausalLM")
     return " (its MLP projections c_fc and c_proj carry biases (use_bias) and its LayerNorms a bias beside "
            "each weight; servesim counts attention biases only, and would undercount such a checkpoint)";
-  // Falcon-H1 (vLLM's falcon_h1.py, FalconH1ParallelHybrid): every layer runs softmax attention
-  // AND a Mamba-2 mixer side by side on the same input and sums them (attention_out_multiplier,
-  // ssm_out_multiplier), then the MLP. servesim's state layers (layer_kinds.h) replace attention
-  // on the layers they hold; a layer holding both, with a KV cache and a recurrent state in
-  // every layer, is not one it describes.
-  if (arch == "FalconH1ForCausalLM")
-    return " (its layers run attention and a Mamba-2 mixer in parallel, each layer holding both a KV cache and a "
-           "recurrent state; servesim's state layers replace attention on their layers, so it has no description of "
-           "a parallel hybrid layer)";
   // LFM2 (transformers' modeling_lfm2.py): the layers not in full_attn_idxs are gated
   // short-convolution blocks (in_proj hidden -> 3 hidden, a depthwise causal convolution of
   // conv_L_cache taps, out_proj) whose per-sequence state is the convolution's last inputs: none
@@ -263,7 +255,9 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
                                   ? static_cast<std::int64_t>(f.strings("layers_block_type").size())
                                   : f.integer("num_hidden_layers"));
   m.hidden = f.integer("hidden_size");
-  m.heads = static_cast<int>(f.integer("num_attention_heads"));
+  // A pure SSM (Mamba, Mamba-2) has no attention heads: its reader sets the mixer's.
+  const bool attention_free = is_attention_free_family(*family);
+  m.heads = attention_free ? 0 : static_cast<int>(f.integer("num_attention_heads"));
   m.kv_heads = static_cast<int>(f.integer("num_key_value_heads", m.heads));
   // Without head_dim (Nemotron-H: attention_head_dim), transformers takes hidden_size /
   // num_attention_heads: a remainder means the config is not what it claims (and the
@@ -272,8 +266,9 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
   if (!head_dim_given && !f.has("kv_lora_rank") && m.heads > 0 && m.hidden % m.heads != 0)
     throw Error(fmt::format("{}: hidden_size {} is not a multiple of num_attention_heads {} and no head_dim is given",
                             where, m.hidden, m.heads));
-  m.head_dim = static_cast<int>(
-      f.integer("head_dim", f.integer("attention_head_dim", m.heads > 0 ? m.hidden / m.heads : 0)));
+  m.head_dim = attention_free ? 0
+                              : static_cast<int>(f.integer(
+                                    "head_dim", f.integer("attention_head_dim", m.heads > 0 ? m.hidden / m.heads : 0)));
   m.ffn = f.integer("intermediate_size", 0);
   m.vocab = f.integer("vocab_size");
   const bool gemma = arch.rfind("Gemma", 0) == 0;
@@ -330,6 +325,10 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     case HfFamily::cohere2: read_cohere2(f, m); break;
     case HfFamily::dots1: read_dots1(f, m); break;
     case HfFamily::apertus: read_apertus(f, m); break;
+    case HfFamily::falcon_h1: read_falcon_h1(f, m); break;
+    case HfFamily::mamba2: read_mamba2(f, m); break;
+    case HfFamily::mamba: read_mamba(f, m); break;
+    case HfFamily::bamba: read_bamba(f, m); break;
   }
   // A mixture-of-experts family whose config names no experts (num_experts: 0, or the
   // field missing) would be priced as a dense model with the expert-sized FFN.

@@ -105,7 +105,15 @@ nlohmann::json model_json(const ModelSpec& m) {
 
 std::vector<std::string> model_notes(const ModelSpec& m) {
   std::vector<std::string> out;
-  if (m.state.enabled())
+  // Falcon-H1: both mixers side by side on every layer; Mamba, Mamba-2: no attention at all.
+  if (m.state.enabled() && m.attention_layers() + m.state.layers > m.layers)
+    out.push_back(fmt::format("layers: {} with attention and {} of {}, side by side (a parallel hybrid: each layer "
+                              "caches KV and holds a state)",
+                              m.attention_layers(), m.state.describe(), m.layers));
+  else if (m.state.enabled() && m.attention_layers() == 0)
+    out.push_back(fmt::format("layers: no attention (a pure state-space model, no KV cache), {} of {}",
+                              m.state.describe(), m.layers));
+  else if (m.state.enabled())
     out.push_back(fmt::format("layers: {} with attention, {} of {}", m.attention_layers(), m.state.describe(), m.layers));
   else if (m.attention_layers() != m.layers && !m.compressed.enabled())
     out.push_back(fmt::format("layers: {} of {} with attention, {} with an MLP", m.attention_layers(), m.layers,
