@@ -266,6 +266,16 @@ Scenario load_with_policy(const std::string& policy, const std::string& rest) {
                            rest;
   return parse_scenario(parse_yaml_text(text), "classes.yaml", true);
 }
+// 20 identical requests at t = 0 in two classes (high: priority 5, low: 0).
+const std::string kTwentyAtOnce =
+    "workload:\n"
+    "  requests: 20\n"
+    "  arrival: {process: all_at_once}\n"
+    "  input_tokens: {dist: fixed, value: 200}\n"
+    "  output_tokens: {dist: fixed, value: 20}\n"
+    "  classes:\n"
+    "    - {name: high, share: 0.5, priority: 5}\n"
+    "    - {name: low, share: 0.5, priority: 0}\n";
 }  // namespace
 
 TEST_CASE("classes: scheduling_policy priority, the engine's own queue serves the higher priority first",
@@ -274,17 +284,8 @@ TEST_CASE("classes: scheduling_policy priority, the engine's own queue serves th
   // runs one at a time (max_num_seqs 1). In priority order every `high` request finishes
   // before any `low` one; first come first served interleaves them by id. Either way the
   // k-th finishes at k x the service time S.
-  const std::string workload =
-      "workload:\n"
-      "  requests: 20\n"
-      "  arrival: {process: all_at_once}\n"
-      "  input_tokens: {dist: fixed, value: 200}\n"
-      "  output_tokens: {dist: fixed, value: 20}\n"
-      "  classes:\n"
-      "    - {name: high, share: 0.5, priority: 5}\n"
-      "    - {name: low, share: 0.5, priority: 0}\n";
   auto order = [&](const std::string& policy) {
-    const Scenario sc = load_with_policy(policy, workload);
+    const Scenario sc = load_with_policy(policy, kTwentyAtOnce);
     RequestResults results;
     SimulationOptions opts;
     opts.request_results = &results;
@@ -371,20 +372,6 @@ TEST_CASE("classes: requests.csv names each request's class in a last column", "
            p);
   CHECK(plain.str().substr(0, plain.str().find('\n')).find("class") == std::string::npos);
 }
-
-namespace {
-// 20 identical requests at t = 0 in two classes (high: priority 5, low: 0), one at a time
-// (max_num_seqs 1), with `extra` workload keys.
-const std::string kTwentyAtOnce =
-    "workload:\n"
-    "  requests: 20\n"
-    "  arrival: {process: all_at_once}\n"
-    "  input_tokens: {dist: fixed, value: 200}\n"
-    "  output_tokens: {dist: fixed, value: 20}\n"
-    "  classes:\n"
-    "    - {name: high, share: 0.5, priority: 5}\n"
-    "    - {name: low, share: 0.5, priority: 0}\n";
-}  // namespace
 
 TEST_CASE("classes: scheduling_policy priority with patience, the low priority gives up", "[classes][engine][patience]") {
   // Without patience the k-th request served finishes at k x S (S: one request's service
