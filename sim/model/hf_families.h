@@ -52,6 +52,16 @@ enum class HfFamily {
   cohere2,         // Command R7B, Command A (parallel attention + MLP, sliding 3:1, tied table)
   dots1,           // dots.llm1 (DeepSeek-style MoE over GQA attention)
   apertus,         // Apertus (xIELU MLP without a gate)
+  // hf_more_2026_families.cpp:
+  cohere,          // Command R / R+, Aya Expanse / Aya 23 (Cohere2's parallel block, no window)
+  phimoe,          // Phi-3.5-MoE, Phi-tiny/mini-MoE (Mixtral's experts, biased attention, LayerNorms)
+  minicpm,         // MiniCPM 1/2/4 (Llama with muP scalars; MiniCPM-MoE's experts)
+  minicpm3,        // MiniCPM3 (MLA attention, as DeepSeek-V2's)
+  internlm2,       // InternLM2 / 2.5 (packed wqkv, bias on wqkv and wo with `bias`)
+  internlm3,       // InternLM3 (Llama with qkv_bias / bias)
+  granite_moe,     // Granite 3.x MoE, GraniteMoeShared (top-k experts, an optional shared MLP)
+  arcee,           // AFM (Llama with an ungated ReLU^2 MLP)
+  starcoder2,      // StarCoder2 (biased attention, an ungated GELU MLP, a window on every layer)
 };
 
 // The family of a text model from its architecture name, or from its model_type (a wrapper's
@@ -99,6 +109,21 @@ void read_bailing_moe_v2(const JsonFields& f, ModelSpec& m);  // hf_2026_familie
 void read_cohere2(const JsonFields& f, ModelSpec& m);       // hf_2026_families.cpp
 void read_dots1(const JsonFields& f, ModelSpec& m);         // hf_2026_families.cpp
 void read_apertus(const JsonFields& f, ModelSpec& m);       // hf_2026_families.cpp
+void read_cohere(const JsonFields& f, ModelSpec& m);        // hf_more_2026_families.cpp
+void read_phimoe(const JsonFields& f, ModelSpec& m);        // hf_more_2026_families.cpp
+void read_minicpm(const JsonFields& f, ModelSpec& m);       // hf_more_2026_families.cpp (1/2/4 and 3)
+void read_internlm(const JsonFields& f, ModelSpec& m);      // hf_more_2026_families.cpp (2 and 3)
+void read_granite_moe(const JsonFields& f, ModelSpec& m);   // hf_more_2026_families.cpp
+void read_arcee(const JsonFields& f, ModelSpec& m);         // hf_more_2026_families.cpp
+void read_starcoder2(const JsonFields& f, ModelSpec& m);    // hf_more_2026_families.cpp
+
+// Pieces readers share. hf_families.cpp: DeepSeek-V2's MLA fields (DeepSeek, MiniCPM3).
+// hf_2026_families.cpp: a refusal of mlp_bias true naming the family; Cohere's block (no
+// biases, tied head: Command R and Cohere2); a Llama decoder with an ungated MLP (Apertus, AFM).
+void read_mla(const JsonFields& f, ModelSpec& m, std::int64_t v_head_dim_default = 0);
+void refuse_mlp_bias(const JsonFields& f, const char* family);
+void read_cohere_block(const JsonFields& f, ModelSpec& m, const char* family);
+void read_ungated_llama(const JsonFields& f, ModelSpec& m, const char* family);
 
 // How many entries of `layer_types` are `kind`; -1 when the config has no such list.
 int count_layer_types(const JsonFields& f, const std::string& kind);
