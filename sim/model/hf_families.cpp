@@ -99,6 +99,7 @@ const std::map<std::string, HfFamily>& by_architecture() {
       {"GraniteMoeSharedForCausalLM", HfFamily::granite_moe},
       {"ArceeForCausalLM", HfFamily::arcee},
       {"Starcoder2ForCausalLM", HfFamily::starcoder2},
+      {"ExaoneForCausalLM", HfFamily::exaone},
       // GLM-4.1V-Thinking: its text_config ("glm4v_text") is GLM-4-0414's dense decoder (vLLM's
       // glm4_1v.py builds the language model as Glm4ForCausalLM).
       {"Glm4vForConditionalGeneration", HfFamily::glm4},
@@ -140,6 +141,7 @@ const std::map<std::string, HfFamily>& by_model_type() {
       {"minicpm3", HfFamily::minicpm3},    {"internlm2", HfFamily::internlm2}, {"internlm3", HfFamily::internlm3},
       {"granitemoe", HfFamily::granite_moe}, {"granitemoeshared", HfFamily::granite_moe},
       {"arcee", HfFamily::arcee},          {"glm4v_text", HfFamily::glm4},     {"starcoder2", HfFamily::starcoder2},
+      {"exaone", HfFamily::exaone},
   };
   return m;
 }

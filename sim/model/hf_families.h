@@ -62,6 +62,7 @@ enum class HfFamily {
   granite_moe,     // Granite 3.x MoE, GraniteMoeShared (top-k experts, an optional shared MLP)
   arcee,           // AFM (Llama with an ungated ReLU^2 MLP)
   starcoder2,      // StarCoder2 (biased attention, an ungated GELU MLP, a window on every layer)
+  exaone,          // EXAONE 3.0 / 3.5 (Llama under GPT-2's field names: num_layers, activation_function)
 };
 
 // The family of a text model from its architecture name, or from its model_type (a wrapper's
@@ -116,6 +117,10 @@ void read_internlm(const JsonFields& f, ModelSpec& m);      // hf_more_2026_fami
 void read_granite_moe(const JsonFields& f, ModelSpec& m);   // hf_more_2026_families.cpp
 void read_arcee(const JsonFields& f, ModelSpec& m);         // hf_more_2026_families.cpp
 void read_starcoder2(const JsonFields& f, ModelSpec& m);    // hf_more_2026_families.cpp
+void read_exaone(const JsonFields& f, ModelSpec& m);        // hf_more_2026_families.cpp
+// EXAONE 3.x's own field names copied under the common ones before those are read (the text
+// model's json, which the importer owns).
+void alias_exaone_fields(nlohmann::json& text);
 
 // Pieces readers share. hf_families.cpp: DeepSeek-V2's MLA fields (DeepSeek, MiniCPM3).
 // hf_2026_families.cpp: a refusal of mlp_bias true naming the family; Cohere's block (no

@@ -253,6 +253,7 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     for (auto it = defaults.begin(); it != defaults.end(); ++it)
       if (!text.contains(it.key()) || text[it.key()].is_null()) text[it.key()] = it.value();
   }
+  if (*family == HfFamily::exaone) alias_exaone_fields(text);
   JsonFields f(text, where);
   ModelSpec m;
   m.source_file = path;
@@ -340,6 +341,7 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     case HfFamily::granite_moe: read_granite_moe(f, m); break;
     case HfFamily::arcee: read_arcee(f, m); break;
     case HfFamily::starcoder2: read_starcoder2(f, m); break;
+    case HfFamily::exaone: read_exaone(f, m); break;
   }
   // A mixture-of-experts family whose config names no experts (num_experts: 0, or the
   // field missing) would be priced as a dense model with the expert-sized FFN.

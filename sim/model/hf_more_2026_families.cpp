@@ -1,19 +1,25 @@
-// Readers of Command R / Aya (Cohere), Phi-3.5-MoE (PhiMoE), MiniCPM 1/2/4 and MiniCPM3,
-// InternLM2 / InternLM3, Granite 3.x MoE (GraniteMoe, GraniteMoeShared), AFM (Arcee) and StarCoder2:
-// decoders of Llama's kind that differ in their norms, biases, experts or attention. Shapes as vLLM
-// builds them (vllm-project/vllm: vllm/model_executor/models/commandr.py, minicpm.py, minicpm3.py at
-// 009ccee09595bc1ed5de28164ea2490a5ba1ce84, phimoe.py at 01524004c3c9e11dc14e59ef0069183dd4fcb0ec,
-// internlm2.py, granitemoe.py, granitemoeshared.py, arcee.py, starcoder2.py) and as transformers'
-// modeling code and configuration classes default them (huggingface/transformers: models/cohere,
-// phimoe, internlm3 (modular_internlm3.py), granitemoe, granitemoeshared, arcee, starcoder2; openbmb's configuration_minicpm.py and InternLM's
-// configuration_internlm2.py / modeling_internlm2.py, the remote code their checkpoints ship).
+// Readers of Command R / Aya (Cohere), Phi-3.5-MoE (PhiMoE), MiniCPM 1/2/4 and MiniCPM3, InternLM2 /
+// InternLM3, Granite 3.x MoE (GraniteMoe, GraniteMoeShared), AFM (Arcee), StarCoder2 and EXAONE 3.0 /
+// 3.5: decoders of Llama's kind that differ in their norms, biases, experts or attention. Shapes as
+// vLLM builds them (vllm-project/vllm: vllm/model_executor/models/commandr.py, minicpm.py,
+// minicpm3.py at 009ccee09595bc1ed5de28164ea2490a5ba1ce84, phimoe.py at
+// 01524004c3c9e11dc14e59ef0069183dd4fcb0ec, internlm2.py, granitemoe.py, granitemoeshared.py,
+// arcee.py, starcoder2.py, exaone.py) and as transformers' modeling code and configuration classes
+// default them (huggingface/transformers: models/cohere, phimoe, internlm3 (modular_internlm3.py),
+// granitemoe, granitemoeshared, arcee, starcoder2; openbmb's configuration_minicpm.py, InternLM's
+// configuration_internlm2.py / modeling_internlm2.py and LG's configuration_exaone.py, the remote
+// code their checkpoints ship).
 //
 // Common to all: norms are counted as servesim counts them (one weight vector of hidden per
 // sublayer and a final one); the LayerNorm biases of PhiMoE and StarCoder2, StarCoder2's MLP biases
 // and the q/k norms of Command R+ are not counted, and each reader gives their size.
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <string>
+#include <utility>
+
+#include <nlohmann/json.hpp>
 
 #include "model/hf_families.h"
 #include "util/error.h"
@@ -183,6 +189,38 @@ void read_starcoder2(const JsonFields& f, ModelSpec& m) {
   m.gated_mlp = false;
   m.tied_embeddings = f.boolean("tie_word_embeddings", true);
   if (m.ffn <= 0) throw Error(fmt::format("{}: intermediate_size must be positive", f.where()));
+}
+
+// EXAONE 3.0 / 3.5 (ExaoneForCausalLM; vLLM's exaone.py and its ExaoneConfig,
+// vllm/transformers_utils/configs/exaone.py, a copy of LG's remote configuration_exaone.py): a
+// Llama decoder under GPT-2's names. The config gives num_layers (attribute_map: num_hidden_layers),
+// activation_function (silu: vLLM's ExaoneGatedMLP runs no other), layer_norm_epsilon, and may leave
+// out num_key_value_heads (the heads) and intermediate_size (4 x hidden_size); tie_word_embeddings
+// defaults to true (EXAONE-3.5-2.4B ties; the 7.8B and 32B say false). Weights: q/k/v/out_proj with
+// biases when attention_bias or bias (vLLM's ExaoneDecoderLayer), the SwiGLU c_fc_0 / c_fc_1 / c_proj
+// (biases with mlp_bias: refused), RMSNorms ln_1 and ln_2 and a final ln_f. No window.
+void alias_exaone_fields(nlohmann::json& text) {
+  for (const auto& [own, common] : {std::pair<const char*, const char*>{"num_layers", "num_hidden_layers"},
+                                    {"activation_function", "hidden_act"}})
+    if (text.contains(own) && !text.contains(common)) text[common] = text[own];
+  if (!text.contains("intermediate_size") || text["intermediate_size"].is_null()) {
+    if (text.contains("hidden_size") && text["hidden_size"].is_number_integer())
+      text["intermediate_size"] = 4 * text["hidden_size"].get<std::int64_t>();
+  }
+}
+
+void read_exaone(const JsonFields& f, ModelSpec& m) {
+  const std::string w = f.where();
+  if (f.string("hidden_act", "silu") != "silu")
+    throw Error(fmt::format("{}: activation_function '{}': vLLM's ExaoneGatedMLP runs silu only", w,
+                            f.string("hidden_act", "")));
+  refuse_mlp_bias(f, "EXAONE");
+  m.qkv_bias = f.boolean("attention_bias", false) || f.boolean("bias", false);
+  m.attention_o_bias = m.qkv_bias;
+  m.gated_mlp = true;
+  m.tied_embeddings = f.boolean("tie_word_embeddings", true);
+  m.local = LocalAttention{};
+  if (m.ffn <= 0) throw Error(fmt::format("{}: intermediate_size must be positive", w));
 }
 
 }  // namespace servesim

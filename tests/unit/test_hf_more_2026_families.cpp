@@ -492,3 +492,53 @@ TEST_CASE("more 2026 families: StarCoder2 (Starcoder2ForCausalLM)", "[hf][more-2
     CHECK_THAT(error_of([&] { load_edited(j, "starcoder2-badbias"); }), Contains("'use_bias' must be true or false"));
   }
 }
+
+TEST_CASE("more 2026 families: EXAONE 3.0 / 3.5 (ExaoneForCausalLM)", "[hf][more-2026-families][exaone]") {
+  // LGAI-EXAONE/EXAONE-3.0-7.8B-Instruct's config as a third-party model note prints the loaded
+  // ExaoneConfig (activation_function silu, hidden 4096, MLP 14336, layer_norm_epsilon, 32 query and
+  // 8 KV heads, num_layers 32, untied, vocabulary 102400) beside its module tree (q/k/v/out_proj,
+  // c_fc_0, c_fc_1, c_proj, all bias=False; ln_1, ln_2, ln_f).
+  const nlohmann::json base = {{"architectures", {"ExaoneForCausalLM"}},
+                               {"model_type", "exaone"},
+                               {"activation_function", "silu"},
+                               {"hidden_size", 4096},
+                               {"intermediate_size", 14336},
+                               {"layer_norm_epsilon", 1e-05},
+                               {"max_position_embeddings", 4096},
+                               {"num_attention_heads", 32},
+                               {"num_key_value_heads", 8},
+                               {"num_layers", 32},
+                               {"rope_theta", 500000.0},
+                               {"tie_word_embeddings", false},
+                               {"torch_dtype", "bfloat16"},
+                               {"vocab_size", 102400}};
+  const ModelSpec m = load_edited(base, "exaone-3.0-7.8b");
+  CHECK(m.layers == 32);  // num_layers
+  CHECK(m.gated_mlp);
+  CHECK_FALSE(m.qkv_bias);
+  // A layer: 4096 x (4096 + 2 x 1024) + 4096 x 4096 = 41,943,040 and 3 x 4096 x 14336 = 176,160,768;
+  // tables 2 x 102400 x 4096; norms 65 x 4096.
+  CHECK(m.total_params() == 32 * (41943040LL + 176160768LL) + 2LL * 102400 * 4096 + 65LL * 4096);  // 7,818,448,896
+  // LG AI Research, EXAONE 3.0 technical report (arXiv:2408.03541): 7.8B (+0.2%).
+  CHECK(within(static_cast<double>(m.total_params()), 7.8e9, 0.003));
+
+  SECTION("ExaoneConfig's defaults: KV heads, MLP width, tied table") {
+    nlohmann::json j = base;
+    j.erase("num_key_value_heads");
+    j.erase("intermediate_size");
+    j.erase("tie_word_embeddings");
+    const ModelSpec d = load_edited(j, "exaone-defaults");
+    CHECK(d.kv_heads == 32);
+    CHECK(d.ffn == 4 * 4096);
+    CHECK(d.tied_embeddings);
+  }
+  SECTION("what servesim refuses, naming the key") {
+    nlohmann::json j = base;
+    j["activation_function"] = "gelu_new";
+    CHECK_THAT(error_of([&] { load_edited(j, "exaone-gelu"); }), Contains("activation_function 'gelu_new'"));
+    j = base;
+    j["num_layers"] = "32";
+    CHECK_THAT(error_of([&] { load_edited(j, "exaone-bad-layers"); }),
+               Contains("field 'num_hidden_layers' must be an integer"));
+  }
+}
