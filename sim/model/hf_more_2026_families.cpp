@@ -11,8 +11,8 @@
 // code their checkpoints ship).
 //
 // Common to all: norms are counted as servesim counts them (one weight vector of hidden per
-// sublayer and a final one); the LayerNorm biases of PhiMoE and StarCoder2, StarCoder2's MLP biases
-// and the q/k norms of Command R+ are not counted, and each reader gives their size.
+// sublayer and a final one, and its bias for PhiMoE's and StarCoder2's LayerNorms); the q/k norms
+// of Command R+ and PhiMoE's LM head bias are not counted, and each reader gives their size.
 #include <fmt/format.h>
 
 #include <cstdint>
@@ -46,13 +46,14 @@ void read_cohere(const JsonFields& f, ModelSpec& m) {
 // router hidden -> num_local_experts without bias: read_mixtral) under a GQA attention with
 // biases on q, k, v and o when attention_bias (true in the published configs; transformers'
 // PhimoeAttention gives all four bias=attention_bias). The norms are LayerNorms with a bias
-// beside each weight, and the LM head has a bias with lm_head_bias: (2 x layers + 1) x hidden +
-// vocab weights servesim does not count (298,304 in Phi-3.5-MoE: 65 x 4096 + 32064, 0.0007% of
-// its 41.9B). Microsoft's "6.6B active" counts both tables (6.64B with them, 6.38B without).
+// beside each weight (nn.LayerNorm, elementwise_affine: counted, norm_bias). The LM head's bias
+// (lm_head_bias; vLLM builds it always: vocab weights, 32,064 in Phi-3.5-MoE, 0.00008%) is not
+// counted. Microsoft's "6.6B active" counts both tables (6.64B with them, 6.38B without).
 void read_phimoe(const JsonFields& f, ModelSpec& m) {
   read_mixtral(f, m);
   m.attention_o_bias = m.qkv_bias;
   m.gated_mlp = true;  // w1 (gate), w3 (up), w2 (down), SiLU
+  m.norm_bias = true;
 }
 
 // MiniCPM 1 / 2 / 4 (MiniCPMForCausalLM; vLLM's minicpm.py, openbmb's configuration_minicpm.py)
@@ -113,19 +114,15 @@ void read_minicpm(const JsonFields& f, ModelSpec& m) {
 //              weights as three projections), wo; both with a bias when `bias` (InternLM2Config's
 //              default true; the published configs say false), the MLP never;
 //   InternLM3  q_proj, k_proj, v_proj with qkv_bias, o_proj with `bias`, which also puts biases
-//              on gate_proj, up_proj and down_proj (InternLM3MLP): `bias` true is refused, as
-//              servesim counts no MLP bias; qkv_bias without it is counted.
+//              on gate_proj, up_proj and down_proj (InternLM3MLP: mlp_bias).
 // vLLM applies no window to either.
 void read_internlm(const JsonFields& f, ModelSpec& m) {
   const std::string w = f.where();
   const bool v3 = m.architecture == "InternLM3ForCausalLM" || f.string("model_type", "") == "internlm3";
   if (v3) {
-    if (f.boolean("bias", false))
-      throw Error(fmt::format("{}: bias true puts biases on InternLM3's o_proj and MLP projections (InternLM3MLP), "
-                              "which servesim does not describe (it counts attention biases only)",
-                              w));
     m.qkv_bias = f.boolean("qkv_bias", false);
-    m.attention_o_bias = false;
+    m.attention_o_bias = f.boolean("bias", false);
+    m.mlp_bias = m.attention_o_bias;
   } else {
     m.qkv_bias = f.boolean("bias", true);
     m.attention_o_bias = m.qkv_bias;
@@ -176,16 +173,15 @@ void read_arcee(const JsonFields& f, ModelSpec& m) { read_ungated_llama(f, m, "A
 // StarCoder2 3B / 7B / 15B (Starcoder2ForCausalLM; transformers' modeling_starcoder2.py, vLLM's
 // starcoder2.py): GQA with biases on q, k, v and o (use_bias, Starcoder2Config's default true), an
 // MLP without a gate (c_fc hidden -> intermediate_size, gelu_pytorch_tanh, c_proj back: read as not
-// gated whatever hidden_act names), LayerNorms, the table tied unless tie_word_embeddings says
-// otherwise (Starcoder2Config's default true), and a window of sliding_window on every layer (as
-// read for Mistral). Not counted: c_fc's and c_proj's biases (intermediate_size + hidden a layer,
-// with use_bias) and the LayerNorms' biases ((2 x layers + 1) x hidden): 648,192 weights in the 3B
-// (30 x 15360 + 61 x 3072), 1,728,512 in the 15B (40 x 30720 + 81 x 6144), 0.02% and 0.011% of
-// their totals. servesim's ModelSpec has no MLP or norm bias; vectors this small change no memory
-// plan or step time it prices, so the model is read rather than refused.
+// gated whatever hidden_act names) with biases on both projections (use_bias: intermediate_size +
+// hidden a layer, mlp_bias), LayerNorms with a bias beside each weight (norm_bias), the table tied
+// unless tie_word_embeddings says otherwise (Starcoder2Config's default true), and a window of
+// sliding_window on every layer (as read for Mistral).
 void read_starcoder2(const JsonFields& f, ModelSpec& m) {
   m.qkv_bias = f.boolean("use_bias", true);
   m.attention_o_bias = m.qkv_bias;
+  m.mlp_bias = m.qkv_bias;
+  m.norm_bias = true;
   m.gated_mlp = false;
   m.tied_embeddings = f.boolean("tie_word_embeddings", true);
   if (m.ffn <= 0) throw Error(fmt::format("{}: intermediate_size must be positive", f.where()));

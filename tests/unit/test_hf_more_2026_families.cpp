@@ -241,11 +241,13 @@ TEST_CASE("more 2026 families: Phi-3.5-MoE (PhimoeForCausalLM)", "[hf][more-2026
   CHECK_FALSE(m.local.enabled());  // a window of 131072 over 131072 positions never binds
   // A layer: attention 4096 x (4096 + 2 x 1024) + 4096 x 4096 = 41,943,040 with biases 4096 + 2 x 1024
   // + 4096 = 10,240; router 4096 x 16 = 65,536; an expert 3 x 4096 x 6400 = 78,643,200. Tables
-  // 2 x 32064 x 4096; norms (2 x 32 + 1) x 4096 (their biases and lm_head's, 298,304, not counted).
+  // 2 x 32064 x 4096; (2 x 32 + 1) LayerNorms of a weight and a bias of 4096 each (lm_head's bias,
+  // 32,064, not counted).
+  CHECK(m.norm_bias);
   const std::int64_t attention = 41943040 + 10240, router = 4096LL * 16, expert = 3LL * 4096 * 6400;
-  const std::int64_t rest = 2LL * 32064 * 4096 + 65LL * 4096;
-  CHECK(m.total_params() == 32 * (attention + router + 16 * expert) + rest);  // 41,872,855,040
-  CHECK(m.active_params() == 32 * (attention + router + 2 * expert) + rest);  // 6,640,695,040
+  const std::int64_t rest = 2LL * 32064 * 4096 + 65LL * 2 * 4096;
+  CHECK(m.total_params() == 32 * (attention + router + 16 * expert) + rest);  // 41,873,121,280
+  CHECK(m.active_params() == 32 * (attention + router + 2 * expert) + rest);  // 6,640,961,280
   // Microsoft, Phi-3.5-MoE-instruct model card: "6.6B active parameters", 41.9B in total (-0.07%,
   // +0.6%).
   CHECK(within(static_cast<double>(m.total_params()), 41.9e9, 0.002));
@@ -365,8 +367,10 @@ TEST_CASE("more 2026 families: InternLM2.5 and InternLM3", "[hf][more-2026-famil
     j["qkv_bias"] = true;
     CHECK(load_edited(j, "internlm3-qkvbias").attention_params_per_layer() == 35651584 + 4096 + 512);
     j = internlm3_8b();
-    j["bias"] = true;
-    CHECK_THAT(error_of([&] { load_edited(j, "internlm3-bias"); }), Contains("bias true puts biases on InternLM3"));
+    j["bias"] = true;  // o_proj 4096, and gate, up and down: 2 x 10240 + 4096
+    CHECK(load_edited(j, "internlm3-bias").total_params() == v3.total_params() + 48 * (4096 + 2 * 10240 + 4096));
+    j["bias"] = "no";
+    CHECK_THAT(error_of([&] { load_edited(j, "internlm3-bad-bias"); }), Contains("'bias' must be true or false"));
   }
 }
 
@@ -432,6 +436,18 @@ TEST_CASE("more 2026 families: GLM-4.1V's and InternVL's text models", "[hf][mor
     // A layer: attention 163,840 with q/k/v biases 256 + 2 x 64 = 384; SwiGLU 3 x 256 x 1024 = 786,432.
     CHECK(m.total_params() == 4 * (163840 + 384 + 786432) + 2LL * 1000 * 256 + 9LL * 256);
   }
+  SECTION("InternS1ForConditionalGeneration: its text_config read by the text model's model_type") {
+    // Intern-S1 wraps a Qwen3-MoE text model, Intern-S1-mini a Qwen3 dense one (internlm's model
+    // cards); servesim reads the text model whatever the wrapper's name.
+    nlohmann::json text = small("", "qwen3");
+    text.erase("architectures");
+    const nlohmann::json j = {{"architectures", {"InternS1ForConditionalGeneration"}},
+                              {"model_type", "interns1"},
+                              {"text_config", text}};
+    const ModelSpec m = load_edited(j, "interns1-mini");
+    CHECK_FALSE(m.qkv_bias);
+    CHECK(m.total_params() == 4 * (163840 + 786432) + 2LL * 1000 * 256 + 9LL * 256);
+  }
   SECTION("InternVLChatModel: llm_config, with Qwen2's q/k/v biases") {
     nlohmann::json llm = small("Qwen2ForCausalLM", "qwen2");
     const nlohmann::json j = {{"architectures", {"InternVLChatModel"}},
@@ -477,17 +493,22 @@ TEST_CASE("more 2026 families: StarCoder2 (Starcoder2ForCausalLM)", "[hf][more-2
   CHECK(m.local.kind == LocalAttention::Kind::sliding);
   CHECK(m.local.layers == 30);
   // A layer: q/k/v 3072 x (3072 + 2 x 256) = 11,010,048 with biases 3584, o 3072 x 3072 = 9,437,184
-  // with bias 3072; the MLP 2 x 3072 x 12288 = 75,497,472. One tied table 49152 x 3072; norms
-  // (2 x 30 + 1) x 3072 (their biases and the MLP's, 648,192, not counted).
-  const std::int64_t layer = 11010048 + 3584 + 9437184 + 3072 + 75497472LL;
-  CHECK(m.total_params() == 30 * layer + 49152LL * 3072 + 61LL * 3072);  // 3,029,723,136
+  // with bias 3072; the MLP 2 x 3072 x 12288 = 75,497,472 with biases 12288 (c_fc) + 3072 (c_proj).
+  // One tied table 49152 x 3072; (2 x 30 + 1) LayerNorms of a weight and a bias of 3072 each.
+  CHECK(m.mlp_bias);
+  CHECK(m.norm_bias);
+  CHECK(m.dense_mlp_params_per_layer() == 75497472 + 12288 + 3072);
+  const std::int64_t layer = 11010048 + 3584 + 9437184 + 3072 + 75497472LL + 12288 + 3072;
+  CHECK(m.total_params() == 30 * layer + 49152LL * 3072 + 61LL * 2 * 3072);  // 3,030,371,328
   // BigCode, StarCoder 2 (Lozhkov et al., arXiv:2402.19173): StarCoder2-3B, 3B (+1.0%).
   CHECK(within(static_cast<double>(m.total_params()), 3e9, 0.011));
 
-  SECTION("use_bias false drops the attention biases; a malformed one is an error naming it") {
+  SECTION("use_bias false drops the attention and MLP biases; a malformed one is an error naming it") {
     nlohmann::json j = base;
     j["use_bias"] = false;
-    CHECK(load_edited(j, "starcoder2-nobias").attention_params_per_layer() == 11010048 + 9437184);
+    const ModelSpec nb = load_edited(j, "starcoder2-nobias");
+    CHECK(nb.attention_params_per_layer() == 11010048 + 9437184);
+    CHECK(nb.dense_mlp_params_per_layer() == 75497472);
     j["use_bias"] = 1;
     CHECK_THAT(error_of([&] { load_edited(j, "starcoder2-badbias"); }), Contains("'use_bias' must be true or false"));
   }
