@@ -69,12 +69,16 @@ void read_routed_experts(const JsonFields& f, ModelSpec& m, const char* experts_
   m.moe.topk_groups = static_cast<int>(f.integer("topk_group", 0));
 }
 
+}  // namespace
+
 void refuse_mlp_bias(const JsonFields& f, const char* family) {
   if (f.boolean("mlp_bias", false))
     throw Error(fmt::format("{}: mlp_bias true puts biases on {}'s MLP projections, which servesim does not describe "
                             "(it counts attention biases only)",
                             f.where(), family));
 }
+
+namespace {
 
 // The sliding layers of a model whose layer_types, when given, read_local_attention counted;
 // without them every pattern-th layer (1-based) is global, the others sliding (Exaone4Config's
@@ -276,12 +280,21 @@ void read_bailing_moe_v2(const JsonFields& f, ModelSpec& m) {
 // default 4) global, the others a window of sliding_window; the global layers skip the rotary
 // embedding (no weights).
 void read_cohere2(const JsonFields& f, ModelSpec& m) {
+  read_cohere_block(f, m, "Cohere2");
+  if (f.has("layer_types")) return;
+  sliding_every_but_pattern(m, f.integer("sliding_window_pattern", 4));
+}
+
+// What Command R (CohereForCausalLM, hf_more_2026_families.cpp) and Command R7B / A (Cohere2)
+// share: qkv_proj and o_proj without biases, a SwiGLU MLP without biases, the LM head tied to
+// the embedding (see read_cohere2).
+void read_cohere_block(const JsonFields& f, ModelSpec& m, const char* family) {
   const std::string w = f.where();
   if (f.boolean("attention_bias", false))
     throw Error(fmt::format("{}: attention_bias true: vLLM's CohereAttention builds qkv_proj and o_proj without "
                             "biases; servesim will not guess which checkpoint this is",
                             w));
-  refuse_mlp_bias(f, "Cohere2");
+  refuse_mlp_bias(f, family);
   if (!f.boolean("tie_word_embeddings", true))
     throw Error(fmt::format("{}: tie_word_embeddings false: every Command R / Command A checkpoint ties the LM head "
                             "to the embedding (vLLM's CohereForCausalLM asserts it); servesim will not size a head it "
@@ -291,8 +304,6 @@ void read_cohere2(const JsonFields& f, ModelSpec& m) {
   m.qkv_bias = false;
   m.attention_o_bias = false;
   m.gated_mlp = true;
-  if (f.has("layer_types")) return;
-  sliding_every_but_pattern(m, f.integer("sliding_window_pattern", 4));
 }
 
 // dots.llm1 (Dots1ForCausalLM; vLLM's dots1.py): GQA of head_dim with biases on q, k and v when
@@ -338,8 +349,13 @@ void read_dots1(const JsonFields& f, ModelSpec& m) {
 // alpha_n (two scalars a layer: 64 weights in the 8B) are not counted. Read as not gated whatever
 // hidden_act names: ApertusMLP has no gate projection. vLLM runs no window: a sliding_window is
 // not applied.
-void read_apertus(const JsonFields& f, ModelSpec& m) {
-  refuse_mlp_bias(f, "Apertus");
+void read_apertus(const JsonFields& f, ModelSpec& m) { read_ungated_llama(f, m, "Apertus"); }
+
+// A Llama decoder whose MLP has no gate (up_proj, an activation, down_proj; Apertus's xIELU,
+// AFM's ReLU^2 in hf_more_2026_families.cpp): attention biases on q, k, v and o with
+// attention_bias, none on the MLP (mlp_bias refused), no window (vLLM applies none).
+void read_ungated_llama(const JsonFields& f, ModelSpec& m, const char* family) {
+  refuse_mlp_bias(f, family);
   m.attention_o_bias = m.qkv_bias;  // LlamaAttention: o_proj takes bias=attention_bias too
   m.gated_mlp = false;
   m.local = LocalAttention{};

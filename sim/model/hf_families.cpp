@@ -91,6 +91,23 @@ const std::map<std::string, HfFamily>& by_architecture() {
       {"MambaForCausalLM", HfFamily::mamba},
       {"FalconMambaForCausalLM", HfFamily::mamba},
       {"BambaForCausalLM", HfFamily::bamba},
+      {"CohereForCausalLM", HfFamily::cohere},
+      // transformers names it PhimoeForCausalLM; the published configs (Phi-3.5-MoE, the SlimMoE
+      // Phi-tiny/mini-MoE) write PhiMoEForCausalLM, vLLM's registered name.
+      {"PhimoeForCausalLM", HfFamily::phimoe},
+      {"PhiMoEForCausalLM", HfFamily::phimoe},
+      {"MiniCPMForCausalLM", HfFamily::minicpm},
+      {"MiniCPM3ForCausalLM", HfFamily::minicpm3},
+      {"InternLM2ForCausalLM", HfFamily::internlm2},
+      {"InternLM3ForCausalLM", HfFamily::internlm3},
+      {"GraniteMoeForCausalLM", HfFamily::granite_moe},
+      {"GraniteMoeSharedForCausalLM", HfFamily::granite_moe},
+      {"ArceeForCausalLM", HfFamily::arcee},
+      {"Starcoder2ForCausalLM", HfFamily::starcoder2},
+      {"ExaoneForCausalLM", HfFamily::exaone},
+      // GLM-4.1V-Thinking: its text_config ("glm4v_text") is GLM-4-0414's dense decoder (vLLM's
+      // glm4_1v.py builds the language model as Glm4ForCausalLM).
+      {"Glm4vForConditionalGeneration", HfFamily::glm4},
   };
   return m;
 }
@@ -127,6 +144,11 @@ const std::map<std::string, HfFamily>& by_model_type() {
       {"dots1", HfFamily::dots1},          {"apertus", HfFamily::apertus},
       {"falcon_h1", HfFamily::falcon_h1},  {"mamba2", HfFamily::mamba2},       {"mamba", HfFamily::mamba},
       {"falcon_mamba", HfFamily::mamba},   {"bamba", HfFamily::bamba},
+      {"cohere", HfFamily::cohere},        {"phimoe", HfFamily::phimoe},       {"minicpm", HfFamily::minicpm},
+      {"minicpm3", HfFamily::minicpm3},    {"internlm2", HfFamily::internlm2}, {"internlm3", HfFamily::internlm3},
+      {"granitemoe", HfFamily::granite_moe}, {"granitemoeshared", HfFamily::granite_moe},
+      {"arcee", HfFamily::arcee},          {"glm4v_text", HfFamily::glm4},     {"starcoder2", HfFamily::starcoder2},
+      {"exaone", HfFamily::exaone},
   };
   return m;
 }
@@ -154,7 +176,8 @@ bool is_moe_family(HfFamily f) {
          f == HfFamily::gpt_oss || f == HfFamily::minimax_m2 || f == HfFamily::glm4_moe || f == HfFamily::step3p7 ||
          f == HfFamily::mimo_v2 || f == HfFamily::deepseek_v4 || f == HfFamily::kimi_linear ||
          f == HfFamily::minimax_m3 || f == HfFamily::ernie4_5_moe || f == HfFamily::olmoe ||
-         f == HfFamily::hunyuan_moe || f == HfFamily::bailing_moe_v2 || f == HfFamily::dots1;
+         f == HfFamily::hunyuan_moe || f == HfFamily::bailing_moe_v2 || f == HfFamily::dots1 ||
+         f == HfFamily::phimoe || f == HfFamily::granite_moe;
 }
 
 bool is_attention_free_family(HfFamily f) { return f == HfFamily::mamba2 || f == HfFamily::mamba; }
@@ -201,6 +224,20 @@ void read_qwen_moe(const JsonFields& f, ModelSpec& m) {
   }
 }
 
+// Multi-head latent attention as DeepSeek-V2 names its fields (kv_lora_rank, q_lora_rank, absent
+// or null: queries not compressed; qk_nope_head_dim, qk_rope_head_dim, v_head_dim); MiniCPM3
+// names them alike (hf_more_2026_families.cpp), its v_head_dim defaulting to `v_head_dim_default`
+// (> 0) where the config leaves it out.
+void read_mla(const JsonFields& f, ModelSpec& m, std::int64_t v_head_dim_default) {
+  m.mla.kv_lora_rank = static_cast<int>(f.integer("kv_lora_rank"));
+  m.mla.q_lora_rank = static_cast<int>(f.integer("q_lora_rank", 0));
+  m.mla.qk_nope_head_dim = static_cast<int>(f.integer("qk_nope_head_dim"));
+  m.mla.qk_rope_head_dim = static_cast<int>(f.integer("qk_rope_head_dim"));
+  m.mla.v_head_dim = static_cast<int>(v_head_dim_default > 0 ? f.integer("v_head_dim", v_head_dim_default)
+                                                              : f.integer("v_head_dim"));
+  m.head_dim = m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim;
+}
+
 // DeepSeek-V2/V3 and the families built on them: MLA, shared experts, expert groups, dense
 // leading layers, an MoE-layer frequency, MTP modules, and DeepSeek sparse attention (V3.2,
 // GLM-5: index_n_heads, index_head_dim, index_topk).
@@ -230,14 +267,7 @@ void read_deepseek(const JsonFields& f, ModelSpec& m) {
   m.mtp_layers = static_cast<int>(f.integer("num_nextn_predict_layers", 0));
   if (m.mtp_layers < 0)
     throw Error(fmt::format("{}: num_nextn_predict_layers must be >= 0, got {}", f.where(), m.mtp_layers));
-  if (f.has("kv_lora_rank")) {  // MLA
-    m.mla.kv_lora_rank = static_cast<int>(f.integer("kv_lora_rank"));
-    m.mla.q_lora_rank = static_cast<int>(f.integer("q_lora_rank", 0));
-    m.mla.qk_nope_head_dim = static_cast<int>(f.integer("qk_nope_head_dim"));
-    m.mla.qk_rope_head_dim = static_cast<int>(f.integer("qk_rope_head_dim"));
-    m.mla.v_head_dim = static_cast<int>(f.integer("v_head_dim"));
-    m.head_dim = m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim;
-  }
+  if (f.has("kv_lora_rank")) read_mla(f, m);
   if (f.has("index_topk")) {  // DeepSeek sparse attention (DeepseekV32 / GlmMoeDsa): every layer
     m.indexer.heads = static_cast<int>(f.at_least("index_n_heads", 1));
     m.indexer.head_dim = static_cast<int>(f.at_least("index_head_dim", 1));

@@ -56,6 +56,17 @@ enum class HfFamily {
   mamba2,          // Mamba-2 (pure SSM: Mamba-Codestral; no attention, no MLP)
   mamba,           // Mamba, Falcon Mamba (pure SSM: selective scan; no attention, no MLP)
   bamba,           // Bamba (Mamba-2 with attention on attn_layer_indices)
+  // hf_more_2026_families.cpp:
+  cohere,          // Command R / R+, Aya Expanse / Aya 23 (Cohere2's parallel block, no window)
+  phimoe,          // Phi-3.5-MoE, Phi-tiny/mini-MoE (Mixtral's experts, biased attention, LayerNorms)
+  minicpm,         // MiniCPM 1/2/4 (Llama with muP scalars; MiniCPM-MoE's experts)
+  minicpm3,        // MiniCPM3 (MLA attention, as DeepSeek-V2's)
+  internlm2,       // InternLM2 / 2.5 (packed wqkv, bias on wqkv and wo with `bias`)
+  internlm3,       // InternLM3 (Llama with qkv_bias / bias)
+  granite_moe,     // Granite 3.x MoE, GraniteMoeShared (top-k experts, an optional shared MLP)
+  arcee,           // AFM (Llama with an ungated ReLU^2 MLP)
+  starcoder2,      // StarCoder2 (biased attention, an ungated GELU MLP, a window on every layer)
+  exaone,          // EXAONE 3.0 / 3.5 (Llama under GPT-2's field names: num_layers, activation_function)
 };
 
 // The family of a text model from its architecture name, or from its model_type (a wrapper's
@@ -109,6 +120,25 @@ void read_mamba(const JsonFields& f, ModelSpec& m);         // hf_ssm_families.c
 void read_bamba(const JsonFields& f, ModelSpec& m);         // hf_ssm_families.cpp
 // Families without attention layers (no num_attention_heads in their configs).
 bool is_attention_free_family(HfFamily f);
+void read_cohere(const JsonFields& f, ModelSpec& m);        // hf_more_2026_families.cpp
+void read_phimoe(const JsonFields& f, ModelSpec& m);        // hf_more_2026_families.cpp
+void read_minicpm(const JsonFields& f, ModelSpec& m);       // hf_more_2026_families.cpp (1/2/4 and 3)
+void read_internlm(const JsonFields& f, ModelSpec& m);      // hf_more_2026_families.cpp (2 and 3)
+void read_granite_moe(const JsonFields& f, ModelSpec& m);   // hf_more_2026_families.cpp
+void read_arcee(const JsonFields& f, ModelSpec& m);         // hf_more_2026_families.cpp
+void read_starcoder2(const JsonFields& f, ModelSpec& m);    // hf_more_2026_families.cpp
+void read_exaone(const JsonFields& f, ModelSpec& m);        // hf_more_2026_families.cpp
+// EXAONE 3.x's own field names copied under the common ones before those are read (the text
+// model's json, which the importer owns).
+void alias_exaone_fields(nlohmann::json& text);
+
+// Pieces readers share. hf_families.cpp: DeepSeek-V2's MLA fields (DeepSeek, MiniCPM3).
+// hf_2026_families.cpp: a refusal of mlp_bias true naming the family; Cohere's block (no
+// biases, tied head: Command R and Cohere2); a Llama decoder with an ungated MLP (Apertus, AFM).
+void read_mla(const JsonFields& f, ModelSpec& m, std::int64_t v_head_dim_default = 0);
+void refuse_mlp_bias(const JsonFields& f, const char* family);
+void read_cohere_block(const JsonFields& f, ModelSpec& m, const char* family);
+void read_ungated_llama(const JsonFields& f, ModelSpec& m, const char* family);
 
 // How many entries of `layer_types` are `kind`; -1 when the config has no such list.
 int count_layer_types(const JsonFields& f, const std::string& kind);

@@ -172,15 +172,9 @@ std::int64_t vision_params_estimate(const json& j) {
 }
 
 // What servesim lacks for an architecture it knows of and does not describe (said in its
-// refusal). DeepSeek-V4, DeciLM and Falcon-H1, once here, have their readers (read_deepseek_v4,
-// read_nemotron_nas, read_falcon_h1).
+// refusal). DeepSeek-V4, DeciLM, Falcon-H1 and StarCoder2, once here, have their readers
+// (read_deepseek_v4, read_nemotron_nas, read_falcon_h1, read_starcoder2).
 std::string known_unsupported(const std::string& arch) {
-  // StarCoder2 (vLLM's starcoder2.py, transformers' modeling_starcoder2.py): a non-gated MLP
-  // (c_fc, c_proj) and o_proj with biases (use_bias) and LayerNorms with biases (norm_type
-  // layer_norm); servesim counts neither MLP nor norm biases.
-  if (arch == "Starcoder2ForCausalLM")
-    return " (its MLP projections c_fc and c_proj carry biases (use_bias) and its LayerNorms a bias beside "
-           "each weight; servesim counts attention biases only, and would undercount such a checkpoint)";
   // LFM2 (transformers' modeling_lfm2.py): the layers not in full_attn_idxs are gated
   // short-convolution blocks (in_proj hidden -> 3 hidden, a depthwise causal convolution of
   // conv_L_cache taps, out_proj) whose per-sequence state is the convolution's last inputs: none
@@ -200,12 +194,19 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
   // A multimodal wrapper's language model is its text_config (its dtype, name and
   // embedding tying default to the wrapper's); the text model's own architecture or
   // model_type says which family it is.
-  const bool nested = j.contains("text_config") && j["text_config"].is_object();
-  json text = nested ? j["text_config"] : j;
+  // InternVL 2 / 2.5 / 3 / 3.5 (InternVLChatModel, remote code) name it llm_config.
+  const char* text_key = j.contains("text_config") && j["text_config"].is_object()  ? "text_config"
+                         : j.contains("llm_config") && j["llm_config"].is_object() ? "llm_config"
+                                                                                    : nullptr;
+  const bool nested = text_key != nullptr;
+  json text = nested ? j[text_key] : j;
   for (const char* k : {"torch_dtype", "dtype", "_name_or_path", "tie_word_embeddings"})
     if (!text.contains(k) && j.contains(k)) text[k] = j[k];
-  const std::string where = nested ? path + " (text_config)" : path;
+  const std::string where = nested ? fmt::format("{} ({})", path, text_key) : path;
   const std::string text_arch = nested ? first_architecture(text, where) : arch;
+  // The language model's own architecture where the wrapper's text model names one (an
+  // InternVL around a Qwen2ForCausalLM has Qwen2's q/k/v biases), else the config's.
+  const std::string& lm_arch = nested && !text_arch.empty() ? text_arch : arch;
   const std::string model_type = model_type_of(text).empty() ? model_type_of(j) : model_type_of(text);
   // The text model's own architecture first; a wrapper's text_config without one by its
   // model_type (Mistral 3's "ministral3", Qwen3-VL-MoE's "qwen3_vl_moe_text"), then by the
@@ -244,6 +245,7 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     for (auto it = defaults.begin(); it != defaults.end(); ++it)
       if (!text.contains(it.key()) || text[it.key()].is_null()) text[it.key()] = it.value();
   }
+  if (*family == HfFamily::exaone) alias_exaone_fields(text);
   JsonFields f(text, where);
   ModelSpec m;
   m.source_file = path;
@@ -275,7 +277,7 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
   m.tied_embeddings = f.boolean("tie_word_embeddings", gemma);  // Gemma configs default to tied
   m.max_context = f.integer("max_position_embeddings", 4096);
   // Qwen2 puts biases on q/k/v by design; Llama-family configs say so in attention_bias.
-  m.qkv_bias = f.boolean("attention_bias", arch == "Qwen2ForCausalLM" || arch == "Qwen2MoeForCausalLM");
+  m.qkv_bias = f.boolean("attention_bias", lm_arch == "Qwen2ForCausalLM" || lm_arch == "Qwen2MoeForCausalLM");
   const std::string act = f.string("hidden_act", f.string("hidden_activation", "silu"));
   m.gated_mlp = act == "silu" || act == "swiglu" || act == "gelu_pytorch_tanh" || act == "geglu";
   const std::string dtype = f.string("torch_dtype", f.string("dtype", "bfloat16"));
@@ -329,6 +331,16 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     case HfFamily::mamba2: read_mamba2(f, m); break;
     case HfFamily::mamba: read_mamba(f, m); break;
     case HfFamily::bamba: read_bamba(f, m); break;
+    case HfFamily::cohere: read_cohere(f, m); break;
+    case HfFamily::phimoe: read_phimoe(f, m); break;
+    case HfFamily::minicpm:
+    case HfFamily::minicpm3: read_minicpm(f, m); break;
+    case HfFamily::internlm2:
+    case HfFamily::internlm3: read_internlm(f, m); break;
+    case HfFamily::granite_moe: read_granite_moe(f, m); break;
+    case HfFamily::arcee: read_arcee(f, m); break;
+    case HfFamily::starcoder2: read_starcoder2(f, m); break;
+    case HfFamily::exaone: read_exaone(f, m); break;
   }
   // A mixture-of-experts family whose config names no experts (num_experts: 0, or the
   // field missing) would be priced as a dense model with the expert-sized FFN.
@@ -344,9 +356,10 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
 // model's) when it names a quant_method, else ModelOpt's hf_quant_config.json beside it.
 std::optional<CheckpointQuantization> checkpoint_quantization(const json& j, const std::string& path) {
   const json* holder = &j;
-  if (!j.contains("quantization_config") && j.contains("text_config") && j["text_config"].is_object() &&
-      j["text_config"].contains("quantization_config"))
-    holder = &j["text_config"];
+  for (const char* key : {"text_config", "llm_config"})
+    if (holder == &j && !j.contains("quantization_config") && j.contains(key) && j[key].is_object() &&
+        j[key].contains("quantization_config"))
+      holder = &j[key];
   const std::string modelopt = (std::filesystem::path(path).parent_path() / "hf_quant_config.json").string();
   if (!quantization_config_names_method(*holder) && file_exists(modelopt)) {
     const json q = read_hf_json_file(modelopt);

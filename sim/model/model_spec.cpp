@@ -72,15 +72,24 @@ std::int64_t ModelSpec::attention_params_of(bool global) const {
   return hidden * (q_out + k + v) + bias + o_in * hidden + (attention_o_bias ? hidden : 0) + (attention_sinks ? heads : 0);
 }
 
+namespace {
+// One dense MLP layer of width `ffn`: its projections and, with `bias`, a bias per output (gate
+// and up ffn each, or one up of ffn; down hidden).
+std::int64_t dense_mlp_layer_params(std::int64_t hidden, std::int64_t ffn, bool gated, bool bias) {
+  return (gated ? 3 : 2) * hidden * ffn + (bias ? (gated ? 2 : 1) * ffn + hidden : 0);
+}
+}  // namespace
+
 std::int64_t ModelSpec::dense_mlp_params_per_layer() const {
-  return (gated_mlp ? 3 : 2) * hidden * ffn;
+  return dense_mlp_layer_params(hidden, ffn, gated_mlp, mlp_bias);
 }
 
 std::int64_t ModelSpec::dense_mlp_params() const {
   if (mlp_widths.empty()) return static_cast<std::int64_t>(dense_mlp_layers()) * dense_mlp_params_per_layer();
   std::int64_t sum = 0;
   for (const MlpWidthGroup& g : mlp_widths)
-    sum += static_cast<std::int64_t>(g.layers) * (g.linear ? hidden * hidden : (gated_mlp ? 3 : 2) * hidden * g.ffn);
+    sum += static_cast<std::int64_t>(g.layers) *
+           (g.linear ? hidden * hidden : dense_mlp_layer_params(hidden, g.ffn, gated_mlp, mlp_bias));
   return sum;
 }
 
@@ -150,8 +159,8 @@ std::int64_t ModelSpec::embedding_params() const { return vocab * hidden * (tied
 
 std::int64_t ModelSpec::norm_params() const {
   // One RMSNorm before each sublayer (two per layer of attention + MLP) plus the final one
-  // (MLA adds its latent norms, counted above).
-  return (static_cast<std::int64_t>(sublayers()) + 1) * hidden;
+  // (MLA adds its latent norms, counted above); a LayerNorm with a bias holds twice that.
+  return (static_cast<std::int64_t>(sublayers()) + 1) * hidden * (norm_bias ? 2 : 1);
 }
 
 std::int64_t ModelSpec::total_params() const {

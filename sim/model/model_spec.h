@@ -150,6 +150,11 @@ struct ModelSpec {
   // dense MLP layer is `ffn` wide. Else its non-linear groups hold dense_mlp_layers() layers.
   std::vector<MlpWidthGroup> mlp_widths;
   bool gated_mlp = true;      // SwiGLU/GeGLU: gate and up projections
+  // StarCoder2's dense MLP biases (c_fc and c_proj with use_bias): one per output of each
+  // projection, ffn (twice when gated) + hidden a layer.
+  bool mlp_bias = false;
+  // LayerNorms with a bias beside each weight (StarCoder2, PhiMoE): hidden more a norm.
+  bool norm_bias = false;
   bool qkv_bias = false;
   std::int64_t vocab = 0;
   bool tied_embeddings = false;

@@ -588,18 +588,3 @@ TEST_CASE("more archs: Seed-OSS-36B (SeedOssForCausalLM)", "[hf][more-archs][see
     CHECK_THAT(error_of([&] { load_edited(j, "seed-oss-mlpbias"); }), Contains("mlp_bias true"));
   }
 }
-
-TEST_CASE("more archs: StarCoder2 is refused, saying which biases servesim cannot count", "[hf][more-archs]") {
-  // StarCoder2-15B's shapes as mlc-ai/mlc-llm keeps its config (preset "starcoder2",
-  // mlc-ai/mlc-llm@79d603f085f50500e9509fa01785ffa7ecfaaa93:python/mlc_llm/model/model_preset.py).
-  const nlohmann::json j = {{"architectures", {"Starcoder2ForCausalLM"}}, {"model_type", "starcoder2"},
-                            {"hidden_act", "gelu_pytorch_tanh"},        {"hidden_size", 4608},
-                            {"intermediate_size", 18432},               {"max_position_embeddings", 16384},
-                            {"norm_type", "layer_norm"},                {"num_attention_heads", 36},
-                            {"num_hidden_layers", 32},                  {"num_key_value_heads", 4},
-                            {"sliding_window", 4096},                   {"use_bias", true},
-                            {"vocab_size", 49152}};
-  const std::string e = error_of([&] { load_edited(j, "starcoder2"); });
-  CHECK_THAT(e, Contains("'Starcoder2ForCausalLM'"));
-  CHECK_THAT(e, Contains("c_fc and c_proj carry biases"));
-}
