@@ -86,6 +86,9 @@ const std::map<std::string, HfFamily>& by_architecture() {
       {"Cohere2ForCausalLM", HfFamily::cohere2},
       {"Dots1ForCausalLM", HfFamily::dots1},
       {"ApertusForCausalLM", HfFamily::apertus},
+      {"Lfm2ForCausalLM", HfFamily::lfm2},
+      {"Lfm2MoeForCausalLM", HfFamily::lfm2_moe},
+      {"Lfm2VlForConditionalGeneration", HfFamily::lfm2},  // its text_config: a model_type "lfm2"
   };
   return m;
 }
@@ -120,6 +123,7 @@ const std::map<std::string, HfFamily>& by_model_type() {
       {"hunyuan_v1_moe", HfFamily::hunyuan_moe}, {"hunyuan_v1_dense", HfFamily::hunyuan_dense},
       {"bailing_moe_v2", HfFamily::bailing_moe_v2}, {"cohere2", HfFamily::cohere2},
       {"dots1", HfFamily::dots1},          {"apertus", HfFamily::apertus},
+      {"lfm2", HfFamily::lfm2},            {"lfm2_moe", HfFamily::lfm2_moe},
   };
   return m;
 }
@@ -147,7 +151,8 @@ bool is_moe_family(HfFamily f) {
          f == HfFamily::gpt_oss || f == HfFamily::minimax_m2 || f == HfFamily::glm4_moe || f == HfFamily::step3p7 ||
          f == HfFamily::mimo_v2 || f == HfFamily::deepseek_v4 || f == HfFamily::kimi_linear ||
          f == HfFamily::minimax_m3 || f == HfFamily::ernie4_5_moe || f == HfFamily::olmoe ||
-         f == HfFamily::hunyuan_moe || f == HfFamily::bailing_moe_v2 || f == HfFamily::dots1;
+         f == HfFamily::hunyuan_moe || f == HfFamily::bailing_moe_v2 || f == HfFamily::dots1 ||
+         f == HfFamily::lfm2_moe;
 }
 
 int count_layer_types(const JsonFields& f, const std::string& kind) {

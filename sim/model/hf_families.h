@@ -52,6 +52,8 @@ enum class HfFamily {
   cohere2,         // Command R7B, Command A (parallel attention + MLP, sliding 3:1, tied table)
   dots1,           // dots.llm1 (DeepSeek-style MoE over GQA attention)
   apertus,         // Apertus (xIELU MLP without a gate)
+  lfm2,            // LFM2, LFM2.5 (gated short convolutions + attention with q/k norms; LFM2-VL's text model)
+  lfm2_moe,        // LFM2-MoE (the same layers, dense leading MLPs then routed experts)
 };
 
 // The family of a text model from its architecture name, or from its model_type (a wrapper's
@@ -99,6 +101,8 @@ void read_bailing_moe_v2(const JsonFields& f, ModelSpec& m);  // hf_2026_familie
 void read_cohere2(const JsonFields& f, ModelSpec& m);       // hf_2026_families.cpp
 void read_dots1(const JsonFields& f, ModelSpec& m);         // hf_2026_families.cpp
 void read_apertus(const JsonFields& f, ModelSpec& m);       // hf_2026_families.cpp
+void read_lfm2(const JsonFields& f, ModelSpec& m);          // hf_lfm2_family.cpp
+void read_lfm2_moe(const JsonFields& f, ModelSpec& m);      // hf_lfm2_family.cpp
 
 // How many entries of `layer_types` are `kind`; -1 when the config has no such list.
 int count_layer_types(const JsonFields& f, const std::string& kind);

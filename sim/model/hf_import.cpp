@@ -189,14 +189,6 @@ std::string known_unsupported(const std::string& arch) {
     return " (its layers run attention and a Mamba-2 mixer in parallel, each layer holding both a KV cache and a "
            "recurrent state; servesim's state layers replace attention on their layers, so it has no description of "
            "a parallel hybrid layer)";
-  // LFM2 (transformers' modeling_lfm2.py): the layers not in full_attn_idxs are gated
-  // short-convolution blocks (in_proj hidden -> 3 hidden, a depthwise causal convolution of
-  // conv_L_cache taps, out_proj) whose per-sequence state is the convolution's last inputs: none
-  // of servesim's state-layer kinds (gated delta rule, KDA, Mamba-2, Mamba).
-  if (arch == "Lfm2ForCausalLM" || arch == "Lfm2MoeForCausalLM")
-    return " (its layers other than full_attn_idxs are gated short-convolution blocks (in_proj to 3 x hidden, a "
-           "depthwise convolution of conv_L_cache taps, out_proj), a state-layer kind servesim does not describe: it "
-           "has the gated delta rule, Kimi delta attention, Mamba-2 and Mamba)";
   return "";
 }
 
@@ -330,6 +322,8 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     case HfFamily::cohere2: read_cohere2(f, m); break;
     case HfFamily::dots1: read_dots1(f, m); break;
     case HfFamily::apertus: read_apertus(f, m); break;
+    case HfFamily::lfm2: read_lfm2(f, m); break;
+    case HfFamily::lfm2_moe: read_lfm2_moe(f, m); break;
   }
   // A mixture-of-experts family whose config names no experts (num_experts: 0, or the
   // field missing) would be priced as a dense model with the expert-sized FFN.
