@@ -23,8 +23,9 @@
 // block_ff_dim if given, else intermediate_size (Lfm2Config reads block_ff_dim over
 // intermediate_size); with block_auto_adjust_ff_dim, ff = int(2 ff / 3), then with a
 // block_ffn_dim_multiplier ff = int(multiplier x ff) rounded up to a multiple of
-// block_multiple_of. (vLLM's Lfm2MLP rounds up even without a multiplier; the two agree for every
-// published config, which all give a multiplier of 1.0 or no adjustment.)
+// block_multiple_of. (vLLM's Lfm2MLP rounds up even without a multiplier; the two agree whenever a
+// multiplier is given or no adjustment asked, as in every LFM2 config quoted in
+// tests/fixtures/hf_configs_from_fields/PROVENANCE.md.)
 // LFM2-MoE (Lfm2MoeDecoderLayer): layers below num_dense_layers have an MLP of intermediate_size
 // as written (Lfm2MoeMLP: no adjustment), the others a router hidden -> num_experts (no bias;
 // its expert_bias buffer, num_experts floats a layer with use_expert_bias, not counted: 704 in

@@ -45,8 +45,9 @@
 //   hidden channels, out_proj hidden -> hidden; conv_bias puts a bias on in_proj, the conv and
 //   out_proj alike (the three modules take bias=config.conv_bias). No recurrent matrix: the
 //   state is the conv's last conv_L_cache - 1 inputs per channel (vLLM's
-//   MambaStateShapeCalculator.short_conv_state_shape: (hidden / tp, conv_kernel - 1), and
-//   no temporal state). Work per token: the two gate products (B x, C y: 1 FLOP a channel
+//   MambaStateShapeCalculator.short_conv_state_shape, vllm-project/vllm@2afe1e8573cf51b73569ae1d35f59078a2032a91:
+//   vllm/model_executor/layers/mamba/mamba_utils.py: one conv state of (conv_kernel - 1, hidden / tp),
+//   no temporal state; its dtype the model's, MambaStateDtypeCalculator.short_conv_state_dtype). Work per token: the two gate products (B x, C y: 1 FLOP a channel
 //   each) and the conv taps, in prefill and decode alike (no chunked products).
 // The short convolution costs 2 x kernel FLOPs per channel and token in every kind.
 #include "model/layer_kinds.h"
