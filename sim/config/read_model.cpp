@@ -203,22 +203,28 @@ const Key kVHead = dim("v_head_dim", "per-head value width", "MlaSpec::v_head_di
 
 // --- (model file).state_layers ---
 const Key kStateKind{.name = "kind", .type = KeyType::choice,
-                     .doc = "gated_delta (Qwen3-Next, Qwen3.5), mamba2 (Nemotron-H, Granite 4.0-H) or mamba1 (Jamba)",
-                     .spec = "StateLayers::kind", .required = true, .choices = {"gated_delta", "mamba2", "mamba1"}};
+                     .doc = "gated_delta (Qwen3-Next, Qwen3.5), mamba2 (Nemotron-H, Granite 4.0-H), mamba1 (Jamba) or "
+                            "short_conv (LFM2's gated short convolution)",
+                     .spec = "StateLayers::kind", .required = true,
+                     .choices = {"gated_delta", "mamba2", "mamba1", "short_conv"}};
 const Key kStateCount = dim("layers", "layers whose mixer is this kind", "StateLayers::layers", kMaxLayers, true);
-const Key kStateHeads = dim("heads", "gated delta: value heads; Mamba-2: SSM heads; Mamba: 1", "StateLayers::heads",
-                            kMaxHeads, true);
-const Key kStateHeadDim = dim("head_dim", "gated delta: value head width; Mamba-2: head_dim; Mamba: d_inner",
+const Key kStateHeads = dim("heads", "gated delta: value heads; Mamba-2: SSM heads; Mamba and short_conv: 1",
+                            "StateLayers::heads", kMaxHeads, true);
+const Key kStateHeadDim = dim("head_dim",
+                              "gated delta: value head width; Mamba-2: head_dim; Mamba: d_inner; short_conv: its "
+                              "channels (hidden_size)",
                               "StateLayers::head_dim", kMaxWidth, true);
 const Key kStateKeyHeads = dim("key_heads", "gated delta: query/key heads; Mamba-2: groups (n_groups); Mamba: 0",
                                "StateLayers::key_heads", kMaxHeads, false, 0);
-const Key kStateKeyDim = dim("key_dim", "gated delta: query/key head width; Mamba-2 and Mamba: d_state",
-                             "StateLayers::key_dim", kMaxWidth, true);
+// Required by every kind but short_conv, which has no recurrent state (validate_model says so).
+const Key kStateKeyDim = dim("key_dim", "gated delta: query/key head width; Mamba-2 and Mamba: d_state; short_conv: 0",
+                             "StateLayers::key_dim", kMaxWidth, false, 0);
 const Key kConvKernel = dim("conv_kernel", "the short causal convolution's width", "StateLayers::conv_kernel", 64,
                             false, 1, "4");
 const Key kDtRank = dim("dt_rank", "Mamba: rank of the time-step projection", "StateLayers::dt_rank", kMaxWidth, false,
                         0);
-const Key kConvBias{.name = "conv_bias", .type = KeyType::boolean, .doc = "the convolution has a bias",
+const Key kConvBias{.name = "conv_bias", .type = KeyType::boolean,
+                    .doc = "the convolution has a bias (short_conv: its in_proj and out_proj too)",
                     .spec = "StateLayers::conv_bias"};
 const Key kChunk = dim("chunk", "prefill scan chunk (gated delta 64; Mamba-2 chunk_size; Mamba 1)", "StateLayers::chunk",
                        65536, false, 1, "64");
@@ -328,6 +334,7 @@ void read_state_layers(ConfigMap& st, StateLayers& s) {
   const std::string kind = read_choice(st, kStateKind);
   s.kind = kind == "gated_delta" ? StateLayers::Kind::gated_delta
            : kind == "mamba2"    ? StateLayers::Kind::mamba2
+           : kind == "short_conv" ? StateLayers::Kind::short_conv
                                  : StateLayers::Kind::mamba1;
   s.layers = read_int_dim(st, kStateCount);
   s.heads = read_int_dim(st, kStateHeads);

@@ -4,7 +4,10 @@
 //   with the tokens  state_in_proj   GEMM hidden -> in_proj_width / tp (heads split over TP)
 //                    state_x_dt_proj Mamba's x_proj + dt_proj (GEMM from d_inner)
 //                    state_conv      the short causal convolution: its inputs read, outputs written
-//                    state_gate_norm the gated RMSNorm of the output (read y and z, write)
+//                    state_gate_norm the gated RMSNorm of the output (read y and z, write); the short
+//                                    convolution has no norm but two gate products instead
+//                                    (state_gates: B x before the conv, C y after, each reading
+//                                    two inputs and writing one; their FLOPs are in the scan's)
 //                    state_out_proj  GEMM inner / tp -> hidden
 //   with the batch   state_scan_prefill  the chunked scan of a prefill (chunk): its FLOPs per
 //                                        token (layer_kinds.cpp), the scan's inputs and
@@ -106,8 +109,11 @@ void CostModel::state_token_ops(double T, CostPart& part, std::vector<OpCost>* o
     if (st.mid_params() > 0)
       put(state_gemm("state_x_dt_proj", T, inner, static_cast<double>(st.mid_params()) / st.inner(), Ls, w_state_, a));
     put(state_elementwise("state_conv", 2.0 * T * channels * a * Ls, Ls, 2.0 * st.conv_kernel * T * channels * Ls, T));
-    put(state_elementwise("state_gate_norm", 3.0 * T * inner * a * Ls, Ls, 5.0 * T * inner * Ls, T,
-                          ElementwiseKind::norm));
+    if (st.kind == StateLayers::Kind::short_conv)
+      put(state_elementwise("state_gates", 6.0 * T * inner * a * Ls, 2.0 * Ls, 0.0, T));
+    else
+      put(state_elementwise("state_gate_norm", 3.0 * T * inner * a * Ls, Ls, 5.0 * T * inner * Ls, T,
+                            ElementwiseKind::norm));
     put(state_gemm("state_out_proj", T, inner, hidden, Ls, w_state_, a));
   }
   if (m.indexer.enabled()) {

@@ -108,6 +108,9 @@ const std::map<std::string, HfFamily>& by_architecture() {
       // GLM-4.1V-Thinking: its text_config ("glm4v_text") is GLM-4-0414's dense decoder (vLLM's
       // glm4_1v.py builds the language model as Glm4ForCausalLM).
       {"Glm4vForConditionalGeneration", HfFamily::glm4},
+      {"Lfm2ForCausalLM", HfFamily::lfm2},
+      {"Lfm2MoeForCausalLM", HfFamily::lfm2_moe},
+      {"Lfm2VlForConditionalGeneration", HfFamily::lfm2},  // its text_config: a model_type "lfm2"
   };
   return m;
 }
@@ -149,6 +152,7 @@ const std::map<std::string, HfFamily>& by_model_type() {
       {"granitemoe", HfFamily::granite_moe}, {"granitemoeshared", HfFamily::granite_moe},
       {"arcee", HfFamily::arcee},          {"glm4v_text", HfFamily::glm4},     {"starcoder2", HfFamily::starcoder2},
       {"exaone", HfFamily::exaone},
+      {"lfm2", HfFamily::lfm2},            {"lfm2_moe", HfFamily::lfm2_moe},
   };
   return m;
 }
@@ -177,7 +181,8 @@ bool is_moe_family(HfFamily f) {
          f == HfFamily::mimo_v2 || f == HfFamily::deepseek_v4 || f == HfFamily::kimi_linear ||
          f == HfFamily::minimax_m3 || f == HfFamily::ernie4_5_moe || f == HfFamily::olmoe ||
          f == HfFamily::hunyuan_moe || f == HfFamily::bailing_moe_v2 || f == HfFamily::dots1 ||
-         f == HfFamily::phimoe || f == HfFamily::granite_moe;
+         f == HfFamily::phimoe || f == HfFamily::granite_moe ||
+         f == HfFamily::lfm2_moe;
 }
 
 bool is_attention_free_family(HfFamily f) { return f == HfFamily::mamba2 || f == HfFamily::mamba; }

@@ -67,6 +67,8 @@ enum class HfFamily {
   arcee,           // AFM (Llama with an ungated ReLU^2 MLP)
   starcoder2,      // StarCoder2 (biased attention, an ungated GELU MLP, a window on every layer)
   exaone,          // EXAONE 3.0 / 3.5 (Llama under GPT-2's field names: num_layers, activation_function)
+  lfm2,            // LFM2, LFM2.5 (gated short convolutions + attention with q/k norms; LFM2-VL's text model)
+  lfm2_moe,        // LFM2-MoE (the same layers, dense leading MLPs then routed experts)
 };
 
 // The family of a text model from its architecture name, or from its model_type (a wrapper's
@@ -139,6 +141,8 @@ void read_mla(const JsonFields& f, ModelSpec& m, std::int64_t v_head_dim_default
 void refuse_mlp_bias(const JsonFields& f, const char* family);
 void read_cohere_block(const JsonFields& f, ModelSpec& m, const char* family);
 void read_ungated_llama(const JsonFields& f, ModelSpec& m, const char* family);
+void read_lfm2(const JsonFields& f, ModelSpec& m);          // hf_lfm2_family.cpp
+void read_lfm2_moe(const JsonFields& f, ModelSpec& m);      // hf_lfm2_family.cpp
 
 // How many entries of `layer_types` are `kind`; -1 when the config has no such list.
 int count_layer_types(const JsonFields& f, const std::string& kind);

@@ -39,6 +39,16 @@
 //   N); out_proj. State: d_inner x N. The selective scan costs about 9 d_inner N FLOPs a
 //   token (the paper's section 3.3 count: discretisation, the recurrence and the read-out),
 //   in prefill and decode alike (it is a scan, not chunked matrix products).
+// Gated short convolution (transformers' Lfm2ShortConv, models/lfm2/modeling_lfm2.py; vLLM's
+//   ShortConv, vllm/model_executor/layers/mamba/short_conv.py): in_proj hidden -> 3 hidden
+//   (B, C, x), y = C * conv(B * x) with a depthwise causal conv of conv_L_cache taps over the
+//   hidden channels, out_proj hidden -> hidden; conv_bias puts a bias on in_proj, the conv and
+//   out_proj alike (the three modules take bias=config.conv_bias). No recurrent matrix: the
+//   state is the conv's last conv_L_cache - 1 inputs per channel (vLLM's
+//   MambaStateShapeCalculator.short_conv_state_shape, vllm-project/vllm@2afe1e8573cf51b73569ae1d35f59078a2032a91:
+//   vllm/model_executor/layers/mamba/mamba_utils.py: one conv state of (conv_kernel - 1, hidden / tp),
+//   no temporal state; its dtype the model's, MambaStateDtypeCalculator.short_conv_state_dtype). Work per token: the two gate products (B x, C y: 1 FLOP a channel
+//   each) and the conv taps, in prefill and decode alike (no chunked products).
 // The short convolution costs 2 x kernel FLOPs per channel and token in every kind.
 #include "model/layer_kinds.h"
 
@@ -56,6 +66,7 @@ std::int64_t StateLayers::in_proj_width() const {
     case Kind::kda: return 2 * kd + inner() + head_dim + heads + (full_rank_gate ? inner() : head_dim);
     case Kind::mamba2: return 2 * inner() + 2 * kd + heads;
     case Kind::mamba1: return 2 * inner();
+    case Kind::short_conv: return 3 * inner();  // B, C, x
     case Kind::none: break;
   }
   return 0;
@@ -74,7 +85,8 @@ std::int64_t StateLayers::conv_channels() const {
     case Kind::gated_delta:
     case Kind::kda: return 2 * kd + inner();
     case Kind::mamba2: return inner() + 2 * kd;
-    case Kind::mamba1: return inner();
+    case Kind::mamba1:
+    case Kind::short_conv: return inner();
     case Kind::none: break;
   }
   return 0;
@@ -89,6 +101,7 @@ std::int64_t StateLayers::params_per_layer(std::int64_t hidden) const {
     case Kind::kda: small = inner() + heads + head_dim; break;       // dt_bias (per channel), A_log; o_norm
     case Kind::mamba2: small = 3LL * heads + inner(); break;         // dt_bias, A_log, D; norm over d_inner
     case Kind::mamba1: small = inner() * key_dim + inner() + dt_rank + 2LL * key_dim; break;  // A_log, D, dt/B/C norms
+    case Kind::short_conv: small = conv_bias ? in_proj_width() + hidden : 0; break;  // in_proj and out_proj biases
     case Kind::none: break;
   }
   return hidden * in_proj_width() + mid_params() + conv + small + inner() * hidden;
@@ -100,6 +113,7 @@ std::int64_t StateLayers::state_elements() const {
     case Kind::kda:
     case Kind::mamba2: return static_cast<std::int64_t>(heads) * head_dim * key_dim;
     case Kind::mamba1: return inner() * key_dim;
+    case Kind::short_conv:  // the conv window only (conv_state_elements)
     case Kind::none: break;
   }
   return 0;
@@ -115,6 +129,7 @@ double StateLayers::prefill_flops_per_token() const {
     case Kind::kda: return h * (6.0 * dk * dv + 2.0 * c * (dk + dv)) + conv;
     case Kind::mamba2: return h * (4.0 * dv * dk + c * dv) + key_heads * c * dk + conv;
     case Kind::mamba1: return 9.0 * static_cast<double>(inner()) * dk + conv;
+    case Kind::short_conv: return 2.0 * static_cast<double>(inner()) + conv;
     case Kind::none: break;
   }
   return 0.0;
@@ -128,6 +143,7 @@ double StateLayers::decode_flops_per_token() const {
     case Kind::kda: return h * 7.0 * dk * dv + conv;
     case Kind::mamba2: return h * 6.0 * dv * dk + conv;
     case Kind::mamba1: return 9.0 * static_cast<double>(inner()) * dk + conv;
+    case Kind::short_conv: return 2.0 * static_cast<double>(inner()) + conv;
     case Kind::none: break;
   }
   return 0.0;
@@ -139,6 +155,7 @@ std::string StateLayers::kind_name() const {
     case Kind::kda: return "Kimi delta attention";
     case Kind::mamba2: return "Mamba-2";
     case Kind::mamba1: return "Mamba";
+    case Kind::short_conv: return "gated short convolution";
     case Kind::none: break;
   }
   return "none";
@@ -148,6 +165,9 @@ std::string StateLayers::describe() const {
   if (!enabled()) return "none";
   if (kind == Kind::mamba1)
     return fmt::format("{} on {} layers (d_inner {} x d_state {} state)", kind_name(), layers, inner(), key_dim);
+  if (kind == Kind::short_conv)
+    return fmt::format("{} on {} layers ({} channels, {} taps; state: the last {} inputs)", kind_name(), layers,
+                       inner(), conv_kernel, conv_kernel - 1);
   return fmt::format("{} on {} layers ({} heads of {} x {} state)", kind_name(), layers, heads, key_dim, head_dim);
 }
 

@@ -8,10 +8,12 @@
 //                    Kimi delta attention (KDA, a gated delta rule with a per-channel decay):
 //                    Kimi Linear, Kimi K3;
 //                    Mamba-2 (SSD): Nemotron-H, Nemotron 3, Granite 4.0-H;
-//                    Mamba (selective scan): Jamba.
+//                    Mamba (selective scan): Jamba;
+//                    gated short convolution (no recurrent matrix): LFM2, LFM2-MoE.
 //                  A sequence holds one state per layer (its recurrent matrix and the last
-//                  conv_kernel - 1 inputs of its short convolution); prefill runs the
-//                  sequence through a chunked scan, a decode step updates the state once.
+//                  conv_kernel - 1 inputs of its short convolution; the short convolution
+//                  keeps only the latter); prefill runs the sequence through a chunked
+//                  scan, a decode step updates the state once.
 //   SparseIndexer  DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5):
 //                  a few small heads score every earlier token in fp8 and the main
 //                  attention reads only the index_topk best (LocalAttention::Kind::topk).
@@ -21,7 +23,7 @@
 //                  compressed entries) or 128x (all read), per layer (compress_ratios).
 //
 // Shapes follow transformers' modules (Qwen3NextGatedDeltaNet, NemotronHMamba2Mixer,
-// JambaMambaMixer, DeepseekV32 Indexer); FLOP counts are per token and layer, derived in
+// JambaMambaMixer, Lfm2ShortConv, DeepseekV32 Indexer); FLOP counts are per token and layer, derived in
 // layer_kinds.cpp.
 #include <cstdint>
 #include <string>
@@ -31,18 +33,20 @@
 namespace servesim {
 
 struct StateLayers {
-  enum class Kind { none, gated_delta, kda, mamba2, mamba1 };
+  enum class Kind { none, gated_delta, kda, mamba2, mamba1, short_conv };
   Kind kind = Kind::none;
   int layers = 0;      // layers whose mixer is this kind
-  // gated delta, KDA: value heads and width; Mamba-2: SSM heads and head_dim; Mamba: 1 and d_inner
+  // gated delta, KDA: value heads and width; Mamba-2: SSM heads and head_dim; Mamba: 1 and d_inner;
+  // short convolution: 1 and hidden (its channels)
   int heads = 0;
   int head_dim = 0;
-  // gated delta, KDA: query/key heads and width; Mamba-2: groups (n_groups) and d_state; Mamba: 0 and d_state
+  // gated delta, KDA: query/key heads and width; Mamba-2: groups (n_groups) and d_state; Mamba: 0 and d_state;
+  // short convolution: 0 and 0 (no recurrent state)
   int key_heads = 0;
   int key_dim = 0;
-  int conv_kernel = 4;
+  int conv_kernel = 4;  // short convolution: conv_L_cache
   int dt_rank = 0;      // Mamba: rank of the time-step projection
-  bool conv_bias = false;
+  bool conv_bias = false;  // short convolution: the projections' biases too (LFM2's conv_bias)
   // KDA: the output gate is one full-rank projection hidden -> heads x head_dim (Kimi K3's
   // linear_attn_config.use_full_rank_gate) instead of Kimi Linear's low-rank pair through head_dim.
   bool full_rank_gate = false;
@@ -50,6 +54,7 @@ struct StateLayers {
   DType state_dtype = DType::bf16;  // the recurrent state's (mamba_ssm_cache_dtype); the conv state follows activations
 
   bool enabled() const { return kind != Kind::none && layers > 0; }
+  bool recurrent() const { return kind != Kind::none && kind != Kind::short_conv; }  // holds a recurrent matrix
   std::int64_t inner() const { return static_cast<std::int64_t>(heads) * head_dim; }  // out_proj input
   std::int64_t in_proj_width() const;   // input projection outputs (from hidden)
   std::int64_t mid_params() const;      // Mamba's x_proj + dt_proj; KDA's up-projections from head_dim; 0 otherwise
@@ -60,7 +65,7 @@ struct StateLayers {
   // FLOPs of the scan (or state update) per token and layer; projections are GEMMs, apart.
   double prefill_flops_per_token() const;
   double decode_flops_per_token() const;
-  std::string kind_name() const;  // "gated delta rule", "Mamba-2", "Mamba"
+  std::string kind_name() const;  // "gated delta rule", "Mamba-2", "Mamba", "gated short convolution"
   std::string describe() const;   // "gated delta rule on 36 layers (32 heads of 128 x 128 state)"
 };
 

@@ -88,9 +88,13 @@ void validate_model(const ModelSpec& m, const std::string& where) {
   if (m.state.kind != StateLayers::Kind::none) {
     if (m.state.layers < 1 || m.state.layers > m.layers)
       fail(fmt::format("{} state layers must be in 1..{}", m.state.layers, m.layers));
-    if (m.state.heads <= 0 || m.state.head_dim <= 0 || m.state.key_dim <= 0 || m.state.conv_kernel < 1 ||
-        m.state.chunk < 1 || m.state.key_heads < 0 || m.state.dt_rank < 0)
+    // The short convolution has no recurrent state: no key width (key_dim 0).
+    const bool short_conv = m.state.kind == StateLayers::Kind::short_conv;
+    if (m.state.heads <= 0 || m.state.head_dim <= 0 || (m.state.key_dim <= 0 && !short_conv) ||
+        m.state.conv_kernel < 1 || m.state.chunk < 1 || m.state.key_heads < 0 || m.state.dt_rank < 0)
       fail(fmt::format("state layers ({}) need positive heads, widths, conv kernel and chunk", m.state.kind_name()));
+    if (short_conv && (m.state.key_heads != 0 || m.state.key_dim != 0 || m.state.dt_rank != 0))
+      fail("short_conv state layers have no recurrent state: key_heads, key_dim and dt_rank must be 0");
   }
   if (m.moe.latent < 0) fail(fmt::format("moe latent width must not be negative, got {}", m.moe.latent));
   if (m.global_kv_heads > 0 && m.heads % m.global_kv_heads != 0)

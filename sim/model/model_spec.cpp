@@ -160,7 +160,8 @@ std::int64_t ModelSpec::embedding_params() const { return vocab * hidden * (tied
 std::int64_t ModelSpec::norm_params() const {
   // One RMSNorm before each sublayer (two per layer of attention + MLP) plus the final one
   // (MLA adds its latent norms, counted above); a LayerNorm with a bias holds twice that.
-  return (static_cast<std::int64_t>(sublayers()) + 1) * hidden * (norm_bias ? 2 : 1);
+  return (static_cast<std::int64_t>(sublayers()) + 1) * hidden * (norm_bias ? 2 : 1) +
+         (qk_head_norms ? 2LL * attention_layers() * head_dim : 0);
 }
 
 std::int64_t ModelSpec::total_params() const {

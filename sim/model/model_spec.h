@@ -194,6 +194,10 @@ struct ModelSpec {
   // mla_use_output_gate) a g_proj hidden -> heads x v_head_dim gates the heads' output.
   bool attention_output_gate = false;
   bool attention_o_bias = false;  // gpt-oss: bias on o_proj too (qkv_bias covers q, k, v)
+  // Per-head RMSNorms of q and k counted as weights: 2 x head_dim a softmax-attention layer
+  // (LFM2's q_layernorm and k_layernorm). Other families with such norms leave them uncounted
+  // (a few hundred weights a layer; their comments say so), which keeps their figures as they were.
+  bool qk_head_norms = false;
   // Gemma 4: the global (full-attention) layers have their own head width and KV heads, and
   // with attention_k_eq_v no v_proj (the keys' projection serves as values). 0: as the others.
   int global_head_dim = 0;

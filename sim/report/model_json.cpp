@@ -126,11 +126,17 @@ std::vector<std::string> model_notes(const ModelSpec& m) {
     out.push_back(fmt::format("dense MLP widths differ by layer (layers x width): {}; each priced at its own shape",
                               groups));
   }
-  if (m.state.enabled())
+  if (m.state.enabled() && m.state.recurrent())
     out.push_back(fmt::format("state per sequence: {} over {} layers ({} recurrent state), the same at any context "
                               "length; the engine reserves a state slot per sequence, not KV blocks",
                               format_bytes(m.state_bytes_per_sequence(DType::bf16)), m.state.layers,
                               dtype_name(m.state.state_dtype)));
+  else if (m.state.enabled())  // the short convolution: its last inputs only, at the activations' precision
+    out.push_back(fmt::format("state per sequence: {} over {} layers (the convolution's last {} inputs per channel, "
+                              "bf16), the same at any context length; the engine reserves a state slot per sequence, "
+                              "not KV blocks",
+                              format_bytes(m.state_bytes_per_sequence(DType::bf16)), m.state.layers,
+                              m.state.conv_kernel - 1));
   if (m.indexer.enabled() && m.indexer.block > 1)
     out.push_back(fmt::format("block-sparse attention (MiniMax MSA) on {} of {} layers: an indexer of {} heads x {} "
                               "scores every earlier token, the attention reads the top {} blocks of {} tokens ({} "

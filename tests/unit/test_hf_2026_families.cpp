@@ -1,6 +1,7 @@
 // OLMoE, EXAONE 4.0, Hunyuan (A13B and dense V1), Ling 2.0 (BailingMoeV2), Command R7B /
 // Command A (Cohere2), dots.llm1 and Apertus read from config.json (hf_2026_families.cpp), and
-// LFM2 refused with the piece servesim lacks (Falcon-H1: test_hf_falcon_h1_family.cpp). No published config.json of these
+// (Falcon-H1 and LFM2, refused here once, are read now: test_hf_falcon_h1_family.cpp,
+// test_hf_lfm2_family.cpp). No published config.json of these
 // models was found whole in a public repository to vendor under tests/fixtures/hf_configs_2026/,
 // so each config is written here from cited sources: the fields third-party code quotes from the
 // published file, or the configuration class's defaults where they document the model. Each total
@@ -625,17 +626,4 @@ TEST_CASE("2026 families: Apertus 8B and 70B (ApertusForCausalLM)", "[hf][2026-f
     j["mlp_bias"] = true;
     CHECK_THAT(error_of([&] { load_edited(j, "apertus-bias"); }), Contains("mlp_bias true"));
   }
-}
-
-TEST_CASE("2026 families: LFM2 is refused, naming the layer kind servesim lacks", "[hf][2026-families]") {
-  // Falcon-H1, once refused here, has its reader (hf_falcon_h1_family.cpp, test_hf_falcon_h1_family.cpp).
-  // LiquidAI/LFM2-1.2B's head of shapes (transformers' Lfm2Config fields).
-  const nlohmann::json lfm2 = {{"architectures", {"Lfm2ForCausalLM"}}, {"model_type", "lfm2"},
-                               {"hidden_size", 2048},                 {"num_hidden_layers", 16},
-                               {"num_attention_heads", 32},           {"num_key_value_heads", 8},
-                               {"conv_L_cache", 3},                   {"full_attn_idxs", {2, 5, 8, 10, 12, 14}},
-                               {"vocab_size", 65536}};
-  const std::string l = error_of([&] { load_edited(lfm2, "lfm2"); });
-  CHECK_THAT(l, Contains("'Lfm2ForCausalLM'"));
-  CHECK_THAT(l, Contains("short-convolution blocks"));
 }
