@@ -26,6 +26,17 @@ const std::map<std::string, HfFamily>& by_architecture() {
       {"YiForCausalLM", HfFamily::dense},
       {"GraniteForCausalLM", HfFamily::dense},
       {"NemotronForCausalLM", HfFamily::dense},
+      // Llama under other names: vLLM's model registry builds each as its LlamaForCausalLM
+      // (vllm/model_executor/models/registry.py, _TEXT_GENERATION_MODELS: "AquilaModel",
+      // "AquilaForCausalLM" (AquilaChat2), "XverseForCausalLM", "TeleChat3ForCausalLM",
+      // "IQuestCoderForCausalLM" -> ("llama", "LlamaForCausalLM")), so their configs hold Llama's
+      // fields. (InternLM 1, also mapped there, reads a `bias` field this reader does not; CWM
+      // alternates windowed and global layers: neither is listed.)
+      {"AquilaModel", HfFamily::dense},
+      {"AquilaForCausalLM", HfFamily::dense},
+      {"XverseForCausalLM", HfFamily::dense},
+      {"TeleChat3ForCausalLM", HfFamily::dense},
+      {"IQuestCoderForCausalLM", HfFamily::dense},
       {"Gemma2ForCausalLM", HfFamily::dense},
       {"Gemma3ForCausalLM", HfFamily::dense},
       {"Gemma3ForConditionalGeneration", HfFamily::dense},

@@ -627,3 +627,31 @@ TEST_CASE("2026 families: Apertus 8B and 70B (ApertusForCausalLM)", "[hf][2026-f
     CHECK_THAT(error_of([&] { load_edited(j, "apertus-bias"); }), Contains("mlp_bias true"));
   }
 }
+
+TEST_CASE("2026 families: Llama under other architecture names loads as Llama", "[hf][2026-families]") {
+  // vLLM's registry builds AquilaChat2, XVERSE, TeleChat3 and IQuest-Coder as LlamaForCausalLM:
+  // the same fields give the same model whatever the name. A small Llama: 2 layers, hidden 256,
+  // 4 heads of 64, 2 KV heads, MLP 512 (gated), vocabulary 1000, untied:
+  //   per layer: q 256 x 256 + k, v 2 x 256 x 128 + o 256 x 256 = 196,608; MLP 3 x 256 x 512 = 393,216;
+  //   norms 2 x 256 = 512  ->  590,336 a layer, 1,180,672 for 2;
+  //   embedding + head 2 x 1000 x 256 = 512,000; final norm 256  ->  1,692,928 in all.
+  const nlohmann::json llama = {{"architectures", {"LlamaForCausalLM"}}, {"model_type", "llama"},
+                                {"hidden_size", 256},                    {"num_hidden_layers", 2},
+                                {"num_attention_heads", 4},              {"num_key_value_heads", 2},
+                                {"intermediate_size", 512},              {"vocab_size", 1000},
+                                {"max_position_embeddings", 4096},       {"tie_word_embeddings", false},
+                                {"hidden_act", "silu"}};
+  const ModelSpec base = load_edited(llama, "llama-base");
+  CHECK(base.total_params() == 1'692'928);
+  for (const char* arch : {"AquilaModel", "AquilaForCausalLM", "XverseForCausalLM", "TeleChat3ForCausalLM",
+                           "IQuestCoderForCausalLM"}) {
+    CAPTURE(arch);
+    nlohmann::json j = llama;
+    j["architectures"] = {arch};
+    j["model_type"] = "not-llama";  // the architecture decides, not the model_type
+    const ModelSpec m = load_edited(j, std::string("alias-") + arch);
+    CHECK(m.architecture == arch);
+    CHECK(m.total_params() == base.total_params());
+    CHECK(m.kv_heads == 2);
+  }
+}
