@@ -190,8 +190,10 @@ TEST_CASE("Falcon-H1: every layer caches KV and holds a Mamba-2 state", "[hf][fa
   CHECK(plan.state_slots == 32);
   CHECK(plan.state_bytes_per_sequence == 14542848.0);
   // A decode step reads and writes each sequence's state once per layer, at 1k or 100k tokens.
-  const OpCost* short_ctx = op_named(decode_step(cost, 8, 1000), "state_update_decode");
-  const OpCost* long_ctx = op_named(decode_step(cost, 8, 100000), "state_update_decode");
+  // (The steps are kept: op_named points into them.)
+  const StepCost short_step = decode_step(cost, 8, 1000), long_step = decode_step(cost, 8, 100000);
+  const OpCost* short_ctx = op_named(short_step, "state_update_decode");
+  const OpCost* long_ctx = op_named(long_step, "state_update_decode");
   REQUIRE(short_ctx);
   REQUIRE(long_ctx);
   CHECK(short_ctx->kv_bytes == Approx(2.0 * 8 * 14542848.0).epsilon(1e-12));
