@@ -21,12 +21,16 @@ inline nlohmann::json read_fixture(const std::string& name) {
   std::ifstream in(fixture(name) + "/config.json");
   return nlohmann::json::parse(in);
 }
-// `j` written as <temp>/<prefix><tag>/config.json and loaded from that folder.
-inline ModelSpec load_edited(const nlohmann::json& j, const std::string& prefix, const std::string& tag) {
+// `j` written as <temp>/<prefix><tag>/config.json; the folder's path.
+inline std::string write_edited(const nlohmann::json& j, const std::string& prefix, const std::string& tag) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / (prefix + tag);
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "config.json") << j.dump();
-  return load_model(dir.string());
+  return dir.string();
+}
+// ... and loaded from that folder.
+inline ModelSpec load_edited(const nlohmann::json& j, const std::string& prefix, const std::string& tag) {
+  return load_model(write_edited(j, prefix, tag));
 }
 // |value - published| within rel of the published figure.
 inline bool within(double value, double published, double rel) { return std::fabs(value - published) <= rel * published; }

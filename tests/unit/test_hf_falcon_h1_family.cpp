@@ -29,6 +29,8 @@
 #include "util/error.h"
 
 using namespace servesim;
+using servesim::testing::decode_step;
+using servesim::testing::find_op;
 using servesim::testing::error_of;
 using Catch::Contains;
 
@@ -36,10 +38,7 @@ namespace {
 
 // Written as <temp>/servesim-falcon-h1-<tag>/config.json; returns the folder.
 std::string write_config(const nlohmann::json& j, const std::string& tag) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("servesim-falcon-h1-" + tag);
-  std::filesystem::create_directories(dir);
-  std::ofstream(dir / "config.json") << j.dump();
-  return dir.string();
+  return testing::hf::write_edited(j, "servesim-falcon-h1-", tag);
 }
 ModelSpec load_edited(const nlohmann::json& j, const std::string& tag) { return load_model(write_config(j, tag)); }
 
@@ -118,18 +117,6 @@ Setup setup_of(const std::string& folder, int max_num_seqs) {
                           "s.yaml");
 }
 
-const OpCost* op_named(const StepCost& s, const std::string& name) {
-  for (const OpCost& o : s.ops)
-    if (name == o.name) return &o;
-  return nullptr;
-}
-
-StepCost decode_step(const CostModel& cost, std::int64_t seqs, std::int64_t context) {
-  BatchSummary b = cost.batch();
-  for (std::int64_t i = 0; i < seqs; ++i) b.add(SeqWork{1, context, true});
-  return cost.breakdown(b);
-}
-
 }  // namespace
 
 TEST_CASE("Falcon-H1: weights of a small config counted by hand", "[hf][falcon-h1]") {
@@ -192,8 +179,8 @@ TEST_CASE("Falcon-H1: every layer caches KV and holds a Mamba-2 state", "[hf][fa
   // A decode step reads and writes each sequence's state once per layer, at 1k or 100k tokens.
   // (The steps are kept: op_named points into them.)
   const StepCost short_step = decode_step(cost, 8, 1000), long_step = decode_step(cost, 8, 100000);
-  const OpCost* short_ctx = op_named(short_step, "state_update_decode");
-  const OpCost* long_ctx = op_named(long_step, "state_update_decode");
+  const OpCost* short_ctx = find_op(short_step, "state_update_decode");
+  const OpCost* long_ctx = find_op(long_step, "state_update_decode");
   REQUIRE(short_ctx);
   REQUIRE(long_ctx);
   CHECK(short_ctx->kv_bytes == Approx(2.0 * 8 * 14542848.0).epsilon(1e-12));
@@ -219,21 +206,21 @@ TEST_CASE("Falcon-H1: a decode step costs the attention-only model's plus the Ma
   const StepCost h = decode_step(hc, 8, 1000), a = decode_step(ac, 8, 1000);
   for (const OpCost& op : a.ops) {
     INFO(op.name);
-    const OpCost* same = op_named(h, op.name);
+    const OpCost* same = find_op(h, op.name);
     REQUIRE(same);
     if (std::string(op.name) == "attn_norm_residual") CHECK(same->flops == Approx(1.5 * op.flops).epsilon(1e-12));
     else CHECK(same->flops == Approx(op.flops).epsilon(1e-12));
   }
-  const OpCost* in = op_named(h, "state_in_proj");
-  const OpCost* out = op_named(h, "state_out_proj");
-  const OpCost* update = op_named(h, "state_update_decode");
+  const OpCost* in = find_op(h, "state_in_proj");
+  const OpCost* out = find_op(h, "state_out_proj");
+  const OpCost* update = find_op(h, "state_update_decode");
   REQUIRE(in);
   REQUIRE(out);
   REQUIRE(update);
   CHECK(in->flops == Approx(2.0 * 8 * 1024 * 3352 * 36).epsilon(1e-12));
   CHECK(out->flops == Approx(2.0 * 8 * 1536 * 1024 * 36).epsilon(1e-12));
   CHECK(update->flops == Approx(8.0 * (24 * 6.0 * 64 * 128 + 2.0 * 4 * 1792) * 36).epsilon(1e-12));
-  CHECK(op_named(a, "state_update_decode") == nullptr);
+  CHECK(find_op(a, "state_update_decode") == nullptr);
   CHECK(h.time > a.time);
 }
 

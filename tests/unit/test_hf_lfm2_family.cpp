@@ -21,6 +21,7 @@
 #include "test_sim_helpers.h"
 
 using namespace servesim;
+using servesim::testing::find_op;
 using servesim::testing::error_of;
 using Catch::Contains;
 
@@ -60,12 +61,6 @@ Setup setup_of(const std::string& model, const std::string& gpu, const std::stri
   return parse_setup_only(parse_yaml_text("hardware: {gpu: " + gpu + "}\nmodel: {name: " + model +
                                           "}\nparallelism: {tp: 1}\nengine: " + engine + "\n"),
                           "s.yaml");
-}
-
-const OpCost* op_named(const StepCost& s, const std::string& name) {
-  for (const OpCost& o : s.ops)
-    if (name == o.name) return &o;
-  return nullptr;
 }
 
 }  // namespace
@@ -188,14 +183,14 @@ TEST_CASE("LFM2: the short convolution's state is constant in the context, and p
     return cost.breakdown(b);
   };
   const StepCost short_ctx = decode(1000), long_ctx = decode(100000);
-  const OpCost* update = op_named(short_ctx, "state_update_decode");
+  const OpCost* update = find_op(short_ctx, "state_update_decode");
   REQUIRE(update != nullptr);
   CHECK(update->kv_bytes == Approx(8 * 163840.0).epsilon(1e-12));
-  CHECK(op_named(long_ctx, "state_update_decode")->kv_bytes == update->kv_bytes);
+  CHECK(find_op(long_ctx, "state_update_decode")->kv_bytes == update->kv_bytes);
   CHECK(update->flops == Approx(8 * 10 * (2.0 * 2048 + 2.0 * 3 * 2048)).epsilon(1e-12));
   for (const char* name : {"state_in_proj", "state_conv", "state_gates", "state_out_proj"})
-    CHECK(op_named(short_ctx, name) != nullptr);
-  CHECK(op_named(short_ctx, "state_gate_norm") == nullptr);  // no norm in the block
+    CHECK(find_op(short_ctx, name) != nullptr);
+  CHECK(find_op(short_ctx, "state_gate_norm") == nullptr);  // no norm in the block
 }
 
 TEST_CASE("LFM2: more 32k-token sequences fit than with full attention of the same shapes", "[hf][lfm2][capacity]") {

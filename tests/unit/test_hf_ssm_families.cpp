@@ -23,16 +23,15 @@
 #include "util/error.h"
 
 using namespace servesim;
+using servesim::testing::decode_step;
+using servesim::testing::find_op;
 using servesim::testing::error_of;
 using Catch::Contains;
 
 namespace {
 
 std::string write_config(const nlohmann::json& j, const std::string& tag) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("servesim-ssm-" + tag);
-  std::filesystem::create_directories(dir);
-  std::ofstream(dir / "config.json") << j.dump();
-  return dir.string();
+  return testing::hf::write_edited(j, "servesim-ssm-", tag);
 }
 ModelSpec load_edited(const nlohmann::json& j, const std::string& tag) { return load_model(write_config(j, tag)); }
 
@@ -84,18 +83,6 @@ Setup setup_of(const std::string& folder, int max_num_seqs) {
                           "s.yaml");
 }
 
-const OpCost* op_named(const StepCost& s, const std::string& name) {
-  for (const OpCost& o : s.ops)
-    if (name == o.name) return &o;
-  return nullptr;
-}
-
-StepCost decode_step(const CostModel& cost, std::int64_t seqs, std::int64_t context) {
-  BatchSummary b = cost.batch();
-  for (std::int64_t i = 0; i < seqs; ++i) b.add(SeqWork{1, context, true});
-  return cost.breakdown(b);
-}
-
 }  // namespace
 
 TEST_CASE("SSM families: a pure Mamba-2 model's weights, no KV and its state", "[hf][ssm][mamba2]") {
@@ -143,11 +130,11 @@ TEST_CASE("SSM families: a pure Mamba-2 model's capacity is its state slots, not
     // A decode step reads no KV and updates each state once, at 100 or 4000 tokens of context:
     // 2 x seqs x 3008 bytes (the state read and written, per layer 8 x 16 x 8 x 2 + 160 x 3 x 2).
     const StepCost near = decode_step(cost, seqs, 100), far = decode_step(cost, seqs, 4000);
-    const OpCost* a = op_named(far, "attention_decode");
+    const OpCost* a = find_op(far, "attention_decode");
     CHECK((a == nullptr || a->kv_bytes == 0.0));
-    REQUIRE(op_named(near, "state_update_decode"));
-    CHECK(op_named(near, "state_update_decode")->kv_bytes == Approx(2.0 * seqs * 6016).epsilon(1e-12));
-    CHECK(op_named(far, "state_update_decode")->kv_bytes == op_named(near, "state_update_decode")->kv_bytes);
+    REQUIRE(find_op(near, "state_update_decode"));
+    CHECK(find_op(near, "state_update_decode")->kv_bytes == Approx(2.0 * seqs * 6016).epsilon(1e-12));
+    CHECK(find_op(far, "state_update_decode")->kv_bytes == find_op(near, "state_update_decode")->kv_bytes);
     CHECK(far.time == Approx(near.time).epsilon(1e-12));
   }
 }

@@ -37,11 +37,6 @@ const OpCost& op_named(const StepCost& s, const std::string& name) {
   return s.ops.front();
 }
 
-StepCost decode_step(const CostModel& cost, std::int64_t seqs, std::int64_t context) {
-  BatchSummary b = cost.batch();
-  for (std::int64_t i = 0; i < seqs; ++i) b.add(SeqWork{1, context, true});
-  return cost.breakdown(b);
-}
 }  // namespace
 
 TEST_CASE("layer kinds: a gated delta rule layer's state is constant in the context", "[layers][state]") {

@@ -75,6 +75,20 @@ inline double step_seconds(const CostModel& cost, const EngineConfig& cfg, const
                            b.prefill_tokens);
 }
 // `n` copies of one SeqWork.
+// A step's op named `name`, or nullptr: a pointer into `s`, so keep the step alive.
+inline const OpCost* find_op(const StepCost& s, const std::string& name) {
+  for (const OpCost& o : s.ops)
+    if (name == o.name) return &o;
+  return nullptr;
+}
+
+// The step of `seqs` sequences decoding one token each at `context` tokens, op by op.
+inline StepCost decode_step(const CostModel& cost, std::int64_t seqs, std::int64_t context) {
+  BatchSummary b = cost.batch();
+  for (std::int64_t i = 0; i < seqs; ++i) b.add(SeqWork{1, context, true});
+  return cost.breakdown(b);
+}
+
 inline BatchSummary batch_of(std::int64_t n, SeqWork w) {
   BatchSummary b;
   for (std::int64_t i = 0; i < n; ++i) b.add(w);
