@@ -151,6 +151,8 @@ struct Coverage {
 
 }  // namespace
 
+std::optional<TensorGroup> tensor_group_of_module(const std::string& name) { return group_of(name); }
+
 void apply_checkpoint_quantization(const CheckpointQuantization& q, ModelSpec& m) {
   m.native_dtype = q.weights;
   m.weight_groups = q.groups;

@@ -381,8 +381,10 @@ std::optional<CheckpointQuantization> quantization_from_config(const json& j, co
     if (!algo || !algo->is_string()) throw Error(fmt::format("{}: quant_method 'modelopt' without a quant_algo", where));
     return named(modelopt(q, algo->get<std::string>(), where));
   }
+  if (auto c = more_quantization_methods(method, q, where)) return named(std::move(*c));
   throw Error(fmt::format("{}: quant_method '{}' is not understood, so the weight precision is unknown (known: "
-                          "fp8, fbgemm_fp8, mxfp4, awq, gptq, bitsandbytes, compressed-tensors, modelopt). Describe "
+                          "fp8, fbgemm_fp8, mxfp4, awq, gptq, bitsandbytes, compressed-tensors, modelopt, quark, "
+                          "auto-round, hqq, torchao, quanto, eetq, fp_quant). Describe "
                           "the model in a models/*.yaml file with its native_dtype",
                           where, method.empty() ? "(missing)" : method));
 }

@@ -49,6 +49,16 @@ std::optional<CheckpointQuantization> quantization_from_config(const nlohmann::j
 // (or without the object) leaves the scheme to hf_quant_config.json beside it.
 bool quantization_config_names_method(const nlohmann::json& config);
 
+// hf_quant_methods.cpp: AMD Quark, Intel AutoRound, HQQ, torchao, optimum-quanto, EETQ and
+// FP-Quant configs (and a refusal of the sub-4-bit ones); nullopt when `method` (lower case) is
+// none of them.
+std::optional<CheckpointQuantization> more_quantization_methods(const std::string& method, const nlohmann::json& q,
+                                                                const std::string& where);
+
+// The tensor group a module name or pattern belongs to ("model.layers.3.self_attn.q_proj",
+// "*.mlp.experts.*"); nullopt for the router, norms, embeddings, the head (hf_quant_groups.cpp).
+std::optional<TensorGroup> tensor_group_of_module(const std::string& name);
+
 // From a ModelOpt hf_quant_config.json document; throws naming `path` and the field.
 CheckpointQuantization quantization_from_modelopt(const nlohmann::json& doc, const std::string& path);
 
