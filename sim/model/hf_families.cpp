@@ -134,6 +134,7 @@ const std::map<std::string, HfFamily>& by_model_type() {
       {"qwen3_vl_text", HfFamily::dense},  {"gemma2", HfFamily::dense},        {"gemma3_text", HfFamily::dense},
       {"granite", HfFamily::dense},        {"mixtral", HfFamily::mixtral},     {"qwen2_moe", HfFamily::qwen_moe},
       {"qwen3_moe", HfFamily::qwen_moe},   {"qwen3_vl_moe_text", HfFamily::qwen_moe},
+      {"qwen3_omni_moe_text", HfFamily::qwen_moe},  // Qwen3-Omni's thinker (thinker_config.text_config)
       {"deepseek_v2", HfFamily::deepseek}, {"deepseek_v3", HfFamily::deepseek}, {"deepseek_v32", HfFamily::deepseek},
       {"kimi_k2", HfFamily::deepseek},     {"glm_moe_dsa", HfFamily::deepseek}, {"glm4_moe_lite", HfFamily::deepseek},
       {"llama4_text", HfFamily::llama4},   {"gpt_oss", HfFamily::gpt_oss},     {"qwen3_next", HfFamily::qwen_hybrid},
@@ -148,6 +149,7 @@ const std::map<std::string, HfFamily>& by_model_type() {
       {"mimo", HfFamily::mimo},            {"nemotron-nas", HfFamily::nemotron_nas},
       {"phi3", HfFamily::phi3},            {"qwen2_vl", HfFamily::qwen2_vl},   {"qwen2_5_vl", HfFamily::qwen2_vl},
       {"qwen2_vl_text", HfFamily::qwen2_vl}, {"qwen2_5_vl_text", HfFamily::qwen2_vl},
+      {"qwen2_5_omni_text", HfFamily::qwen2_vl},  // Qwen2.5-Omni's thinker: Qwen2 with q/k/v biases
       {"ernie4_5", HfFamily::ernie4_5},
       {"olmo2", HfFamily::olmo2},          {"olmo3", HfFamily::olmo2},         {"glm4", HfFamily::glm4},
       {"ernie4_5_moe", HfFamily::ernie4_5_moe}, {"gemma", HfFamily::gemma},
@@ -283,7 +285,9 @@ void read_deepseek(const JsonFields& f, ModelSpec& m) {
   m.mtp_layers = static_cast<int>(f.integer("num_nextn_predict_layers", 0));
   if (m.mtp_layers < 0)
     throw Error(fmt::format("{}: num_nextn_predict_layers must be >= 0, got {}", f.where(), m.mtp_layers));
-  if (f.has("kv_lora_rank")) read_mla(f, m);
+  // DeepSeek-VL2-Tiny's language model sets use_mla false: plain multi-head attention
+  // (vLLM's DeepseekV2 model then builds q/k/v/o projections, kv_lora_rank unused).
+  if (f.has("kv_lora_rank") && f.boolean("use_mla", true)) read_mla(f, m);
   if (f.has("index_topk")) {  // DeepSeek sparse attention (DeepseekV32 / GlmMoeDsa): every layer
     m.indexer.heads = static_cast<int>(f.at_least("index_n_heads", 1));
     m.indexer.head_dim = static_cast<int>(f.at_least("index_head_dim", 1));

@@ -177,6 +177,24 @@ std::int64_t vision_params_estimate(const json& j) {
 // None is left: the hook stays for the next architecture known to lack a layer kind.
 std::string known_unsupported([[maybe_unused]] const std::string& arch) { return ""; }
 
+// Where a multimodal wrapper keeps its language model: the object and its key (null: the
+// config is the language model), and the object holding the vision tower's config.
+struct WrappedText {
+  const json* text = nullptr;
+  const char* key = nullptr;
+  const json* towers = nullptr;
+};
+WrappedText wrapped_text_model(const json& j) {
+  for (const char* key : {"text_config", "llm_config", "language_config"})
+    if (j.contains(key) && j[key].is_object()) return {&j[key], key, &j};
+  if (j.contains("thinker_config") && j["thinker_config"].is_object()) {
+    const json& thinker = j["thinker_config"];
+    if (thinker.contains("text_config") && thinker["text_config"].is_object())
+      return {&thinker["text_config"], "thinker_config.text_config", &thinker};
+  }
+  return {};
+}
+
 ModelSpec import_parsed_config(const json& j, const std::string& path) {
   if (!j.is_object()) throw Error(fmt::format("{}: expected an object", path));
 
@@ -185,12 +203,14 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
   // A multimodal wrapper's language model is its text_config (its dtype, name and
   // embedding tying default to the wrapper's); the text model's own architecture or
   // model_type says which family it is.
-  // InternVL 2 / 2.5 / 3 / 3.5 (InternVLChatModel, remote code) name it llm_config.
-  const char* text_key = j.contains("text_config") && j["text_config"].is_object()  ? "text_config"
-                         : j.contains("llm_config") && j["llm_config"].is_object() ? "llm_config"
-                                                                                    : nullptr;
+  // InternVL 2 / 2.5 / 3 / 3.5 (InternVLChatModel, remote code) name it llm_config, DeepSeek-VL2
+  // language_config, and Qwen2.5-Omni / Qwen3-Omni keep it in their thinker (thinker_config's
+  // text_config, with the vision and audio towers beside it; the talker that speaks is not
+  // served: vLLM serves the thinker's text output).
+  const WrappedText wrapped = wrapped_text_model(j);
+  const char* text_key = wrapped.key;
   const bool nested = text_key != nullptr;
-  json text = nested ? j[text_key] : j;
+  json text = nested ? *wrapped.text : j;
   for (const char* k : {"torch_dtype", "dtype", "_name_or_path", "tie_word_embeddings"})
     if (!text.contains(k) && j.contains(k)) text[k] = j[k];
   const std::string where = nested ? fmt::format("{} ({})", path, text_key) : path;
@@ -275,7 +295,7 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
   m.native_dtype = parse_dtype(dtype, path + ": torch_dtype");
   // A wrapper's vision tower, whether its text fields are nested (Qwen3-VL) or at the top level
   // beside vision_config (Qwen2-VL, Qwen2.5-VL).
-  m.vision_params_estimate = vision_params_estimate(j);
+  m.vision_params_estimate = vision_params_estimate(wrapped.towers ? *wrapped.towers : j);
 
   // DeepSeek-V4's sliding_window is its compressed attention's raw window (read_deepseek_v4).
   if (*family != HfFamily::deepseek_v4) read_local_attention(f, *family, arch, m);
@@ -349,10 +369,9 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
 // model's) when it names a quant_method, else ModelOpt's hf_quant_config.json beside it.
 std::optional<CheckpointQuantization> checkpoint_quantization(const json& j, const std::string& path) {
   const json* holder = &j;
-  for (const char* key : {"text_config", "llm_config"})
-    if (holder == &j && !j.contains("quantization_config") && j.contains(key) && j[key].is_object() &&
-        j[key].contains("quantization_config"))
-      holder = &j[key];
+  const WrappedText wrapped = wrapped_text_model(j);
+  if (wrapped.text && !j.contains("quantization_config") && wrapped.text->contains("quantization_config"))
+    holder = wrapped.text;
   const std::string modelopt = (std::filesystem::path(path).parent_path() / "hf_quant_config.json").string();
   if (!quantization_config_names_method(*holder) && file_exists(modelopt)) {
     const json q = read_hf_json_file(modelopt);
