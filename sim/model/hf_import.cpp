@@ -195,6 +195,30 @@ WrappedText wrapped_text_model(const json& j) {
   return {};
 }
 
+// MiniCPM-V and MiniCPM-o keep their language model's fields at the top level and say which
+// model it is only by `version` (vLLM minicpmv.py, MiniCPMV.__new__ and _SUPPORT_VERSION: 2.0 a
+// MiniCPM, 2.5 Llama 3, 2.6 Qwen2, 4.0 Llama, 4.5 Qwen3; without a version, hidden_size 2304 with
+// query_num 64 is 2.0, else 2.5; minicpmo.py: MiniCPM-o 2.6 is a Qwen2). The architecture that
+// language model has; "" for any other config. A version servesim does not know is refused.
+std::string implied_language_architecture(const json& j, const std::string& arch, const std::string& path) {
+  if (arch != "MiniCPMV" && arch != "MiniCPMO") return "";
+  if (arch == "MiniCPMO") return "Qwen2ForCausalLM";
+  std::string version;
+  if (j.contains("version") && j["version"].is_string()) version = j["version"].get<std::string>();
+  if (j.contains("version") && j["version"].is_number()) version = fmt::format("{:.1f}", j["version"].get<double>());
+  if (version.empty()) {
+    const bool v2_0 = j.value("hidden_size", json(0)) == json(2304) && j.value("query_num", json(0)) == json(64);
+    version = v2_0 ? "2.0" : "2.5";
+  }
+  if (version == "2.0" || version == "2") return "MiniCPMForCausalLM";
+  if (version == "2.5" || version == "4.0" || version == "4") return "LlamaForCausalLM";
+  if (version == "2.6") return "Qwen2ForCausalLM";
+  if (version == "4.5") return "Qwen3ForCausalLM";
+  throw Error(fmt::format("{}: {} version '{}' is not known (2.0, 2.5, 2.6, 4.0 and 4.5 are: each names the "
+                          "language model inside)",
+                          path, arch, version));
+}
+
 ModelSpec import_parsed_config(const json& j, const std::string& path) {
   if (!j.is_object()) throw Error(fmt::format("{}: expected an object", path));
 
@@ -214,10 +238,12 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
   for (const char* k : {"torch_dtype", "dtype", "_name_or_path", "tie_word_embeddings"})
     if (!text.contains(k) && j.contains(k)) text[k] = j[k];
   const std::string where = nested ? fmt::format("{} ({})", path, text_key) : path;
-  const std::string text_arch = nested ? first_architecture(text, where) : arch;
+  const std::string implied = nested ? "" : implied_language_architecture(j, arch, path);
+  const std::string text_arch = nested ? first_architecture(text, where) : implied.empty() ? arch : implied;
   // The language model's own architecture where the wrapper's text model names one (an
-  // InternVL around a Qwen2ForCausalLM has Qwen2's q/k/v biases), else the config's.
-  const std::string& lm_arch = nested && !text_arch.empty() ? text_arch : arch;
+  // InternVL around a Qwen2ForCausalLM has Qwen2's q/k/v biases; MiniCPM-V 2.6's version says
+  // Qwen2), else the config's.
+  const std::string& lm_arch = (nested && !text_arch.empty()) || !implied.empty() ? text_arch : arch;
   const std::string model_type = model_type_of(text).empty() ? model_type_of(j) : model_type_of(text);
   // The text model's own architecture first; a wrapper's text_config without one by its
   // model_type (Mistral 3's "ministral3", Qwen3-VL-MoE's "qwen3_vl_moe_text"), then by the
@@ -228,7 +254,7 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     if (!family) family = family_of_model_type(model_type);
     if (!family) family = family_of_architecture(arch);
   } else {
-    family = family_of_architecture(arch);
+    family = family_of_architecture(lm_arch);
     if (!family) family = family_of_model_type(model_type);
   }
   if (!family) {
@@ -298,7 +324,7 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
   m.vision_params_estimate = vision_params_estimate(wrapped.towers ? *wrapped.towers : j);
 
   // DeepSeek-V4's sliding_window is its compressed attention's raw window (read_deepseek_v4).
-  if (*family != HfFamily::deepseek_v4) read_local_attention(f, *family, arch, m);
+  if (*family != HfFamily::deepseek_v4) read_local_attention(f, *family, implied.empty() ? arch : implied, m);
 
   switch (*family) {
     case HfFamily::dense: break;

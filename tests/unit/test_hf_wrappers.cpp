@@ -5,6 +5,7 @@
 // so the expected figures are that config's plus a closed-form difference.
 #include <catch2/catch.hpp>
 
+#include <fstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -81,5 +82,46 @@ TEST_CASE("hf wrappers: DeepSeek-VL2's language_config, and use_mla false", "[hf
     const ModelSpec t = load_edited(mha, "servesim-wrappers-", "dsvl2-mha");
     CHECK(!t.mla.enabled());
     CHECK(t.kv_heads == t.heads);  // DeepSeek-V2 MHA: one KV head per query head
+  }
+}
+
+namespace {
+nlohmann::json model_config(const std::string& name) {
+  std::ifstream in(std::string(SERVESIM_TEST_FIXTURES) + "/model_configs/" + name + "/config.json");
+  return nlohmann::json::parse(in);
+}
+}  // namespace
+
+TEST_CASE("hf wrappers: MiniCPM-V's version names its language model", "[hf][wrappers]") {
+  // openbmb/MiniCPM-V-2_6 ("built on SigLip-400M and Qwen2-7B", its model card): architectures
+  // ["MiniCPMV"], version "2.6", Qwen2-7B's fields at the top level with a vocabulary of 151666.
+  // Qwen2.5-7B-Instruct (the shipped fixture) has Qwen2-7B's shapes and 152064 rows.
+  json v26 = model_config("qwen2.5-7b-instruct");
+  v26["architectures"] = {"MiniCPMV"};
+  v26["model_type"] = "minicpmv";
+  v26["version"] = "2.6";
+  v26["vocab_size"] = 151666;
+  v26["query_num"] = 64;
+  v26["vision_config"] = {{"hidden_size", 1152}, {"intermediate_size", 4304}, {"num_hidden_layers", 27}};
+  const ModelSpec m = load_edited(v26, "servesim-wrappers-", "minicpmv-2.6");
+  const ModelSpec qwen = load_model(std::string(SERVESIM_TEST_FIXTURES) + "/model_configs/qwen2.5-7b-instruct");
+  CHECK(m.qkv_bias);  // Qwen2's q/k/v biases, as the 2.6 model's LLM has them
+  // Untied tables 398 rows shorter: 2 x (152064 - 151666) x 3584 = 2,852,864 fewer parameters.
+  CHECK(qwen.total_params() - m.total_params() == 2LL * (152064 - 151666) * 3584);
+  CHECK(m.vision_params_estimate > 0);
+
+  SECTION("MiniCPM-o 2.6 is a Qwen2 too; 2.5 and 4.0 a Llama (no biases)") {
+    json o = v26;
+    o["architectures"] = {"MiniCPMO"};
+    CHECK(load_edited(o, "servesim-wrappers-", "minicpmo").qkv_bias);
+    json v25 = v26;
+    v25["version"] = "2.5";
+    CHECK(!load_edited(v25, "servesim-wrappers-", "minicpmv-2.5").qkv_bias);
+  }
+  SECTION("an unknown version is refused naming the known ones") {
+    json bad = v26;
+    bad["version"] = "9.1";
+    CHECK_THAT(servesim::testing::error_of([&] { load_edited(bad, "servesim-wrappers-", "minicpmv-bad"); }),
+               Catch::Contains("MiniCPMV version '9.1' is not known (2.0, 2.5, 2.6, 4.0 and 4.5 are"));
   }
 }
