@@ -78,6 +78,11 @@ const std::map<std::string, HfFamily>& by_architecture() {
       {"MiMoForCausalLM", HfFamily::mimo},
       {"DeciLMForCausalLM", HfFamily::nemotron_nas},  // Llama-Nemotron Super/Ultra/51B (block_configs)
       {"Phi3ForCausalLM", HfFamily::phi3},
+      // Phi-3.5-vision and Phi-4-multimodal keep Phi-3's fields at the top level (Phi4MMConfig
+      // extends Phi3Config); their image / speech encoders and the LoRA adapters that switch
+      // modality are not counted (vLLM phi3v.py / phi4mm.py build the Phi-3 decoder beside them).
+      {"Phi3VForCausalLM", HfFamily::phi3},
+      {"Phi4MMForCausalLM", HfFamily::phi3},
       {"Qwen2VLForConditionalGeneration", HfFamily::qwen2_vl},
       {"Qwen2_5_VLForConditionalGeneration", HfFamily::qwen2_vl},
       {"Ernie4_5_ForCausalLM", HfFamily::ernie4_5},

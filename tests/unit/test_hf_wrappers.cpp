@@ -125,3 +125,15 @@ TEST_CASE("hf wrappers: MiniCPM-V's version names its language model", "[hf][wra
                Catch::Contains("MiniCPMV version '9.1' is not known (2.0, 2.5, 2.6, 4.0 and 4.5 are"));
   }
 }
+
+TEST_CASE("hf wrappers: Phi-4-multimodal and Phi-3.5-vision read as their Phi-3 decoder", "[hf][wrappers]") {
+  // Phi4MMConfig extends Phi3Config: the decoder's fields sit at the top level. The shipped
+  // phi-4 config relabelled: the same decoder, so the same parameters (encoders and LoRA
+  // adapters left out, docs/models.md).
+  json j = read_fixture("phi-4");
+  const ModelSpec phi4 = load("phi-4");
+  for (const char* arch : {"Phi4MMForCausalLM", "Phi3VForCausalLM"}) {
+    j["architectures"] = {arch};
+    CHECK(load_edited(j, "servesim-wrappers-", arch).total_params() == phi4.total_params());
+  }
+}
