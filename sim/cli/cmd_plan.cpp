@@ -16,6 +16,7 @@
 #include "cli/slo_args.h"
 #include "cli/scenario_args.h"
 #include "planning/disaggregated_plan.h"
+#include "planning/pool_mix_plan.h"
 #include "planning/plan.h"
 #include "planning/progress.h"
 #include "util/atomic_file.h"
@@ -67,6 +68,40 @@ deploy::DeploymentPlan best_deployment(const planning::PlanResult& p, const std:
   throw Error("--emit: no candidate meets the SLOs at the goal, so there is no configuration to emit");
 }
 
+void run_pool_mix_plan(const PlanArgs& a, const ConfigNode& doc, planning::PlanOptions& o,
+                       const std::vector<deploy::EmitTarget>* emit, std::optional<OutputDir>& out) {
+  if (emit)
+    throw Error("--emit writes the launch command of one setup; a plan over pools sizes a mix of setups (run each "
+                "pool's engine with its own settings), so there is nothing single to emit");
+  if (!o.gpus.empty() || !o.weights.empty() || !o.tps.empty() || !o.pps.empty() || !o.layouts.empty())
+    throw Error("plan over pools varies each pool's replicas; candidate GPUs, weights, TP, PP and layouts are the "
+                "pools' own (set them in each pool, or plan one setup without pools)");
+  planning::ProgressBar bar("pool mixes", planning::stderr_is_terminal());
+  o.progress = [&](std::size_t d, std::size_t t) { bar.update(d, t); };
+  planning::PoolMixPlan p;
+  try {
+    p = planning::plan_pool_mixes(doc, a.scenario, o);
+  } catch (const Interrupted&) {
+    bar.finish();
+    throw Interrupted(fmt::format("interrupted before the plan over pools finished; nothing written{}",
+                                  a.out_dir.empty() ? "" : " to " + a.out_dir));
+  }
+  bar.finish();
+  nlohmann::ordered_json j;
+  j["pool_mixes"] = planning::pool_mix_plan_json(p);
+  if (out) {
+    out->write("plan.json", j.dump(2) + "\n");
+    out->write("plan.csv", planning::pool_mix_plan_csv(p));
+    out->commit();
+  }
+  if (a.json) {
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  fmt::print("{}", planning::pool_mix_plan_table(p));
+  if (!a.out_dir.empty()) fmt::print("\nwrote {0}/plan.json, {0}/plan.csv\n", a.out_dir);
+}
+
 void run(const PlanArgs& a) {
   std::vector<deploy::EmitTarget> emit;  // checked before any search runs
   for (const auto& e : a.emit) emit.push_back(deploy::parse_emit_target(trim(e)));
@@ -94,6 +129,12 @@ void run(const PlanArgs& a) {
   o.threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::optional<OutputDir> out;  // checked before the searches, not after; plan.json and plan.csv as a set
   if (!a.out_dir.empty()) out.emplace(a.out_dir, "--out");
+  // A heterogeneous fleet (pools): how many replicas of each pool, cheapest first
+  // (planning/pool_mix_plan.h), instead of one setup per candidate.
+  if (doc.is_map() && doc.find("pools") != nullptr) {
+    run_pool_mix_plan(a, doc, o, emit.empty() ? nullptr : &emit, out);
+    return;
+  }
   planning::ProgressBar bar("candidates", planning::stderr_is_terminal());
   std::size_t done = 0, total = 0;
   o.progress = [&](std::size_t d, std::size_t t) {

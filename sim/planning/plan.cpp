@@ -50,7 +50,8 @@ PlanResult plan(const ConfigNode& doc, const std::string& source, const PlanOpti
   const Scenario base = parse_scenario(doc, source);
   if (!base.pools.empty())
     throw Error(fmt::format("{}: plan sizes a fleet of one setup per candidate; a heterogeneous fleet (pools) is "
-                            "compared with `servesim run` on each variant, or plan each pool's setup without pools",
+                            "planned over its pools' replica counts (planning/pool_mix_plan.h, what `servesim plan` "
+                            "does with such a scenario)",
                             source));
   // Each candidate is sized at a steady rate, one replica per trial: without the
   // autoscale section (it comes back in the fleet comparison below).
