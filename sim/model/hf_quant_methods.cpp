@@ -32,6 +32,7 @@
 #include <string>
 
 #include "model/hf_quantization.h"
+#include "model/hf_quant_fields.h"
 #include "util/error.h"
 #include "util/text.h"
 
@@ -44,26 +45,9 @@ std::string str(const json& o, const char* key) {
   return o[key].get<std::string>();
 }
 
-std::int64_t integer(const json& o, const char* key, std::int64_t otherwise = 0) {
-  if (!o.is_object() || !o.contains(key) || !o[key].is_number_integer()) return otherwise;
-  return o[key].get<std::int64_t>();
-}
-
-WeightGroups groups(const std::string& scheme, std::int64_t size, double scale_bytes) {
-  WeightGroups g;
-  g.scheme = scheme;
-  if (size > 0) {
-    g.size = static_cast<int>(size);
-    g.scale_bytes = scale_bytes;
-  }
-  return g;
-}
-
-void add_names(const json& q, const char* key, std::vector<std::string>& out) {
-  if (!q.is_object() || !q.contains(key) || !q[key].is_array()) return;
-  for (const json& x : q[key])
-    if (x.is_string()) out.push_back(x.get<std::string>());
-}
+using quant_fields::add_names;
+using quant_fields::groups;
+using quant_fields::integer;
 
 [[noreturn]] void below_four_bits(const std::string& where, const std::string& what) {
   throw Error(fmt::format("{}: {} is not modelled: servesim prices 16, 8 and 4-bit weights. Set model.weights "

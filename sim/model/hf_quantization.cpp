@@ -29,6 +29,7 @@
 // weight-only. KV cache: ModelOpt's kv_cache_quant_algo FP8, compressed-tensors'
 // kv_cache_scheme {num_bits: 8, type: float}.
 #include "model/hf_quantization.h"
+#include "model/hf_quant_fields.h"
 
 #include <fmt/format.h>
 
@@ -44,10 +45,7 @@ namespace servesim {
 namespace {
 using nlohmann::json;
 
-std::int64_t int_field(const json& o, const char* key) {
-  if (!o.is_object() || !o.contains(key) || !o[key].is_number_integer()) return 0;
-  return o[key].get<std::int64_t>();
-}
+std::int64_t int_field(const json& o, const char* key) { return quant_fields::integer(o, key); }
 
 DType from_bits(std::int64_t bits, bool is_float, const std::string& where, const std::string& method) {
   if (bits == 8) return is_float ? DType::fp8 : DType::int8;
@@ -59,22 +57,10 @@ DType from_bits(std::int64_t bits, bool is_float, const std::string& where, cons
                           where, bits, is_float ? "float" : "integer", method));
 }
 
-WeightGroups groups(const std::string& scheme, std::int64_t size, double scale_bytes) {
-  WeightGroups g;
-  g.scheme = scheme;
-  if (size > 0) {
-    g.size = static_cast<int>(size);
-    g.scale_bytes = scale_bytes;
-  }
-  return g;
-}
+using quant_fields::groups;
 
 // Module name patterns from a list of strings (ignore, modules_to_not_convert, exclude_modules).
-void add_skipped(const json& q, const char* key, std::vector<std::string>& out) {
-  if (!q.is_object() || !q.contains(key) || !q[key].is_array()) return;
-  for (const json& x : q[key])
-    if (x.is_string()) out.push_back(x.get<std::string>());
-}
+void add_skipped(const json& q, const char* key, std::vector<std::string>& out) { quant_fields::add_names(q, key, out); }
 
 // compressed-tensors / ModelOpt quantization args {num_bits, type}: the dtype, if any.
 std::optional<DType> args_dtype(const json& a) {

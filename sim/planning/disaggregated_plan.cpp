@@ -8,6 +8,7 @@
 #include "config/edits.h"
 #include "config/scenario_reader.h"
 #include "planning/sweep.h"
+#include "planning/trial_json.h"
 #include "scenario/disaggregation.h"
 #include "util/error.h"
 #include "util/interrupt.h"
@@ -130,13 +131,6 @@ DisaggregatedPlan plan_disaggregated(const ConfigNode& doc, const std::string& s
   return out;
 }
 
-namespace {
-// Goodput at an operating point: the share of offered requests that met every SLO times
-// the offered rate. (RunSummary::goodput_rps divides by the run's span, first arrival to
-// last completion, which includes the queue's drain after the last arrival: a trial of
-// 2000 requests at 20 req/s with 100% attainment reads about 17 req/s there.)
-double offered_goodput(const Trial& t) { return t.summary.slo_attainment * t.rate; }
-}  // namespace
 
 std::string disaggregated_plan_table(const DisaggregatedPlan& d, const PlanResult& colocated) {
   std::string out = fmt::format(
@@ -203,10 +197,7 @@ nlohmann::ordered_json disaggregated_plan_json(const DisaggregatedPlan& d, const
     x["failure"] = s.failure;
     if (s.trial) {
       const RunSummary& r = s.trial->summary;
-      x["ttft_p99_ms"] = r.ttft_ms.p99;
-      x["tpot_p99_ms"] = r.tpot_ms.p99;
-      x["slo_attainment"] = r.slo_attainment;
-      x["goodput_rps"] = offered_goodput(*s.trial);  // attainment x the offered rate
+      add_trial_fields(x, *s.trial);
       x["usd_per_million_output_tokens"] = s.economics.usd_per_million_output_tokens;
       x["usd_per_hour"] = s.economics.usd_per_hour;
       x["joules_per_output_token"] = s.economics.joules_per_output_token;

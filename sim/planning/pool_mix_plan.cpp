@@ -7,6 +7,7 @@
 
 #include "config/scenario_reader.h"
 #include "planning/sweep.h"
+#include "planning/trial_json.h"
 #include "util/error.h"
 #include "util/interrupt.h"
 
@@ -62,8 +63,6 @@ ConfigNode mix_document(const ConfigNode& doc, const PoolMix& m) {
   pools->items() = std::move(kept);
   return d;
 }
-
-double offered_goodput(const Trial& t) { return t.summary.slo_attainment * t.rate; }
 
 }  // namespace
 
@@ -233,11 +232,7 @@ nlohmann::ordered_json pool_mix_plan_json(const PoolMixPlan& p) {
     x["sustainable"] = m.sustainable;
     x["failure"] = m.failure;
     if (m.trial) {
-      const RunSummary& r = m.trial->summary;
-      x["ttft_p99_ms"] = r.ttft_ms.p99;
-      x["tpot_p99_ms"] = r.tpot_ms.p99;
-      x["slo_attainment"] = r.slo_attainment;
-      x["goodput_rps"] = offered_goodput(*m.trial);
+      add_trial_fields(x, *m.trial);
       x["usd_per_million_output_tokens"] = m.usd_per_million_output_tokens;
     }
     tried.push_back(x);
