@@ -14,6 +14,7 @@
 #include "metrics/lora_json.h"
 #include "metrics/summary_json.h"
 #include "run/simulation.h"
+#include "lora_test_helpers.h"
 #include "test_sim_helpers.h"
 #include "workload/lora_adapters.h"
 
@@ -305,17 +306,7 @@ TEST_CASE("pools + LoRA: lora_affinity keeps each adapter on one replica across 
   const Scenario sc = fleet(pools, "{max_loras: 2, max_cpu_loras: 4}", workload);
   const LoraAssignment assign(*sc.workload.lora, sc.workload.seed);
   // The share of requests served on their adapter's usual replica.
-  auto kept = [&](const RunWithCsv& r) {
-    std::map<std::int32_t, std::map<int, int>> count;
-    for (const RequestResult& q : r.results) ++count[assign.adapter(q.id)][q.replica];
-    int on_usual = 0;
-    for (const auto& [adapter, by_replica] : count) {
-      int most = 0;
-      for (const auto& [replica, n] : by_replica) most = std::max(most, n);
-      on_usual += most;
-    }
-    return on_usual / 200.0;
-  };
+  auto kept = [&](const RunWithCsv& r) { return servesim::testing::share_on_usual_replica(r.results, assign); };
   const LoraReport& la = *affinity.result.summary.lora;
   const LoraReport& ls = *spread.result.summary.lora;
   CAPTURE(kept(affinity), kept(spread), la.gpu_loads, ls.gpu_loads);

@@ -18,6 +18,7 @@
 #include "engine/step_cost_cache.h"
 #include "metrics/summary_json.h"
 #include "run/simulation.h"
+#include "lora_test_helpers.h"
 #include "test_sim_helpers.h"
 #include "workload/lora_adapters.h"
 
@@ -405,17 +406,7 @@ TEST_CASE("lora_affinity: the replica holding the adapter that used it last, els
     // The share of requests served on their adapter's usual replica (the one that served
     // most of its requests).
     const LoraAssignment assign(lora_spec(4), 1);
-    auto kept = [&](const RunWithCsv& r) {
-      std::map<std::int32_t, std::map<int, int>> count;
-      for (const RequestResult& q : r.results) ++count[assign.adapter(q.id)][q.replica];
-      int on_usual = 0;
-      for (const auto& [adapter, by_replica] : count) {
-        int most = 0;
-        for (const auto& [replica, n] : by_replica) most = std::max(most, n);
-        on_usual += most;
-      }
-      return on_usual / 200.0;
-    };
+    auto kept = [&](const RunWithCsv& r) { return servesim::testing::share_on_usual_replica(r.results, assign); };
     CAPTURE(kept(affinity), kept(spread), affinity.result.summary.lora->gpu_loads,
             spread.result.summary.lora->gpu_loads);
     CHECK(kept(affinity) == 1.0);  // every adapter on one replica
