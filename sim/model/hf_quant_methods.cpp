@@ -26,9 +26,8 @@
 #include <fmt/format.h>
 
 #include <array>
-#include <cctype>
 #include <optional>
-#include <regex>
+#include <string_view>
 #include <string>
 
 #include "model/hf_quantization.h"
@@ -131,17 +130,28 @@ void quark_activations(const json& raw, const std::string& where, bool& has, DTy
   dtype = t.dtype;
 }
 
-// fnmatch-style match of a Quark glob ("*k_proj", "*.mlp.experts.*") against a name.
-bool glob_match(const std::string& pattern, const std::string& name) {
-  if (pattern.size() > 512 || name.size() > 512) return false;
-  std::string re;
-  for (const char ch : pattern) {
-    if (ch == '*') re += ".*";
-    else if (ch == '?') re += '.';
-    else if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_') re += ch;
-    else re += std::string("\\") + ch;
+// fnmatch-style match of a Quark glob ("*k_proj", "*.mlp.experts.*": '*' any run, '?' one
+// character) against a name. The classic two-pointer walk that backs up only to the last
+// '*': O(pattern x name) at worst, where a regex built from a stranger's pattern could
+// backtrack exponentially ("*a*a*a*a*b" against "aaaa...").
+bool glob_match(std::string_view pattern, std::string_view name) {
+  std::size_t p = 0, n = 0, star = std::string_view::npos, resume = 0;
+  while (n < name.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == name[n])) {
+      ++p;
+      ++n;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      resume = n;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      n = ++resume;
+    } else {
+      return false;
+    }
   }
-  return std::regex_match(name, std::regex(re));
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
 }
 
 CheckpointQuantization quark(const json& q, const std::string& where) {
@@ -164,6 +174,13 @@ CheckpointQuantization quark(const json& q, const std::string& where) {
   const json& layers = q.contains("layer_quant_config") && q["layer_quant_config"].is_object() ? q["layer_quant_config"] : empty;
   std::vector<std::string> kv_group;
   if (q.contains("export") && q["export"].is_object()) add_names(q["export"], "kv_cache_group", kv_group);
+  // Each pattern is matched against each layer entry: bound the pairs (real exports list two
+  // patterns and a few dozen entries) so a stranger's file cannot make the match a hang.
+  constexpr std::size_t kMaxGlobPairs = 1'000'000;
+  if (!kv_group.empty() && layers.size() > kMaxGlobPairs / kv_group.size())
+    throw Error(fmt::format("{}: export.kv_cache_group ({} patterns) against layer_quant_config ({} entries) is more "
+                            "than {} matches to try; a Quark export lists a few",
+                            where, kv_group.size(), layers.size(), kMaxGlobPairs));
   auto read_kv = [&](const json& out, const std::string& at) {
     if (!out.is_object() || c.has_kv_cache) return;
     const QuarkTensor t = quark_dtype(str(out, "dtype"), at + ".dtype");

@@ -249,3 +249,22 @@ TEST_CASE("sub-4-bit and unknown schemes are refused by name", "[hf][quant]") {
   CHECK_THAT(error_of([&] { with(llama(), {{"quant_method", "torchao"}, {"quant_type", "mystery_config"}}, "torchao-x"); }),
              Contains("torchao quant_type 'mystery_config' is not understood"));
 }
+
+TEST_CASE("quark: kv_cache_group globs match as fnmatch does, in linear time", "[hf][quant][quark]") {
+  const json kv_layer = {{"weight", fp8_per_tensor(false)}, {"output_tensors", fp8_per_tensor(false)}};
+  json q = {{"quant_method", "quark"},
+            {"global_quant_config", {{"weight", fp8_per_tensor(false)}}},
+            {"layer_quant_config", {{"model.layers.*.self_attn.k_proj", kv_layer}}},
+            {"export", {{"kv_cache_group", {"*k_pro?"}}}}};
+  CHECK(with(llama(), q, "glob-q").checkpoint.has_kv_cache);  // '*' any run, '?' one character
+  q["export"]["kv_cache_group"] = {"*v_proj"};
+  CHECK(!with(llama(), q, "glob-v").checkpoint.has_kv_cache);
+  // A pattern a backtracking regex takes exponential time on ("*a*a...*b" against 500 a's):
+  // no match, at once.
+  std::string pattern;
+  for (int i = 0; i < 40; ++i) pattern += "*a";
+  pattern += "*b";
+  q["layer_quant_config"] = {{std::string(500, 'a'), kv_layer}};
+  q["export"]["kv_cache_group"] = {pattern};
+  CHECK(!with(llama(), q, "glob-slow").checkpoint.has_kv_cache);
+}
