@@ -124,7 +124,7 @@ TEST_CASE("quark: MXFP4 W4A4 and NVFP4's two-element specs", "[hf][quant][quark]
   }
 }
 
-TEST_CASE("quark: experts-only MXFP4 leaves the other groups at 16 bits; FP8 + MXFP4 experts mixes",
+TEST_CASE("quark: experts-only MXFP4 leaves the other groups at 16 bits, and FP8 + MXFP4 experts mix",
           "[hf][quant][quark]") {
   SECTION("no global weights, a layer_quant_config for the experts only") {
     // The shape of Quark exports that quantize only the routed experts ("*mlp.experts*").
