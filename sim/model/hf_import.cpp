@@ -26,6 +26,7 @@
 #include "model/hf_families.h"
 #include "model/hf_json.h"
 #include "model/hf_quantization.h"
+#include "model/mistral_params.h"
 #include "model/model_catalog.h"
 #include "util/error.h"
 #include "util/json_file.h"
@@ -42,7 +43,7 @@ std::string model_name_from_path(const std::string& path) {
   // ".../llama-3.1-8b-instruct/config.json" -> "llama-3.1-8b-instruct"; a folder -> its name
   auto parts = split(path, '/');
   while (parts.size() > 1 && (parts.back().empty() || parts.back() == ".")) parts.pop_back();
-  if (parts.size() >= 2 && parts.back() == "config.json") return parts[parts.size() - 2];
+  if (parts.size() >= 2 && (parts.back() == "config.json" || parts.back() == "params.json")) return parts[parts.size() - 2];
   return parts.back();
 }
 
@@ -494,15 +495,22 @@ static void apply_expert_dtype(const json& j, const std::string& path, ModelSpec
 }
 
 ModelSpec import_hf_config(const std::string& given) {
-  // A model folder as downloaded (huggingface-cli download, git clone): its config.json.
-  const std::string path = is_directory(given) ? (std::filesystem::path(given) / "config.json").string() : given;
+  // A model folder as downloaded (huggingface-cli download, git clone): its config.json, else
+  // Mistral's params.json (a folder in Mistral's own format, or the file named).
+  std::string path = is_directory(given) ? (std::filesystem::path(given) / "config.json").string() : given;
+  const std::string params = is_directory(given) ? (std::filesystem::path(given) / "params.json").string() : given;
+  const bool mistral_format = (is_directory(given) && !file_exists(path) && file_exists(params)) ||
+                              (!is_directory(given) && std::filesystem::path(given).filename() == "params.json");
+  if (mistral_format) path = params;
   if (!file_exists(path)) {
     if (is_directory(given))
-      throw Error(fmt::format("{}: a folder without a config.json: not a Hugging Face model folder", given));
+      throw Error(fmt::format("{}: a folder without a config.json (or Mistral's params.json): not a Hugging Face "
+                              "model folder",
+                              given));
     throw Error(fmt::format("{}: cannot open config.json", path));
   }
   // Bad syntax, 1e999: Errors naming the file; bare Infinity / NaN as transformers writes them: read.
-  const json j = read_hf_json_file(path);
+  const json j = mistral_format ? mistral_params_to_hf(read_hf_json_file(path), path) : read_hf_json_file(path);
   // The field readers check types before get<>(); this is the net for any they miss
   // (a nlohmann exception is not a servesim::Error).
   try {

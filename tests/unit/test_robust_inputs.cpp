@@ -149,7 +149,7 @@ TEST_CASE("robust: a directory given as an input file is named as one", "[robust
   CHECK_THROWS_WITH(load_vllm_experiments(dir), is_dir);
   // A model may be a Hugging Face model folder, so a directory there is read as one, and one
   // without a config.json is named as not being a model folder (also when its name ends in .json).
-  const auto not_a_model_folder = Contains("a folder without a config.json: not a Hugging Face model folder");
+  const auto not_a_model_folder = Contains("a folder without a config.json (or Mistral's params.json): not a Hugging Face model folder");
   const auto json_dir = std::filesystem::temp_directory_path() / "servesim-robust-dir.json";
   std::filesystem::create_directories(json_dir);
   CHECK_THROWS_WITH(import_hf_config(json_dir.string()), not_a_model_folder);
