@@ -69,6 +69,10 @@ enum class HfFamily {
   exaone,          // EXAONE 3.0 / 3.5 (Llama under GPT-2's field names: num_layers, activation_function)
   lfm2,            // LFM2, LFM2.5 (gated short convolutions + attention with q/k norms; LFM2-VL's text model)
   lfm2_moe,        // LFM2-MoE (the same layers, dense leading MLPs then routed experts)
+  // hf_moe_2026_families.cpp (Mistral Large 3, MiMo-V2.5 and Step-3.5 are read by the deepseek,
+  // mimo_v2 and step3p7 readers; that file says why):
+  afmoe,           // Arcee Trinity (gated attention, sandwich norms, dense then routed + shared experts)
+  exaone_moe,      // K-EXAONE (EXAONE 4.0's attention, dense then routed + shared experts)
 };
 
 // The family of a text model from its architecture name, or from its model_type (a wrapper's
@@ -143,6 +147,13 @@ void read_cohere_block(const JsonFields& f, ModelSpec& m, const char* family);
 void read_ungated_llama(const JsonFields& f, ModelSpec& m, const char* family);
 void read_lfm2(const JsonFields& f, ModelSpec& m);          // hf_lfm2_family.cpp
 void read_lfm2_moe(const JsonFields& f, ModelSpec& m);      // hf_lfm2_family.cpp
+
+// hf_moe_2026_families.cpp: Step-3.5-Flash's field names (moe_num_experts, moe_top_k,
+// num_attention_groups, share_expert_dim, moe_layers_enum) copied under those read_step3p7 reads
+// (the text model's json, which the importer owns); `where` names the file in an error.
+void alias_step3p5_fields(nlohmann::json& text, const std::string& where);
+void read_afmoe(const JsonFields& f, ModelSpec& m);         // hf_moe_2026_families.cpp
+void read_exaone_moe(const JsonFields& f, ModelSpec& m);    // hf_moe_2026_families.cpp
 
 // How many entries of `layer_types` are `kind`; -1 when the config has no such list.
 int count_layer_types(const JsonFields& f, const std::string& kind);

@@ -237,6 +237,7 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
       if (!text.contains(it.key()) || text[it.key()].is_null()) text[it.key()] = it.value();
   }
   if (*family == HfFamily::exaone) alias_exaone_fields(text);
+  if (*family == HfFamily::step3p7) alias_step3p5_fields(text, where);
   JsonFields f(text, where);
   ModelSpec m;
   m.source_file = path;
@@ -334,6 +335,8 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     case HfFamily::exaone: read_exaone(f, m); break;
     case HfFamily::lfm2: read_lfm2(f, m); break;
     case HfFamily::lfm2_moe: read_lfm2_moe(f, m); break;
+    case HfFamily::afmoe: read_afmoe(f, m); break;
+    case HfFamily::exaone_moe: read_exaone_moe(f, m); break;
   }
   // A mixture-of-experts family whose config names no experts (num_experts: 0, or the
   // field missing) would be priced as a dense model with the expert-sized FFN.

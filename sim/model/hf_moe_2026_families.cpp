@@ -1,0 +1,242 @@
+// 2026 mixture-of-experts families that reuse an existing reader once their config is read under
+// the reader's field names (hf_families.h):
+//   MistralLarge3ForCausalLM  DeepSeek-V3's decoder (read_deepseek): vLLM builds it as a subclass
+//                             of DeepseekV3ForCausalLM and only renames the checkpoint's tensors
+//                             (vllm-project/vllm vllm/model_executor/models/mistral_large_3.py),
+//                             and the config it serves is Mistral's params.json remapped onto
+//                             DeepSeek-V3's field names with model_type "deepseek_v3"
+//                             (vllm/transformers_utils/configs/mistral.py, adapt_config_dict and
+//                             _remap_moe_args, at 01da88c5bef903224038ae4e57d653964740dc04);
+//   MiMoV2ForCausalLM         MiMo-V2.5 / V2.5-Pro (model_type "mimo_v2"): vLLM's registry builds
+//                             it with MiMoV2FlashForCausalLM (vllm/model_executor/models/
+//                             mimo_v2_flash.py at 01ed47b4166b26251895a9c298352fcdb2385149 reads the
+//                             same fields: hybrid_layer_pattern, swa_* shapes, moe_layer_freq), so
+//                             read_mimo_v2 reads it; the omnimodal V2.5's vision tower is estimated
+//                             from its vision_config and left out as every wrapper's is, and its
+//                             audio encoder (261M in V2.5, model card) is left out too;
+//   Step3p5ForCausalLM        Step-3.5-Flash and the text model inside Step-3.7-Flash's
+//                             Step3p7ForConditionalGeneration (read_step3p7 after
+//                             alias_step3p5_fields below).
+// and the readers of two families of their own:
+//   AfmoeForCausalLM          Arcee Trinity Nano / Mini / Large (read_afmoe);
+//   ExaoneMoEForCausalLM      LG's K-EXAONE (read_exaone_moe).
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <set>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/hf_families.h"
+#include "util/error.h"
+
+namespace servesim {
+
+namespace {
+
+// moe_layers_enum: the MoE layers' indices as a comma-separated string ("3,4,5,...,44").
+std::vector<std::int64_t> parse_layer_list(const nlohmann::json& v, const std::string& where) {
+  if (!v.is_string()) throw Error(fmt::format("{}: moe_layers_enum must be a string of comma-separated layer indices", where));
+  std::vector<std::int64_t> out;
+  std::stringstream in(v.get<std::string>());
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    const auto first = item.find_first_not_of(" \t");
+    if (first == std::string::npos) continue;
+    const auto last = item.find_last_not_of(" \t");
+    const std::string digits = item.substr(first, last - first + 1);
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9)
+      throw Error(fmt::format("{}: moe_layers_enum entry '{}' is not a layer index", where, excerpt(digits)));
+    out.push_back(std::stoll(digits));
+  }
+  return out;
+}
+
+// Dense and MoE layers from a per-layer list: `moe[i]` true where layer i is MoE. A leading run
+// of dense layers is servesim's dense_layers; any other order is counted (listed_layers).
+void set_moe_layers(const std::vector<bool>& moe, ModelSpec& m) {
+  int count = 0, leading_dense = 0;
+  for (const bool x : moe) {
+    if (x) ++count;
+    else if (count == 0) ++leading_dense;
+  }
+  if (count + leading_dense == m.layers) m.moe.dense_layers = leading_dense;
+  else m.moe.listed_layers = count;
+}
+
+// Routed experts as the AFMoE and EXAONE-MoE blocks build them: num_experts SwiGLU experts of
+// moe_intermediate_size behind a gate hidden -> num_experts without bias, top num_experts_per_tok,
+// and num_shared_experts folded into one SwiGLU MLP of moe_intermediate_size x num_shared_experts
+// (vLLM's AfmoeMoE and ExaoneMoe: intermediate_size = config.moe_intermediate_size *
+// config.num_shared_experts). The router's score-correction bias (num_experts fp32 values a layer,
+// 128 or 256) is not counted.
+void read_fine_grained_experts(const JsonFields& f, ModelSpec& m) {
+  const std::string w = f.where();
+  m.moe.num_experts = static_cast<int>(f.at_least("num_experts", 1));
+  m.moe.experts_per_token = static_cast<int>(f.at_least("num_experts_per_tok", 1));
+  if (m.moe.experts_per_token > m.moe.num_experts)
+    throw Error(fmt::format("{}: num_experts_per_tok {} exceeds num_experts {}", w, m.moe.experts_per_token,
+                            m.moe.num_experts));
+  m.moe.expert_ffn = f.at_least("moe_intermediate_size", 1);
+  const std::int64_t shared = f.integer("num_shared_experts", 0);
+  if (shared < 0) throw Error(fmt::format("{}: num_shared_experts must be >= 0, got {}", w, shared));
+  if (shared > 0) {
+    m.moe.shared_experts = 1;
+    m.moe.shared_expert_ffn = m.moe.expert_ffn * shared;
+  }
+  m.moe.groups = static_cast<int>(f.integer("n_group", 0));
+  m.moe.topk_groups = static_cast<int>(f.integer("topk_group", 0));
+}
+
+void require_silu(const JsonFields& f, const char* family) {
+  const std::string act = f.string("hidden_act", "silu");
+  if (act != "silu")
+    throw Error(fmt::format("{}: hidden_act '{}': vLLM's {} runs silu (SwiGLU) only", f.where(), act, family));
+}
+
+}  // namespace
+
+// Arcee Trinity (AfmoeForCausalLM; vLLM's afmoe.py at 055e47c28003156421365af985d676fc921cb075,
+// AfmoeAttention / AfmoeMoE / AfmoeDecoderLayer; Arcee, "Arcee Trinity Large Technical Report",
+// arXiv:2602.17004, Table 1):
+//   attention  GQA of head_dim without biases (qkv_proj, o_proj bias=False), a sigmoid output gate
+//              gate_proj hidden -> heads x head_dim (servesim's attention_output_gate: the same
+//              weights as Qwen3-Next's doubled q_proj), per-head q_norm and k_norm (counted:
+//              qk_head_norms); sliding layers from layer_types (sliding_window), or, without the
+//              list, every global_attn_every_n_layers-th layer (1-based) global;
+//   MLP        the first num_dense_layers layers a SwiGLU MLP of intermediate_size, the others
+//              routed experts plus a shared MLP (read_fine_grained_experts);
+//   norms      four RMSNorms a layer (input, post_attention, pre_mlp, post_mlp: "depth-scaled
+//              sandwich norm"); servesim counts two, so 2 x hidden a layer go uncounted (114,688
+//              weights in Nano, 368,640 in Large, under 0.002%); muP's embedding scale has no weights.
+// Arcee's active figures count the LM head and not the embedding: Nano's "800M non-embedding
+// parameters active per token" (arcee.ai/blog/the-trinity-manifesto) is 0.819B so counted.
+void read_afmoe(const JsonFields& f, ModelSpec& m) {
+  const std::string w = f.where();
+  require_silu(f, "AfmoeForCausalLM");
+  refuse_mlp_bias(f, "AFMoE");
+  m.gated_mlp = true;
+  m.qkv_bias = false;  // bias=False whatever attention_bias says
+  m.attention_o_bias = false;
+  m.attention_output_gate = true;
+  m.qk_head_norms = true;
+  if (!f.has("layer_types") && m.local.enabled()) {
+    const std::int64_t every = f.integer("global_attn_every_n_layers", 4);
+    if (every < 1) throw Error(fmt::format("{}: global_attn_every_n_layers must be >= 1, got {}", w, every));
+    const int sliding = m.layers - static_cast<int>(m.layers / every);
+    if (sliding == 0) m.local = LocalAttention{};
+    else m.local.layers = sliding;
+  }
+  read_fine_grained_experts(f, m);
+  const std::int64_t dense = f.integer("num_dense_layers", 0);
+  if (dense < 0 || dense >= m.layers)
+    throw Error(fmt::format("{}: num_dense_layers {} must be within [0, num_hidden_layers = {})", w, dense, m.layers));
+  m.moe.dense_layers = static_cast<int>(dense);
+  if (dense > 0 && m.ffn <= 0)
+    throw Error(fmt::format("{}: num_dense_layers {} dense layers need a positive intermediate_size", w, dense));
+  m.active_count = ModelSpec::ActiveCount::lm_head_only;
+}
+
+// K-EXAONE (ExaoneMoEForCausalLM; transformers' ExaoneMoeForCausalLM, model_type "exaone_moe";
+// vLLM's exaone_moe.py at 055e47c28003156421365af985d676fc921cb075, ExaoneMoeAttention /
+// ExaoneMoe / ExaoneMoeDecoderLayer; transformers' ExaoneMoeConfig):
+//   attention  EXAONE 4.0's (read_exaone4: GQA of head_dim, biases refused, per-head q/k norms not
+//              counted as EXAONE 4.0's are not, the window on layer_types or sliding_window_pattern)
+//              but pre-norms (input_layernorm, post_attention_layernorm), two a layer as counted;
+//   MLP        per layer from mlp_layer_types ("dense" / "sparse"), else is_moe_layer (one flag a
+//              layer, as TensorRT-LLM's copy of the config writes it), else the first
+//              first_k_dense_replace layers (ExaoneMoeConfig's default 1) dense: dense layers a
+//              SwiGLU MLP of intermediate_size, the others routed experts plus a shared MLP
+//              (read_fine_grained_experts);
+//   MTP        num_nextn_predict_layers modules (ExaoneMoeMTP) are not counted: the model card's
+//              236B is the main model's, as servesim's total is.
+// LG's "23B activated" fits the LM head counted and not the embedding (see the test).
+void read_exaone_moe(const JsonFields& f, ModelSpec& m) {
+  const std::string w = f.where();
+  require_silu(f, "ExaoneMoeForCausalLM");
+  read_exaone4(f, m);
+  read_fine_grained_experts(f, m);
+  std::vector<bool> moe(static_cast<std::size_t>(m.layers), true);
+  if (f.has("mlp_layer_types")) {
+    const std::vector<std::string> kinds = f.strings("mlp_layer_types");
+    if (static_cast<int>(kinds.size()) != m.layers)
+      throw Error(fmt::format("{}: mlp_layer_types lists {} layers, num_hidden_layers is {}", w, kinds.size(), m.layers));
+    for (std::size_t i = 0; i < kinds.size(); ++i) {
+      if (kinds[i] != "dense" && kinds[i] != "sparse")
+        throw Error(fmt::format("{}: mlp_layer_types entries must be \"dense\" or \"sparse\", got '{}'", w,
+                                excerpt(kinds[i])));
+      moe[i] = kinds[i] == "sparse";
+    }
+  } else if (f.has("is_moe_layer")) {
+    const nlohmann::json& list = f.doc()["is_moe_layer"];
+    if (!list.is_array() || static_cast<int>(list.size()) != m.layers)
+      throw Error(fmt::format("{}: is_moe_layer must list true or false for each of the {} layers", w, m.layers));
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      if (!list[i].is_boolean())
+        throw Error(fmt::format("{}: is_moe_layer entries must be true or false, got {}", w, excerpt(list[i].dump())));
+      moe[i] = list[i].get<bool>();
+    }
+  } else {
+    const std::int64_t dense = f.integer("first_k_dense_replace", 1);
+    if (dense < 0 || dense > m.layers)
+      throw Error(fmt::format("{}: first_k_dense_replace {} must be within [0, num_hidden_layers = {}]", w, dense,
+                              m.layers));
+    for (std::int64_t i = 0; i < dense; ++i) moe[static_cast<std::size_t>(i)] = false;
+  }
+  set_moe_layers(moe, m);
+  if (m.moe_layers() == 0)
+    throw Error(fmt::format("{}: no layer is MoE; servesim will not read {} as a dense model", w, m.architecture));
+  if (m.moe_layers() < m.layers && m.ffn <= 0)
+    throw Error(fmt::format("{}: {} dense layers need a positive intermediate_size", w, m.layers - m.moe_layers()));
+  m.active_count = ModelSpec::ActiveCount::lm_head_only;
+}
+
+// Step-3.5-Flash's own field names (vLLM's step3p5.py at 01b50b9e8fbe085cdba0ace33dfb6e862ab9b627:
+// Step3p5Attention, FusedMoEBlock, Step3p5DecoderLayer) copied under those read_step3p7 reads, where
+// the config does not give the latter:
+//   num_attention_groups  -> num_key_value_heads (the KV heads of qkv_proj);
+//   moe_num_experts       -> num_experts (FusedMoE num_experts; gate hidden -> moe_num_experts);
+//   moe_top_k             -> num_experts_per_tok;
+//   share_expert_dim      -> n_shared_experts 1 (FusedMoEBlock always builds one share_expert MLP
+//                            of share_expert_dim beside the routed experts);
+//   moe_layers_enum       -> first_k_dense_replace: the listed layers are MoE, the others dense
+//                            of intermediate_size; servesim models the dense layers as a leading
+//                            run, so a list that is not every layer from some k on is refused.
+// attention_other_setting (the sliding layers' own head counts) is left for read_step3p7, which
+// refuses a shape that differs from the full layers'.
+void alias_step3p5_fields(nlohmann::json& text, const std::string& where) {
+  auto copy = [&](const char* own, const char* common) {
+    if (text.contains(own) && !text[own].is_null() && (!text.contains(common) || text[common].is_null()))
+      text[common] = text[own];
+  };
+  copy("num_attention_groups", "num_key_value_heads");
+  copy("moe_num_experts", "num_experts");
+  copy("moe_top_k", "num_experts_per_tok");
+  if (text.contains("share_expert_dim") && text["share_expert_dim"].is_number_integer() &&
+      text["share_expert_dim"].get<std::int64_t>() > 0 && !text.contains("n_shared_experts"))
+    text["n_shared_experts"] = 1;
+  if (text.contains("moe_layers_enum") && !text["moe_layers_enum"].is_null() &&
+      !text.contains("first_k_dense_replace")) {
+    if (!text.contains("num_hidden_layers") || !text["num_hidden_layers"].is_number_integer())
+      throw Error(fmt::format("{}: moe_layers_enum needs num_hidden_layers", where));
+    const std::int64_t layers = text["num_hidden_layers"].get<std::int64_t>();
+    const std::vector<std::int64_t> listed = parse_layer_list(text["moe_layers_enum"], where);
+    const std::set<std::int64_t> moe(listed.begin(), listed.end());
+    if (moe.empty())
+      throw Error(fmt::format("{}: moe_layers_enum lists no MoE layer; servesim will not read a Step-3.5 config as "
+                              "a dense model",
+                              where));
+    const std::int64_t first = *moe.begin(), last = *moe.rbegin();
+    if (last >= layers || static_cast<std::int64_t>(moe.size()) != layers - first)
+      throw Error(fmt::format("{}: moe_layers_enum lists {} MoE layers from {} to {} of {}: servesim models the dense "
+                              "layers as a leading run (every layer from the first MoE one on is MoE)",
+                              where, moe.size(), first, last, layers));
+    text["first_k_dense_replace"] = first;
+  }
+}
+
+}  // namespace servesim
