@@ -73,6 +73,7 @@ enum class HfFamily {
   // mimo_v2 and step3p7 readers; that file says why):
   afmoe,           // Arcee Trinity (gated attention, sandwich norms, dense then routed + shared experts)
   exaone_moe,      // K-EXAONE (EXAONE 4.0's attention, dense then routed + shared experts)
+  deepseek_moe,    // DeepSeek-MoE 16B (v1: DeepSeek's MoE over multi-head attention)
 };
 
 // The family of a text model from its architecture name, or from its model_type (a wrapper's
@@ -154,6 +155,7 @@ void read_lfm2_moe(const JsonFields& f, ModelSpec& m);      // hf_lfm2_family.cp
 void alias_step3p5_fields(nlohmann::json& text, const std::string& where);
 void read_afmoe(const JsonFields& f, ModelSpec& m);         // hf_moe_2026_families.cpp
 void read_exaone_moe(const JsonFields& f, ModelSpec& m);    // hf_moe_2026_families.cpp
+void read_deepseek_moe(const JsonFields& f, ModelSpec& m);  // hf_moe_2026_families.cpp
 
 // How many entries of `layer_types` are `kind`; -1 when the config has no such list.
 int count_layer_types(const JsonFields& f, const std::string& kind);

@@ -337,6 +337,7 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     case HfFamily::lfm2_moe: read_lfm2_moe(f, m); break;
     case HfFamily::afmoe: read_afmoe(f, m); break;
     case HfFamily::exaone_moe: read_exaone_moe(f, m); break;
+    case HfFamily::deepseek_moe: read_deepseek_moe(f, m); break;
   }
   // A mixture-of-experts family whose config names no experts (num_experts: 0, or the
   // field missing) would be priced as a dense model with the expert-sized FFN.

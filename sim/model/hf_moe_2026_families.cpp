@@ -19,7 +19,9 @@
 //                             alias_step3p5_fields below).
 // and the readers of two families of their own:
 //   AfmoeForCausalLM          Arcee Trinity Nano / Mini / Large (read_afmoe);
-//   ExaoneMoEForCausalLM      LG's K-EXAONE (read_exaone_moe).
+//   ExaoneMoEForCausalLM      LG's K-EXAONE (read_exaone_moe);
+//   DeepseekForCausalLM       DeepSeek-MoE 16B, DeepSeek's first MoE (read_deepseek_moe: read_deepseek
+//                             with multi-head attention and both tables in the active figure).
 #include <fmt/format.h>
 
 #include <cstdint>
@@ -193,6 +195,24 @@ void read_exaone_moe(const JsonFields& f, ModelSpec& m) {
   if (m.moe_layers() < m.layers && m.ffn <= 0)
     throw Error(fmt::format("{}: {} dense layers need a positive intermediate_size", w, m.layers - m.moe_layers()));
   m.active_count = ModelSpec::ActiveCount::lm_head_only;
+}
+
+// DeepSeek-MoE 16B (DeepseekForCausalLM, model_type "deepseek"; vLLM's registry builds it from
+// deepseek_v2.py, whose DeepseekV2ForCausalLM layers it shares without MLA; DeepSeek's remote
+// modeling_deepseek.py): multi-head attention (q, k, v, o of num_attention_heads x head_dim, no
+// biases unless attention_bias), first_k_dense_replace dense layers of intermediate_size, then
+// MoE on every moe_layer_freq-th layer: n_routed_experts of moe_intermediate_size, top
+// num_experts_per_tok, and n_shared_experts of the same size, a gate without bias. read_deepseek
+// reads all of it; MLA fields here would make it a DeepSeek-V2 config under the wrong name, and
+// are refused. Active figure: the DeepSeekMoE paper's 2.8B (of 16.4B) fits both tables counted
+// (2.83B) and not the LM head alone (2.62B, -6.4%), unlike V3's 37B.
+void read_deepseek_moe(const JsonFields& f, ModelSpec& m) {
+  if (f.has("kv_lora_rank"))
+    throw Error(fmt::format("{}: kv_lora_rank in a DeepseekForCausalLM config: DeepSeek-MoE v1 has multi-head "
+                            "attention; a model with MLA is a DeepseekV2ForCausalLM",
+                            f.where()));
+  read_deepseek(f, m);
+  m.active_count = ModelSpec::ActiveCount::all_tables;
 }
 
 // Step-3.5-Flash's own field names (vLLM's step3p5.py at 01b50b9e8fbe085cdba0ace33dfb6e862ab9b627:

@@ -496,3 +496,54 @@ TEST_CASE("moe 2026: K-EXAONE (EXAONE-MoE)", "[hf][moe2026]") {
     CHECK_THAT(error_of([&] { load_edited(j, "k-exaone-bias"); }), Contains("attention_bias true"));
   }
 }
+
+TEST_CASE("moe 2026: DeepSeek-MoE 16B (DeepseekForCausalLM)", "[hf][moe2026]") {
+  // deepseek-ai/deepseek-moe-16b-base's config.json as a third-party parameter counter's test
+  // quotes it whole (architectures DeepseekForCausalLM, model_type "deepseek": hidden 2048, 28
+  // layers, 16 heads and 16 KV heads, intermediate 10944, first_k_dense_replace 1,
+  // moe_layer_freq 1, 64 routed experts of 1408, top 6, 2 shared, vocabulary 102400, untied).
+  // DeepSeek-AI, "DeepSeekMoE" (arXiv:2401.06066): DeepSeekMoE 16B, 16.4B total, 2.8B activated.
+  const nlohmann::json j = {{"architectures", {"DeepseekForCausalLM"}},
+                            {"attention_bias", false},
+                            {"first_k_dense_replace", 1},
+                            {"hidden_act", "silu"},
+                            {"hidden_size", 2048},
+                            {"intermediate_size", 10944},
+                            {"max_position_embeddings", 4096},
+                            {"model_type", "deepseek"},
+                            {"moe_intermediate_size", 1408},
+                            {"moe_layer_freq", 1},
+                            {"n_routed_experts", 64},
+                            {"n_shared_experts", 2},
+                            {"norm_topk_prob", false},
+                            {"num_attention_heads", 16},
+                            {"num_experts_per_tok", 6},
+                            {"num_hidden_layers", 28},
+                            {"num_key_value_heads", 16},
+                            {"rms_norm_eps", 1e-06},
+                            {"scoring_func", "softmax"},
+                            {"tie_word_embeddings", false},
+                            {"torch_dtype", "bfloat16"},
+                            {"vocab_size", 102400}};
+  const ModelSpec m = load_edited(j, "deepseek-moe-16b");
+  CHECK_FALSE(m.mla.enabled());
+  CHECK(m.head_dim == 128);
+  CHECK(m.moe.shared_experts == 2);
+  CHECK(m.moe_layers() == 27);
+  // Attention 4 x 2048 x 2048; layer 0's MLP 3 x 2048 x 10944; an expert 3 x 2048 x 1408; the
+  // gate 2048 x 64.
+  const std::int64_t attention = 4LL * 2048 * 2048, dense = 3LL * 2048 * 10944, e = 3LL * 2048 * 1408;
+  const std::int64_t router = 2048LL * 64, tables = 2LL * 102400 * 2048, norms = (2LL * 28 + 1) * 2048;
+  const std::int64_t total = 28 * attention + dense + 27 * (router + 66 * e) + tables + norms;
+  const std::int64_t active = 28 * attention + dense + 27 * (router + 8 * e) + tables + norms;
+  CHECK(m.total_params() == total);    // 16,375,728,128
+  CHECK(m.active_params() == active);  // 2,828,650,496: both tables
+  CHECK(within(static_cast<double>(m.total_params()), 16.4e9, 0.02));  // -0.15%
+  CHECK(within(static_cast<double>(m.active_params()), 2.8e9, 0.02));  // +1.0%
+  // KV: multi-head, 28 x 2 x 16 x 128 x 2 B.
+  CHECK(m.kv_bytes_per_token(DType::bf16) == 28.0 * 2 * 16 * 128 * 2);
+
+  nlohmann::json mla = j;
+  mla["kv_lora_rank"] = 512;
+  CHECK_THAT(error_of([&] { load_edited(mla, "deepseek-moe-mla"); }), Contains("DeepSeek-MoE v1 has multi-head"));
+}
