@@ -131,6 +131,7 @@ const std::map<std::string, HfFamily>& by_architecture() {
       {"ExaoneMoEForCausalLM", HfFamily::exaone_moe},  // the published configs' name (vLLM's registry)
       {"ExaoneMoeForCausalLM", HfFamily::exaone_moe},  // transformers' class name
       {"DeepseekForCausalLM", HfFamily::deepseek_moe},
+      {"DbrxForCausalLM", HfFamily::dbrx},
   };
   return m;
 }
@@ -176,7 +177,7 @@ const std::map<std::string, HfFamily>& by_model_type() {
       // hf_moe_2026_families.cpp:
       {"mimo_v2", HfFamily::mimo_v2},      {"step3p5", HfFamily::step3p7},
       {"afmoe", HfFamily::afmoe},          {"exaone_moe", HfFamily::exaone_moe},
-      {"deepseek", HfFamily::deepseek_moe},
+      {"deepseek", HfFamily::deepseek_moe}, {"dbrx", HfFamily::dbrx},
   };
   return m;
 }
@@ -207,7 +208,7 @@ bool is_moe_family(HfFamily f) {
          f == HfFamily::hunyuan_moe || f == HfFamily::bailing_moe_v2 || f == HfFamily::dots1 ||
          f == HfFamily::phimoe || f == HfFamily::granite_moe ||
          f == HfFamily::lfm2_moe || f == HfFamily::afmoe || f == HfFamily::exaone_moe ||
-         f == HfFamily::deepseek_moe;
+         f == HfFamily::deepseek_moe || f == HfFamily::dbrx;
 }
 
 bool is_attention_free_family(HfFamily f) { return f == HfFamily::mamba2 || f == HfFamily::mamba; }

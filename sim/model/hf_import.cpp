@@ -238,6 +238,7 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
   }
   if (*family == HfFamily::exaone) alias_exaone_fields(text);
   if (*family == HfFamily::step3p7) alias_step3p5_fields(text, where);
+  if (*family == HfFamily::dbrx) alias_dbrx_fields(text, where);
   JsonFields f(text, where);
   ModelSpec m;
   m.source_file = path;
@@ -338,6 +339,7 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     case HfFamily::afmoe: read_afmoe(f, m); break;
     case HfFamily::exaone_moe: read_exaone_moe(f, m); break;
     case HfFamily::deepseek_moe: read_deepseek_moe(f, m); break;
+    case HfFamily::dbrx: read_dbrx(f, m); break;
   }
   // A mixture-of-experts family whose config names no experts (num_experts: 0, or the
   // field missing) would be priced as a dense model with the expert-sized FFN.

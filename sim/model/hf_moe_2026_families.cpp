@@ -21,7 +21,9 @@
 //   AfmoeForCausalLM          Arcee Trinity Nano / Mini / Large (read_afmoe);
 //   ExaoneMoEForCausalLM      LG's K-EXAONE (read_exaone_moe);
 //   DeepseekForCausalLM       DeepSeek-MoE 16B, DeepSeek's first MoE (read_deepseek_moe: read_deepseek
-//                             with multi-head attention and both tables in the active figure).
+//                             with multi-head attention and both tables in the active figure);
+//   DbrxForCausalLM           Databricks' DBRX (read_dbrx after alias_dbrx_fields: Mixtral's
+//                             experts under DBRX's nested field names).
 #include <fmt/format.h>
 
 #include <cstdint>
@@ -213,6 +215,50 @@ void read_deepseek_moe(const JsonFields& f, ModelSpec& m) {
                             f.where()));
   read_deepseek(f, m);
   m.active_count = ModelSpec::ActiveCount::all_tables;
+}
+
+// DBRX's field names (transformers' DbrxConfig: d_model, n_heads, n_layers, max_seq_len, and the
+// nested attn_config.kv_n_heads, ffn_config.ffn_hidden_size / moe_num_experts / moe_top_k /
+// ffn_act_fn.name) copied under the common ones and Mixtral's, where the config does not give
+// the latter (the text model's json, which the importer owns).
+void alias_dbrx_fields(nlohmann::json& text, const std::string& where) {
+  auto copy = [&](const nlohmann::json& from, const char* own, const char* common) {
+    if (from.contains(own) && !from[own].is_null() && (!text.contains(common) || text[common].is_null()))
+      text[common] = from[own];
+  };
+  copy(text, "d_model", "hidden_size");
+  copy(text, "n_heads", "num_attention_heads");
+  copy(text, "n_layers", "num_hidden_layers");
+  copy(text, "max_seq_len", "max_position_embeddings");
+  for (const char* nested : {"attn_config", "ffn_config"})
+    if (text.contains(nested) && !text[nested].is_null() && !text[nested].is_object())
+      throw Error(fmt::format("{}: {} must be an object", where, nested));
+  if (text.contains("attn_config") && text["attn_config"].is_object()) {
+    const nlohmann::json attn = text["attn_config"];
+    copy(attn, "kv_n_heads", "num_key_value_heads");
+  }
+  if (text.contains("ffn_config") && text["ffn_config"].is_object()) {
+    const nlohmann::json ffn = text["ffn_config"];
+    copy(ffn, "ffn_hidden_size", "intermediate_size");
+    copy(ffn, "moe_num_experts", "num_local_experts");
+    copy(ffn, "moe_top_k", "num_experts_per_tok");
+    if (ffn.contains("ffn_act_fn") && ffn["ffn_act_fn"].is_object()) copy(ffn["ffn_act_fn"], "name", "hidden_act");
+  }
+}
+
+// DBRX (DbrxForCausalLM; vLLM's dbrx.py, transformers' modeling_dbrx.py): a fused Wqkv and
+// out_proj without biases (GQA of d_model / n_heads, kv_n_heads KV heads; clip_qkv clamps, no
+// weights), norm_1 and norm_2 LayerNorms without biases (one weight vector each: as servesim
+// counts RMSNorms), and on every layer moe_num_experts SwiGLU experts (w1, v1, w2) of
+// ffn_hidden_size, top moe_top_k, behind a router d_model -> moe_num_experts without bias
+// (read_mixtral); an untied LM head. Databricks' 36B active fits both tables counted (36.47B;
+// the LM head alone 35.85B fits too, -0.4%): both are counted, servesim's default.
+void read_dbrx(const JsonFields& f, ModelSpec& m) {
+  require_silu(f, "DbrxForCausalLM");
+  read_mixtral(f, m);
+  m.gated_mlp = true;
+  m.qkv_bias = false;
+  m.attention_o_bias = false;
 }
 
 // Step-3.5-Flash's own field names (vLLM's step3p5.py at 01b50b9e8fbe085cdba0ace33dfb6e862ab9b627:

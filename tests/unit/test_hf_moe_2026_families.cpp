@@ -547,3 +547,60 @@ TEST_CASE("moe 2026: DeepSeek-MoE 16B (DeepseekForCausalLM)", "[hf][moe2026]") {
   mla["kv_lora_rank"] = 512;
   CHECK_THAT(error_of([&] { load_edited(mla, "deepseek-moe-mla"); }), Contains("DeepSeek-MoE v1 has multi-head"));
 }
+
+TEST_CASE("moe 2026: DBRX", "[hf][moe2026]") {
+  // databricks/dbrx-instruct's config.json as a port's tests quote it whole (from a 4-bit MLX copy;
+  // its "quantization" block left out here): d_model 6144, n_heads 48, n_layers 40, max_seq_len
+  // 32768, vocab_size 100352, attn_config {kv_n_heads 8, clip_qkv 8}, ffn_config {ffn_act_fn silu,
+  // ffn_hidden_size 10752, moe_num_experts 16, moe_top_k 4}, untied. Databricks, "Introducing
+  // DBRX" (2024): "132B total parameters of which 36B parameters are active on any input".
+  const nlohmann::json j = {
+      {"architectures", {"DbrxForCausalLM"}},
+      {"attn_config", {{"attn_pdrop", 0}, {"clip_qkv", 8}, {"kv_n_heads", 8}, {"rope_theta", 500000}}},
+      {"d_model", 6144},
+      {"emb_pdrop", 0.0},
+      {"ffn_config",
+       {{"ffn_act_fn", {{"name", "silu"}}},
+        {"ffn_hidden_size", 10752},
+        {"moe_jitter_eps", 0},
+        {"moe_loss_weight", 0.05},
+        {"moe_normalize_expert_weights", 1},
+        {"moe_num_experts", 16},
+        {"moe_top_k", 4},
+        {"uniform_expert_assignment", false}}},
+      {"initializer_range", 0.02},
+      {"max_seq_len", 32768},
+      {"model_type", "dbrx"},
+      {"n_heads", 48},
+      {"n_layers", 40},
+      {"resid_pdrop", 0.0},
+      {"router_aux_loss_coef", 0.05},
+      {"tie_word_embeddings", false},
+      {"torch_dtype", "bfloat16"},
+      {"vocab_size", 100352}};
+  const ModelSpec m = load_edited(j, "dbrx-instruct");
+  CHECK(m.layers == 40);
+  CHECK(m.kv_heads == 8);
+  CHECK(m.head_dim == 128);
+  CHECK(m.max_context == 32768);
+  CHECK(m.moe.num_experts == 16);
+  CHECK(m.moe.experts_per_token == 4);
+  CHECK(m.moe.expert_ffn == 10752);
+  // Wqkv 6144 x (6144 + 2 x 1024), out_proj 6144 x 6144; an expert 3 x 6144 x 10752; the router
+  // 6144 x 16.
+  const std::int64_t attention = 6144LL * (6144 + 2 * 1024) + 6144LL * 6144, e = 3LL * 6144 * 10752;
+  const std::int64_t router = 6144LL * 16, tables = 2LL * 100352 * 6144, norms = (2LL * 40 + 1) * 6144;
+  const std::int64_t total = 40 * (attention + router + 16 * e) + tables + norms;
+  const std::int64_t active = 40 * (attention + router + 4 * e) + tables + norms;
+  CHECK(m.total_params() == total);    // 131,596,523,520
+  CHECK(m.active_params() == active);  // 36,469,708,800
+  CHECK(within(static_cast<double>(m.total_params()), 132e9, 0.02));  // -0.3%
+  CHECK(within(static_cast<double>(m.active_params()), 36e9, 0.02));  // +1.3%
+
+  nlohmann::json bad = j;
+  bad["ffn_config"]["ffn_act_fn"]["name"] = "gelu";
+  CHECK_THAT(error_of([&] { load_edited(bad, "dbrx-gelu"); }), Contains("hidden_act 'gelu'"));
+  bad = j;
+  bad["ffn_config"] = 3;
+  CHECK_THAT(error_of([&] { load_edited(bad, "dbrx-ffn"); }), Contains("ffn_config must be an object"));
+}
