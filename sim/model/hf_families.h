@@ -161,6 +161,9 @@ void read_dbrx(const JsonFields& f, ModelSpec& m);          // hf_moe_2026_famil
 // DBRX's nested field names (d_model, attn_config.kv_n_heads, ffn_config.moe_num_experts ...)
 // copied under the common and Mixtral's ones, as alias_step3p5_fields does.
 void alias_dbrx_fields(nlohmann::json& text, const std::string& where);
+// What servesim lacks for an architecture of hf_moe_2026_families.cpp's group that it refuses
+// (": ..." for the importer's refusal), or "".
+std::string moe_2026_unsupported(const std::string& arch);
 
 // How many entries of `layer_types` are `kind`; -1 when the config has no such list.
 int count_layer_types(const JsonFields& f, const std::string& kind);

@@ -174,8 +174,8 @@ std::int64_t vision_params_estimate(const json& j) {
 // What servesim lacks for an architecture it knows of and does not describe (said in its
 // refusal). DeepSeek-V4, DeciLM, Falcon-H1 and StarCoder2, once here, have their readers
 // (read_deepseek_v4, read_nemotron_nas, read_falcon_h1, read_starcoder2).
-// None is left: the hook stays for the next architecture known to lack a layer kind.
-std::string known_unsupported([[maybe_unused]] const std::string& arch) { return ""; }
+// LongCat-Flash is (hf_moe_2026_families.cpp says what it lacks).
+std::string known_unsupported(const std::string& arch) { return moe_2026_unsupported(arch); }
 
 ModelSpec import_parsed_config(const json& j, const std::string& path) {
   if (!j.is_object()) throw Error(fmt::format("{}: expected an object", path));
