@@ -132,6 +132,7 @@ const std::map<std::string, HfFamily>& by_architecture() {
       {"ExaoneMoeForCausalLM", HfFamily::exaone_moe},  // transformers' class name
       {"DeepseekForCausalLM", HfFamily::deepseek_moe},
       {"DbrxForCausalLM", HfFamily::dbrx},
+      {"BailingMoeForCausalLM", HfFamily::bailing_moe_v2},  // Ling v1: hf_moe_2026_families.cpp
   };
   return m;
 }
@@ -178,6 +179,7 @@ const std::map<std::string, HfFamily>& by_model_type() {
       {"mimo_v2", HfFamily::mimo_v2},      {"step3p5", HfFamily::step3p7},
       {"afmoe", HfFamily::afmoe},          {"exaone_moe", HfFamily::exaone_moe},
       {"deepseek", HfFamily::deepseek_moe}, {"dbrx", HfFamily::dbrx},
+      {"bailing_moe", HfFamily::bailing_moe_v2},  // Ling v1's and Ling / Ring 2.0's published model_type
   };
   return m;
 }

@@ -23,7 +23,12 @@
 //   DeepseekForCausalLM       DeepSeek-MoE 16B, DeepSeek's first MoE (read_deepseek_moe: read_deepseek
 //                             with multi-head attention and both tables in the active figure);
 //   DbrxForCausalLM           Databricks' DBRX (read_dbrx after alias_dbrx_fields: Mixtral's
-//                             experts under DBRX's nested field names).
+//                             experts under DBRX's nested field names);
+//   BailingMoeForCausalLM     Ling v1 (Ling-lite, Ling-plus): vLLM's bailing_moe.py builds it and
+//                             BailingMoeV2ForCausalLM with one BailingMoeModel (the v2 fields,
+//                             use_qk_norm, n_group, moe_router_enable_expert_bias, default off),
+//                             so read_bailing_moe_v2 reads it; norm_head normalises the LM head's
+//                             rows at run time (no weights).
 #include <fmt/format.h>
 
 #include <cstdint>

@@ -620,3 +620,46 @@ TEST_CASE("moe 2026: LongCat-Flash is refused, naming what servesim lacks", "[hf
   CHECK_THAT(e, Contains("two MLA attention blocks and two dense MLPs"));
   CHECK_THAT(e, Contains("zero-computation experts (zero_expert_num)"));
 }
+
+TEST_CASE("moe 2026: Ling-lite (BailingMoeForCausalLM, Ling v1)", "[hf][moe2026]") {
+  // inclusionAI/Ling-lite-1.5's config.json as a port's tests reproduce it verbatim (its
+  // auto_map and dropout fields left out here). inclusionAI's Ling-lite model card: 16.8B total,
+  // 2.75B activated.
+  const nlohmann::json j = {{"architectures", {"BailingMoeForCausalLM"}},
+                            {"first_k_dense_replace", 0},
+                            {"hidden_act", "silu"},
+                            {"hidden_size", 2048},
+                            {"intermediate_size", 1408},
+                            {"max_position_embeddings", 32768},
+                            {"model_type", "bailing_moe"},
+                            {"moe_intermediate_size", 1408},
+                            {"num_experts", 64},
+                            {"num_shared_experts", 2},
+                            {"norm_topk_prob", true},
+                            {"num_attention_heads", 16},
+                            {"num_experts_per_tok", 6},
+                            {"num_hidden_layers", 28},
+                            {"num_key_value_heads", 4},
+                            {"rms_norm_eps", 1e-06},
+                            {"rope_theta", 600000},
+                            {"tie_word_embeddings", false},
+                            {"torch_dtype", "bfloat16"},
+                            {"use_bias", false},
+                            {"use_qkv_bias", false},
+                            {"vocab_size", 126464},
+                            {"norm_head", false}};
+  const ModelSpec m = load_edited(j, "ling-lite-1.5");
+  CHECK(m.moe.dense_layers == 0);
+  CHECK(m.moe.shared_experts == 2);
+  CHECK_FALSE(m.qkv_bias);
+  // query_key_value 2048 x (2048 + 2 x 512), dense 2048 x 2048; an expert (and each shared one)
+  // 3 x 2048 x 1408; the gate 2048 x 64.
+  const std::int64_t attention = 2048LL * (2048 + 2 * 512) + 2048LL * 2048, e = 3LL * 2048 * 1408;
+  const std::int64_t router = 2048LL * 64, tables = 2LL * 126464 * 2048, norms = (2LL * 28 + 1) * 2048;
+  const std::int64_t total = 28 * (attention + router + 66 * e) + tables + norms;
+  const std::int64_t active = 28 * (attention + router + 8 * e) + tables + norms;
+  CHECK(m.total_params() == total);    // 16,801,974,272
+  CHECK(m.active_params() == active);  // 2,753,153,024: both tables
+  CHECK(within(static_cast<double>(m.total_params()), 16.8e9, 0.02));   // +0.01%
+  CHECK(within(static_cast<double>(m.active_params()), 2.75e9, 0.02));  // +0.1%
+}
