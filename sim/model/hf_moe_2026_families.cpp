@@ -28,7 +28,8 @@
 //                             BailingMoeV2ForCausalLM with one BailingMoeModel (the v2 fields,
 //                             use_qk_norm, n_group, moe_router_enable_expert_bias, default off),
 //                             so read_bailing_moe_v2 reads it; norm_head normalises the LM head's
-//                             rows at run time (no weights).
+//                             rows at run time (no weights);
+//   Grok1ModelForCausalLM     Grok-1 (read_grok1: Mixtral-like experts of GELU, four norms a layer).
 #include <fmt/format.h>
 
 #include <cstdint>
@@ -262,6 +263,40 @@ void read_dbrx(const JsonFields& f, ModelSpec& m) {
   require_silu(f, "DbrxForCausalLM");
   read_mixtral(f, m);
   m.gated_mlp = true;
+  m.qkv_bias = false;
+  m.attention_o_bias = false;
+}
+
+// Grok-1 (Grok1ModelForCausalLM / Grok1ForCausalLM; vLLM's grok1.py at
+// 02082de97f2591dfa000220e6835d4a42fa5efab, Grok1Attention / Grok1MoE / Grok1DecoderLayer): GQA
+// of hidden_size / num_attention_heads (qkv_proj and o_proj without biases; the attention and
+// output multipliers and the logit soft cap have no weights), and on every layer num_experts
+// gated GELU experts (linear, linear_v, linear_1: gate, up, down) of intermediate_size, top
+// num_experts_per_tok, behind a gate hidden -> num_experts without bias. Four RMSNorms a layer
+// (pre/post attention, pre/post MoE): servesim counts two, 2 x hidden a layer uncounted (786,432
+// weights in Grok-1, 0.0002%). Grok-2's configs name a residual MoE (residual_moe, a dense MLP of
+// intermediate_size beside experts of moe_intermediate_size): not described, so refused.
+void read_grok1(const JsonFields& f, ModelSpec& m) {
+  const std::string w = f.where();
+  if (f.boolean("residual_moe", false) || f.has("moe_intermediate_size"))
+    throw Error(fmt::format("{}: residual_moe / moe_intermediate_size: Grok-2's residual MoE (a dense MLP beside the "
+                            "routed experts) is not described by servesim's Grok-1 reader; servesim will not price it "
+                            "as Grok-1's experts",
+                            w));
+  if (f.has("head_dim") && f.integer("head_dim") * m.heads != m.hidden)
+    throw Error(fmt::format("{}: head_dim {} x num_attention_heads {} differs from hidden_size {}: vLLM's Grok1Attention "
+                            "takes hidden_size / num_attention_heads",
+                            w, f.integer("head_dim"), m.heads, m.hidden));
+  m.head_dim = static_cast<int>(m.hidden / m.heads);
+  // num_experts (vLLM reads it, default 8; TensorRT-LLM's copy of the config has it); some copies
+  // write Mixtral's num_local_experts instead.
+  m.moe.num_experts = static_cast<int>(f.has("num_experts") ? f.integer("num_experts") : f.integer("num_local_experts", 8));
+  m.moe.experts_per_token = static_cast<int>(f.integer("num_experts_per_tok", 2));
+  if (m.moe.num_experts < 1 || m.moe.experts_per_token < 1 || m.moe.experts_per_token > m.moe.num_experts)
+    throw Error(fmt::format("{}: num_experts {} and num_experts_per_tok {} must satisfy 1 <= top-k <= experts", w,
+                            m.moe.num_experts, m.moe.experts_per_token));
+  m.moe.expert_ffn = f.at_least("intermediate_size", 1);
+  m.gated_mlp = true;  // FusedMoE activation "gelu": gate and up, then down
   m.qkv_bias = false;
   m.attention_o_bias = false;
 }

@@ -663,3 +663,45 @@ TEST_CASE("moe 2026: Ling-lite (BailingMoeForCausalLM, Ling v1)", "[hf][moe2026]
   CHECK(within(static_cast<double>(m.total_params()), 16.8e9, 0.02));   // +0.01%
   CHECK(within(static_cast<double>(m.active_params()), 2.75e9, 0.02));  // +0.1%
 }
+
+TEST_CASE("moe 2026: Grok-1", "[hf][moe2026]") {
+  // The Grok-1 config.json fields as TensorRT-LLM's converter writes them (create_config_from_xai:
+  // Grok1ModelForCausalLM, vocab 131072, hidden 6144, intermediate 32768, 64 layers, 48 heads, 8
+  // KV heads, 8 experts top 2, tied embeddings). xAI, "Open Release of Grok-1" (2024): "314
+  // billion parameter Mixture-of-Experts model with 25% of the weights active on a given token".
+  nlohmann::json j = {{"architectures", {"Grok1ModelForCausalLM"}},
+                      {"vocab_size", 131072},
+                      {"hidden_size", 6144},
+                      {"intermediate_size", 32768},
+                      {"num_hidden_layers", 64},
+                      {"num_attention_heads", 48},
+                      {"num_key_value_heads", 8},
+                      {"attn_output_multiplier", 0.08838834764831845},
+                      {"embedding_multiplier_scale", 78.38367176906169},
+                      {"output_multiplier_scale", 0.5773502691896257},
+                      {"max_attn_value", 30.0},
+                      {"max_position_embeddings", 8192},
+                      {"rms_norm_eps", 1e-5},
+                      {"tie_word_embeddings", true},
+                      {"num_experts_per_tok", 2},
+                      {"num_experts", 8},
+                      {"torch_dtype", "bfloat16"}};
+  const ModelSpec m = load_edited(j, "grok-1");
+  CHECK(m.head_dim == 128);
+  CHECK(m.moe.num_experts == 8);
+  CHECK(m.gated_mlp);
+  // qkv 6144 x (6144 + 2 x 1024), o 6144 x 6144; an expert 3 x 6144 x 32768 (linear, linear_v,
+  // linear_1); the gate 6144 x 8; one tied table.
+  const std::int64_t attention = 6144LL * (6144 + 2 * 1024) + 6144LL * 6144, e = 3LL * 6144 * 32768;
+  const std::int64_t router = 6144LL * 8, table = 131072LL * 6144, norms = (2LL * 64 + 1) * 6144;
+  CHECK(m.total_params() == 64 * (attention + router + 8 * e) + table + norms);   // 315,684,034,560
+  CHECK(m.active_params() == 64 * (attention + router + 2 * e) + table + norms);  // 83,755,800,576
+  CHECK(within(static_cast<double>(m.total_params()), 314e9, 0.02));  // +0.5%
+  // "25% of the weights" (78.5B) is no count: 83.76B is 26.5% of the total computed here.
+
+  j.erase("num_experts");
+  j["num_local_experts"] = 8;
+  CHECK(load_edited(j, "grok-1-local").total_params() == m.total_params());
+  j["moe_intermediate_size"] = 16384;
+  CHECK_THAT(error_of([&] { load_edited(j, "grok-2"); }), Contains("Grok-2's residual MoE"));
+}
