@@ -135,6 +135,7 @@ const std::map<std::string, HfFamily>& by_architecture() {
       {"BailingMoeForCausalLM", HfFamily::bailing_moe_v2},  // Ling v1: hf_moe_2026_families.cpp
       {"Grok1ModelForCausalLM", HfFamily::grok1},
       {"Grok1ForCausalLM", HfFamily::grok1},
+      {"HYV3ForCausalLM", HfFamily::hy_v3},
   };
   return m;
 }
@@ -182,7 +183,7 @@ const std::map<std::string, HfFamily>& by_model_type() {
       {"afmoe", HfFamily::afmoe},          {"exaone_moe", HfFamily::exaone_moe},
       {"deepseek", HfFamily::deepseek_moe}, {"dbrx", HfFamily::dbrx},
       {"bailing_moe", HfFamily::bailing_moe_v2},  // Ling v1's and Ling / Ring 2.0's published model_type
-      {"grok-1", HfFamily::grok1},
+      {"grok-1", HfFamily::grok1},         {"hy_v3", HfFamily::hy_v3},
   };
   return m;
 }
@@ -213,7 +214,8 @@ bool is_moe_family(HfFamily f) {
          f == HfFamily::hunyuan_moe || f == HfFamily::bailing_moe_v2 || f == HfFamily::dots1 ||
          f == HfFamily::phimoe || f == HfFamily::granite_moe ||
          f == HfFamily::lfm2_moe || f == HfFamily::afmoe || f == HfFamily::exaone_moe ||
-         f == HfFamily::deepseek_moe || f == HfFamily::dbrx || f == HfFamily::grok1;
+         f == HfFamily::deepseek_moe || f == HfFamily::dbrx || f == HfFamily::grok1 ||
+         f == HfFamily::hy_v3;
 }
 
 bool is_attention_free_family(HfFamily f) { return f == HfFamily::mamba2 || f == HfFamily::mamba; }

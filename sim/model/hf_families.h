@@ -76,6 +76,7 @@ enum class HfFamily {
   deepseek_moe,    // DeepSeek-MoE 16B (v1: DeepSeek's MoE over multi-head attention)
   dbrx,            // DBRX (Mixtral's experts under nested attn_config / ffn_config fields)
   grok1,           // Grok-1 (gated GELU experts on every layer, four norms a layer)
+  hy_v3,           // Hy3-preview (GQA with q/k norms, dense then routed + shared experts)
 };
 
 // The family of a text model from its architecture name, or from its model_type (a wrapper's
@@ -160,6 +161,7 @@ void read_exaone_moe(const JsonFields& f, ModelSpec& m);    // hf_moe_2026_famil
 void read_deepseek_moe(const JsonFields& f, ModelSpec& m);  // hf_moe_2026_families.cpp
 void read_dbrx(const JsonFields& f, ModelSpec& m);          // hf_moe_2026_families.cpp
 void read_grok1(const JsonFields& f, ModelSpec& m);         // hf_moe_2026_families.cpp
+void read_hy_v3(const JsonFields& f, ModelSpec& m);         // hf_moe_2026_families.cpp
 // DBRX's nested field names (d_model, attn_config.kv_n_heads, ffn_config.moe_num_experts ...)
 // copied under the common and Mixtral's ones, as alias_step3p5_fields does.
 void alias_dbrx_fields(nlohmann::json& text, const std::string& where);

@@ -341,6 +341,7 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     case HfFamily::deepseek_moe: read_deepseek_moe(f, m); break;
     case HfFamily::dbrx: read_dbrx(f, m); break;
     case HfFamily::grok1: read_grok1(f, m); break;
+    case HfFamily::hy_v3: read_hy_v3(f, m); break;
   }
   // A mixture-of-experts family whose config names no experts (num_experts: 0, or the
   // field missing) would be priced as a dense model with the expert-sized FFN.

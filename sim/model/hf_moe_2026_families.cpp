@@ -29,7 +29,8 @@
 //                             use_qk_norm, n_group, moe_router_enable_expert_bias, default off),
 //                             so read_bailing_moe_v2 reads it; norm_head normalises the LM head's
 //                             rows at run time (no weights);
-//   Grok1ModelForCausalLM     Grok-1 (read_grok1: Mixtral-like experts of GELU, four norms a layer).
+//   Grok1ModelForCausalLM     Grok-1 (read_grok1: Mixtral-like experts of GELU, four norms a layer);
+//   HYV3ForCausalLM           Tencent's Hy3-preview (read_hy_v3).
 #include <fmt/format.h>
 
 #include <cstdint>
@@ -102,6 +103,41 @@ void read_fine_grained_experts(const JsonFields& f, ModelSpec& m) {
   m.moe.topk_groups = static_cast<int>(f.integer("topk_group", 0));
 }
 
+// Which layers are dense and which MoE, as K-EXAONE's and Hy3's configs say it: mlp_layer_types
+// ("dense" / "sparse" a layer), else is_moe_layer (true / false a layer), else the first
+// first_k_dense_replace layers (default `default_dense`) dense.
+void read_mlp_layer_kinds(const JsonFields& f, ModelSpec& m, std::int64_t default_dense) {
+  const std::string w = f.where();
+  std::vector<bool> moe(static_cast<std::size_t>(m.layers), true);
+  if (f.has("mlp_layer_types")) {
+    const std::vector<std::string> kinds = f.strings("mlp_layer_types");
+    if (static_cast<int>(kinds.size()) != m.layers)
+      throw Error(fmt::format("{}: mlp_layer_types lists {} layers, num_hidden_layers is {}", w, kinds.size(), m.layers));
+    for (std::size_t i = 0; i < kinds.size(); ++i) {
+      if (kinds[i] != "dense" && kinds[i] != "sparse")
+        throw Error(fmt::format("{}: mlp_layer_types entries must be \"dense\" or \"sparse\", got '{}'", w,
+                                excerpt(kinds[i])));
+      moe[i] = kinds[i] == "sparse";
+    }
+  } else if (f.has("is_moe_layer")) {
+    const nlohmann::json& list = f.doc()["is_moe_layer"];
+    if (!list.is_array() || static_cast<int>(list.size()) != m.layers)
+      throw Error(fmt::format("{}: is_moe_layer must list true or false for each of the {} layers", w, m.layers));
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      if (!list[i].is_boolean())
+        throw Error(fmt::format("{}: is_moe_layer entries must be true or false, got {}", w, excerpt(list[i].dump())));
+      moe[i] = list[i].get<bool>();
+    }
+  } else {
+    const std::int64_t dense = f.integer("first_k_dense_replace", default_dense);
+    if (dense < 0 || dense > m.layers)
+      throw Error(fmt::format("{}: first_k_dense_replace {} must be within [0, num_hidden_layers = {}]", w, dense,
+                              m.layers));
+    for (std::int64_t i = 0; i < dense; ++i) moe[static_cast<std::size_t>(i)] = false;
+  }
+  set_moe_layers(moe, m);
+}
+
 void require_silu(const JsonFields& f, const char* family) {
   const std::string act = f.string("hidden_act", "silu");
   if (act != "silu")
@@ -170,34 +206,7 @@ void read_exaone_moe(const JsonFields& f, ModelSpec& m) {
   require_silu(f, "ExaoneMoeForCausalLM");
   read_exaone4(f, m);
   read_fine_grained_experts(f, m);
-  std::vector<bool> moe(static_cast<std::size_t>(m.layers), true);
-  if (f.has("mlp_layer_types")) {
-    const std::vector<std::string> kinds = f.strings("mlp_layer_types");
-    if (static_cast<int>(kinds.size()) != m.layers)
-      throw Error(fmt::format("{}: mlp_layer_types lists {} layers, num_hidden_layers is {}", w, kinds.size(), m.layers));
-    for (std::size_t i = 0; i < kinds.size(); ++i) {
-      if (kinds[i] != "dense" && kinds[i] != "sparse")
-        throw Error(fmt::format("{}: mlp_layer_types entries must be \"dense\" or \"sparse\", got '{}'", w,
-                                excerpt(kinds[i])));
-      moe[i] = kinds[i] == "sparse";
-    }
-  } else if (f.has("is_moe_layer")) {
-    const nlohmann::json& list = f.doc()["is_moe_layer"];
-    if (!list.is_array() || static_cast<int>(list.size()) != m.layers)
-      throw Error(fmt::format("{}: is_moe_layer must list true or false for each of the {} layers", w, m.layers));
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      if (!list[i].is_boolean())
-        throw Error(fmt::format("{}: is_moe_layer entries must be true or false, got {}", w, excerpt(list[i].dump())));
-      moe[i] = list[i].get<bool>();
-    }
-  } else {
-    const std::int64_t dense = f.integer("first_k_dense_replace", 1);
-    if (dense < 0 || dense > m.layers)
-      throw Error(fmt::format("{}: first_k_dense_replace {} must be within [0, num_hidden_layers = {}]", w, dense,
-                              m.layers));
-    for (std::int64_t i = 0; i < dense; ++i) moe[static_cast<std::size_t>(i)] = false;
-  }
-  set_moe_layers(moe, m);
+  read_mlp_layer_kinds(f, m, 1);
   if (m.moe_layers() == 0)
     throw Error(fmt::format("{}: no layer is MoE; servesim will not read {} as a dense model", w, m.architecture));
   if (m.moe_layers() < m.layers && m.ffn <= 0)
@@ -265,6 +274,32 @@ void read_dbrx(const JsonFields& f, ModelSpec& m) {
   m.gated_mlp = true;
   m.qkv_bias = false;
   m.attention_o_bias = false;
+}
+
+// Hy3 (HYV3ForCausalLM, model_type "hy_v3"; transformers' HYV3Config, whose defaults are
+// tencent/Hy3-preview's, and its modeling code's tensor plan): GQA of head_dim without biases
+// (attention_bias, mlp_bias refused), per-head q_norm and k_norm (counted: qk_head_norms), dense
+// layers of intermediate_size where mlp_layer_types (or first_k_dense_replace; HYV3Config's
+// default: the first layer) says "dense", the others routed experts plus a shared MLP
+// (read_fine_grained_experts). Its MTP layer (3.8B, listed apart on the card) is not counted.
+void read_hy_v3(const JsonFields& f, ModelSpec& m) {
+  const std::string w = f.where();
+  require_silu(f, "HYV3ForCausalLM");
+  if (f.boolean("attention_bias", false))
+    throw Error(fmt::format("{}: attention_bias true: Hy3-preview has no attention biases and servesim will not guess "
+                            "where they sit",
+                            w));
+  refuse_mlp_bias(f, "Hy3");
+  m.qkv_bias = false;
+  m.attention_o_bias = false;
+  m.gated_mlp = true;
+  m.qk_head_norms = true;
+  read_fine_grained_experts(f, m);
+  read_mlp_layer_kinds(f, m, 1);
+  if (m.moe_layers() == 0)
+    throw Error(fmt::format("{}: no layer is MoE; servesim will not read {} as a dense model", w, m.architecture));
+  if (m.moe_layers() < m.layers && m.ffn <= 0)
+    throw Error(fmt::format("{}: {} dense layers need a positive intermediate_size", w, m.layers - m.moe_layers()));
 }
 
 // Grok-1 (Grok1ModelForCausalLM / Grok1ForCausalLM; vLLM's grok1.py at

@@ -705,3 +705,51 @@ TEST_CASE("moe 2026: Grok-1", "[hf][moe2026]") {
   j["moe_intermediate_size"] = 16384;
   CHECK_THAT(error_of([&] { load_edited(j, "grok-2"); }), Contains("Grok-2's residual MoE"));
 }
+
+TEST_CASE("moe 2026: Hy3-preview (HYV3ForCausalLM)", "[hf][moe2026]") {
+  // tencent/Hy3-preview's shapes: transformers' HYV3Config, whose defaults document that checkpoint
+  // (vocab 120832, hidden 4096, intermediate 13312, 80 layers, 64 heads, 8 KV heads of 128, 192
+  // experts top 8, 1 shared, moe_intermediate_size 1536, the first layer dense, untied), the same
+  // on Tencent's model card. Card: "295B-parameter ... with 21B active parameters and 3.8B MTP
+  // layer parameters".
+  const nlohmann::json j = {{"architectures", {"HYV3ForCausalLM"}},
+                            {"model_type", "hy_v3"},
+                            {"vocab_size", 120832},
+                            {"hidden_size", 4096},
+                            {"intermediate_size", 13312},
+                            {"num_hidden_layers", 80},
+                            {"num_attention_heads", 64},
+                            {"num_key_value_heads", 8},
+                            {"head_dim", 128},
+                            {"hidden_act", "silu"},
+                            {"max_position_embeddings", 262144},
+                            {"tie_word_embeddings", false},
+                            {"attention_bias", false},
+                            {"mlp_bias", false},
+                            {"num_experts", 192},
+                            {"num_experts_per_tok", 8},
+                            {"num_shared_experts", 1},
+                            {"moe_intermediate_size", 1536},
+                            {"first_k_dense_replace", 1},
+                            {"qk_norm", true},
+                            {"router_scaling_factor", 2.826},
+                            {"torch_dtype", "bfloat16"}};
+  const ModelSpec m = load_edited(j, "hy3-preview");
+  CHECK(m.moe_layers() == 79);
+  CHECK(m.qk_head_norms);
+  // q 4096 x 8192, k and v 4096 x 1024 each, o 8192 x 4096, q/k norms 2 x 128; layer 0's MLP
+  // 3 x 4096 x 13312; an expert (and the shared one) 3 x 4096 x 1536; the gate 4096 x 192.
+  const std::int64_t attention = 4096LL * (8192 + 2 * 1024) + 8192LL * 4096 + 2 * 128;
+  const std::int64_t e = 3LL * 4096 * 1536, router = 4096LL * 192, dense = 3LL * 4096 * 13312;
+  const std::int64_t tables = 2LL * 120832 * 4096, norms = (2LL * 80 + 1) * 4096;
+  const std::int64_t total = 80 * attention + dense + 79 * (router + 193 * e) + tables + norms;
+  const std::int64_t active = 80 * attention + dense + 79 * (router + 9 * e) + tables + norms;
+  CHECK(m.total_params() == total);    // 295,033,528,320
+  CHECK(m.active_params() == active);  // 20,675,715,072: both tables
+  CHECK(within(static_cast<double>(m.total_params()), 295e9, 0.02));  // +0.01%
+  CHECK(within(static_cast<double>(m.active_params()), 21e9, 0.02));  // -1.5% (the LM head alone: -3.9%)
+
+  nlohmann::json bad = j;
+  bad["attention_bias"] = true;
+  CHECK_THAT(error_of([&] { load_edited(bad, "hy3-bias"); }), Contains("attention_bias true"));
+}
