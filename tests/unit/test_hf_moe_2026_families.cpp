@@ -753,3 +753,17 @@ TEST_CASE("moe 2026: Hy3-preview (HYV3ForCausalLM)", "[hf][moe2026]") {
   bad["attention_bias"] = true;
   CHECK_THAT(error_of([&] { load_edited(bad, "hy3-bias"); }), Contains("attention_bias true"));
 }
+
+TEST_CASE("moe 2026: Laguna is refused, naming what servesim lacks", "[hf][moe2026]") {
+  // poolside/Laguna-XS-2.1's config fields as a port's tests quote them (trimmed to 8 layers there):
+  // num_attention_heads 48, num_attention_heads_per_layer [48, 64, 64, 64, ...].
+  const nlohmann::json j = {{"architectures", {"LagunaForCausalLM"}},
+                            {"model_type", "laguna"},
+                            {"hidden_size", 2048},
+                            {"num_hidden_layers", 8},
+                            {"num_attention_heads", 48},
+                            {"num_attention_heads_per_layer", {48, 64, 64, 64, 48, 64, 64, 64}}};
+  const std::string e = error_of([&] { load_edited(j, "laguna-xs-2.1"); });
+  CHECK_THAT(e, Contains("architecture 'LagunaForCausalLM' (model_type 'laguna') is not supported"));
+  CHECK_THAT(e, Contains("num_attention_heads_per_layer"));
+}
