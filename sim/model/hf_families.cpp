@@ -127,6 +127,20 @@ const std::map<std::string, HfFamily>& by_architecture() {
       {"Lfm2ForCausalLM", HfFamily::lfm2},
       {"Lfm2MoeForCausalLM", HfFamily::lfm2_moe},
       {"Lfm2VlForConditionalGeneration", HfFamily::lfm2},  // its text_config: a model_type "lfm2"
+      // hf_moe_2026_families.cpp (which says why each is read by an existing reader):
+      {"MistralLarge3ForCausalLM", HfFamily::deepseek},
+      {"MiMoV2ForCausalLM", HfFamily::mimo_v2},
+      {"Step3p5ForCausalLM", HfFamily::step3p7},
+      {"Step3p7ForConditionalGeneration", HfFamily::step3p7},  // its text_config: a Step3p5ForCausalLM
+      {"AfmoeForCausalLM", HfFamily::afmoe},
+      {"ExaoneMoEForCausalLM", HfFamily::exaone_moe},  // the published configs' name (vLLM's registry)
+      {"ExaoneMoeForCausalLM", HfFamily::exaone_moe},  // transformers' class name
+      {"DeepseekForCausalLM", HfFamily::deepseek_moe},
+      {"DbrxForCausalLM", HfFamily::dbrx},
+      {"BailingMoeForCausalLM", HfFamily::bailing_moe_v2},  // Ling v1: hf_moe_2026_families.cpp
+      {"Grok1ModelForCausalLM", HfFamily::grok1},
+      {"Grok1ForCausalLM", HfFamily::grok1},
+      {"HYV3ForCausalLM", HfFamily::hy_v3},
   };
   return m;
 }
@@ -171,6 +185,12 @@ const std::map<std::string, HfFamily>& by_model_type() {
       {"arcee", HfFamily::arcee},          {"glm4v_text", HfFamily::glm4},     {"starcoder2", HfFamily::starcoder2},
       {"exaone", HfFamily::exaone},
       {"lfm2", HfFamily::lfm2},            {"lfm2_moe", HfFamily::lfm2_moe},
+      // hf_moe_2026_families.cpp:
+      {"mimo_v2", HfFamily::mimo_v2},      {"step3p5", HfFamily::step3p7},
+      {"afmoe", HfFamily::afmoe},          {"exaone_moe", HfFamily::exaone_moe},
+      {"deepseek", HfFamily::deepseek_moe}, {"dbrx", HfFamily::dbrx},
+      {"bailing_moe", HfFamily::bailing_moe_v2},  // Ling v1's and Ling / Ring 2.0's published model_type
+      {"grok-1", HfFamily::grok1},         {"hy_v3", HfFamily::hy_v3},
   };
   return m;
 }
@@ -200,7 +220,9 @@ bool is_moe_family(HfFamily f) {
          f == HfFamily::minimax_m3 || f == HfFamily::ernie4_5_moe || f == HfFamily::olmoe ||
          f == HfFamily::hunyuan_moe || f == HfFamily::bailing_moe_v2 || f == HfFamily::dots1 ||
          f == HfFamily::phimoe || f == HfFamily::granite_moe ||
-         f == HfFamily::lfm2_moe;
+         f == HfFamily::lfm2_moe || f == HfFamily::afmoe || f == HfFamily::exaone_moe ||
+         f == HfFamily::deepseek_moe || f == HfFamily::dbrx || f == HfFamily::grok1 ||
+         f == HfFamily::hy_v3;
 }
 
 bool is_attention_free_family(HfFamily f) { return f == HfFamily::mamba2 || f == HfFamily::mamba; }

@@ -69,6 +69,14 @@ enum class HfFamily {
   exaone,          // EXAONE 3.0 / 3.5 (Llama under GPT-2's field names: num_layers, activation_function)
   lfm2,            // LFM2, LFM2.5 (gated short convolutions + attention with q/k norms; LFM2-VL's text model)
   lfm2_moe,        // LFM2-MoE (the same layers, dense leading MLPs then routed experts)
+  // hf_moe_2026_families.cpp (Mistral Large 3, MiMo-V2.5 and Step-3.5 are read by the deepseek,
+  // mimo_v2 and step3p7 readers; that file says why):
+  afmoe,           // Arcee Trinity (gated attention, sandwich norms, dense then routed + shared experts)
+  exaone_moe,      // K-EXAONE (EXAONE 4.0's attention, dense then routed + shared experts)
+  deepseek_moe,    // DeepSeek-MoE 16B (v1: DeepSeek's MoE over multi-head attention)
+  dbrx,            // DBRX (Mixtral's experts under nested attn_config / ffn_config fields)
+  grok1,           // Grok-1 (gated GELU experts on every layer, four norms a layer)
+  hy_v3,           // Hy3-preview (GQA with q/k norms, dense then routed + shared experts)
 };
 
 // The family of a text model from its architecture name, or from its model_type (a wrapper's
@@ -143,6 +151,23 @@ void read_cohere_block(const JsonFields& f, ModelSpec& m, const char* family);
 void read_ungated_llama(const JsonFields& f, ModelSpec& m, const char* family);
 void read_lfm2(const JsonFields& f, ModelSpec& m);          // hf_lfm2_family.cpp
 void read_lfm2_moe(const JsonFields& f, ModelSpec& m);      // hf_lfm2_family.cpp
+
+// hf_moe_2026_families.cpp: Step-3.5-Flash's field names (moe_num_experts, moe_top_k,
+// num_attention_groups, share_expert_dim, moe_layers_enum) copied under those read_step3p7 reads
+// (the text model's json, which the importer owns); `where` names the file in an error.
+void alias_step3p5_fields(nlohmann::json& text, const std::string& where);
+void read_afmoe(const JsonFields& f, ModelSpec& m);         // hf_moe_2026_families.cpp
+void read_exaone_moe(const JsonFields& f, ModelSpec& m);    // hf_moe_2026_families.cpp
+void read_deepseek_moe(const JsonFields& f, ModelSpec& m);  // hf_moe_2026_families.cpp
+void read_dbrx(const JsonFields& f, ModelSpec& m);          // hf_moe_2026_families.cpp
+void read_grok1(const JsonFields& f, ModelSpec& m);         // hf_moe_2026_families.cpp
+void read_hy_v3(const JsonFields& f, ModelSpec& m);         // hf_moe_2026_families.cpp
+// DBRX's nested field names (d_model, attn_config.kv_n_heads, ffn_config.moe_num_experts ...)
+// copied under the common and Mixtral's ones, as alias_step3p5_fields does.
+void alias_dbrx_fields(nlohmann::json& text, const std::string& where);
+// What servesim lacks for an architecture of hf_moe_2026_families.cpp's group that it refuses
+// (": ..." for the importer's refusal), or "".
+std::string moe_2026_unsupported(const std::string& arch);
 
 // How many entries of `layer_types` are `kind`; -1 when the config has no such list.
 int count_layer_types(const JsonFields& f, const std::string& kind);

@@ -175,8 +175,8 @@ std::int64_t vision_params_estimate(const json& j) {
 // What servesim lacks for an architecture it knows of and does not describe (said in its
 // refusal). DeepSeek-V4, DeciLM, Falcon-H1 and StarCoder2, once here, have their readers
 // (read_deepseek_v4, read_nemotron_nas, read_falcon_h1, read_starcoder2).
-// None is left: the hook stays for the next architecture known to lack a layer kind.
-std::string known_unsupported([[maybe_unused]] const std::string& arch) { return ""; }
+// LongCat-Flash is (hf_moe_2026_families.cpp says what it lacks).
+std::string known_unsupported(const std::string& arch) { return moe_2026_unsupported(arch); }
 
 // Where a multimodal wrapper keeps its language model: the object and its key (null: the
 // config is the language model), and the object holding the vision tower's config.
@@ -284,6 +284,8 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
       if (!text.contains(it.key()) || text[it.key()].is_null()) text[it.key()] = it.value();
   }
   if (*family == HfFamily::exaone) alias_exaone_fields(text);
+  if (*family == HfFamily::step3p7) alias_step3p5_fields(text, where);
+  if (*family == HfFamily::dbrx) alias_dbrx_fields(text, where);
   JsonFields f(text, where);
   ModelSpec m;
   m.source_file = path;
@@ -381,6 +383,12 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     case HfFamily::exaone: read_exaone(f, m); break;
     case HfFamily::lfm2: read_lfm2(f, m); break;
     case HfFamily::lfm2_moe: read_lfm2_moe(f, m); break;
+    case HfFamily::afmoe: read_afmoe(f, m); break;
+    case HfFamily::exaone_moe: read_exaone_moe(f, m); break;
+    case HfFamily::deepseek_moe: read_deepseek_moe(f, m); break;
+    case HfFamily::dbrx: read_dbrx(f, m); break;
+    case HfFamily::grok1: read_grok1(f, m); break;
+    case HfFamily::hy_v3: read_hy_v3(f, m); break;
   }
   // A mixture-of-experts family whose config names no experts (num_experts: 0, or the
   // field missing) would be priced as a dense model with the expert-sized FFN.
