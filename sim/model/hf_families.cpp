@@ -122,6 +122,42 @@ const std::map<std::string, HfFamily>& by_architecture() {
       {"Lfm2ForCausalLM", HfFamily::lfm2},
       {"Lfm2MoeForCausalLM", HfFamily::lfm2_moe},
       {"Lfm2VlForConditionalGeneration", HfFamily::lfm2},  // its text_config: a model_type "lfm2"
+      // hf_legacy_families.cpp. Llama's weights under other names: vLLM's registry builds CWM,
+      // InternLM 1, decapoda's LLaMA and Fairseq2 Llama as its LlamaForCausalLM (fairseq2_llama.py
+      // renames the checkpoint's tensors only) and Solar as solar.py's Llama block with skip
+      // connections.
+      {"CwmForCausalLM", HfFamily::llama_alias},
+      {"InternLMForCausalLM", HfFamily::llama_alias},
+      {"LLaMAForCausalLM", HfFamily::llama_alias},
+      {"Fairseq2LlamaForCausalLM", HfFamily::llama_alias},
+      {"SolarForCausalLM", HfFamily::llama_alias},
+      {"GlmForCausalLM", HfFamily::glm},
+      {"OrionForCausalLM", HfFamily::orion},
+      {"TeleChatForCausalLM", HfFamily::telechat2},  // vLLM's registry: ("telechat2", "TeleChat2ForCausalLM")
+      {"TeleChat2ForCausalLM", HfFamily::telechat2},
+      {"HyperCLOVAXForCausalLM", HfFamily::hyperclovax},
+      {"Rnj1ForCausalLM", HfFamily::rnj1},
+      {"GPT2LMHeadModel", HfFamily::gpt2},
+      {"GPTBigCodeForCausalLM", HfFamily::gpt_bigcode},
+      {"GPTJForCausalLM", HfFamily::gptj},
+      {"GPTNeoXForCausalLM", HfFamily::gpt_neox},
+      {"FalconForCausalLM", HfFamily::falcon},
+      {"RWForCausalLM", HfFamily::falcon},  // Falcon's first remote-code configs (vLLM: falcon.py)
+      {"PhiForCausalLM", HfFamily::phi},
+      {"StableLmForCausalLM", HfFamily::stablelm},
+      {"StableLMEpochForCausalLM", HfFamily::stablelm},
+      {"OPTForCausalLM", HfFamily::opt},
+      {"BloomForCausalLM", HfFamily::bloom},
+      {"MptForCausalLM", HfFamily::mpt},
+      {"MPTForCausalLM", HfFamily::mpt},
+      {"QWenLMHeadModel", HfFamily::qwen1},
+      {"BaichuanForCausalLM", HfFamily::baichuan},  // Baichuan-13B, Baichuan2 (vLLM: baichuan.py)
+      {"BaiChuanForCausalLM", HfFamily::baichuan},  // Baichuan-7B
+      {"ChatGLMModel", HfFamily::chatglm},
+      {"ChatGLMForConditionalGeneration", HfFamily::chatglm},
+      {"OlmoForCausalLM", HfFamily::olmo},
+      {"PersimmonForCausalLM", HfFamily::persimmon},
+      {"JAISLMHeadModel", HfFamily::jais},
   };
   return m;
 }
@@ -164,6 +200,18 @@ const std::map<std::string, HfFamily>& by_model_type() {
       {"arcee", HfFamily::arcee},          {"glm4v_text", HfFamily::glm4},     {"starcoder2", HfFamily::starcoder2},
       {"exaone", HfFamily::exaone},
       {"lfm2", HfFamily::lfm2},            {"lfm2_moe", HfFamily::lfm2_moe},
+      // hf_legacy_families.cpp
+      {"cwm", HfFamily::llama_alias},      {"solar", HfFamily::llama_alias},   {"internlm", HfFamily::llama_alias},
+      {"glm", HfFamily::glm},
+      {"orion", HfFamily::orion},          {"telechat", HfFamily::telechat2},  {"telechat2", HfFamily::telechat2},
+      {"hyperclovax", HfFamily::hyperclovax}, {"rnj1", HfFamily::rnj1},
+      {"gpt2", HfFamily::gpt2},            {"gpt_bigcode", HfFamily::gpt_bigcode}, {"gptj", HfFamily::gptj},
+      {"gpt_neox", HfFamily::gpt_neox},    {"falcon", HfFamily::falcon},       {"RefinedWeb", HfFamily::falcon},
+      {"RefinedWebModel", HfFamily::falcon}, {"phi", HfFamily::phi},           {"stablelm", HfFamily::stablelm},
+      {"stablelm_epoch", HfFamily::stablelm}, {"opt", HfFamily::opt},          {"bloom", HfFamily::bloom},
+      {"mpt", HfFamily::mpt},              {"qwen", HfFamily::qwen1},          {"baichuan", HfFamily::baichuan},
+      {"chatglm", HfFamily::chatglm},      {"olmo", HfFamily::olmo},           {"persimmon", HfFamily::persimmon},
+      {"jais", HfFamily::jais},
   };
   return m;
 }

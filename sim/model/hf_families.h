@@ -69,6 +69,29 @@ enum class HfFamily {
   exaone,          // EXAONE 3.0 / 3.5 (Llama under GPT-2's field names: num_layers, activation_function)
   lfm2,            // LFM2, LFM2.5 (gated short convolutions + attention with q/k norms; LFM2-VL's text model)
   lfm2_moe,        // LFM2-MoE (the same layers, dense leading MLPs then routed experts)
+  // hf_legacy_families.cpp (dense families still widely deployed):
+  llama_alias,     // CWM, InternLM 1, LLaMA (decapoda), Fairseq2 Llama, Solar Pro (Llama's weights under vLLM)
+  glm,             // GLM-4-9B-chat-hf (GlmForCausalLM: q/k/v biases, fused gate_up, no post-norms)
+  orion,           // Orion-14B (Llama with LayerNorms)
+  telechat2,       // TeleChat / TeleChat2 (Llama under n_layer / n_head, biases on o_proj and down_proj)
+  hyperclovax,     // HyperCLOVA X SEED (Granite with optional Peri-LN post-norms)
+  rnj1,            // RNJ-1 (Gemma 3 with chunked attention looking one chunk back: refused)
+  gpt2,            // GPT-2 (learned positions, biases everywhere, LayerNorms, ungated GELU MLP)
+  gpt_bigcode,     // StarCoder 1 / SantaCoder (GPT-2 with multi-query attention)
+  gptj,            // GPT-J (parallel block with one LayerNorm, rotary, biased MLP and LM head)
+  gpt_neox,        // GPT-NeoX-20B, Pythia (biases everywhere, two LayerNorms, untied head)
+  falcon,          // Falcon 7B / 40B / 180B, Falcon-RW (multi-query or grouped KV, parallel block)
+  phi,             // Phi-1, Phi-1.5, Phi-2 (parallel block with one LayerNorm, biases everywhere)
+  stablelm,        // StableLM 2, StableLM-3B-4E1T (LayerNorms, SwiGLU, optional q/k/v biases)
+  opt,             // OPT (learned positions, biases everywhere, ReLU MLP)
+  bloom,           // BLOOM (ALiBi, biases everywhere, an embedding LayerNorm)
+  mpt,             // MPT (ALiBi, no biases by default, ungated GELU MLP of expansion_ratio)
+  qwen1,           // Qwen (1) (QWenLMHeadModel: biased c_attn, a SwiGLU of intermediate_size / 2)
+  baichuan,        // Baichuan 1 / 2 (Llama's weights, W_pack; ALiBi on the 13B)
+  chatglm,         // ChatGLM2 / 3, GLM-4-9B-chat (remote code: multi_query_group_num, padded_vocab_size)
+  olmo,            // OLMo 1 (Llama with LayerNorms without weights)
+  persimmon,       // Persimmon (biases everywhere, squared-ReLU MLP, per-head q/k LayerNorms)
+  jais,            // JAIS (GPT-2 with a SwiGLU MLP and ALiBi or learned positions)
 };
 
 // The family of a text model from its architecture name, or from its model_type (a wrapper's
@@ -143,6 +166,12 @@ void read_cohere_block(const JsonFields& f, ModelSpec& m, const char* family);
 void read_ungated_llama(const JsonFields& f, ModelSpec& m, const char* family);
 void read_lfm2(const JsonFields& f, ModelSpec& m);          // hf_lfm2_family.cpp
 void read_lfm2_moe(const JsonFields& f, ModelSpec& m);      // hf_lfm2_family.cpp
+
+// hf_legacy_families.cpp: the GPT-2 / GPT-NeoX / Falcon / OPT / BLOOM / MPT field names (n_embd,
+// n_layer, n_head, ffn_dim, d_model, ...) copied under the common ones before those are read (as
+// alias_exaone_fields; a no-op for other families), and the reader of every family listed there.
+void alias_legacy_fields(nlohmann::json& text, HfFamily family);
+void read_legacy(HfFamily family, const JsonFields& f, ModelSpec& m);
 
 // How many entries of `layer_types` are `kind`; -1 when the config has no such list.
 int count_layer_types(const JsonFields& f, const std::string& kind);

@@ -237,6 +237,7 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
       if (!text.contains(it.key()) || text[it.key()].is_null()) text[it.key()] = it.value();
   }
   if (*family == HfFamily::exaone) alias_exaone_fields(text);
+  alias_legacy_fields(text, *family);
   JsonFields f(text, where);
   ModelSpec m;
   m.source_file = path;
@@ -334,6 +335,28 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     case HfFamily::exaone: read_exaone(f, m); break;
     case HfFamily::lfm2: read_lfm2(f, m); break;
     case HfFamily::lfm2_moe: read_lfm2_moe(f, m); break;
+    case HfFamily::llama_alias:
+    case HfFamily::glm:
+    case HfFamily::orion:
+    case HfFamily::telechat2:
+    case HfFamily::hyperclovax:
+    case HfFamily::rnj1:
+    case HfFamily::gpt2:
+    case HfFamily::gpt_bigcode:
+    case HfFamily::gptj:
+    case HfFamily::gpt_neox:
+    case HfFamily::falcon:
+    case HfFamily::phi:
+    case HfFamily::stablelm:
+    case HfFamily::opt:
+    case HfFamily::bloom:
+    case HfFamily::mpt:
+    case HfFamily::qwen1:
+    case HfFamily::baichuan:
+    case HfFamily::chatglm:
+    case HfFamily::olmo:
+    case HfFamily::persimmon:
+    case HfFamily::jais: read_legacy(*family, f, m); break;
   }
   // A mixture-of-experts family whose config names no experts (num_experts: 0, or the
   // field missing) would be priced as a dense model with the expert-sized FFN.

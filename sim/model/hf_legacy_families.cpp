@@ -1,0 +1,523 @@
+// Readers of dense families still widely deployed that vLLM serves and that differ from Llama in
+// their field names, biases, norms or block layout: Llama's weights under other names (CWM,
+// InternLM 1, decapoda's LLaMA, Fairseq2 Llama, Solar Pro), GLM-4-9B-chat-hf (GlmForCausalLM),
+// Orion, TeleChat / TeleChat2, HyperCLOVA X SEED, and the GPT-2 line (GPT-2, StarCoder 1's
+// GPTBigCode, GPT-J, GPT-NeoX / Pythia, Falcon, Phi-1.5 / 2, StableLM, OPT, BLOOM, MPT). Shapes as
+// vLLM builds them (vllm-project/vllm vllm/model_executor/models/: llama.py, solar.py, orion.py,
+// telechat2.py, rnj1.py, gpt2.py, gpt_bigcode.py, gpt_j.py, gpt_neox.py, falcon.py, phi.py,
+// stablelm.py, opt.py, bloom.py, mpt.py, and the registry.py that maps each architecture to them)
+// and as transformers' configuration classes default their fields (GPT2Config, GPTBigCodeConfig,
+// GPTJConfig, GPTNeoXConfig, FalconConfig, PhiConfig, StableLmConfig, OPTConfig, BloomConfig,
+// MptConfig, GlmConfig, CwmConfig, HyperCLOVAXConfig).
+//
+// One reader, read_legacy, sets what each family's block has from a few switches (which
+// projections carry biases, LayerNorm or RMSNorm, gated or not, tied head, KV heads). What servesim's
+// ModelSpec cannot express is refused with the key, or, where it is a few weights, left out and
+// said (warn(), and the comment of the family): servesim counts one norm before each sublayer and a
+// final one, and has no term for
+//   - a learned absolute position table (GPT-2's and GPTBigCode's wpe, OPT's embed_positions:
+//     positions x hidden weights, a row lookup per token; 0.6% of GPT-2 124M, 1.3% of OPT-125m,
+//     0.3% of StarCoder, under 0.1% of the larger models): NOT counted, and a warning gives its size;
+//   - the bias of an LM head (GPT-J, Phi: vocab weights) and BLOOM's embedding LayerNorm (2 x hidden);
+//   - the single LayerNorm of a parallel block (GPT-J, Falcon-7B, Phi, StableLM-2-12B): counted as
+//     two, hidden (x 2 with a bias) a layer too many;
+//   - Peri-LN post-norms (HyperCLOVA X use_post_norm: 2 x hidden a layer) and per-head q/k norms.
+// ALiBi (BLOOM, MPT, Falcon-RW) has no weights and changes no matrix shape: priced as attention
+// over the same keys.
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "model/hf_families.h"
+#include "util/error.h"
+#include "util/warnings.h"
+
+namespace servesim {
+namespace {
+
+using nlohmann::json;
+
+// `own` copied under `common` where the config gives only its own name.
+void alias(json& t, const char* own, const char* common) {
+  if (t.contains(own) && !t[own].is_null() && (!t.contains(common) || t[common].is_null())) t[common] = t[own];
+}
+
+// A width the config leaves null or out (GPT-2's n_inner, Falcon's ffn_hidden_size) as `mult` x
+// hidden_size, as the configuration classes default it.
+void default_width(json& t, const char* key, std::int64_t mult) {
+  if ((!t.contains(key) || t[key].is_null()) && t.contains("hidden_size") && t["hidden_size"].is_number_integer())
+    t[key] = mult * t["hidden_size"].get<std::int64_t>();
+}
+
+bool is_gpt_line(HfFamily f) {
+  return f == HfFamily::gpt2 || f == HfFamily::gpt_bigcode || f == HfFamily::gptj || f == HfFamily::gpt_neox ||
+         f == HfFamily::falcon || f == HfFamily::phi || f == HfFamily::stablelm || f == HfFamily::opt ||
+         f == HfFamily::bloom || f == HfFamily::mpt || f == HfFamily::jais;
+}
+
+// The context length where the config names it otherwise (vLLM's _get_and_verify_max_len reads
+// these keys: n_positions, max_seq_len, seq_length, model_max_length, max_sequence_length); BLOOM's ALiBi
+// configs may give none (servesim's default then applies).
+void alias_context(json& t) {
+  for (const char* k : {"n_positions", "max_seq_len", "seq_length", "model_max_length", "max_sequence_length"})
+    alias(t, k, "max_position_embeddings");
+}
+
+// A learned absolute position table servesim does not count, said once per load.
+void warn_position_table(const ModelSpec& m, const char* family, std::int64_t rows) {
+  warn(fmt::format("{}: {}'s learned position table ({} positions x {} = {} weights) is not in servesim's parameter "
+                   "counts (ModelSpec has no term for it; {:.2f}% of the total)",
+                   m.source_file, family, rows, m.hidden, rows * m.hidden,
+                   100.0 * static_cast<double>(rows * m.hidden) / static_cast<double>(m.total_params())));
+}
+
+void require_ffn(const JsonFields& f, const ModelSpec& m, const char* key) {
+  if (m.ffn <= 0) throw Error(fmt::format("{}: {} must be positive, got {}", f.where(), key, m.ffn));
+}
+
+// Llama's decoder as vLLM's llama.py builds it (CWM, InternLM 1, LLaMA, Fairseq2 Llama; Solar's
+// solar.py the same): q, k, v with biases when attention_bias or `bias` (InternLM 1's name), or as
+// qkv_bias says where given; o_proj with attention_bias or `bias`; gate, up and down with mlp_bias;
+// silu only (LlamaMLP refuses another activation).
+void read_llama_block(const JsonFields& f, ModelSpec& m, const char* family) {
+  const std::string w = f.where();
+  const bool bias = f.boolean("attention_bias", false) || f.boolean("bias", false);
+  m.qkv_bias = f.boolean("qkv_bias", bias);
+  m.attention_o_bias = bias;
+  m.mlp_bias = f.boolean("mlp_bias", false);
+  const std::string act = f.string("hidden_act", "silu");
+  if (act != "silu")
+    throw Error(fmt::format("{}: hidden_act '{}': {}'s MLP is SwiGLU (vLLM's LlamaMLP runs silu only)", w, act,
+                            family));
+  m.gated_mlp = true;
+  require_ffn(f, m, "intermediate_size");
+}
+
+// CWM (CwmForCausalLM; transformers' CwmConfig): Llama with a window of sliding_window on the
+// layers layer_types marks "sliding_attention" (read_local_attention counts them); without
+// layer_types CwmConfig makes layer i full attention when i % 4 == 0, the others sliding. Other
+// Llama aliases apply no window: vLLM's llama.py gives a layer one only through layer_types, and
+// solar.py none (Solar Pro's config carries sliding_window 2047 that no layer uses).
+void read_llama_alias(const JsonFields& f, ModelSpec& m) {
+  read_llama_block(f, m, m.architecture.c_str());
+  const bool cwm = m.architecture == "CwmForCausalLM" || f.string("model_type", "") == "cwm";
+  if (cwm) {
+    if (m.local.enabled() && !f.has("layer_types")) m.local.layers = m.layers - (m.layers + 3) / 4;
+    return;
+  }
+  if (m.architecture == "SolarForCausalLM" || !f.has("layer_types")) m.local = LocalAttention{};
+}
+
+// GLM-4-9B-chat-hf (GlmForCausalLM; transformers' modeling_glm.py, vLLM's glm.py, a Llama with
+// these changes): q, k and v with biases (attention_bias, GlmConfig's default true), o_proj without;
+// a fused gate_up_proj (hidden -> 2 x intermediate_size) and down_proj, SwiGLU; two RMSNorms a
+// layer (GLM-4-0414's extra post-norms are not in this one); partial rotary (no weights); untied.
+void read_glm(const JsonFields& f, ModelSpec& m) {
+  refuse_mlp_bias(f, "GLM");
+  m.qkv_bias = f.boolean("attention_bias", true);
+  m.attention_o_bias = false;
+  m.gated_mlp = true;
+  m.local = LocalAttention{};
+  require_ffn(f, m, "intermediate_size");
+}
+
+// Orion-14B (OrionForCausalLM; vLLM's orion.py): Llama's attention and SwiGLU without biases, but
+// nn.LayerNorm (a weight and a bias) before each sublayer and at the end.
+void read_orion(const JsonFields& f, ModelSpec& m) {
+  read_llama_block(f, m, "Orion");
+  m.norm_bias = true;
+  m.local = LocalAttention{};
+}
+
+// TeleChat / TeleChat2 (vLLM's telechat2.py): LlamaModel read through TeleChat's names (n_layer,
+// n_head, ffn_hidden_size, aliased below), silu whatever the config says, built with bias and
+// mlp_bias and then with the biases of qkv_proj and gate_up_proj removed: o_proj (`dense`) and
+// down_proj keep theirs. servesim's mlp_bias would add gate and up biases too (2 x ffn a layer), so
+// the MLP is read without biases and down_proj's (hidden a layer: 0.002% of TeleChat2-7B) is not
+// counted. Untied unless tie_word_embeddings says so.
+void read_telechat2(const JsonFields& f, ModelSpec& m) {
+  m.qkv_bias = false;
+  m.attention_o_bias = true;
+  m.mlp_bias = false;
+  m.gated_mlp = true;
+  m.local = LocalAttention{};
+  require_ffn(f, m, "ffn_hidden_size");
+}
+
+// HyperCLOVA X SEED (HyperCLOVAXForCausalLM; transformers' modular_hyperclovax.py): Granite's
+// decoder (q, k, v and o with attention_bias, the MLP with mlp_bias, RMSNorms; the muP multipliers
+// have no weights) and, with use_post_norm, Peri-LN: an RMSNorm after each sublayer too (post_norm1,
+// post_norm2: 2 x hidden a layer, not counted, said in a warning).
+void read_hyperclovax(const JsonFields& f, ModelSpec& m) {
+  read_llama_block(f, m, "HyperCLOVA X");
+  m.attention_o_bias = m.qkv_bias = f.boolean("attention_bias", false);
+  m.local = LocalAttention{};
+  if (f.boolean("use_post_norm", false))
+    warn(fmt::format("{}: use_post_norm: HyperCLOVA X's Peri-LN post-norms (2 x {} weights a layer, {} in all) are "
+                     "not in servesim's parameter counts",
+                     f.where(), m.hidden, 2 * m.hidden * m.layers));
+}
+
+// Qwen (1) (QWenLMHeadModel; vLLM's qwen.py): c_attn (hidden -> 3 x hidden, heads of hidden /
+// heads) with a bias, c_proj without; an MLP of w1, w2 (hidden -> intermediate_size / 2 each: the
+// gate and up of a SwiGLU) and c_proj back, without biases; RMSNorms; untied. Qwen-VL's `visual`
+// tower is not counted (said in a warning).
+void read_qwen1(const JsonFields& f, ModelSpec& m) {
+  m.qkv_bias = true;
+  m.attention_o_bias = false;
+  m.mlp_bias = false;
+  m.gated_mlp = true;
+  m.kv_heads = m.heads;
+  m.local = LocalAttention{};
+  m.ffn = f.integer("intermediate_size") / 2;
+  require_ffn(f, m, "intermediate_size");
+  m.tied_embeddings = f.boolean("tie_word_embeddings", false);
+  if (f.has("visual"))
+    warn(fmt::format("{}: Qwen-VL's visual tower (the `visual` config) is not in servesim's figures: the language "
+                     "model is described, the image encoder left out",
+                     f.where()));
+}
+
+// ChatGLM2 / ChatGLM3 / GLM-4-9B-chat under THUDM's remote code (ChatGLMModel; vLLM's chatglm.py):
+// query_key_value gives heads + 2 x KV heads of hidden / heads (KV heads: multi_query_group_num with
+// multi_query_attention, else the heads), with a bias when add_qkv_bias or add_bias_linear; dense,
+// dense_h_to_4h (hidden -> 2 x ffn_hidden_size: SwiGLU) and dense_4h_to_h with add_bias_linear;
+// RMSNorms with rmsnorm (else LayerNorms with biases); final_layernorm with post_layer_norm (true in
+// every published config; false is refused: servesim always counts a final norm); the vocabulary
+// padded_vocab_size; output_layer untied unless tie_word_embeddings. ChatGLM-6B (the first, GLM's
+// 2D positions: inner_hidden_size, no multi_query fields) is another model: refused.
+void read_chatglm(const JsonFields& f, ModelSpec& m) {
+  const std::string w = f.where();
+  if (f.has("inner_hidden_size") || f.boolean("position_encoding_2d", false))
+    throw Error(fmt::format("{}: inner_hidden_size / position_encoding_2d: this is the first ChatGLM-6B (GLM's 2D "
+                            "positions), which vLLM's chatglm.py (ChatGLM2 and later) does not run and servesim does "
+                            "not describe",
+                            w));
+  if (!f.boolean("post_layer_norm", true))
+    throw Error(fmt::format("{}: post_layer_norm false: a ChatGLM without its final norm is not described by servesim",
+                            w));
+  const bool linear_bias = f.boolean("add_bias_linear", false);
+  m.qkv_bias = f.boolean("add_qkv_bias", false) || linear_bias;
+  m.attention_o_bias = m.mlp_bias = linear_bias;
+  m.norm_bias = !f.boolean("rmsnorm", true);
+  m.gated_mlp = true;
+  m.head_dim = static_cast<int>(m.hidden / m.heads);
+  if (f.boolean("multi_query_attention", false)) {
+    m.kv_heads = static_cast<int>(f.at_least("multi_query_group_num", 1));
+    if (m.heads % m.kv_heads != 0)
+      throw Error(fmt::format("{}: multi_query_group_num {} must divide num_attention_heads {}", w, m.kv_heads,
+                              m.heads));
+  } else {
+    m.kv_heads = m.heads;
+  }
+  m.tied_embeddings = f.boolean("tie_word_embeddings", false);
+  m.local = LocalAttention{};
+  require_ffn(f, m, "ffn_hidden_size");
+}
+
+// OLMo 1 (OlmoForCausalLM, the transformers port; vLLM's olmo.py): Llama's attention (q, k, v and o
+// with biases when attention_bias) and SwiGLU without biases, and LayerNorms without weights
+// (elementwise_affine false): servesim counts its usual (2 x layers + 1) x hidden norm weights, which
+// OLMo does not have (266,240 in OLMo-7B, 0.004%). clip_qkv clamps activations (no weights).
+void read_olmo(const JsonFields& f, ModelSpec& m) {
+  refuse_mlp_bias(f, "OLMo");
+  m.qkv_bias = m.attention_o_bias = f.boolean("attention_bias", false);
+  m.gated_mlp = true;
+  m.local = LocalAttention{};
+  require_ffn(f, m, "intermediate_size");
+}
+
+// Persimmon-8B (PersimmonForCausalLM; vLLM's persimmon.py): query_key_value (hidden -> 3 x hidden)
+// and dense with biases, per-head q_layernorm and k_layernorm (LayerNorms of head_dim with biases:
+// 4 x head_dim a layer, not counted) with qk_layernorm; dense_h_to_4h (hidden -> intermediate_size)
+// and dense_4h_to_h with biases around a squared ReLU (no gate); LayerNorms with biases; untied.
+void read_persimmon(const JsonFields& f, ModelSpec& m) {
+  m.qkv_bias = m.attention_o_bias = m.mlp_bias = m.norm_bias = true;
+  m.gated_mlp = false;
+  m.kv_heads = m.heads;
+  m.local = LocalAttention{};
+  m.tied_embeddings = f.boolean("tie_word_embeddings", false);
+  require_ffn(f, m, "intermediate_size");
+}
+
+// The GPT-2 line. Which projections carry biases, the norms, the MLP, the tied head and the KV
+// heads of each family; the table's comments give the modules.
+void read_gpt_line(HfFamily family, const JsonFields& f, ModelSpec& m) {
+  const std::string w = f.where();
+  m.local = LocalAttention{};  // none of these has a window (GPT-Neo, which has, is another family)
+  m.norm_bias = true;          // nn.LayerNorm: a weight and a bias (MPT without them: below)
+  m.gated_mlp = false;         // fc_in / c_fc, an activation, fc_out / c_proj
+  switch (family) {
+    case HfFamily::gpt2:
+    case HfFamily::gpt_bigcode: {
+      // GPT-2 (vLLM's gpt2.py): wte, wpe, and per layer ln_1, c_attn (hidden -> 3 x hidden) and
+      // c_proj with biases, ln_2, c_fc (hidden -> n_inner, 4 x hidden when null) and c_proj with
+      // biases; ln_f; the head tied to wte (GPT2Config's default). GPTBigCode (gpt_bigcode.py:
+      // StarCoder, SantaCoder) the same with multi_query (GPTBigCodeConfig's default true): c_attn
+      // gives hidden + 2 x head_dim, one KV head.
+      m.qkv_bias = m.attention_o_bias = m.mlp_bias = true;
+      m.tied_embeddings = f.boolean("tie_word_embeddings", true);
+      if (family == HfFamily::gpt_bigcode && f.boolean("multi_query", true)) m.kv_heads = 1;
+      else m.kv_heads = m.heads;
+      require_ffn(f, m, "n_inner");
+      warn_position_table(m, family == HfFamily::gpt2 ? "GPT-2" : "GPTBigCode", m.max_context);
+      break;
+    }
+    case HfFamily::jais: {
+      // JAIS (JAISLMHeadModel; vLLM's jais.py): GPT-2's attention (c_attn, c_proj with biases), a
+      // SwiGLU MLP (activation_function "swiglu": c_fc and c_fc2 hidden -> n_inner, c_proj back,
+      // all with biases), LayerNorms with biases, the head tied to wte. position_embedding_type
+      // "alibi" (JAIS-13B, JAIS-30B) has no position weights; "learned" a wpe table (warned).
+      m.qkv_bias = m.attention_o_bias = m.mlp_bias = true;
+      m.gated_mlp = f.string("hidden_act", "swiglu") == "swiglu";
+      m.kv_heads = m.heads;
+      m.tied_embeddings = f.boolean("tie_word_embeddings", true);
+      require_ffn(f, m, "n_inner");
+      if (f.string("position_embedding_type", "learned") != "alibi") warn_position_table(m, "JAIS", m.max_context);
+      break;
+    }
+    case HfFamily::gptj: {
+      // GPT-J (gpt_j.py): per layer one ln_1 before attention and MLP side by side; q_proj,
+      // k_proj, v_proj and out_proj without biases; fc_in (hidden -> n_inner) and fc_out with
+      // biases; ln_f; lm_head with a bias (vocab weights, not counted), untied (GPTJConfig).
+      // Rotary on rotary_dim of each head: no weights. One norm a layer counted as two.
+      m.qkv_bias = m.attention_o_bias = false;
+      m.mlp_bias = true;
+      m.kv_heads = m.heads;
+      m.tied_embeddings = f.boolean("tie_word_embeddings", false);
+      require_ffn(f, m, "n_inner");
+      break;
+    }
+    case HfFamily::gpt_neox: {
+      // GPT-NeoX, Pythia (gpt_neox.py): embed_in; per layer input_layernorm and
+      // post_attention_layernorm (both, parallel residual or not), query_key_value (hidden -> 3 x
+      // hidden) and dense with biases (attention_bias, GPTNeoXConfig's default true),
+      // dense_h_to_4h (hidden -> intermediate_size) and dense_4h_to_h with biases;
+      // final_layer_norm; embed_out untied without a bias (tie_word_embeddings default false).
+      m.qkv_bias = m.attention_o_bias = f.boolean("attention_bias", true);
+      m.mlp_bias = true;
+      m.kv_heads = m.heads;
+      m.tied_embeddings = f.boolean("tie_word_embeddings", false);
+      require_ffn(f, m, "intermediate_size");
+      break;
+    }
+    case HfFamily::falcon: {
+      // Falcon (falcon.py, FalconConfig): query_key_value gives heads + 2 x KV heads of head_dim:
+      // with new_decoder_architecture (40B, 180B) num_kv_heads of them, else one with
+      // multi_query (7B; FalconConfig's default true) or one per head (Falcon-RW); dense; the MLP
+      // dense_h_to_4h (hidden -> ffn_hidden_size, 4 x hidden by default), GELU, dense_4h_to_h;
+      // biases on all four with `bias` (default false). Norms: ln_attn and ln_mlp with the new
+      // architecture (num_ln_in_parallel_attn 2, the default), else input_layernorm, and
+      // post_attention_layernorm unless parallel_attn (7B: one, counted as two). The head is tied
+      // (tie_word_embeddings default true). alibi (Falcon-RW) has no weights.
+      const bool bias = f.boolean("bias", false);
+      m.qkv_bias = m.attention_o_bias = m.mlp_bias = bias;
+      if (f.boolean("new_decoder_architecture", false)) {
+        m.kv_heads = static_cast<int>(f.integer("num_kv_heads", m.heads));
+        if (m.kv_heads < 1 || m.heads % m.kv_heads != 0)
+          throw Error(fmt::format("{}: num_kv_heads {} must divide num_attention_heads {}", w, m.kv_heads, m.heads));
+      } else {
+        m.kv_heads = f.boolean("multi_query", true) ? 1 : m.heads;
+      }
+      m.tied_embeddings = f.boolean("tie_word_embeddings", true);
+      require_ffn(f, m, "ffn_hidden_size");
+      break;
+    }
+    case HfFamily::phi: {
+      // Phi-1, Phi-1.5, Phi-2 (phi.py, PhiConfig): one input_layernorm before attention and MLP
+      // side by side (counted as two); q_proj, k_proj, v_proj (num_key_value_heads, the heads when
+      // null) and dense with biases; fc1 (hidden -> intermediate_size) and fc2 with biases;
+      // final_layernorm; lm_head with a bias (vocab weights, not counted), untied. qk_layernorm
+      // (false in the published configs) would add per-head LayerNorms, not counted.
+      m.qkv_bias = m.attention_o_bias = m.mlp_bias = true;
+      m.tied_embeddings = f.boolean("tie_word_embeddings", false);
+      require_ffn(f, m, "intermediate_size");
+      break;
+    }
+    case HfFamily::stablelm: {
+      // StableLM 2 and StableLM-3B-4E1T (stablelm.py, StableLmConfig): q_proj, k_proj, v_proj
+      // (biases with use_qkv_bias, default false) and o_proj without; a SwiGLU MLP without biases;
+      // LayerNorms with biases: input_layernorm and post_attention_layernorm, only the first with
+      // use_parallel_residual (StableLM-2-12B: counted as two); norm; lm_head untied. qk_layernorm
+      // (StableLM-2-12B) adds per-head LayerNorms (heads + kv_heads) x head_dim a layer, not counted.
+      m.qkv_bias = f.boolean("use_qkv_bias", false);
+      m.attention_o_bias = false;
+      m.mlp_bias = false;
+      m.gated_mlp = true;
+      m.tied_embeddings = f.boolean("tie_word_embeddings", false);
+      require_ffn(f, m, "intermediate_size");
+      break;
+    }
+    case HfFamily::opt: {
+      // OPT (opt.py, OPTConfig): embed_tokens, embed_positions (max_position_embeddings + 2 rows,
+      // OPT's offset: not counted, warned); per layer self_attn_layer_norm, q/k/v/out_proj with
+      // biases (enable_bias, default true), final_layer_norm, fc1 (hidden -> ffn_dim) and fc2 with
+      // biases; the decoder's final_layer_norm (with do_layer_norm_before, default true); the head
+      // tied. word_embed_proj_dim other than hidden_size (OPT-350m) adds project_in and
+      // project_out: refused.
+      const std::int64_t proj = f.integer("word_embed_proj_dim", m.hidden);
+      if (proj != m.hidden)
+        throw Error(fmt::format("{}: word_embed_proj_dim {} differs from hidden_size {}: OPT's project_in and "
+                                "project_out between the embedding and the decoder are not described by servesim",
+                                w, proj, m.hidden));
+      if (!f.boolean("do_layer_norm_before", true))
+        throw Error(fmt::format("{}: do_layer_norm_before false (OPT-350m's post-norm layout, without the decoder's "
+                                "final LayerNorm) is not described by servesim",
+                                w));
+      if (!f.boolean("layer_norm_elementwise_affine", true))
+        throw Error(fmt::format("{}: layer_norm_elementwise_affine false: LayerNorms without weights are not "
+                                "described by servesim",
+                                w));
+      m.qkv_bias = m.attention_o_bias = m.mlp_bias = f.boolean("enable_bias", true);
+      m.kv_heads = m.heads;
+      m.tied_embeddings = f.boolean("tie_word_embeddings", true);
+      require_ffn(f, m, "ffn_dim");
+      warn_position_table(m, "OPT", m.max_context + 2);
+      break;
+    }
+    case HfFamily::bloom: {
+      // BLOOM (bloom.py, BloomConfig): word_embeddings and word_embeddings_layernorm (2 x hidden,
+      // not counted); per layer input_layernorm, query_key_value (hidden -> 3 x hidden) and dense
+      // with biases, post_attention_layernorm, dense_h_to_4h (hidden -> 4 x hidden) and
+      // dense_4h_to_h with biases; ln_f; the head tied. ALiBi: no position weights.
+      m.qkv_bias = m.attention_o_bias = m.mlp_bias = true;
+      m.kv_heads = m.heads;
+      m.ffn = 4 * m.hidden;
+      m.tied_embeddings = f.boolean("tie_word_embeddings", true);
+      break;
+    }
+    case HfFamily::mpt: {
+      // MPT (mpt.py, MptConfig): wte; per layer norm_1, attn.Wqkv (hidden -> hidden + 2 x KV
+      // heads x head_dim: attn_config.kv_n_heads, the heads when absent), out_proj, norm_2,
+      // ffn.up_proj (hidden -> expansion_ratio x hidden), GELU, down_proj; norm_f; logits from wte
+      // (no lm_head). no_bias (default true) leaves every projection and LayerNorm without a bias.
+      // ALiBi only: vLLM's MPTAttention asserts attn_config.alibi, so a config without it (a
+      // learned position table) is refused. qk_ln's LayerNorms are not counted.
+      const bool bias = !f.boolean("no_bias", true);
+      m.qkv_bias = m.attention_o_bias = m.mlp_bias = m.norm_bias = bias;
+      m.tied_embeddings = true;
+      const json& doc = f.doc();
+      if (doc.contains("attn_config") && doc["attn_config"].is_object()) {
+        const json& a = doc["attn_config"];
+        if (a.contains("alibi") && a["alibi"].is_boolean() && !a["alibi"].get<bool>())
+          throw Error(fmt::format("{}: attn_config.alibi false: MPT without ALiBi uses a learned position table, which "
+                                  "vLLM's MPTAttention does not run (it asserts alibi) and servesim does not describe",
+                                  w));
+        if (a.contains("kv_n_heads") && !a["kv_n_heads"].is_null()) {
+          if (!a["kv_n_heads"].is_number_integer() || a["kv_n_heads"].get<std::int64_t>() < 1 ||
+              m.heads % a["kv_n_heads"].get<std::int64_t>() != 0)
+            throw Error(fmt::format("{}: attn_config.kv_n_heads {} must be a positive divisor of n_heads {}", w,
+                                    excerpt(a["kv_n_heads"].dump()), m.heads));
+          m.kv_heads = static_cast<int>(a["kv_n_heads"].get<std::int64_t>());
+        } else {
+          m.kv_heads = m.heads;
+        }
+      } else {
+        m.kv_heads = m.heads;
+      }
+      require_ffn(f, m, "expansion_ratio");
+      break;
+    }
+    default: break;
+  }
+}
+
+}  // namespace
+
+void alias_legacy_fields(nlohmann::json& t, HfFamily family) {
+  switch (family) {
+    case HfFamily::llama_alias:
+    case HfFamily::baichuan:  // model_max_length
+    case HfFamily::olmo:
+    case HfFamily::persimmon:
+    case HfFamily::qwen1: alias_context(t); return;  // decapoda's LLaMA: max_sequence_length; Qwen: seq_length
+    case HfFamily::chatglm:
+      alias(t, "num_layers", "num_hidden_layers");
+      alias(t, "ffn_hidden_size", "intermediate_size");
+      // The embedding and output layer are padded_vocab_size rows (ChatGLMModel); vocab_size, where
+      // a config also gives it, may be the tokenizer's.
+      if (t.contains("padded_vocab_size") && !t["padded_vocab_size"].is_null()) t["vocab_size"] = t["padded_vocab_size"];
+      alias_context(t);
+      return;
+    case HfFamily::telechat2:
+      alias(t, "n_layer", "num_hidden_layers");
+      alias(t, "n_head", "num_attention_heads");
+      alias(t, "ffn_hidden_size", "intermediate_size");
+      alias_context(t);
+      t["hidden_act"] = "silu";  // telechat2.py sets it whatever the config says
+      return;
+    default: break;
+  }
+  if (!is_gpt_line(family)) return;
+  // GPT-2, GPTBigCode, GPT-J and Phi's first configs: n_embd, n_layer, n_head, n_positions, n_inner,
+  // activation_function; Falcon's RW configs and BLOOM: n_embed, n_layer, n_head, n_head_kv;
+  // OPT: ffn_dim; MPT: d_model, n_layers, n_heads, max_seq_len, expansion_ratio.
+  for (const char* k : {"n_embd", "n_embed", "d_model"}) alias(t, k, "hidden_size");
+  for (const char* k : {"n_layer", "n_layers"}) alias(t, k, "num_hidden_layers");
+  for (const char* k : {"n_head", "n_heads"}) alias(t, k, "num_attention_heads");
+  alias(t, "n_head_kv", "num_kv_heads");
+  alias(t, "activation_function", "hidden_act");
+  alias(t, "n_inner", "intermediate_size");
+  alias(t, "ffn_hidden_size", "intermediate_size");
+  alias(t, "ffn_dim", "intermediate_size");
+  alias_context(t);
+  if (family == HfFamily::jais && !t.contains("hidden_act")) t["hidden_act"] = "swiglu";  // JAISConfig's default
+  if (family == HfFamily::falcon) {
+    if (!t.contains("max_position_embeddings")) t["max_position_embeddings"] = 2048;  // FalconConfig's default
+    // Falcon's remote-code configs say which block they have by model_type: "RefinedWeb" (40B, 180B)
+    // is the new decoder architecture, "RefinedWebModel" (7B, RW-1B) the old one (vLLM's get_config
+    // sets new_decoder_architecture so for both).
+    const std::string type = t.contains("model_type") && t["model_type"].is_string() ? t["model_type"].get<std::string>() : "";
+    if ((type == "RefinedWeb" || type == "RefinedWebModel") && !t.contains("new_decoder_architecture"))
+      t["new_decoder_architecture"] = type == "RefinedWeb";
+  }
+  if (family == HfFamily::mpt && (!t.contains("intermediate_size") || t["intermediate_size"].is_null())) {
+    // up_proj is int(expansion_ratio x d_model) wide (MptMLP; expansion_ratio 4 by default).
+    const json r = t.contains("expansion_ratio") ? t["expansion_ratio"] : json(4);
+    if (r.is_number() && t.contains("hidden_size") && t["hidden_size"].is_number_integer())
+      t["intermediate_size"] =
+          static_cast<std::int64_t>(r.get<double>() * static_cast<double>(t["hidden_size"].get<std::int64_t>()));
+  }
+  if (family == HfFamily::gpt2 || family == HfFamily::gpt_bigcode || family == HfFamily::gptj ||
+      family == HfFamily::falcon || family == HfFamily::phi || family == HfFamily::jais)
+    default_width(t, "intermediate_size", 4);
+  // Heads read from these configs are the query heads; the common reader's num_key_value_heads
+  // (absent in most) is replaced by each family's rule in read_gpt_line.
+}
+
+void read_legacy(HfFamily family, const JsonFields& f, ModelSpec& m) {
+  switch (family) {
+    case HfFamily::llama_alias: read_llama_alias(f, m); return;
+    case HfFamily::glm: read_glm(f, m); return;
+    case HfFamily::orion: read_orion(f, m); return;
+    case HfFamily::telechat2: read_telechat2(f, m); return;
+    case HfFamily::hyperclovax: read_hyperclovax(f, m); return;
+    case HfFamily::qwen1: read_qwen1(f, m); return;
+    case HfFamily::baichuan:
+      // Baichuan 1 / 2 (vLLM's baichuan.py): W_pack (q, k, v in one hidden -> 3 x hidden, no bias),
+      // o_proj, a SwiGLU without biases, RMSNorms, untied (Baichuan2's NormHead is a vocab x hidden
+      // weight, normalised at run time). The 13B models use ALiBi (no weights), the 7B RoPE.
+      read_llama_block(f, m, "Baichuan");
+      m.local = LocalAttention{};
+      return;
+    case HfFamily::chatglm: read_chatglm(f, m); return;
+    case HfFamily::olmo: read_olmo(f, m); return;
+    case HfFamily::persimmon: read_persimmon(f, m); return;
+    case HfFamily::rnj1:
+      // vLLM's rnj1.py: Gemma 3's block, but its local layers (layer_types "chunked_attention") attend
+      // within aligned chunks of sliding_window tokens with one chunk of lookback: between one and
+      // two chunks of keys, which neither of servesim's local kinds (a sliding window, a chunk
+      // without lookback) describes.
+      throw Error(fmt::format("{}: RNJ-1's chunked attention with one chunk of lookback (layer_types "
+                              "'chunked_attention', sliding_window) is not a local-attention kind servesim describes "
+                              "(it has a sliding window and chunks without lookback); describe the model in a "
+                              "models/*.yaml file instead",
+                              f.where()));
+    default: read_gpt_line(family, f, m); return;
+  }
+}
+
+}  // namespace servesim
