@@ -158,6 +158,12 @@ const std::map<std::string, HfFamily>& by_architecture() {
       {"OlmoForCausalLM", HfFamily::olmo},
       {"PersimmonForCausalLM", HfFamily::persimmon},
       {"JAISLMHeadModel", HfFamily::jais},
+      // TeleFLM (vLLM's teleflm.py: a LlamaForCausalLM whose muP multipliers have no weights) and
+      // GritLM (gritlm.py: a LlamaForCausalLM served for embeddings and generation; its checkpoints
+      // are Mistral 7B's shape, read as Mistral is).
+      {"TeleFLMForCausalLM", HfFamily::llama_alias},
+      {"GritLM", HfFamily::dense},
+      {"InternLM2VEForCausalLM", HfFamily::internlm2_ve},
   };
   return m;
 }
@@ -211,7 +217,7 @@ const std::map<std::string, HfFamily>& by_model_type() {
       {"stablelm_epoch", HfFamily::stablelm}, {"opt", HfFamily::opt},          {"bloom", HfFamily::bloom},
       {"mpt", HfFamily::mpt},              {"qwen", HfFamily::qwen1},          {"baichuan", HfFamily::baichuan},
       {"chatglm", HfFamily::chatglm},      {"olmo", HfFamily::olmo},           {"persimmon", HfFamily::persimmon},
-      {"jais", HfFamily::jais},
+      {"jais", HfFamily::jais},            {"teleflm", HfFamily::llama_alias},
   };
   return m;
 }

@@ -92,6 +92,7 @@ enum class HfFamily {
   olmo,            // OLMo 1 (Llama with LayerNorms without weights)
   persimmon,       // Persimmon (biases everywhere, squared-ReLU MLP, per-head q/k LayerNorms)
   jais,            // JAIS (GPT-2 with a SwiGLU MLP and ALiBi or learned positions)
+  internlm2_ve,    // InternLM2 with a visual-expert MLP (Mono-InternVL's language model: refused)
 };
 
 // The family of a text model from its architecture name, or from its model_type (a wrapper's

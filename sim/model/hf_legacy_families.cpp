@@ -1,6 +1,6 @@
 // Readers of dense families still widely deployed that vLLM serves and that differ from Llama in
 // their field names, biases, norms or block layout: Llama's weights under other names (CWM,
-// InternLM 1, decapoda's LLaMA, Fairseq2 Llama, Solar Pro), GLM-4-9B-chat-hf (GlmForCausalLM),
+// InternLM 1, decapoda's LLaMA, Fairseq2 Llama, Solar Pro, TeleFLM), GLM-4-9B-chat-hf (GlmForCausalLM),
 // Orion, TeleChat / TeleChat2, HyperCLOVA X SEED, and the GPT-2 line (GPT-2, StarCoder 1's
 // GPTBigCode, GPT-J, GPT-NeoX / Pythia, Falcon, Phi-1.5 / 2, StableLM, OPT, BLOOM, MPT). Shapes as
 // vLLM builds them (vllm-project/vllm vllm/model_executor/models/: llama.py, solar.py, orion.py,
@@ -515,6 +515,14 @@ void read_legacy(HfFamily family, const JsonFields& f, ModelSpec& m) {
                               "'chunked_attention', sliding_window) is not a local-attention kind servesim describes "
                               "(it has a sliding window and chunks without lookback); describe the model in a "
                               "models/*.yaml file instead",
+                              f.where()));
+    case HfFamily::internlm2_ve:
+      // vLLM's internlm2_ve.py: every layer holds a second MLP (feed_forward_ve) that image tokens
+      // run instead of the text MLP: weights servesim would have to count without running them for
+      // text, and a per-token choice it does not price.
+      throw Error(fmt::format("{}: InternLM2-VE's visual-expert MLP in every layer (feed_forward_ve beside "
+                              "feed_forward, chosen per token by modality) is not a layer kind servesim describes; "
+                              "describe the model in a models/*.yaml file instead",
                               f.where()));
     default: read_gpt_line(family, f, m); return;
   }

@@ -835,3 +835,33 @@ TEST_CASE("legacy families: Qwen (1), Baichuan 2, ChatGLM3 / GLM-4 remote code, 
     CHECK(within(static_cast<double>(m.total_params()), 13e9, 0.02));
   }
 }
+
+TEST_CASE("legacy families: TeleFLM and GritLM read as Llama / Mistral; InternLM2-VE refused",
+          "[hf][legacy-families][teleflm][gritlm][internlm2-ve]") {
+  // A small Llama-shaped config under each name, written here to test the reading (the muP fields
+  // TeleFLM's teleflm.py reads have no weights).
+  nlohmann::json j = {{"architectures", {"TeleFLMForCausalLM"}},
+                      {"model_type", "teleflm"},
+                      {"hidden_act", "silu"},
+                      {"hidden_size", 1024},
+                      {"input_mult", 10.0},
+                      {"intermediate_size", 4096},
+                      {"max_position_embeddings", 4096},
+                      {"num_attention_heads", 8},
+                      {"num_hidden_layers", 4},
+                      {"output_mult", 0.05},
+                      {"tie_word_embeddings", false},
+                      {"use_mup", true},
+                      {"vocab_size", 1000}};
+  const I layer = 4LL * 1024 * 1024 + 3LL * 1024 * 4096 + 2 * 1024;
+  CHECK(load_edited(j, "teleflm").total_params() == 4 * layer + 2LL * 1000 * 1024 + 1024);
+  j["architectures"] = {"GritLM"};
+  j["model_type"] = "mistral";
+  j["sliding_window"] = 2048;
+  const ModelSpec g = load_edited(j, "gritlm");
+  CHECK(g.total_params() == 4 * layer + 2LL * 1000 * 1024 + 1024);
+  CHECK(g.local.enabled());  // read as servesim reads Mistral 7B v0.1: the window on every layer
+  j["architectures"] = {"InternLM2VEForCausalLM"};
+  j["model_type"] = "internlm2";
+  CHECK_THAT(error_of([&] { load_edited(j, "internlm2-ve"); }), Contains("feed_forward_ve"));
+}
