@@ -164,6 +164,7 @@ const std::map<std::string, HfFamily>& by_architecture() {
       {"TeleFLMForCausalLM", HfFamily::llama_alias},
       {"GritLM", HfFamily::dense},
       {"InternLM2VEForCausalLM", HfFamily::internlm2_ve},
+      {"Jais2ForCausalLM", HfFamily::jais2},
   };
   return m;
 }
@@ -217,7 +218,7 @@ const std::map<std::string, HfFamily>& by_model_type() {
       {"stablelm_epoch", HfFamily::stablelm}, {"opt", HfFamily::opt},          {"bloom", HfFamily::bloom},
       {"mpt", HfFamily::mpt},              {"qwen", HfFamily::qwen1},          {"baichuan", HfFamily::baichuan},
       {"chatglm", HfFamily::chatglm},      {"olmo", HfFamily::olmo},           {"persimmon", HfFamily::persimmon},
-      {"jais", HfFamily::jais},            {"teleflm", HfFamily::llama_alias},
+      {"jais", HfFamily::jais},            {"teleflm", HfFamily::llama_alias}, {"jais2", HfFamily::jais2},
   };
   return m;
 }

@@ -93,6 +93,7 @@ enum class HfFamily {
   persimmon,       // Persimmon (biases everywhere, squared-ReLU MLP, per-head q/k LayerNorms)
   jais,            // JAIS (GPT-2 with a SwiGLU MLP and ALiBi or learned positions)
   internlm2_ve,    // InternLM2 with a visual-expert MLP (Mono-InternVL's language model: refused)
+  jais2,           // JAIS 2 (Llama's attention, an ungated squared-ReLU MLP, LayerNorms)
 };
 
 // The family of a text model from its architecture name, or from its model_type (a wrapper's

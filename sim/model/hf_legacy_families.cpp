@@ -243,6 +243,48 @@ void read_persimmon(const JsonFields& f, ModelSpec& m) {
   require_ffn(f, m, "intermediate_size");
 }
 
+// JAIS 2 (Jais2ForCausalLM; vLLM's jais2.py): Llama's attention (q, k, v and o with biases when
+// attention_bias or `bias`), an MLP without a gate (up_proj, squared ReLU, down_proj, biases with
+// mlp_bias), nn.LayerNorms with biases before each sublayer and at the end; the head tied when
+// tie_word_embeddings. A window only through interleaved_sliding_window: an integer on every layer,
+// or a list read cyclically (layer i takes entry i mod its length; null: full attention).
+void read_jais2(const JsonFields& f, ModelSpec& m) {
+  const std::string w = f.where();
+  m.qkv_bias = m.attention_o_bias = f.boolean("attention_bias", false) || f.boolean("bias", false);
+  m.mlp_bias = f.boolean("mlp_bias", false);
+  m.gated_mlp = false;
+  m.norm_bias = true;
+  require_ffn(f, m, "intermediate_size");
+  m.local = LocalAttention{};
+  if (!f.has("interleaved_sliding_window")) return;
+  const json& iw = f.doc()["interleaved_sliding_window"];
+  std::int64_t span = 0;
+  int layers = 0;
+  auto window = [&](const json& x) {
+    if (!x.is_number_integer() || x.get<std::int64_t>() <= 0)
+      throw Error(fmt::format("{}: interleaved_sliding_window entries must be positive token counts or null, got {}",
+                              w, excerpt(x.dump())));
+    if (span > 0 && x.get<std::int64_t>() != span)
+      throw Error(fmt::format("{}: interleaved_sliding_window lists windows of {} and {} tokens: servesim describes "
+                              "one window size",
+                              w, span, x.get<std::int64_t>()));
+    span = x.get<std::int64_t>();
+  };
+  if (iw.is_array()) {
+    if (iw.empty()) throw Error(fmt::format("{}: interleaved_sliding_window is an empty list", w));
+    for (int i = 0; i < m.layers; ++i) {
+      const json& x = iw[static_cast<std::size_t>(i) % iw.size()];
+      if (x.is_null()) continue;
+      window(x);
+      ++layers;
+    }
+  } else {
+    window(iw);
+    layers = m.layers;
+  }
+  if (layers > 0 && span < m.max_context) m.local = LocalAttention{LocalAttention::Kind::sliding, span, layers};
+}
+
 // The GPT-2 line. Which projections carry biases, the norms, the MLP, the tied head and the KV
 // heads of each family; the table's comments give the modules.
 void read_gpt_line(HfFamily family, const JsonFields& f, ModelSpec& m) {
@@ -506,6 +548,7 @@ void read_legacy(HfFamily family, const JsonFields& f, ModelSpec& m) {
     case HfFamily::chatglm: read_chatglm(f, m); return;
     case HfFamily::olmo: read_olmo(f, m); return;
     case HfFamily::persimmon: read_persimmon(f, m); return;
+    case HfFamily::jais2: read_jais2(f, m); return;
     case HfFamily::rnj1:
       // vLLM's rnj1.py: Gemma 3's block, but its local layers (layer_types "chunked_attention") attend
       // within aligned chunks of sliding_window tokens with one chunk of lookback: between one and

@@ -883,3 +883,38 @@ TEST_CASE("legacy families: inspect fits its default samples to GPT-2's 1024 pos
   CHECK(r.batches.decode_context == 1023);
   CHECK(inspect_json(r, given)["decode"]["batch"]["context_tokens"] == 1023);
 }
+
+TEST_CASE("legacy families: JAIS 2 (ungated squared-ReLU MLP, LayerNorms, interleaved windows)",
+          "[hf][legacy-families][jais2]") {
+  // A small config in Jais2Config's field names, written here to test the reading (no published
+  // JAIS 2 config was read, so no published figure is checked).
+  nlohmann::json j = {{"architectures", {"Jais2ForCausalLM"}},
+                      {"model_type", "jais2"},
+                      {"attention_bias", true},
+                      {"hidden_act", "relu2"},
+                      {"hidden_size", 1024},
+                      {"intermediate_size", 4096},
+                      {"layer_norm_eps", 1e-05},
+                      {"max_position_embeddings", 8192},
+                      {"mlp_bias", true},
+                      {"num_attention_heads", 8},
+                      {"num_hidden_layers", 4},
+                      {"num_key_value_heads", 2},
+                      {"tie_word_embeddings", false},
+                      {"vocab_size", 1000}};
+  const ModelSpec m = load_edited(j, "jais2");
+  CHECK_FALSE(m.gated_mlp);
+  CHECK_FALSE(m.local.enabled());
+  // A layer: q 1024^2, k and v 1024 x 256 each, o 1024^2, with biases (1024 + 512 + 1024); up and
+  // down 2 x 1024 x 4096 with biases (4096 + 1024); two LayerNorms with biases (4 x 1024).
+  const I layer = 1024LL * (1024 + 512) + 1024LL * 1024 + (1024 + 512 + 1024) + 2LL * 1024 * 4096 + 4096 + 1024 +
+                  4 * 1024;
+  CHECK(m.total_params() == 4 * layer + 2LL * 1000 * 1024 + 2 * 1024);
+  j["interleaved_sliding_window"] = {4096, nullptr};
+  const ModelSpec w = load_edited(j, "jais2-window");
+  REQUIRE(w.local.enabled());
+  CHECK(w.local.layers == 2);
+  CHECK(w.local.span == 4096);
+  j["interleaved_sliding_window"] = {4096, 2048};
+  CHECK_THAT(error_of([&] { load_edited(j, "jais2-two-windows"); }), Contains("one window size"));
+}
