@@ -165,6 +165,10 @@ const std::map<std::string, HfFamily>& by_architecture() {
       {"GritLM", HfFamily::dense},
       {"InternLM2VEForCausalLM", HfFamily::internlm2_ve},
       {"Jais2ForCausalLM", HfFamily::jais2},
+      {"Step1ForCausalLM", HfFamily::step1},
+      // openPangu-Embedded (vLLM's openpangu.py, SGLang's and vllm-ascend's PanguEmbeddedForCausalLM:
+      // Llama's block with `bias` on q, k, v and o).
+      {"PanguEmbeddedForCausalLM", HfFamily::llama_alias},
   };
   return m;
 }

@@ -1,6 +1,6 @@
 // Readers of dense families still widely deployed that vLLM serves and that differ from Llama in
 // their field names, biases, norms or block layout: Llama's weights under other names (CWM,
-// InternLM 1, decapoda's LLaMA, Fairseq2 Llama, Solar Pro, TeleFLM), GLM-4-9B-chat-hf (GlmForCausalLM),
+// InternLM 1, decapoda's LLaMA, Fairseq2 Llama, Solar Pro, TeleFLM, openPangu-Embedded), GLM-4-9B-chat-hf (GlmForCausalLM),
 // Orion, TeleChat / TeleChat2, HyperCLOVA X SEED, and the GPT-2 line (GPT-2, StarCoder 1's
 // GPTBigCode, GPT-J, GPT-NeoX / Pythia, Falcon, Phi-1.5 / 2, StableLM, OPT, BLOOM, MPT). Shapes as
 // vLLM builds them (vllm-project/vllm vllm/model_executor/models/: llama.py, solar.py, orion.py,
@@ -285,6 +285,25 @@ void read_jais2(const JsonFields& f, ModelSpec& m) {
   if (layers > 0 && span < m.max_context) m.local = LocalAttention{LocalAttention::Kind::sliding, span, layers};
 }
 
+// Step1 (Step1ForCausalLM; vLLM's step1.py): Llama's block (qkv_proj and o_proj with biases when
+// attention_bias, a SwiGLU with mlp_bias, RMSNorms) under ALiBi (no position weights), heads of
+// hidden / heads, KV heads num_attention_groups, else num_key_value_heads, else one; the head tied
+// unless tie_word_embeddings says false (step1.py's default true).
+void read_step1(const JsonFields& f, ModelSpec& m) {
+  const std::string w = f.where();
+  m.qkv_bias = m.attention_o_bias = f.boolean("attention_bias", false);
+  m.mlp_bias = f.boolean("mlp_bias", false);
+  m.gated_mlp = true;
+  m.head_dim = static_cast<int>(m.hidden / m.heads);
+  const std::int64_t kv = f.integer("num_attention_groups", f.integer("num_key_value_heads", 1));
+  m.kv_heads = static_cast<int>(kv > 0 ? kv : 1);
+  if (m.heads % m.kv_heads != 0)
+    throw Error(fmt::format("{}: num_attention_groups {} must divide num_attention_heads {}", w, m.kv_heads, m.heads));
+  m.tied_embeddings = f.boolean("tie_word_embeddings", true);
+  m.local = LocalAttention{};
+  require_ffn(f, m, "intermediate_size");
+}
+
 // The GPT-2 line. Which projections carry biases, the norms, the MLP, the tied head and the KV
 // heads of each family; the table's comments give the modules.
 void read_gpt_line(HfFamily family, const JsonFields& f, ModelSpec& m) {
@@ -549,6 +568,7 @@ void read_legacy(HfFamily family, const JsonFields& f, ModelSpec& m) {
     case HfFamily::olmo: read_olmo(f, m); return;
     case HfFamily::persimmon: read_persimmon(f, m); return;
     case HfFamily::jais2: read_jais2(f, m); return;
+    case HfFamily::step1: read_step1(f, m); return;
     case HfFamily::rnj1:
       // vLLM's rnj1.py: Gemma 3's block, but its local layers (layer_types "chunked_attention") attend
       // within aligned chunks of sliding_window tokens with one chunk of lookback: between one and

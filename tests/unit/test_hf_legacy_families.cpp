@@ -918,3 +918,43 @@ TEST_CASE("legacy families: JAIS 2 (ungated squared-ReLU MLP, LayerNorms, interl
   j["interleaved_sliding_window"] = {4096, 2048};
   CHECK_THAT(error_of([&] { load_edited(j, "jais2-two-windows"); }), Contains("one window size"));
 }
+
+TEST_CASE("legacy families: Step1 (ALiBi, num_attention_groups) and openPangu-Embedded (Llama with `bias`)",
+          "[hf][legacy-families][step1][pangu-embedded]") {
+  // Small configs in each family's field names, written here to test the reading (no published
+  // config was read, so no published figure is checked).
+  nlohmann::json j = {{"architectures", {"Step1ForCausalLM"}},
+                      {"model_type", "step1"},
+                      {"hidden_act", "silu"},
+                      {"hidden_size", 1024},
+                      {"intermediate_size", 4096},
+                      {"max_position_embeddings", 8192},
+                      {"num_attention_groups", 2},
+                      {"num_attention_heads", 8},
+                      {"num_hidden_layers", 4},
+                      {"rms_norm_eps", 1e-05},
+                      {"vocab_size", 1000}};
+  const ModelSpec s = load_edited(j, "step1");
+  CHECK(s.kv_heads == 2);
+  CHECK(s.tied_embeddings);  // step1.py ties unless told otherwise
+  const I layer = 1024LL * (1024 + 2 * 256) + 1024LL * 1024 + 3LL * 1024 * 4096 + 2 * 1024;
+  CHECK(s.total_params() == 4 * layer + 1000LL * 1024 + 1024);
+  j.erase("num_attention_groups");
+  CHECK(load_edited(j, "step1-mqa").kv_heads == 1);  // neither field: one KV head
+
+  j = {{"architectures", {"PanguEmbeddedForCausalLM"}},
+       {"bias", true},
+       {"hidden_act", "silu"},
+       {"hidden_size", 1024},
+       {"intermediate_size", 4096},
+       {"max_position_embeddings", 8192},
+       {"num_attention_heads", 8},
+       {"num_hidden_layers", 4},
+       {"num_key_value_heads", 2},
+       {"tie_word_embeddings", false},
+       {"vocab_size", 1000}};
+  const ModelSpec p = load_edited(j, "pangu-embedded");
+  CHECK(p.qkv_bias);
+  CHECK(p.attention_o_bias);
+  CHECK(p.total_params() == 4 * (layer + (1024 + 512) + 1024) + 2LL * 1000 * 1024 + 1024);
+}
