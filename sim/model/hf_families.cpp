@@ -166,6 +166,7 @@ const std::map<std::string, HfFamily>& by_architecture() {
       {"InternLM2VEForCausalLM", HfFamily::internlm2_ve},
       {"Jais2ForCausalLM", HfFamily::jais2},
       {"Step1ForCausalLM", HfFamily::step1},
+      {"Plamo3ForCausalLM", HfFamily::plamo3},
       // openPangu-Embedded (vLLM's openpangu.py, SGLang's and vllm-ascend's PanguEmbeddedForCausalLM:
       // Llama's block with `bias` on q, k, v and o).
       {"PanguEmbeddedForCausalLM", HfFamily::llama_alias},
@@ -223,6 +224,7 @@ const std::map<std::string, HfFamily>& by_model_type() {
       {"mpt", HfFamily::mpt},              {"qwen", HfFamily::qwen1},          {"baichuan", HfFamily::baichuan},
       {"chatglm", HfFamily::chatglm},      {"olmo", HfFamily::olmo},           {"persimmon", HfFamily::persimmon},
       {"jais", HfFamily::jais},            {"teleflm", HfFamily::llama_alias}, {"jais2", HfFamily::jais2},
+      {"plamo3", HfFamily::plamo3},
   };
   return m;
 }

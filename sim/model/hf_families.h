@@ -95,6 +95,7 @@ enum class HfFamily {
   internlm2_ve,    // InternLM2 with a visual-expert MLP (Mono-InternVL's language model: refused)
   jais2,           // JAIS 2 (Llama's attention, an ungated squared-ReLU MLP, LayerNorms)
   step1,           // Step1 (Llama's block with ALiBi, num_attention_groups KV heads, tied by default)
+  plamo3,          // PLaMo 3 (per-head q/k norms, post-norms, sliding / full layer_types)
 };
 
 // The family of a text model from its architecture name, or from its model_type (a wrapper's

@@ -359,7 +359,8 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     case HfFamily::jais:
     case HfFamily::internlm2_ve:
     case HfFamily::jais2:
-    case HfFamily::step1: read_legacy(*family, f, m); break;
+    case HfFamily::step1:
+    case HfFamily::plamo3: read_legacy(*family, f, m); break;
   }
   // A mixture-of-experts family whose config names no experts (num_experts: 0, or the
   // field missing) would be priced as a dense model with the expert-sized FFN.

@@ -243,6 +243,8 @@ void read_persimmon(const JsonFields& f, ModelSpec& m) {
   require_ffn(f, m, "intermediate_size");
 }
 
+void read_window_list(const JsonFields& f, ModelSpec& m, const char* key);
+
 // JAIS 2 (Jais2ForCausalLM; vLLM's jais2.py): Llama's attention (q, k, v and o with biases when
 // attention_bias or `bias`), an MLP without a gate (up_proj, squared ReLU, down_proj, biases with
 // mlp_bias), nn.LayerNorms with biases before each sublayer and at the end; the head tied when
@@ -256,22 +258,28 @@ void read_jais2(const JsonFields& f, ModelSpec& m) {
   m.norm_bias = true;
   require_ffn(f, m, "intermediate_size");
   m.local = LocalAttention{};
-  if (!f.has("interleaved_sliding_window")) return;
-  const json& iw = f.doc()["interleaved_sliding_window"];
+  if (f.has("interleaved_sliding_window")) read_window_list(f, m, "interleaved_sliding_window");
+}
+
+// A window given as one integer (every layer) or as a list read cyclically (layer i takes entry i
+// mod its length; null: full attention), as JAIS 2's interleaved_sliding_window and PLaMo 3's list
+// sliding_window are; one window size only.
+void read_window_list(const JsonFields& f, ModelSpec& m, const char* key) {
+  const std::string w = f.where();
+  const json& iw = f.doc()[key];
   std::int64_t span = 0;
   int layers = 0;
   auto window = [&](const json& x) {
     if (!x.is_number_integer() || x.get<std::int64_t>() <= 0)
-      throw Error(fmt::format("{}: interleaved_sliding_window entries must be positive token counts or null, got {}",
-                              w, excerpt(x.dump())));
+      throw Error(fmt::format("{}: {} entries must be positive token counts or null, got {}", w, key,
+                              excerpt(x.dump())));
     if (span > 0 && x.get<std::int64_t>() != span)
-      throw Error(fmt::format("{}: interleaved_sliding_window lists windows of {} and {} tokens: servesim describes "
-                              "one window size",
-                              w, span, x.get<std::int64_t>()));
+      throw Error(fmt::format("{}: {} lists windows of {} and {} tokens: servesim describes one window size", w, key,
+                              span, x.get<std::int64_t>()));
     span = x.get<std::int64_t>();
   };
   if (iw.is_array()) {
-    if (iw.empty()) throw Error(fmt::format("{}: interleaved_sliding_window is an empty list", w));
+    if (iw.empty()) throw Error(fmt::format("{}: {} is an empty list", w, key));
     for (int i = 0; i < m.layers; ++i) {
       const json& x = iw[static_cast<std::size_t>(i) % iw.size()];
       if (x.is_null()) continue;
@@ -283,6 +291,28 @@ void read_jais2(const JsonFields& f, ModelSpec& m) {
     layers = m.layers;
   }
   if (layers > 0 && span < m.max_context) m.local = LocalAttention{LocalAttention::Kind::sliding, span, layers};
+}
+
+// PLaMo 3 (Plamo3ForCausalLM; vLLM's plamo3.py): qkv_proj and o_proj without biases, per-head q_norm
+// and k_norm (RMSNorms of head_dim: counted, qk_head_norms), a SwiGLU without biases, and four
+// RMSNorms a layer: pre_mixer_norm and pre_mlp_norm (counted as servesim's two) and post_mixer_norm
+// and post_mlp_norm after the sublayers (2 x hidden a layer, NOT counted, as GLM-4-0414's). The
+// layers layer_types marks "sliding_attention" attend within sliding_window (an integer, or a list
+// by layer: vLLM's interleaved_sliding_window); a config without layer_types is refused (plamo3.py
+// reads them per layer). The LM head pads its rows to a multiple of 16 (vocabulary rows counted).
+void read_plamo3(const JsonFields& f, ModelSpec& m) {
+  const std::string w = f.where();
+  m.qkv_bias = m.attention_o_bias = m.mlp_bias = false;
+  m.gated_mlp = true;
+  m.qk_head_norms = true;
+  require_ffn(f, m, "intermediate_size");
+  if (!f.has("layer_types"))
+    throw Error(fmt::format("{}: missing field 'layer_types': PLaMo 3's sliding and full-attention layers are read "
+                            "from it (vLLM's plamo3.py)",
+                            w));
+  // A list was moved to interleaved_sliding_window (alias_legacy_fields, as vLLM renames it); an
+  // integer window's "sliding_attention" layers were counted by read_local_attention.
+  if (f.has("interleaved_sliding_window")) read_window_list(f, m, "interleaved_sliding_window");
 }
 
 // Step1 (Step1ForCausalLM; vLLM's step1.py): Llama's block (qkv_proj and o_proj with biases when
@@ -495,6 +525,13 @@ void alias_legacy_fields(nlohmann::json& t, HfFamily family) {
     case HfFamily::olmo:
     case HfFamily::persimmon:
     case HfFamily::qwen1: alias_context(t); return;  // decapoda's LLaMA: max_sequence_length; Qwen: seq_length
+    case HfFamily::plamo3:
+      // vLLM renames a list sliding_window (one entry a layer) to interleaved_sliding_window.
+      if (t.contains("sliding_window") && t["sliding_window"].is_array()) {
+        t["interleaved_sliding_window"] = t["sliding_window"];
+        t.erase("sliding_window");
+      }
+      return;
     case HfFamily::chatglm:
       alias(t, "num_layers", "num_hidden_layers");
       alias(t, "ffn_hidden_size", "intermediate_size");
@@ -569,6 +606,7 @@ void read_legacy(HfFamily family, const JsonFields& f, ModelSpec& m) {
     case HfFamily::persimmon: read_persimmon(f, m); return;
     case HfFamily::jais2: read_jais2(f, m); return;
     case HfFamily::step1: read_step1(f, m); return;
+    case HfFamily::plamo3: read_plamo3(f, m); return;
     case HfFamily::rnj1:
       // vLLM's rnj1.py: Gemma 3's block, but its local layers (layer_types "chunked_attention") attend
       // within aligned chunks of sliding_window tokens with one chunk of lookback: between one and

@@ -958,3 +958,35 @@ TEST_CASE("legacy families: Step1 (ALiBi, num_attention_groups) and openPangu-Em
   CHECK(p.attention_o_bias);
   CHECK(p.total_params() == 4 * (layer + (1024 + 512) + 1024) + 2LL * 1000 * 1024 + 1024);
 }
+
+TEST_CASE("legacy families: PLaMo 3 (q/k head norms counted, post-norms not, layer_types windows)",
+          "[hf][legacy-families][plamo3]") {
+  // A small config in Plamo3Config's field names, written here to test the reading (no published
+  // PLaMo 3 config was read, so no published figure is checked).
+  nlohmann::json j = {{"architectures", {"Plamo3ForCausalLM"}},
+                      {"model_type", "plamo3"},
+                      {"head_dim", 128},
+                      {"hidden_size", 1024},
+                      {"intermediate_size", 4096},
+                      {"layer_types", {"sliding_attention", "sliding_attention", "sliding_attention", "full_attention"}},
+                      {"max_position_embeddings", 8192},
+                      {"num_attention_heads", 8},
+                      {"num_hidden_layers", 4},
+                      {"num_key_value_heads", 2},
+                      {"rms_norm_eps", 1e-06},
+                      {"sliding_window", 2048},
+                      {"tie_word_embeddings", true},
+                      {"vocab_size", 1000}};
+  const ModelSpec m = load_edited(j, "plamo3");
+  REQUIRE(m.local.enabled());
+  CHECK(m.local.layers == 3);
+  CHECK(m.local.span == 2048);
+  // A layer: q 1024^2, k and v 1024 x 256 each, o 1024^2, q/k norms 2 x 128, SwiGLU 3 x 1024 x
+  // 4096, two counted norms (the post-norms' 2 x 1024 are not); the tied table; the final norm.
+  const I layer = 1024LL * (1024 + 512) + 1024LL * 1024 + 2 * 128 + 3LL * 1024 * 4096 + 2 * 1024;
+  CHECK(m.total_params() == 4 * layer + 1000LL * 1024 + 1024);
+  j["sliding_window"] = {2048, 2048, nullptr, nullptr};  // a list: vLLM's interleaved_sliding_window
+  CHECK(load_edited(j, "plamo3-list").local.layers == 2);
+  j.erase("layer_types");
+  CHECK_THAT(error_of([&] { load_edited(j, "plamo3-no-types"); }), Contains("layer_types"));
+}
