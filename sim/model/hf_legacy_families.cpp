@@ -1,29 +1,39 @@
 // Readers of dense families still widely deployed that vLLM serves and that differ from Llama in
-// their field names, biases, norms or block layout: Llama's weights under other names (CWM,
-// InternLM 1, decapoda's LLaMA, Fairseq2 Llama, Solar Pro, TeleFLM, openPangu-Embedded), GLM-4-9B-chat-hf (GlmForCausalLM),
-// Orion, TeleChat / TeleChat2, HyperCLOVA X SEED, and the GPT-2 line (GPT-2, StarCoder 1's
-// GPTBigCode, GPT-J, GPT-NeoX / Pythia, Falcon, Phi-1.5 / 2, StableLM, OPT, BLOOM, MPT). Shapes as
-// vLLM builds them (vllm-project/vllm vllm/model_executor/models/: llama.py, solar.py, orion.py,
-// telechat2.py, rnj1.py, gpt2.py, gpt_bigcode.py, gpt_j.py, gpt_neox.py, falcon.py, phi.py,
-// stablelm.py, opt.py, bloom.py, mpt.py, and the registry.py that maps each architecture to them)
-// and as transformers' configuration classes default their fields (GPT2Config, GPTBigCodeConfig,
-// GPTJConfig, GPTNeoXConfig, FalconConfig, PhiConfig, StableLmConfig, OPTConfig, BloomConfig,
-// MptConfig, GlmConfig, CwmConfig, HyperCLOVAXConfig).
+// their field names, biases, norms or block layout:
+//   - Llama's weights under other names: CWM, InternLM 1, decapoda's LLaMA, Fairseq2 Llama, Solar Pro,
+//     TeleFLM, openPangu-Embedded (llama_alias), Baichuan 1 / 2, Step1 (ALiBi), OLMo 1;
+//   - Llama variants: GLM-4-9B-chat-hf (GlmForCausalLM) and ChatGLM2/3 / GLM-4-9B-chat (ChatGLMModel),
+//     Orion, TeleChat / TeleChat2, HyperCLOVA X SEED, Qwen (1), JAIS 2, PLaMo 3;
+//   - the GPT-2 line: GPT-2, StarCoder 1's GPTBigCode, GPT-J, GPT-NeoX / Pythia, Falcon, Phi-1.5 / 2,
+//     StableLM, OPT, BLOOM, MPT, JAIS, Persimmon;
+//   - refused, naming the missing piece: RNJ-1 (chunked attention with lookback), InternLM2-VE (a
+//     visual-expert MLP per layer).
+// Shapes as vLLM builds them (vllm-project/vllm vllm/model_executor/models/: llama.py, solar.py,
+// orion.py, telechat2.py, rnj1.py, qwen.py, baichuan.py, chatglm.py, olmo.py, persimmon.py, step1.py,
+// jais.py, jais2.py, plamo3.py, internlm2_ve.py, gpt2.py, gpt_bigcode.py, gpt_j.py, gpt_neox.py,
+// falcon.py, phi.py, stablelm.py, opt.py, bloom.py, mpt.py, and the registry.py that maps each
+// architecture to them) and as transformers' configuration classes default their fields
+// (GPT2Config, GPTBigCodeConfig, GPTJConfig, GPTNeoXConfig, FalconConfig, PhiConfig, StableLmConfig,
+// OPTConfig, BloomConfig, MptConfig, GlmConfig, CwmConfig, HyperCLOVAXConfig).
 //
 // One reader, read_legacy, sets what each family's block has from a few switches (which
-// projections carry biases, LayerNorm or RMSNorm, gated or not, tied head, KV heads). What servesim's
-// ModelSpec cannot express is refused with the key, or, where it is a few weights, left out and
-// said (warn(), and the comment of the family): servesim counts one norm before each sublayer and a
-// final one, and has no term for
-//   - a learned absolute position table (GPT-2's and GPTBigCode's wpe, OPT's embed_positions:
-//     positions x hidden weights, a row lookup per token; 0.6% of GPT-2 124M, 1.3% of OPT-125m,
-//     0.3% of StarCoder, under 0.1% of the larger models): NOT counted, and a warning gives its size;
+// projections carry biases, LayerNorm or RMSNorm, gated or not, tied head, KV heads), after
+// alias_legacy_fields has copied each family's own field names under the common ones. What
+// servesim's ModelSpec cannot express is refused with the key, or, where it is a few weights, left
+// out and said (warn(), and the comment of the family): servesim counts one norm before each
+// sublayer and a final one, and has no term for
+//   - a learned absolute position table (GPT-2's and GPTBigCode's wpe, OPT's embed_positions, JAIS's
+//     with learned positions: positions x hidden weights, a row lookup per token; 0.6% of GPT-2
+//     124M, 1.3% of OPT-125m, 0.3% of StarCoder, under 0.1% of the larger models): NOT counted, and
+//     a warning gives its size (ModelSpec, model_spec.h, has no field for it; adding one would
+//     rebuild every file);
 //   - the bias of an LM head (GPT-J, Phi: vocab weights) and BLOOM's embedding LayerNorm (2 x hidden);
-//   - the single LayerNorm of a parallel block (GPT-J, Falcon-7B, Phi, StableLM-2-12B): counted as
-//     two, hidden (x 2 with a bias) a layer too many;
-//   - Peri-LN post-norms (HyperCLOVA X use_post_norm: 2 x hidden a layer) and per-head q/k norms.
-// ALiBi (BLOOM, MPT, Falcon-RW) has no weights and changes no matrix shape: priced as attention
-// over the same keys.
+//   - the single LayerNorm of a parallel block (GPT-J, Falcon-7B, Falcon2-11B, Phi, StableLM-2-12B):
+//     counted as two, hidden (x 2 with a bias) a layer too many; OLMo 1's weightless LayerNorms too;
+//   - post-norms (HyperCLOVA X's use_post_norm, PLaMo 3's: 2 x hidden a layer) and per-head q/k
+//     LayerNorms (Persimmon, StableLM-2-12B; PLaMo 3's RMSNorms are counted: qk_head_norms).
+// ALiBi (BLOOM, MPT, Falcon-RW, Baichuan-13B, Step1, JAIS) has no weights and changes no matrix
+// shape: priced as attention over the same keys.
 #include <fmt/format.h>
 
 #include <cstdint>
@@ -482,7 +492,8 @@ void read_gpt_line(HfFamily family, const JsonFields& f, ModelSpec& m) {
     }
     case HfFamily::mpt: {
       // MPT (mpt.py, MptConfig): wte; per layer norm_1, attn.Wqkv (hidden -> hidden + 2 x KV
-      // heads x head_dim: attn_config.kv_n_heads, the heads when absent), out_proj, norm_2,
+      // heads x head_dim: attn_config.kv_n_heads; one with attn_type multiquery_attention; else the
+      // heads), out_proj, norm_2,
       // ffn.up_proj (hidden -> expansion_ratio x hidden), GELU, down_proj; norm_f; logits from wte
       // (no lm_head). no_bias (default true) leaves every projection and LayerNorm without a bias.
       // ALiBi only: vLLM's MPTAttention asserts attn_config.alibi, so a config without it (a
@@ -503,6 +514,8 @@ void read_gpt_line(HfFamily family, const JsonFields& f, ModelSpec& m) {
             throw Error(fmt::format("{}: attn_config.kv_n_heads {} must be a positive divisor of n_heads {}", w,
                                     excerpt(a["kv_n_heads"].dump()), m.heads));
           m.kv_heads = static_cast<int>(a["kv_n_heads"].get<std::int64_t>());
+        } else if (a.contains("attn_type") && a["attn_type"] == "multiquery_attention") {
+          m.kv_heads = 1;  // llm-foundry's MultiQueryAttention: one KV head whatever kv_n_heads says
         } else {
           m.kv_heads = m.heads;
         }

@@ -678,6 +678,9 @@ TEST_CASE("legacy families: OPT, BLOOM, MPT", "[hf][legacy-families][opt][bloom]
     j = mpt_7b();
     j["attn_config"]["kv_n_heads"] = 8;
     CHECK(load_edited(j, "mpt-gqa").kv_heads == 8);
+    j = mpt_7b();
+    j["attn_config"]["attn_type"] = "multiquery_attention";
+    CHECK(load_edited(j, "mpt-mqa").kv_heads == 1);
   }
 }
 
