@@ -600,6 +600,9 @@ void alias_legacy_fields(nlohmann::json& t, HfFamily family) {
 }
 
 void read_legacy(HfFamily family, const JsonFields& f, ModelSpec& m) {
+  // Several readers divide by the head count (ChatGLM and Step1 take hidden / heads as head_dim).
+  if (m.heads <= 0)
+    throw Error(fmt::format("{}: num_attention_heads (or n_head, n_heads) must be positive, got {}", f.where(), m.heads));
   switch (family) {
     case HfFamily::llama_alias: read_llama_alias(f, m); return;
     case HfFamily::glm: read_glm(f, m); return;

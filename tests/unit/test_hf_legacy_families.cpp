@@ -771,6 +771,9 @@ TEST_CASE("legacy families: Qwen (1), Baichuan 2, ChatGLM3 / GLM-4 remote code, 
     CHECK(within(static_cast<double>(g.total_params()), 9.4e9, 0.02));  // THUDM's GLM-4-9B
     j["inner_hidden_size"] = 16384;
     CHECK_THAT(error_of([&] { load_edited(j, "chatglm-6b-v1"); }), Contains("inner_hidden_size"));
+    j.erase("inner_hidden_size");
+    j["num_attention_heads"] = 0;
+    CHECK_THAT(error_of([&] { load_edited(j, "chatglm-no-heads"); }), Contains("must be positive"));
   }
   SECTION("OLMo-7B: LayerNorms without weights (counted as servesim's norms)") {
     // allenai/OLMo-7B-hf (its config.json): hidden 4096, MLP 11008, 32 layers and heads, vocabulary
