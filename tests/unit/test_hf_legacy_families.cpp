@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -594,6 +595,37 @@ TEST_CASE("legacy families: GPT-J, GPT-NeoX / Pythia, Falcon, Phi, StableLM",
     CHECK(m.total_params() == 32 * layer + 65024LL * 4544 + 2 * 4544);  // 6,922,011,520
     // TII, falcon-7b model card: "a 7B parameters causal decoder-only model" (-1.1%).
     CHECK(within(static_cast<double>(m.total_params()), 7e9, 0.02));
+  }
+  SECTION("Falcon-7B's first RW config and Falcon-RW-1B (RefinedWebModel: the old decoder)") {
+    // tiiuae/falcon-7b's remote-code config (RWForCausalLM, model_type RefinedWebModel: n_embed,
+    // n_head, n_layer) reads as the FalconForCausalLM one.
+    nlohmann::json j = falcon_7b();
+    j["architectures"] = {"RWForCausalLM"};
+    j["model_type"] = "RefinedWebModel";
+    j.erase("new_decoder_architecture");
+    for (const auto& [common, own] : {std::pair<const char*, const char*>{"hidden_size", "n_embed"},
+                                      {"num_attention_heads", "n_head"},
+                                      {"num_hidden_layers", "n_layer"}}) {
+      j[own] = j[common];
+      j.erase(common);
+    }
+    CHECK(load_edited(j, "falcon-7b-rw").total_params() == load_edited(falcon_7b(), "falcon-7b").total_params());
+    // tiiuae/falcon-rw-1b (its config.json): hidden 2048, 24 layers, 32 heads, multi_query false,
+    // parallel_attn false, bias true, ALiBi, vocabulary 50304.
+    const nlohmann::json rw = {{"architectures", {"RWForCausalLM"}}, {"model_type", "RefinedWebModel"},
+                               {"alibi", true},                      {"bias", true},
+                               {"hidden_size", 2048},                {"multi_query", false},
+                               {"n_head", 32},                       {"n_layer", 24},
+                               {"parallel_attn", false},             {"vocab_size", 50304}};
+    const ModelSpec m = load_edited(rw, "falcon-rw-1b");
+    CHECK(m.kv_heads == 32);
+    CHECK(m.mlp_bias);
+    // A layer: query_key_value and dense 4 x 2048^2 with biases 4 x 2048, the MLP 2 x 2048 x 8192
+    // with biases 8192 + 2048, input_layernorm and post_attention_layernorm with biases 4 x 2048.
+    const I layer = 4LL * 2048 * 2048 + 4 * 2048 + 2LL * 2048 * 8192 + 8192 + 2048 + 4 * 2048;
+    CHECK(m.total_params() == 24 * layer + 50304LL * 2048 + 2 * 2048);  // 1,311,625,216
+    // TII, falcon-rw-1b model card: "a 1.3B parameters causal decoder-only model" (+0.9%).
+    CHECK(within(static_cast<double>(m.total_params()), 1.3e9, 0.02));
   }
   SECTION("Falcon-40B (RWForCausalLM, model_type RefinedWeb: the new decoder)") {
     const ModelSpec m = load_edited(falcon_40b_rw(), "falcon-40b");
