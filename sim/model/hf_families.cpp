@@ -214,7 +214,9 @@ const std::map<std::string, HfFamily>& by_model_type() {
       {"lfm2", HfFamily::lfm2},            {"lfm2_moe", HfFamily::lfm2_moe},
       // hf_legacy_families.cpp
       {"cwm", HfFamily::llama_alias},      {"solar", HfFamily::llama_alias},   {"internlm", HfFamily::llama_alias},
-      // (no "glm": GLM-10B's GLMModel configs use that model_type for another model)
+      // "glm": GlmForCausalLM's (GLM-10B's GLMModel configs share it but name num_layers, not
+      // num_hidden_layers: refused as missing that field rather than misread)
+      {"glm", HfFamily::glm},
       {"orion", HfFamily::orion},          {"telechat", HfFamily::telechat2},  {"telechat2", HfFamily::telechat2},
       {"hyperclovax", HfFamily::hyperclovax}, {"rnj1", HfFamily::rnj1},
       {"gpt2", HfFamily::gpt2},            {"gpt_bigcode", HfFamily::gpt_bigcode}, {"gptj", HfFamily::gptj},

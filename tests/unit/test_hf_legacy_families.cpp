@@ -445,6 +445,10 @@ TEST_CASE("legacy families: GLM-4-9B-chat-hf, Orion, TeleChat2, HyperCLOVA X, RN
     CHECK(m.total_params() == 40 * layer + 2LL * 151552 * 4096 + 4096);  // 9,399,951,360
     // THUDM, glm-4-9b-chat model card: "GLM-4-9B" (9.4B in the Hub's count of the same weights).
     CHECK(within(static_cast<double>(m.total_params()), 9.4e9, 0.02));
+    // GLM-10B's GLMModel shares the model_type "glm" but not the fields: refused, not misread.
+    const nlohmann::json glm10b = {{"architectures", {"GLMModel"}}, {"model_type", "glm"}, {"hidden_size", 4096},
+                                   {"num_attention_heads", 64},     {"num_layers", 48},     {"vocab_size", 50304}};
+    CHECK_THAT(error_of([&] { load_edited(glm10b, "glm-10b"); }), Contains("num_hidden_layers"));
   }
   SECTION("Orion-14B: LayerNorms with biases") {
     const ModelSpec m = load_edited(orion_14b(), "orion-14b");
