@@ -455,9 +455,9 @@ TEST_CASE("legacy families: GLM-4-9B-chat-hf, Orion, TeleChat2, HyperCLOVA X, RN
     CHECK(m.norm_bias);
     const I layer = 4LL * 5120 * 5120 + 3LL * 5120 * 15360 + 2 * 2 * 5120;
     CHECK(m.total_params() == 40 * layer + 2LL * 84608 * 5120 + 2 * 5120);  // 14,498,703,360
-    // OrionStar, "Orion-14B: Open-source Multilingual Large Language Models" (arXiv:2401.12246):
-    // 14B; the model card's table: 14.5B.
-    CHECK(within(static_cast<double>(m.total_params()), 14.5e9, 0.02));
+    // OrionStar, "Orion-14B: Open-source Multilingual Large Language Models" (arXiv:2401.12246), names
+    // it 14B: 3.5% under these weights (its 84608-entry tables hold 0.87B), so the closed form is the
+    // check.
   }
   SECTION("TeleChat2: TeleChat's names, o_proj's bias") {
     // TeleChat's field names (n_layer, n_head, ffn_hidden_size, seq_length), as telechat2.py's
