@@ -535,8 +535,10 @@ TEST_CASE("legacy families: GPT-2 and GPTBigCode (learned positions warned, not 
     const I layer = 768LL * 2304 + 2304 + 768LL * 768 + 768 + 768LL * 3072 + 3072 + 3072LL * 768 + 768 + 4 * 768;
     CHECK(m.total_params() == 12 * layer + 50257LL * 768 + 2 * 768);  // 123,653,376 (+ wpe 786,432 = 124,439,808)
     // OpenAI GPT-2 model card (huggingface.co/openai-community/gpt2): "the smallest version of GPT-2,
-    // with 124M parameters" (-0.3%, the position table left out).
+    // with 124M parameters" (-0.3%, the position table left out); transformers' GPT2LMHeadModel
+    // holds 124,439,808, this count and wpe's 1024 x 768.
     CHECK(within(static_cast<double>(m.total_params()), 124e6, 0.02));
+    CHECK(m.total_params() + 1024LL * 768 == 124439808LL);
   }
   SECTION("StarCoder 15.5B: one KV head") {
     const ModelSpec m = load_edited(starcoder(), "starcoder");
@@ -659,7 +661,10 @@ TEST_CASE("legacy families: GPT-J, GPT-NeoX / Pythia, Falcon, Phi, StableLM",
     const I layer = 4LL * 2560 * 2560 + 4 * 2560 + 2LL * 2560 * 10240 + 10240 + 2560 + 4 * 2560;
     CHECK(m.total_params() == 32 * layer + 2LL * 51200 * 2560 + 2 * 2560);  // 2,779,796,480
     // Microsoft's "2.7 billion parameters" (phi-2 model card) is a rounded label, 3% under these
-    // weights (the Hub counts 2.78B): the closed form is the check.
+    // weights: the closed form is the check. The Hub's safetensors count, F16 2,779,683,840, is this
+    // count less the second LayerNorm servesim counts a layer (32 x 2 x 2560) plus lm_head's bias
+    // (51200): -0.004%.
+    CHECK(m.total_params() - 32LL * 2 * 2560 + 51200 == 2779683840LL);
   }
   SECTION("StableLM 2 1.6B") {
     const ModelSpec m = load_edited(stablelm2_1_6b(), "stablelm2");
