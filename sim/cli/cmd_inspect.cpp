@@ -24,6 +24,7 @@ struct InspectArgs {
   std::string gpu, model, weights, activations, kv_cache;
   int tp = 0, pp = 0, ep = 0;
   std::int64_t prefill_batch = 1, prefill_len = 1024, decode_batch = 32, decode_context = 1024;
+  bool prefill_len_given = false, decode_context_given = false;  // else fitted to the model's context
   bool json = false;
 };
 
@@ -83,8 +84,16 @@ void run_inspect(const InspectArgs& a) {
   apply_edits(doc, flag_edits(a));
   apply_edits(doc, parse_edits(a.sets));
   // The same top-level keys as `run` accepts; the workload and SLOs are not read.
-  const InspectBatches batches{a.prefill_batch, a.prefill_len, a.decode_batch, a.decode_context};
-  const InspectReport report = inspect_setup(doc, a.scenario, batches);
+  InspectBatches given{a.prefill_batch, a.prefill_len, a.decode_batch, a.decode_context};
+  given.fit_prefill_len = !a.prefill_len_given;
+  given.fit_decode_context = !a.decode_context_given;
+  const InspectReport report = inspect_setup(doc, a.scenario, given);
+  const InspectBatches& batches = report.batches;
+  if (batches.prefill_len != a.prefill_len || batches.decode_context != a.decode_context)
+    std::cerr << fmt::format("note: the sample prefill of {} tokens and decode at context {} fit {}'s context of {} "
+                             "tokens (choose with --prefill-len, --decode-context)\n",
+                             batches.prefill_len, batches.decode_context, report.setup.model.name,
+                             report.setup.model.max_context);
   if (doc.is_map() && doc.find("disaggregation"))
     std::cerr << "note: inspect shows the scenario's top-level (co-located) setup, not its disaggregation pools; "
                  "inspect a pool by setting its values (--set hardware.gpu=... --set parallelism.tp=...), and see "
@@ -147,17 +156,17 @@ void run_inspect(const InspectArgs& a) {
                setup.engine.num_gpu_blocks_override * setup.engine.block_size,
                setup.engine.ggml.enabled ? "llama.cpp's ctx_size, allocated at start-up"
                                          : "engine.num_gpu_blocks_override");
-  print_ops(fmt::format("prefill batch {} x {} tokens", a.prefill_batch, a.prefill_len), report.prefill);
-  print_ops(fmt::format("decode batch {} at context {}", a.decode_batch, a.decode_context), report.decode);
+  print_ops(fmt::format("prefill batch {} x {} tokens", a.prefill_batch, batches.prefill_len), report.prefill);
+  print_ops(fmt::format("decode batch {} at context {}", a.decode_batch, batches.decode_context), report.decode);
   if (setup.engine.lora.enabled) {
     // The same decode batch with every sequence on an adapter, over as many distinct
     // adapters as the slots allow (cost/lora_cost.cpp): what multi-LoRA adds to a step.
-    const std::vector<SeqWork> decode(static_cast<std::size_t>(a.decode_batch), SeqWork{1, a.decode_context, true});
+    const std::vector<SeqWork> decode(static_cast<std::size_t>(a.decode_batch), SeqWork{1, batches.decode_context, true});
     BatchSummary b = summarize(decode, report.cost.model().local);
     b.lora = LoraLoad{a.decode_batch, static_cast<std::int32_t>(std::min(setup.engine.lora.max_loras, a.decode_batch)),
                       static_cast<std::int32_t>(setup.engine.lora.max_lora_rank)};
     print_ops(fmt::format("decode batch {} at context {}, LoRA: every sequence on an adapter, {} distinct at rank {}",
-                          a.decode_batch, a.decode_context, b.lora.adapters, b.lora.rank),
+                          a.decode_batch, batches.decode_context, b.lora.adapters, b.lora.rank),
               report.cost.breakdown(b));
   }
 }
@@ -185,15 +194,28 @@ void register_inspect(CLI::App& app) {
   cmd->add_option("--prefill-batch", a.prefill_batch, "sequences in the sample prefill batch")
       ->default_val(1)
       ->check(batch);
-  cmd->add_option("--prefill-len", a.prefill_len, "prompt tokens per sequence")->default_val(1024)->check(tokens);
+  static CLI::Option* prefill_len = nullptr;
+  static CLI::Option* decode_context = nullptr;
+  // Not given, the sample prompt and decode context are fitted to a shorter model context (GPT-2's
+  // 1024 positions), so `inspect --model FOLDER` loads every model it can read.
+  prefill_len = cmd->add_option("--prefill-len", a.prefill_len,
+                                "prompt tokens per sequence (default: 1024, or the model's context)")
+                    ->default_val(1024)
+                    ->check(tokens);
   cmd->add_option("--decode-batch", a.decode_batch, "sequences in the sample decode batch")
       ->default_val(32)
       ->check(batch);
-  cmd->add_option("--decode-context", a.decode_context, "context tokens per decoding sequence")
-      ->default_val(1024)
-      ->check(tokens);
+  decode_context = cmd->add_option("--decode-context", a.decode_context,
+                                   "context tokens per decoding sequence (default: 1024, or one under the model's "
+                                   "context)")
+                       ->default_val(1024)
+                       ->check(tokens);
   cmd->add_flag("--json", a.json, "print JSON instead of tables");
-  cmd->callback([] { run_inspect(a); });
+  cmd->callback([] {
+    a.prefill_len_given = prefill_len->count() > 0;
+    a.decode_context_given = decode_context->count() > 0;
+    run_inspect(a);
+  });
 }
 
 }  // namespace servesim::cli

@@ -141,6 +141,54 @@ const std::map<std::string, HfFamily>& by_architecture() {
       {"Grok1ModelForCausalLM", HfFamily::grok1},
       {"Grok1ForCausalLM", HfFamily::grok1},
       {"HYV3ForCausalLM", HfFamily::hy_v3},
+      // hf_legacy_families.cpp. Llama's weights under other names: vLLM's registry builds CWM,
+      // InternLM 1, decapoda's LLaMA and Fairseq2 Llama as its LlamaForCausalLM (fairseq2_llama.py
+      // renames the checkpoint's tensors only) and Solar as solar.py's Llama block with skip
+      // connections.
+      {"CwmForCausalLM", HfFamily::llama_alias},
+      {"InternLMForCausalLM", HfFamily::llama_alias},
+      {"LLaMAForCausalLM", HfFamily::llama_alias},
+      {"Fairseq2LlamaForCausalLM", HfFamily::llama_alias},
+      {"SolarForCausalLM", HfFamily::llama_alias},
+      {"GlmForCausalLM", HfFamily::glm},
+      {"OrionForCausalLM", HfFamily::orion},
+      {"TeleChatForCausalLM", HfFamily::telechat2},  // vLLM's registry: ("telechat2", "TeleChat2ForCausalLM")
+      {"TeleChat2ForCausalLM", HfFamily::telechat2},
+      {"HyperCLOVAXForCausalLM", HfFamily::hyperclovax},
+      {"Rnj1ForCausalLM", HfFamily::rnj1},
+      {"GPT2LMHeadModel", HfFamily::gpt2},
+      {"GPTBigCodeForCausalLM", HfFamily::gpt_bigcode},
+      {"GPTJForCausalLM", HfFamily::gptj},
+      {"GPTNeoXForCausalLM", HfFamily::gpt_neox},
+      {"FalconForCausalLM", HfFamily::falcon},
+      {"RWForCausalLM", HfFamily::falcon},  // Falcon's first remote-code configs (vLLM: falcon.py)
+      {"PhiForCausalLM", HfFamily::phi},
+      {"StableLmForCausalLM", HfFamily::stablelm},
+      {"StableLMEpochForCausalLM", HfFamily::stablelm},
+      {"OPTForCausalLM", HfFamily::opt},
+      {"BloomForCausalLM", HfFamily::bloom},
+      {"MptForCausalLM", HfFamily::mpt},
+      {"MPTForCausalLM", HfFamily::mpt},
+      {"QWenLMHeadModel", HfFamily::qwen1},
+      {"BaichuanForCausalLM", HfFamily::baichuan},  // Baichuan-13B, Baichuan2 (vLLM: baichuan.py)
+      {"BaiChuanForCausalLM", HfFamily::baichuan},  // Baichuan-7B
+      {"ChatGLMModel", HfFamily::chatglm},
+      {"ChatGLMForConditionalGeneration", HfFamily::chatglm},
+      {"OlmoForCausalLM", HfFamily::olmo},
+      {"PersimmonForCausalLM", HfFamily::persimmon},
+      {"JAISLMHeadModel", HfFamily::jais},
+      // TeleFLM (vLLM's teleflm.py: a LlamaForCausalLM whose muP multipliers have no weights) and
+      // GritLM (gritlm.py: a LlamaForCausalLM served for embeddings and generation; its checkpoints
+      // are Mistral 7B's shape, read as Mistral is).
+      {"TeleFLMForCausalLM", HfFamily::llama_alias},
+      {"GritLM", HfFamily::dense},
+      {"InternLM2VEForCausalLM", HfFamily::internlm2_ve},
+      {"Jais2ForCausalLM", HfFamily::jais2},
+      {"Step1ForCausalLM", HfFamily::step1},
+      {"Plamo3ForCausalLM", HfFamily::plamo3},
+      // openPangu-Embedded (vLLM's openpangu.py, SGLang's and vllm-ascend's PanguEmbeddedForCausalLM:
+      // Llama's block with `bias` on q, k, v and o).
+      {"PanguEmbeddedForCausalLM", HfFamily::llama_alias},
   };
   return m;
 }
@@ -191,6 +239,21 @@ const std::map<std::string, HfFamily>& by_model_type() {
       {"deepseek", HfFamily::deepseek_moe}, {"dbrx", HfFamily::dbrx},
       {"bailing_moe", HfFamily::bailing_moe_v2},  // Ling v1's and Ling / Ring 2.0's published model_type
       {"grok-1", HfFamily::grok1},         {"hy_v3", HfFamily::hy_v3},
+      // hf_legacy_families.cpp
+      {"cwm", HfFamily::llama_alias},      {"solar", HfFamily::llama_alias},   {"internlm", HfFamily::llama_alias},
+      // "glm": GlmForCausalLM's (GLM-10B's GLMModel configs share it but name num_layers, not
+      // num_hidden_layers: refused as missing that field rather than misread)
+      {"glm", HfFamily::glm},
+      {"orion", HfFamily::orion},          {"telechat", HfFamily::telechat2},  {"telechat2", HfFamily::telechat2},
+      {"hyperclovax", HfFamily::hyperclovax}, {"rnj1", HfFamily::rnj1},
+      {"gpt2", HfFamily::gpt2},            {"gpt_bigcode", HfFamily::gpt_bigcode}, {"gptj", HfFamily::gptj},
+      {"gpt_neox", HfFamily::gpt_neox},    {"falcon", HfFamily::falcon},       {"RefinedWeb", HfFamily::falcon},
+      {"RefinedWebModel", HfFamily::falcon}, {"phi", HfFamily::phi},           {"stablelm", HfFamily::stablelm},
+      {"stablelm_epoch", HfFamily::stablelm}, {"opt", HfFamily::opt},          {"bloom", HfFamily::bloom},
+      {"mpt", HfFamily::mpt},              {"qwen", HfFamily::qwen1},          {"baichuan", HfFamily::baichuan},
+      {"chatglm", HfFamily::chatglm},      {"olmo", HfFamily::olmo},           {"persimmon", HfFamily::persimmon},
+      {"jais", HfFamily::jais},            {"teleflm", HfFamily::llama_alias}, {"jais2", HfFamily::jais2},
+      {"plamo3", HfFamily::plamo3},
   };
   return m;
 }

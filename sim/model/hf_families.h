@@ -77,6 +77,33 @@ enum class HfFamily {
   dbrx,            // DBRX (Mixtral's experts under nested attn_config / ffn_config fields)
   grok1,           // Grok-1 (gated GELU experts on every layer, four norms a layer)
   hy_v3,           // Hy3-preview (GQA with q/k norms, dense then routed + shared experts)
+  // hf_legacy_families.cpp (dense families still widely deployed):
+  llama_alias,     // CWM, InternLM 1, LLaMA (decapoda), Fairseq2 Llama, Solar Pro (Llama's weights under vLLM)
+  glm,             // GLM-4-9B-chat-hf (GlmForCausalLM: q/k/v biases, fused gate_up, no post-norms)
+  orion,           // Orion-14B (Llama with LayerNorms)
+  telechat2,       // TeleChat / TeleChat2 (Llama under n_layer / n_head, biases on o_proj and down_proj)
+  hyperclovax,     // HyperCLOVA X SEED (Granite with optional Peri-LN post-norms)
+  rnj1,            // RNJ-1 (Gemma 3 with chunked attention looking one chunk back: refused)
+  gpt2,            // GPT-2 (learned positions, biases everywhere, LayerNorms, ungated GELU MLP)
+  gpt_bigcode,     // StarCoder 1 / SantaCoder (GPT-2 with multi-query attention)
+  gptj,            // GPT-J (parallel block with one LayerNorm, rotary, biased MLP and LM head)
+  gpt_neox,        // GPT-NeoX-20B, Pythia (biases everywhere, two LayerNorms, untied head)
+  falcon,          // Falcon 7B / 40B / 180B, Falcon-RW (multi-query or grouped KV, parallel block)
+  phi,             // Phi-1, Phi-1.5, Phi-2 (parallel block with one LayerNorm, biases everywhere)
+  stablelm,        // StableLM 2, StableLM-3B-4E1T (LayerNorms, SwiGLU, optional q/k/v biases)
+  opt,             // OPT (learned positions, biases everywhere, ReLU MLP)
+  bloom,           // BLOOM (ALiBi, biases everywhere, an embedding LayerNorm)
+  mpt,             // MPT (ALiBi, no biases by default, ungated GELU MLP of expansion_ratio)
+  qwen1,           // Qwen (1) (QWenLMHeadModel: biased c_attn, a SwiGLU of intermediate_size / 2)
+  baichuan,        // Baichuan 1 / 2 (Llama's weights, W_pack; ALiBi on the 13B)
+  chatglm,         // ChatGLM2 / 3, GLM-4-9B-chat (remote code: multi_query_group_num, padded_vocab_size)
+  olmo,            // OLMo 1 (Llama with LayerNorms without weights)
+  persimmon,       // Persimmon (biases everywhere, squared-ReLU MLP, per-head q/k LayerNorms)
+  jais,            // JAIS (GPT-2 with a SwiGLU MLP and ALiBi or learned positions)
+  internlm2_ve,    // InternLM2 with a visual-expert MLP (Mono-InternVL's language model: refused)
+  jais2,           // JAIS 2 (Llama's attention, an ungated squared-ReLU MLP, LayerNorms)
+  step1,           // Step1 (Llama's block with ALiBi, num_attention_groups KV heads, tied by default)
+  plamo3,          // PLaMo 3 (per-head q/k norms, post-norms, sliding / full layer_types)
 };
 
 // The family of a text model from its architecture name, or from its model_type (a wrapper's
@@ -168,6 +195,11 @@ void alias_dbrx_fields(nlohmann::json& text, const std::string& where);
 // What servesim lacks for an architecture of hf_moe_2026_families.cpp's group that it refuses
 // (": ..." for the importer's refusal), or "".
 std::string moe_2026_unsupported(const std::string& arch);
+// hf_legacy_families.cpp: the GPT-2 / GPT-NeoX / Falcon / OPT / BLOOM / MPT field names (n_embd,
+// n_layer, n_head, ffn_dim, d_model, ...) copied under the common ones before those are read (as
+// alias_exaone_fields; a no-op for other families), and the reader of every family listed there.
+void alias_legacy_fields(nlohmann::json& text, HfFamily family);
+void read_legacy(HfFamily family, const JsonFields& f, ModelSpec& m);
 
 // How many entries of `layer_types` are `kind`; -1 when the config has no such list.
 int count_layer_types(const JsonFields& f, const std::string& kind);

@@ -286,6 +286,7 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
   if (*family == HfFamily::exaone) alias_exaone_fields(text);
   if (*family == HfFamily::step3p7) alias_step3p5_fields(text, where);
   if (*family == HfFamily::dbrx) alias_dbrx_fields(text, where);
+  alias_legacy_fields(text, *family);
   JsonFields f(text, where);
   ModelSpec m;
   m.source_file = path;
@@ -389,6 +390,32 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     case HfFamily::dbrx: read_dbrx(f, m); break;
     case HfFamily::grok1: read_grok1(f, m); break;
     case HfFamily::hy_v3: read_hy_v3(f, m); break;
+    case HfFamily::llama_alias:
+    case HfFamily::glm:
+    case HfFamily::orion:
+    case HfFamily::telechat2:
+    case HfFamily::hyperclovax:
+    case HfFamily::rnj1:
+    case HfFamily::gpt2:
+    case HfFamily::gpt_bigcode:
+    case HfFamily::gptj:
+    case HfFamily::gpt_neox:
+    case HfFamily::falcon:
+    case HfFamily::phi:
+    case HfFamily::stablelm:
+    case HfFamily::opt:
+    case HfFamily::bloom:
+    case HfFamily::mpt:
+    case HfFamily::qwen1:
+    case HfFamily::baichuan:
+    case HfFamily::chatglm:
+    case HfFamily::olmo:
+    case HfFamily::persimmon:
+    case HfFamily::jais:
+    case HfFamily::internlm2_ve:
+    case HfFamily::jais2:
+    case HfFamily::step1:
+    case HfFamily::plamo3: read_legacy(*family, f, m); break;
   }
   // A mixture-of-experts family whose config names no experts (num_experts: 0, or the
   // field missing) would be priced as a dense model with the expert-sized FFN.

@@ -11,10 +11,14 @@
 
 namespace servesim {
 
-InspectReport inspect_setup(const ConfigNode& doc, const std::string& source, const InspectBatches& b) {
+InspectReport inspect_setup(const ConfigNode& doc, const std::string& source, const InspectBatches& given) {
   Setup setup = parse_setup_only(doc, source);
-  // A sample step the model could never run is refused, not priced.
+  // A sample step the model could never run is refused, not priced; the defaults (not given) are
+  // fitted to a context shorter than them (GPT-2's 1024 positions: decode at 1023).
   const std::int64_t context = setup.model.max_context;
+  InspectBatches b = given;
+  if (b.fit_prefill_len && b.prefill_len > context) b.prefill_len = context;
+  if (b.fit_decode_context && b.decode_context + 1 > context && context > 1) b.decode_context = context - 1;
   if (b.prefill_len > context)
     throw Error(fmt::format("--prefill-len {}: longer than {}'s context length of {} tokens", b.prefill_len,
                             setup.model.name, context));
@@ -28,10 +32,11 @@ InspectReport inspect_setup(const ConfigNode& doc, const std::string& source, co
   const std::vector<SeqWork> decode(static_cast<std::size_t>(b.decode_batch), SeqWork{1, b.decode_context, true});
   StepCost pc = cost.breakdown(summarize(prefill, cost.model().local));
   StepCost dc = cost.breakdown(summarize(decode, cost.model().local));
-  return InspectReport{std::move(setup), std::move(cost), memory, std::move(pc), std::move(dc)};
+  return InspectReport{std::move(setup), std::move(cost), memory, std::move(pc), std::move(dc), b};
 }
 
-nlohmann::json inspect_json(const InspectReport& r, const InspectBatches& b) {
+nlohmann::json inspect_json(const InspectReport& r, const InspectBatches& /*given: r.batches were priced*/) {
+  const InspectBatches& b = r.batches;
   nlohmann::json j;
   j["setup"] = setup_json(r.setup, r.cost);
   j["memory"] = memory_json(r.memory);

@@ -15,6 +15,9 @@ namespace servesim {
 // The sample batches (inspect's --prefill-batch ... --decode-context).
 struct InspectBatches {
   std::int64_t prefill_batch = 1, prefill_len = 1024, decode_batch = 32, decode_context = 1024;
+  // The prompt length and decode context were not given (inspect's defaults): a model whose context
+  // is shorter (GPT-2's 1024 positions) is inspected at its context instead of refused.
+  bool fit_prefill_len = false, fit_decode_context = false;
 };
 
 struct InspectReport {
@@ -22,6 +25,7 @@ struct InspectReport {
   CostModel cost;
   MemoryPlan memory;
   StepCost prefill, decode;
+  InspectBatches batches;  // the sample batches priced (the defaults fitted to the model's context)
 };
 
 // Reads only the setup of `doc` (the workload and SLOs are left unread; the top-level
