@@ -103,3 +103,43 @@ TEST_CASE("mistral params.json: windows, fp8, a Mixtral moe section, a vision en
                Catch::Contains("a folder without a config.json (or Mistral's params.json)"));
   }
 }
+
+TEST_CASE("mistral params.json: a moe section with shared experts is Mistral Large 3", "[hf][mistral]") {
+  // mistralai/Mistral-Large-3-675B-Instruct-2512's params.json without its vision encoder, the
+  // values test_hf_moe_2026_families.cpp cites (unslothai's quote of the file; vLLM's
+  // test_mistral_yarn_apply_scale_false), under Mistral's own names. Read here through
+  // mistral_params.cpp, the model must be the one that test reads from the remapped fields:
+  // 673,421,089,792 parameters, 39,007,443,968 active (its closed form).
+  const json p = {{"dim", 7168},
+                  {"n_layers", 61},
+                  {"n_heads", 128},
+                  {"n_kv_heads", 128},
+                  {"hidden_dim", 16384},
+                  {"vocab_size", 131072},
+                  {"norm_eps", 1e-06},
+                  {"q_lora_rank", 1536},
+                  {"kv_lora_rank", 512},
+                  {"qk_nope_head_dim", 128},
+                  {"qk_rope_head_dim", 64},
+                  {"v_head_dim", 128},
+                  {"tied_embeddings", false},
+                  {"llama_4_scaling", {{"beta", 0.1}, {"original_max_position_embeddings", 8192}}},
+                  {"moe",
+                   {{"num_experts", 128},
+                    {"num_experts_per_tok", 4},
+                    {"num_shared_experts", 1},
+                    {"expert_hidden_dim", 4096},
+                    {"first_k_dense_replace", 3},
+                    {"route_every_n", 1},
+                    {"num_expert_groups", 1},
+                    {"num_expert_groups_per_tok", 1},
+                    {"routed_scale", 1.0}}}};
+  const ModelSpec m = load_model(write_params(p, "large3"));
+  CHECK(m.architecture == "MistralLarge3ForCausalLM");
+  CHECK(m.mla.enabled());
+  CHECK(m.moe.num_experts == 128);
+  CHECK(m.moe.shared_experts == 1);
+  CHECK(m.moe.dense_layers == 3);
+  CHECK(m.total_params() == 673421089792LL);
+  CHECK(m.active_params() == 39007443968LL);
+}
