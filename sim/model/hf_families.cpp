@@ -122,6 +122,16 @@ const std::map<std::string, HfFamily>& by_architecture() {
       {"Lfm2ForCausalLM", HfFamily::lfm2},
       {"Lfm2MoeForCausalLM", HfFamily::lfm2_moe},
       {"Lfm2VlForConditionalGeneration", HfFamily::lfm2},  // its text_config: a model_type "lfm2"
+      // hf_hyb_families.cpp (vLLM's registry builds all three as minimax_text_01's
+      // MiniMaxText01ForCausalLM; NemotronHPuzzleForCausalLM as nemotron_h's model):
+      {"MiniMaxText01ForCausalLM", HfFamily::minimax_text01},
+      {"MiniMaxM1ForCausalLM", HfFamily::minimax_text01},
+      {"MiniMaxForCausalLM", HfFamily::minimax_text01},
+      {"NemotronHPuzzleForCausalLM", HfFamily::nemotron_h_puzzle},
+      // vLLM: bailing_moe_linear's BailingMoeV25ForCausalLM. Not by model_type: Ling 3's KDA
+      // configs share its "bailing_hybrid".
+      {"BailingMoeV2_5ForCausalLM", HfFamily::bailing_moe_v2_5},
+      {"OlmoHybridForCausalLM", HfFamily::olmo_hybrid},
   };
   return m;
 }
@@ -164,6 +174,10 @@ const std::map<std::string, HfFamily>& by_model_type() {
       {"arcee", HfFamily::arcee},          {"glm4v_text", HfFamily::glm4},     {"starcoder2", HfFamily::starcoder2},
       {"exaone", HfFamily::exaone},
       {"lfm2", HfFamily::lfm2},            {"lfm2_moe", HfFamily::lfm2_moe},
+      // hf_hyb_families.cpp:
+      {"minimax_text_01", HfFamily::minimax_text01}, {"minimax_m1", HfFamily::minimax_text01},
+      {"minimax", HfFamily::minimax_text01},         {"nemotron_h_puzzle", HfFamily::nemotron_h_puzzle},
+      {"olmo_hybrid", HfFamily::olmo_hybrid},
   };
   return m;
 }
@@ -193,7 +207,8 @@ bool is_moe_family(HfFamily f) {
          f == HfFamily::minimax_m3 || f == HfFamily::ernie4_5_moe || f == HfFamily::olmoe ||
          f == HfFamily::hunyuan_moe || f == HfFamily::bailing_moe_v2 || f == HfFamily::dots1 ||
          f == HfFamily::phimoe || f == HfFamily::granite_moe ||
-         f == HfFamily::lfm2_moe;
+         f == HfFamily::lfm2_moe ||
+         f == HfFamily::nemotron_h_puzzle || f == HfFamily::bailing_moe_v2_5;  // MiniMax-Text-01's reader allows one expert (a dense MLP)
 }
 
 bool is_attention_free_family(HfFamily f) { return f == HfFamily::mamba2 || f == HfFamily::mamba; }

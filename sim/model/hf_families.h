@@ -69,6 +69,11 @@ enum class HfFamily {
   exaone,          // EXAONE 3.0 / 3.5 (Llama under GPT-2's field names: num_layers, activation_function)
   lfm2,            // LFM2, LFM2.5 (gated short convolutions + attention with q/k norms; LFM2-VL's text model)
   lfm2_moe,        // LFM2-MoE (the same layers, dense leading MLPs then routed experts)
+  // hf_hyb_families.cpp:
+  minimax_text01,     // MiniMax-Text-01, MiniMax-M1 (lightning attention + softmax every 8th, MoE)
+  nemotron_h_puzzle,  // Nemotron-H Puzzle (Nemotron-H blocks, each MoE block its own width and top-k)
+  bailing_moe_v2_5,   // Ling / Ring 2.5 (lightning attention + MLA every layer_group_size-th, Ling 2.0's MoE)
+  olmo_hybrid,        // OLMo Hybrid (Gated DeltaNet + OLMo 2 attention, dense SwiGLU)
 };
 
 // The family of a text model from its architecture name, or from its model_type (a wrapper's
@@ -143,6 +148,12 @@ void read_cohere_block(const JsonFields& f, ModelSpec& m, const char* family);
 void read_ungated_llama(const JsonFields& f, ModelSpec& m, const char* family);
 void read_lfm2(const JsonFields& f, ModelSpec& m);          // hf_lfm2_family.cpp
 void read_lfm2_moe(const JsonFields& f, ModelSpec& m);      // hf_lfm2_family.cpp
+void read_minimax_text01(const JsonFields& f, ModelSpec& m);     // hf_hyb_families.cpp
+void read_nemotron_h_puzzle(const JsonFields& f, ModelSpec& m);  // hf_hyb_families.cpp
+void read_bailing_moe_v2_5(const JsonFields& f, ModelSpec& m);   // hf_hyb_families.cpp
+void read_olmo_hybrid(const JsonFields& f, ModelSpec& m);        // hf_hyb_families.cpp
+// Why servesim refuses an architecture of that group (": ..." for the refusal), or "".
+std::string hyb_known_unsupported(const std::string& arch);      // hf_hyb_families.cpp
 
 // How many entries of `layer_types` are `kind`; -1 when the config has no such list.
 int count_layer_types(const JsonFields& f, const std::string& kind);

@@ -174,8 +174,9 @@ std::int64_t vision_params_estimate(const json& j) {
 // What servesim lacks for an architecture it knows of and does not describe (said in its
 // refusal). DeepSeek-V4, DeciLM, Falcon-H1 and StarCoder2, once here, have their readers
 // (read_deepseek_v4, read_nemotron_nas, read_falcon_h1, read_starcoder2).
-// None is left: the hook stays for the next architecture known to lack a layer kind.
-std::string known_unsupported([[maybe_unused]] const std::string& arch) { return ""; }
+// hf_hyb_families.cpp names those of its group it refuses (looped and shared-block models,
+// PLaMo 2's mixer, Gemma 3n, Llama 3.2 Vision's cross-attention).
+std::string known_unsupported(const std::string& arch) { return hyb_known_unsupported(arch); }
 
 ModelSpec import_parsed_config(const json& j, const std::string& path) {
   if (!j.is_object()) throw Error(fmt::format("{}: expected an object", path));
@@ -243,9 +244,13 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
   m.architecture = arch;
   m.name = model_name_from_path(path);
   m.hf_id = f.string("_name_or_path", "");
-  // Nemotron 3 Ultra's config lists its blocks (layers_block_type) without num_hidden_layers.
+  // Nemotron 3 Ultra's config lists its blocks (layers_block_type) without num_hidden_layers;
+  // a Nemotron-H Puzzle's may give only block_configs (num_hidden_layers null).
+  const bool blocks_listed = f.has("block_configs") && f.doc()["block_configs"].is_array();
   m.layers = static_cast<int>(!f.has("num_hidden_layers") && f.has("layers_block_type")
                                   ? static_cast<std::int64_t>(f.strings("layers_block_type").size())
+                              : !f.has("num_hidden_layers") && blocks_listed
+                                  ? static_cast<std::int64_t>(f.doc()["block_configs"].size())
                                   : f.integer("num_hidden_layers"));
   m.hidden = f.integer("hidden_size");
   // A pure SSM (Mamba, Mamba-2) has no attention heads: its reader sets the mixer's.
@@ -334,6 +339,10 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     case HfFamily::exaone: read_exaone(f, m); break;
     case HfFamily::lfm2: read_lfm2(f, m); break;
     case HfFamily::lfm2_moe: read_lfm2_moe(f, m); break;
+    case HfFamily::minimax_text01: read_minimax_text01(f, m); break;
+    case HfFamily::nemotron_h_puzzle: read_nemotron_h_puzzle(f, m); break;
+    case HfFamily::bailing_moe_v2_5: read_bailing_moe_v2_5(f, m); break;
+    case HfFamily::olmo_hybrid: read_olmo_hybrid(f, m); break;
   }
   // A mixture-of-experts family whose config names no experts (num_experts: 0, or the
   // field missing) would be priced as a dense model with the expert-sized FFN.
