@@ -10,6 +10,7 @@
 
 #include "config/catalog_reader.h"
 #include "hf_fixtures.h"
+#include "model/hf_json.h"
 #include "test_sim_helpers.h"
 #include "util/warnings.h"
 
@@ -160,7 +161,8 @@ namespace {
 // (Megatron-Bridge's NemotronHPuzzleBridge.megatron_to_hf_config drops the top-level ones), and
 // num_hidden_layers null as in Puzzle configs.
 nlohmann::json super_as_puzzle() {
-  nlohmann::json j = servesim::testing::hf::read_fixture("nemotron-3-super-120b-a12b-fp8");
+  // read_hf_json_file: the file's bare Infinity (time_step_limit) as transformers writes it.
+  nlohmann::json j = read_hf_json_file(servesim::testing::hf::fixture("nemotron-3-super-120b-a12b-fp8") + "/config.json");
   j.erase("quantization_config");
   nlohmann::json blocks = nlohmann::json::array();
   for (const char c : j["hybrid_override_pattern"].get<std::string>()) {
