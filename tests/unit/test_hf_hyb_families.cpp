@@ -9,13 +9,17 @@
 #include <nlohmann/json.hpp>
 
 #include "config/catalog_reader.h"
+#include "config/scenario_reader.h"
+#include "config/yaml_text.h"
 #include "hf_fixtures.h"
 #include "model/hf_json.h"
 #include "test_sim_helpers.h"
 #include "util/warnings.h"
 
 using namespace servesim;
+using servesim::testing::decode_step;
 using servesim::testing::error_of;
+using servesim::testing::find_op;
 using servesim::testing::hf::within;
 using Catch::Contains;
 
@@ -151,6 +155,26 @@ TEST_CASE("Lightning attention's work per token", "[hf][hyb][minimax]") {
   // prefill in blocks of 256: 4 dk dv + 256 (dk + dv) = 65,536 + 65,536 = 131,072. x 64 heads.
   CHECK(m.state.decode_flops_per_token() == 64.0 * 81920.0);
   CHECK(m.state.prefill_flops_per_token() == 64.0 * 131072.0);
+}
+
+TEST_CASE("Lightning attention in a decode step: the state read and written once, no convolution",
+          "[hf][hyb][minimax]") {
+  const std::string dir = servesim::testing::hf::write_edited(minimax_text01(), "servesim-hyb-", "cost");
+  const Setup s = parse_setup_only(parse_yaml_text("hardware: {gpu: h200-sxm}\nmodel: {name: " + dir +
+                                                   "}\nparallelism: {tp: 8}\n"
+                                                   "engine: {max_num_seqs: 64, prefix_caching: false}\n"),
+                                   "s.yaml");
+  const CostModel cost = make_cost_model(s);
+  const StepCost short_ctx = decode_step(cost, 4, 1000), long_ctx = decode_step(cost, 4, 100000);
+  const OpCost* update = find_op(short_ctx, "state_update_decode");
+  REQUIRE(update != nullptr);
+  // Per GPU (tp 8: 8 of the 64 heads): 4 sequences x 70 layers x 8 heads x 128 x 128 x 2 B, read
+  // and written: 2 x 4 x 70 x 262,144 = 146,800,640 B, at any context length.
+  CHECK(update->kv_bytes == Approx(2.0 * 4 * 70 * 262144.0).epsilon(1e-12));
+  CHECK(find_op(long_ctx, "state_update_decode")->kv_bytes == update->kv_bytes);
+  CHECK(find_op(short_ctx, "state_conv") == nullptr);  // no convolution, no launches priced for one
+  CHECK(find_op(short_ctx, "state_in_proj") != nullptr);
+  CHECK(find_op(short_ctx, "state_out_proj") != nullptr);
 }
 
 namespace {
