@@ -439,3 +439,46 @@ TEST_CASE("Architectures of the group servesim refuses name the piece it lacks",
     CHECK_THAT(e, Contains("is not supported") && Contains(piece));
   }
 }
+
+TEST_CASE("OLMo Hybrid 7B: the public config's shapes against the released checkpoint's count",
+          "[hf][hyb][olmo_hybrid]") {
+  // allenai/Olmo-Hybrid-7B's config.json fields as a transformers audit of the public 7B configs
+  // tabulates them (OlmoHybridConfig's defaults are the same): hidden 3840, 32 layers, three
+  // linear_attention then one full_attention, 30 heads (30 KV heads, head_dim 128), GDN of 30 key
+  // heads of 96 and 30 value heads of 192, conv 4, intermediate 11008, vocabulary 100,352, untied.
+  nlohmann::json j = small_olmo_hybrid();
+  std::vector<std::string> types;
+  for (int i = 0; i < 32; ++i) types.push_back(i % 4 == 3 ? "full_attention" : "linear_attention");
+  j["hidden_size"] = 3840;
+  j["num_hidden_layers"] = 32;
+  j["num_attention_heads"] = 30;
+  j["num_key_value_heads"] = 30;
+  j["intermediate_size"] = 11008;
+  j["vocab_size"] = 100352;
+  j["layer_types"] = types;
+  j["linear_num_key_heads"] = 30;
+  j["linear_num_value_heads"] = 30;
+  j["linear_key_head_dim"] = 96;
+  j["linear_value_head_dim"] = 192;
+  j["max_position_embeddings"] = 65536;
+  const ModelSpec m = load_edited(j, "olmoh7b");
+  // GDN layer: in_proj 3840 x (2 x 2880 + 2 x 5760 + 2 x 30) = 66,585,600; conv 11,520 x 4 =
+  //   46,080; dt_bias, A_log 60 and o_norm 192 = 252; o_proj 5760 x 3840 = 22,118,400
+  //                                                             -> 88,750,332; x 24 = 2,130,007,968
+  // attention: 4 x 3840 x 3840 = 58,982,400; x 8                                =   471,859,200
+  // MLP: 3 x 3840 x 11008 = 126,812,160; x 32                                   = 4,057,989,120
+  // table and head 2 x 100,352 x 3840 = 770,703,360; norms (64 + 1) x 3840 = 249,600
+  // total                                                                       = 7,430,809,248
+  CHECK(m.state.params_per_layer(m.hidden) == 88750332);
+  CHECK(m.total_params() == 7430809248LL);
+  // allenai's open-instruct pins the released checkpoint's count in its OLMo Hybrid tests
+  // (olmo_core_hybrid.olmo3_hybrid_7B: "7.43B total / 7.05B non-embedding, per the released
+  // checkpoint", num_params 7,430,870,688). The difference, 61,440, is exactly the attention
+  // layers' q_norm and k_norm (8 x (3840 + 3840)), which servesim does not count (read_olmo2).
+  CHECK(7430870688LL - m.total_params() == 8 * (3840 + 3840));
+  CHECK(within(static_cast<double>(m.total_params()), 7430870688.0, 0.02));
+  // State a sequence: 24 x (30 x 96 x 192 at bf16 = 1,105,920 + conv 11,520 x 3 at bf16 = 69,120)
+  // = 28,200,960 bytes at any context; KV per token: 8 layers x 2 x 30 x 128 x 2 B = 122,880.
+  CHECK(m.state_bytes_per_sequence(DType::bf16) == 28200960.0);
+  CHECK(m.kv_bytes_per_token(DType::bf16) == 122880.0);
+}
