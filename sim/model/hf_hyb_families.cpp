@@ -286,7 +286,7 @@ void read_nemotron_h_puzzle(const JsonFields& f, ModelSpec& m) {
   std::int64_t mlp_width = -1;
   double weights = 0, reads = 0, widths = 0;  // sums of experts x width, top-k x width, width
   int moe = 0;
-  std::map<std::int64_t, int> width_count, topk_count;
+  std::map<std::int64_t, int> width_count, topk_count, experts_count;
   for (std::size_t i = 0; i < blocks.size(); ++i) {
     const json& b = blocks[i];
     const std::string where = fmt::format("{}: block_configs[{}]", f.where(), i);
@@ -314,6 +314,7 @@ void read_nemotron_h_puzzle(const JsonFields& f, ModelSpec& m) {
       widths += static_cast<double>(width);
       ++width_count[width];
       ++topk_count[topk];
+      ++experts_count[experts];
       ++moe;
     } else if (type == "mlp") {
       const std::int64_t width = bf.has("intermediate_size") ? bf.at_least("intermediate_size", 1)
@@ -331,22 +332,23 @@ void read_nemotron_h_puzzle(const JsonFields& f, ModelSpec& m) {
   text["layers_block_type"] = types;
   if (mlp_width > 0) text["intermediate_size"] = mlp_width;
   if (moe > 0) {
-    const bool uniform = width_count.size() == 1 && topk_count.size() == 1 &&
-                         weights == static_cast<double>(global_experts) * widths;
+    const bool uniform = width_count.size() == 1 && topk_count.size() == 1 && experts_count.size() == 1;
     std::int64_t topk = 0, width = 0, experts = 0;
     if (uniform) {
       width = width_count.begin()->first;
       topk = topk_count.begin()->first;
-      experts = global_experts;
+      experts = experts_count.begin()->first;
     } else {
       topk = std::max<std::int64_t>(1, std::llround(reads / widths));
       width = std::max<std::int64_t>(1, std::llround(reads / (moe * static_cast<double>(topk))));
       experts = std::max<std::int64_t>(topk, std::llround(weights / (moe * static_cast<double>(width))));
-      warn(fmt::format("{}: the {} MoE blocks differ (expert widths {} to {}, top-k {} to {}): read as a uniform MoE "
-                       "of {} experts of width {}, top {}, which holds the same routed expert weights and reads the "
-                       "same per token as the blocks together; the checkpoint has {} experts a block",
+      warn(fmt::format("{}: the {} MoE blocks differ (expert widths {} to {}, top-k {} to {}, {} to {} experts): read "
+                       "as a uniform MoE of {} experts of width {}, top {}, which holds the same routed expert weights "
+                       "and reads the same per token as the blocks together; the expert count shown is not the "
+                       "checkpoint's",
                        f.where(), moe, width_count.begin()->first, width_count.rbegin()->first,
-                       topk_count.begin()->first, topk_count.rbegin()->first, experts, width, topk, global_experts));
+                       topk_count.begin()->first, topk_count.rbegin()->first, experts_count.begin()->first,
+                       experts_count.rbegin()->first, experts, width, topk));
     }
     text["moe_intermediate_size"] = width;
     text["num_experts_per_tok"] = topk;
