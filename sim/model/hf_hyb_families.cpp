@@ -1,6 +1,8 @@
-// Readers of hybrid families beyond hf_hybrid_families.cpp's: MiniMax-Text-01 / MiniMax-M1
-// (lightning attention beside softmax attention, MoE) and NVIDIA's Nemotron-H Puzzle models
-// (Nemotron-H blocks whose MoE layers each have their own expert width and top-k).
+// Readers of hybrid families beyond hf_hybrid_families.cpp's: MiniMax-Text-01 / MiniMax-M1 and
+// Ling / Ring 2.5 (lightning attention, StateLayers::Kind::lightning, beside softmax attention or
+// MLA), OLMo Hybrid (Gated DeltaNet beside OLMo 2 attention) and NVIDIA's Nemotron-H Puzzle
+// models (Nemotron-H blocks whose MoE blocks each have their own expert width and top-k); and
+// the reasons servesim refuses the rest of that group (hyb_known_unsupported).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -58,24 +60,29 @@ int minimax_linear_layers(const JsonFields& f, int layers) {
 }
 
 // An integer field that may be one integer or a per-layer list (MiniMax's num_local_experts and
-// shared_intermediate_size, vLLM's MiniMaxText01Model.layer_fn): the one value, or refused
-// when the layers differ (servesim's MoE has one shape for every MoE layer).
-std::int64_t uniform_integer(const JsonFields& f, const char* key, std::int64_t fallback) {
+// shared_intermediate_size, vLLM's MiniMaxText01Model.layer_fn and MiniMaxText01DecoderLayer):
+// the one value, or refused when the layers differ (servesim's MoE has one shape for every MoE
+// layer). vLLM reads shared_intermediate_size[layer] as 0 past the list's end (short_means_zero);
+// num_local_experts[layer] must exist for every layer.
+std::int64_t uniform_integer(const JsonFields& f, const char* key, std::int64_t fallback, int layers,
+                             bool short_means_zero) {
   if (!f.has(key)) return fallback;
   const json& v = f.doc()[key];
   if (!v.is_array()) return f.integer(key);
-  std::int64_t first = fallback;
-  bool seen = false;
+  if (v.empty() || (static_cast<int>(v.size()) < layers && !short_means_zero) || static_cast<int>(v.size()) > layers)
+    throw Error(fmt::format("{}: {} lists {} values for {} layers", f.where(), key, v.size(), layers));
+  std::vector<std::int64_t> values;
   for (const json& x : v) {
     if (!x.is_number_integer())
       throw Error(fmt::format("{}: {} must list integers, got {}", f.where(), key, excerpt(x.dump())));
-    if (seen && x.get<std::int64_t>() != first)
-      throw Error(fmt::format("{}: {} differs between layers ({} and {}): servesim gives every MoE layer one shape",
-                              f.where(), key, first, x.get<std::int64_t>()));
-    first = x.get<std::int64_t>();
-    seen = true;
+    values.push_back(x.get<std::int64_t>());
   }
-  return first;
+  if (static_cast<int>(values.size()) < layers) values.push_back(0);  // the layers past the list
+  for (const std::int64_t x : values)
+    if (x != values.front())
+      throw Error(fmt::format("{}: {} differs between layers ({} and {}): servesim gives every MoE layer one shape",
+                              f.where(), key, values.front(), x));
+  return values.front();
 }
 
 }  // namespace
@@ -117,13 +124,13 @@ void read_minimax_text01(const JsonFields& f, ModelSpec& m) {
                             "will not guess where they are",
                             f.where()));
   m.gated_mlp = true;  // SiluAndMul experts whatever hidden_act says
-  const std::int64_t experts = uniform_integer(f, "num_local_experts", 1);
+  const std::int64_t experts = uniform_integer(f, "num_local_experts", 1, m.layers, false);
   if (experts > 1) {
     m.moe.num_experts = static_cast<int>(experts);
     m.moe.experts_per_token = static_cast<int>(f.at_least("num_experts_per_tok", 1));
     m.moe.expert_ffn = f.at_least("intermediate_size", 1);
   }
-  const std::int64_t shared = uniform_integer(f, "shared_intermediate_size", 0);
+  const std::int64_t shared = uniform_integer(f, "shared_intermediate_size", 0, m.layers, true);
   if (shared > 0) {
     if (!m.moe.enabled())
       throw Error(fmt::format("{}: shared_intermediate_size {} without routed experts: vLLM adds the shared MLP only "

@@ -140,6 +140,13 @@ TEST_CASE("MiniMax: what the reader refuses and a shared MLP", "[hf][hyb][minima
   experts[3] = 16;
   j["num_local_experts"] = experts;
   CHECK_THAT(error_of([&] { load_edited(j, "varied"); }), Contains("num_local_experts differs between layers"));
+  // vLLM reads shared_intermediate_size[layer] as 0 past the list's end: [0] is no shared MLP,
+  // [1024] a shared MLP on layer 0 only (refused: one shape for every layer).
+  j = minimax_text01();
+  j["shared_intermediate_size"] = {0};
+  CHECK(load_edited(j, "shared0").total_params() == 456089655296LL);
+  j["shared_intermediate_size"] = {1024};
+  CHECK_THAT(error_of([&] { load_edited(j, "shared1"); }), Contains("shared_intermediate_size differs"));
   // shared_intermediate_size: a shared SwiGLU MLP of that width beside the experts on every
   // layer: + 80 x 3 x 6144 x 1024 = 1,509,949,440 in the total and the active figures.
   j = minimax_text01();
