@@ -108,7 +108,9 @@ void CostModel::state_token_ops(double T, CostPart& part, std::vector<OpCost>* o
     put(state_gemm("state_in_proj", T, hidden, static_cast<double>(st.in_proj_width()) / tp, Ls, w_state_, a));
     if (st.mid_params() > 0)
       put(state_gemm("state_x_dt_proj", T, inner, static_cast<double>(st.mid_params()) / st.inner(), Ls, w_state_, a));
-    put(state_elementwise("state_conv", 2.0 * T * channels * a * Ls, Ls, 2.0 * st.conv_kernel * T * channels * Ls, T));
+    // Lightning attention has no convolution (conv_channels() 0): no launches to price.
+    if (channels > 0)
+      put(state_elementwise("state_conv", 2.0 * T * channels * a * Ls, Ls, 2.0 * st.conv_kernel * T * channels * Ls, T));
     if (st.kind == StateLayers::Kind::short_conv)
       put(state_elementwise("state_gates", 6.0 * T * inner * a * Ls, 2.0 * Ls, 0.0, T));
     else
@@ -161,7 +163,10 @@ void CostModel::state_batch_ops(const BatchSummary& b, CostPart& part, std::vect
   if (m.state.enabled()) {
     const StateLayers& st = m.state;
     const double Ls = st.layers, tp = par_.tp;
-    const double io = static_cast<double>(st.conv_channels() + st.inner()) / tp * a;  // scan inputs + outputs per token
+    // Lightning attention's scan reads q, k and v straight from its projection (no convolution).
+    const double scan_in = st.kind == StateLayers::Kind::lightning ? 3.0 * static_cast<double>(st.inner())
+                                                                   : static_cast<double>(st.conv_channels());
+    const double io = (scan_in + static_cast<double>(st.inner())) / tp * a;  // scan inputs + outputs per token
     const double state = (static_cast<double>(st.state_elements()) * dtype_bytes(st.state_dtype) +
                           static_cast<double>(st.conv_state_elements()) * a) /
                          tp;  // one sequence's state in one layer, on this GPU

@@ -189,6 +189,16 @@ const std::map<std::string, HfFamily>& by_architecture() {
       // openPangu-Embedded (vLLM's openpangu.py, SGLang's and vllm-ascend's PanguEmbeddedForCausalLM:
       // Llama's block with `bias` on q, k, v and o).
       {"PanguEmbeddedForCausalLM", HfFamily::llama_alias},
+      // hf_hyb_families.cpp (vLLM's registry builds all three as minimax_text_01's
+      // MiniMaxText01ForCausalLM; NemotronHPuzzleForCausalLM as nemotron_h's model):
+      {"MiniMaxText01ForCausalLM", HfFamily::minimax_text01},
+      {"MiniMaxM1ForCausalLM", HfFamily::minimax_text01},
+      {"MiniMaxForCausalLM", HfFamily::minimax_text01},
+      {"NemotronHPuzzleForCausalLM", HfFamily::nemotron_h_puzzle},
+      // vLLM: bailing_moe_linear's BailingMoeV25ForCausalLM. Not by model_type: Ling 3's KDA
+      // configs share its "bailing_hybrid".
+      {"BailingMoeV2_5ForCausalLM", HfFamily::bailing_moe_v2_5},
+      {"OlmoHybridForCausalLM", HfFamily::olmo_hybrid},
   };
   return m;
 }
@@ -254,6 +264,10 @@ const std::map<std::string, HfFamily>& by_model_type() {
       {"chatglm", HfFamily::chatglm},      {"olmo", HfFamily::olmo},           {"persimmon", HfFamily::persimmon},
       {"jais", HfFamily::jais},            {"teleflm", HfFamily::llama_alias}, {"jais2", HfFamily::jais2},
       {"plamo3", HfFamily::plamo3},
+      // hf_hyb_families.cpp:
+      {"minimax_text_01", HfFamily::minimax_text01}, {"minimax_m1", HfFamily::minimax_text01},
+      {"minimax", HfFamily::minimax_text01},         {"nemotron_h_puzzle", HfFamily::nemotron_h_puzzle},
+      {"olmo_hybrid", HfFamily::olmo_hybrid},
   };
   return m;
 }
@@ -286,6 +300,8 @@ bool is_moe_family(HfFamily f) {
          f == HfFamily::lfm2_moe || f == HfFamily::afmoe || f == HfFamily::exaone_moe ||
          f == HfFamily::deepseek_moe || f == HfFamily::dbrx || f == HfFamily::grok1 ||
          f == HfFamily::hy_v3;
+         f == HfFamily::lfm2_moe ||
+         f == HfFamily::nemotron_h_puzzle || f == HfFamily::bailing_moe_v2_5;  // MiniMax-Text-01's reader allows one expert (a dense MLP)
 }
 
 bool is_attention_free_family(HfFamily f) { return f == HfFamily::mamba2 || f == HfFamily::mamba; }

@@ -104,6 +104,11 @@ enum class HfFamily {
   jais2,           // JAIS 2 (Llama's attention, an ungated squared-ReLU MLP, LayerNorms)
   step1,           // Step1 (Llama's block with ALiBi, num_attention_groups KV heads, tied by default)
   plamo3,          // PLaMo 3 (per-head q/k norms, post-norms, sliding / full layer_types)
+  // hf_hyb_families.cpp:
+  minimax_text01,     // MiniMax-Text-01, MiniMax-M1 (lightning attention + softmax every 8th, MoE)
+  nemotron_h_puzzle,  // Nemotron-H Puzzle (Nemotron-H blocks, each MoE block its own width and top-k)
+  bailing_moe_v2_5,   // Ling / Ring 2.5 (lightning attention + MLA every layer_group_size-th, Ling 2.0's MoE)
+  olmo_hybrid,        // OLMo Hybrid (Gated DeltaNet + OLMo 2 attention, dense SwiGLU)
 };
 
 // The family of a text model from its architecture name, or from its model_type (a wrapper's
@@ -178,6 +183,12 @@ void read_cohere_block(const JsonFields& f, ModelSpec& m, const char* family);
 void read_ungated_llama(const JsonFields& f, ModelSpec& m, const char* family);
 void read_lfm2(const JsonFields& f, ModelSpec& m);          // hf_lfm2_family.cpp
 void read_lfm2_moe(const JsonFields& f, ModelSpec& m);      // hf_lfm2_family.cpp
+void read_minimax_text01(const JsonFields& f, ModelSpec& m);     // hf_hyb_families.cpp
+void read_nemotron_h_puzzle(const JsonFields& f, ModelSpec& m);  // hf_hyb_families.cpp
+void read_bailing_moe_v2_5(const JsonFields& f, ModelSpec& m);   // hf_hyb_families.cpp
+void read_olmo_hybrid(const JsonFields& f, ModelSpec& m);        // hf_hyb_families.cpp
+// Why servesim refuses an architecture of that group (": ..." for the refusal), or "".
+std::string hyb_known_unsupported(const std::string& arch);      // hf_hyb_families.cpp
 
 // hf_moe_2026_families.cpp: Step-3.5-Flash's field names (moe_num_experts, moe_top_k,
 // num_attention_groups, share_expert_dim, moe_layers_enum) copied under those read_step3p7 reads

@@ -176,7 +176,12 @@ std::int64_t vision_params_estimate(const json& j) {
 // refusal). DeepSeek-V4, DeciLM, Falcon-H1 and StarCoder2, once here, have their readers
 // (read_deepseek_v4, read_nemotron_nas, read_falcon_h1, read_starcoder2).
 // LongCat-Flash is (hf_moe_2026_families.cpp says what it lacks).
-std::string known_unsupported(const std::string& arch) { return moe_2026_unsupported(arch); }
+// hf_hyb_families.cpp names those of its group it refuses (looped and shared-block models,
+// PLaMo 2's mixer, Gemma 3n, Llama 3.2 Vision's cross-attention).
+std::string known_unsupported(const std::string& arch) {
+  const std::string moe = moe_2026_unsupported(arch);
+  return moe.empty() ? hyb_known_unsupported(arch) : moe;
+}
 
 // Where a multimodal wrapper keeps its language model: the object and its key (null: the
 // config is the language model), and the object holding the vision tower's config.
@@ -293,9 +298,13 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
   m.architecture = arch;
   m.name = model_name_from_path(path);
   m.hf_id = f.string("_name_or_path", "");
-  // Nemotron 3 Ultra's config lists its blocks (layers_block_type) without num_hidden_layers.
+  // Nemotron 3 Ultra's config lists its blocks (layers_block_type) without num_hidden_layers;
+  // a Nemotron-H Puzzle's may give only block_configs (num_hidden_layers null).
+  const bool blocks_listed = f.has("block_configs") && f.doc()["block_configs"].is_array();
   m.layers = static_cast<int>(!f.has("num_hidden_layers") && f.has("layers_block_type")
                                   ? static_cast<std::int64_t>(f.strings("layers_block_type").size())
+                              : !f.has("num_hidden_layers") && blocks_listed
+                                  ? static_cast<std::int64_t>(f.doc()["block_configs"].size())
                                   : f.integer("num_hidden_layers"));
   m.hidden = f.integer("hidden_size");
   // A pure SSM (Mamba, Mamba-2) has no attention heads: its reader sets the mixer's.
@@ -416,6 +425,10 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     case HfFamily::jais2:
     case HfFamily::step1:
     case HfFamily::plamo3: read_legacy(*family, f, m); break;
+    case HfFamily::minimax_text01: read_minimax_text01(f, m); break;
+    case HfFamily::nemotron_h_puzzle: read_nemotron_h_puzzle(f, m); break;
+    case HfFamily::bailing_moe_v2_5: read_bailing_moe_v2_5(f, m); break;
+    case HfFamily::olmo_hybrid: read_olmo_hybrid(f, m); break;
   }
   // A mixture-of-experts family whose config names no experts (num_experts: 0, or the
   // field missing) would be priced as a dense model with the expert-sized FFN.

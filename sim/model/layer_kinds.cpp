@@ -49,6 +49,17 @@
 //   vllm/model_executor/layers/mamba/mamba_utils.py: one conv state of (conv_kernel - 1, hidden / tp),
 //   no temporal state; its dtype the model's, MambaStateDtypeCalculator.short_conv_state_dtype). Work per token: the two gate products (B x, C y: 1 FLOP a channel
 //   each) and the conv taps, in prefill and decode alike (no chunked products).
+// Lightning attention (MiniMax-Text-01's linear layers; Qin et al., "Lightning Attention-2",
+//   arXiv 2401.04658; MiniMax, "MiniMax-01", arXiv 2501.08313; shapes from vLLM's
+//   MiniMaxText01LinearAttention, vllm/model_executor/models/minimax_text_01.py). P = heads x
+//   head_dim: qkv_proj hidden -> 3 P and output_gate hidden -> P (no biases), an RMSNorm over P
+//   (MiniMaxText01RMSNormTP), out_proj P -> hidden; the per-head decay (slope_rate) is a fixed
+//   ALiBi-style buffer, not a weight; no convolution. State per head: a head_dim x head_dim
+//   matrix (vLLM's MambaStateShapeCalculator.linear_attention_state_shape), at the model's dtype
+//   (MambaStateDtypeCalculator.linear_attention_state_dtype). Decode per head: the decay and the
+//   rank-1 update k^T v (3 dk dv) and the read-out q S (2 dk dv). Prefill in blocks of C
+//   (block_size): per token the read-out and the block's state update (4 dk dv) and the causal
+//   intra-block products Q K^T and (Q K^T) V (C/2 keys of 2 dk, then of 2 dv): C (dk + dv).
 // The short convolution costs 2 x kernel FLOPs per channel and token in every kind.
 #include "model/layer_kinds.h"
 
@@ -67,6 +78,7 @@ std::int64_t StateLayers::in_proj_width() const {
     case Kind::mamba2: return 2 * inner() + 2 * kd + heads;
     case Kind::mamba1: return 2 * inner();
     case Kind::short_conv: return 3 * inner();  // B, C, x
+    case Kind::lightning: return 4 * inner();   // q, k, v and the output gate
     case Kind::none: break;
   }
   return 0;
@@ -87,6 +99,7 @@ std::int64_t StateLayers::conv_channels() const {
     case Kind::mamba2: return inner() + 2 * kd;
     case Kind::mamba1:
     case Kind::short_conv: return inner();
+    case Kind::lightning:  // no convolution
     case Kind::none: break;
   }
   return 0;
@@ -102,6 +115,7 @@ std::int64_t StateLayers::params_per_layer(std::int64_t hidden) const {
     case Kind::mamba2: small = 3LL * heads + inner(); break;         // dt_bias, A_log, D; norm over d_inner
     case Kind::mamba1: small = inner() * key_dim + inner() + dt_rank + 2LL * key_dim; break;  // A_log, D, dt/B/C norms
     case Kind::short_conv: small = conv_bias ? in_proj_width() + hidden : 0; break;  // in_proj and out_proj biases
+    case Kind::lightning: small = inner(); break;  // the RMSNorm over heads x head_dim
     case Kind::none: break;
   }
   return hidden * in_proj_width() + mid_params() + conv + small + inner() * hidden;
@@ -111,7 +125,8 @@ std::int64_t StateLayers::state_elements() const {
   switch (kind) {
     case Kind::gated_delta:
     case Kind::kda:
-    case Kind::mamba2: return static_cast<std::int64_t>(heads) * head_dim * key_dim;
+    case Kind::mamba2:
+    case Kind::lightning: return static_cast<std::int64_t>(heads) * head_dim * key_dim;
     case Kind::mamba1: return inner() * key_dim;
     case Kind::short_conv:  // the conv window only (conv_state_elements)
     case Kind::none: break;
@@ -130,6 +145,7 @@ double StateLayers::prefill_flops_per_token() const {
     case Kind::mamba2: return h * (4.0 * dv * dk + c * dv) + key_heads * c * dk + conv;
     case Kind::mamba1: return 9.0 * static_cast<double>(inner()) * dk + conv;
     case Kind::short_conv: return 2.0 * static_cast<double>(inner()) + conv;
+    case Kind::lightning: return h * (4.0 * dk * dv + c * (dk + dv));
     case Kind::none: break;
   }
   return 0.0;
@@ -144,6 +160,7 @@ double StateLayers::decode_flops_per_token() const {
     case Kind::mamba2: return h * 6.0 * dv * dk + conv;
     case Kind::mamba1: return 9.0 * static_cast<double>(inner()) * dk + conv;
     case Kind::short_conv: return 2.0 * static_cast<double>(inner()) + conv;
+    case Kind::lightning: return h * 5.0 * dk * dv;
     case Kind::none: break;
   }
   return 0.0;
@@ -156,6 +173,7 @@ std::string StateLayers::kind_name() const {
     case Kind::mamba2: return "Mamba-2";
     case Kind::mamba1: return "Mamba";
     case Kind::short_conv: return "gated short convolution";
+    case Kind::lightning: return "lightning attention";
     case Kind::none: break;
   }
   return "none";

@@ -9,7 +9,9 @@
 //                    Kimi Linear, Kimi K3;
 //                    Mamba-2 (SSD): Nemotron-H, Nemotron 3, Granite 4.0-H;
 //                    Mamba (selective scan): Jamba;
-//                    gated short convolution (no recurrent matrix): LFM2, LFM2-MoE.
+//                    gated short convolution (no recurrent matrix): LFM2, LFM2-MoE;
+//                    lightning attention (linear attention with a fixed per-head decay, no
+//                    convolution): MiniMax-Text-01, MiniMax-M1.
 //                  A sequence holds one state per layer (its recurrent matrix and the last
 //                  conv_kernel - 1 inputs of its short convolution; the short convolution
 //                  keeps only the latter); prefill runs the sequence through a chunked
@@ -33,15 +35,15 @@
 namespace servesim {
 
 struct StateLayers {
-  enum class Kind { none, gated_delta, kda, mamba2, mamba1, short_conv };
+  enum class Kind { none, gated_delta, kda, mamba2, mamba1, short_conv, lightning };
   Kind kind = Kind::none;
   int layers = 0;      // layers whose mixer is this kind
   // gated delta, KDA: value heads and width; Mamba-2: SSM heads and head_dim; Mamba: 1 and d_inner;
-  // short convolution: 1 and hidden (its channels)
+  // short convolution: 1 and hidden (its channels); lightning: heads and head_dim
   int heads = 0;
   int head_dim = 0;
   // gated delta, KDA: query/key heads and width; Mamba-2: groups (n_groups) and d_state; Mamba: 0 and d_state;
-  // short convolution: 0 and 0 (no recurrent state)
+  // short convolution: 0 and 0 (no recurrent state); lightning: heads and head_dim (k as wide as v)
   int key_heads = 0;
   int key_dim = 0;
   int conv_kernel = 4;  // short convolution: conv_L_cache
@@ -50,7 +52,7 @@ struct StateLayers {
   // KDA: the output gate is one full-rank projection hidden -> heads x head_dim (Kimi K3's
   // linear_attn_config.use_full_rank_gate) instead of Kimi Linear's low-rank pair through head_dim.
   bool full_rank_gate = false;
-  int chunk = 64;       // prefill scan chunk (gated delta, KDA: FLA's 64; Mamba-2: chunk_size)
+  int chunk = 64;       // prefill scan chunk (gated delta, KDA: FLA's 64; Mamba-2: chunk_size; lightning: block_size)
   DType state_dtype = DType::bf16;  // the recurrent state's (mamba_ssm_cache_dtype); the conv state follows activations
 
   bool enabled() const { return kind != Kind::none && layers > 0; }

@@ -887,7 +887,7 @@ TEST_CASE("legacy families: Qwen (1), Baichuan 2, ChatGLM3 / GLM-4 remote code, 
   }
 }
 
-TEST_CASE("legacy families: TeleFLM and GritLM read as Llama / Mistral; InternLM2-VE refused",
+TEST_CASE("legacy families: TeleFLM and GritLM read as Llama / Mistral, and InternLM2-VE refused",
           "[hf][legacy-families][teleflm][gritlm][internlm2-ve]") {
   // A small Llama-shaped config under each name, written here to test the reading (the muP fields
   // TeleFLM's teleflm.py reads have no weights).
