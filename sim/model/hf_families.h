@@ -212,6 +212,10 @@ std::string moe_2026_unsupported(const std::string& arch);
 void alias_legacy_fields(nlohmann::json& text, HfFamily family);
 void read_legacy(HfFamily family, const JsonFields& f, ModelSpec& m);
 
+// `linear` gated delta-rule layers (Qwen3-Next / Qwen3.5's linear_* fields, which OLMo Hybrid
+// shares; hf_hybrid_families.cpp): heads, widths, conv kernel, FLA's chunk, the state's dtype.
+void read_gated_delta_layers(const JsonFields& f, ModelSpec& m, int linear);
+
 // How many entries of `layer_types` are `kind`; -1 when the config has no such list.
 int count_layer_types(const JsonFields& f, const std::string& kind);
 

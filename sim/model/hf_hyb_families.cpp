@@ -236,22 +236,7 @@ void read_olmo_hybrid(const JsonFields& f, ModelSpec& m) {
   m.attention_o_bias = false;
   m.gated_mlp = true;
   m.local = LocalAttention{};  // no window in vLLM's OlmoHybridAttention
-  if (linear > 0) {
-    StateLayers& s = m.state;
-    s.kind = StateLayers::Kind::gated_delta;
-    s.layers = linear;
-    s.heads = static_cast<int>(f.at_least("linear_num_value_heads", 1));
-    s.head_dim = static_cast<int>(f.at_least("linear_value_head_dim", 1));
-    s.key_heads = static_cast<int>(f.at_least("linear_num_key_heads", 1));
-    s.key_dim = static_cast<int>(f.at_least("linear_key_head_dim", 1));
-    s.conv_kernel = static_cast<int>(f.integer("linear_conv_kernel_dim", 4));
-    if (s.conv_kernel < 1) throw Error(fmt::format("{}: linear_conv_kernel_dim must be positive", w));
-    s.chunk = 64;  // FLA's chunk_gated_delta_rule
-    const std::string ssm = f.string("mamba_ssm_cache_dtype", "");
-    s.state_dtype = !ssm.empty() && ssm != "auto" ? parse_dtype(ssm, w + ": mamba_ssm_cache_dtype")
-                    : m.native_dtype == DType::fp32 ? DType::bf16
-                                                    : m.native_dtype;
-  }
+  read_gated_delta_layers(f, m, linear);  // hf_hybrid_families.cpp: Qwen3-Next's fields, the same names
 }
 
 // Nemotron-H Puzzle (NemotronHPuzzleForCausalLM, model_type nemotron_h_puzzle: NVIDIA's

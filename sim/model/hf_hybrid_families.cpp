@@ -45,6 +45,22 @@ void read_qwen_experts(const JsonFields& f, ModelSpec& m) {
 
 }  // namespace
 
+// Gated delta-rule layers from the linear_* fields (hf_families.h).
+void read_gated_delta_layers(const JsonFields& f, ModelSpec& m, int linear) {
+  if (linear <= 0) return;
+  StateLayers& s = m.state;
+  s.kind = StateLayers::Kind::gated_delta;
+  s.layers = linear;
+  s.heads = static_cast<int>(f.at_least("linear_num_value_heads", 1));
+  s.head_dim = static_cast<int>(f.at_least("linear_value_head_dim", 1));
+  s.key_heads = static_cast<int>(f.at_least("linear_num_key_heads", 1));
+  s.key_dim = static_cast<int>(f.at_least("linear_key_head_dim", 1));
+  s.conv_kernel = static_cast<int>(f.integer("linear_conv_kernel_dim", 4));
+  if (s.conv_kernel < 1) throw Error(fmt::format("{}: linear_conv_kernel_dim must be positive", f.where()));
+  s.chunk = 64;  // FLA's chunk_gated_delta_rule (vLLM's fla ops)
+  s.state_dtype = state_dtype(f, m.native_dtype);
+}
+
 // Qwen3-Next and Qwen3.5 (transformers' Qwen3NextConfig, Qwen3_5TextConfig): layer_types, or
 // every full_attention_interval-th layer, is full attention with an output gate
 // (attn_output_gate; Qwen3-Next always), the others gated delta rule layers; MoE (Qwen3-Next,
@@ -57,18 +73,7 @@ void read_qwen_hybrid(const JsonFields& f, ModelSpec& m) {
     for (int i = 0; i < m.layers; ++i)
       if ((i + 1) % every != 0) ++linear;
   }
-  if (linear > 0) {
-    StateLayers& s = m.state;
-    s.kind = StateLayers::Kind::gated_delta;
-    s.layers = linear;
-    s.heads = static_cast<int>(f.at_least("linear_num_value_heads", 1));
-    s.head_dim = static_cast<int>(f.at_least("linear_value_head_dim", 1));
-    s.key_heads = static_cast<int>(f.at_least("linear_num_key_heads", 1));
-    s.key_dim = static_cast<int>(f.at_least("linear_key_head_dim", 1));
-    s.conv_kernel = static_cast<int>(f.integer("linear_conv_kernel_dim", 4));
-    s.chunk = 64;  // FLA's chunk_gated_delta_rule (vLLM's fla ops)
-    s.state_dtype = state_dtype(f, m.native_dtype);
-  }
+  read_gated_delta_layers(f, m, linear);
   const std::string type = f.string("model_type", "");
   m.attention_output_gate = type == "qwen3_next" || f.boolean("attn_output_gate", false);
   read_qwen_experts(f, m);
