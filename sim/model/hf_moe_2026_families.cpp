@@ -187,6 +187,21 @@ void read_afmoe(const JsonFields& f, ModelSpec& m) {
   m.active_count = ModelSpec::ActiveCount::lm_head_only;
 }
 
+namespace {
+// K-EXAONE's and Hy3's MLPs: routed + shared experts, dense or MoE per layer (the layer list
+// rule read_mlp_layer_kinds reads, first_k_dense_replace 1 by default), at least one MoE layer
+// and a width for the dense ones.
+void read_dense_then_moe_layers(const JsonFields& f, ModelSpec& m) {
+  const std::string w = f.where();
+  read_fine_grained_experts(f, m);
+  read_mlp_layer_kinds(f, m, 1);
+  if (m.moe_layers() == 0)
+    throw Error(fmt::format("{}: no layer is MoE; servesim will not read {} as a dense model", w, m.architecture));
+  if (m.moe_layers() < m.layers && m.ffn <= 0)
+    throw Error(fmt::format("{}: {} dense layers need a positive intermediate_size", w, m.layers - m.moe_layers()));
+}
+}  // namespace
+
 // K-EXAONE (ExaoneMoEForCausalLM; transformers' ExaoneMoeForCausalLM, model_type "exaone_moe";
 // vLLM's exaone_moe.py at 055e47c28003156421365af985d676fc921cb075, ExaoneMoeAttention /
 // ExaoneMoe / ExaoneMoeDecoderLayer; transformers' ExaoneMoeConfig):
@@ -202,15 +217,9 @@ void read_afmoe(const JsonFields& f, ModelSpec& m) {
 //              236B is the main model's, as servesim's total is.
 // LG's "23B activated" fits the LM head counted and not the embedding (see the test).
 void read_exaone_moe(const JsonFields& f, ModelSpec& m) {
-  const std::string w = f.where();
   require_silu(f, "ExaoneMoeForCausalLM");
   read_exaone4(f, m);
-  read_fine_grained_experts(f, m);
-  read_mlp_layer_kinds(f, m, 1);
-  if (m.moe_layers() == 0)
-    throw Error(fmt::format("{}: no layer is MoE; servesim will not read {} as a dense model", w, m.architecture));
-  if (m.moe_layers() < m.layers && m.ffn <= 0)
-    throw Error(fmt::format("{}: {} dense layers need a positive intermediate_size", w, m.layers - m.moe_layers()));
+  read_dense_then_moe_layers(f, m);
   m.active_count = ModelSpec::ActiveCount::lm_head_only;
 }
 
@@ -294,12 +303,7 @@ void read_hy_v3(const JsonFields& f, ModelSpec& m) {
   m.attention_o_bias = false;
   m.gated_mlp = true;
   m.qk_head_norms = true;
-  read_fine_grained_experts(f, m);
-  read_mlp_layer_kinds(f, m, 1);
-  if (m.moe_layers() == 0)
-    throw Error(fmt::format("{}: no layer is MoE; servesim will not read {} as a dense model", w, m.architecture));
-  if (m.moe_layers() < m.layers && m.ffn <= 0)
-    throw Error(fmt::format("{}: {} dense layers need a positive intermediate_size", w, m.layers - m.moe_layers()));
+  read_dense_then_moe_layers(f, m);
 }
 
 // Grok-1 (Grok1ModelForCausalLM / Grok1ForCausalLM; vLLM's grok1.py at
