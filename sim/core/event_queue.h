@@ -11,6 +11,10 @@
 
 namespace servesim {
 
+// An event's ordering key (see EventQueue::Node): a GCC/Clang 128-bit integer, named
+// once under __extension__ so -Wpedantic does not flag each use.
+__extension__ typedef unsigned __int128 EventKey;
+
 struct Event {
   Nanos time = 0;          // when the event fires
   int priority = 0;        // among events at the same time, lower runs first
@@ -58,6 +62,25 @@ class EventQueue {
   bool empty() const { return heap_.empty(); }
   std::size_t size() const { return heap_.size(); }
 
+  // For events kept beside the heap (SlotCalendar, core/slot_calendar.h) that must
+  // interleave with its own in the one (time, priority, seq) order: a sequence number
+  // from the same counter, the key the heap compares, and an event from a key.
+  std::uint64_t take_seq() { return next_seq_++; }
+  EventKey top_key() const {
+    check_not_empty();
+    return key(heap_.front());
+  }
+  // Checks time and priority as push() does.
+  static EventKey key_of(Nanos time, int priority, std::uint64_t seq) {
+    if (time > kMaxSimNanos || time < -kMaxSimNanos) throw_time_out_of_range(to_seconds(time));
+    if (priority < -128 || priority > 127) throw std::logic_error("EventQueue: priority outside -128..127");
+    return key(Node{static_cast<std::uint64_t>(time) ^ kSignBit,
+                    (static_cast<std::uint64_t>(priority + 128) << kSeqBits) | seq, 0, 0});
+  }
+  static Event event_of_key(EventKey k, int kind, std::int64_t data) {
+    return event_of(Node{static_cast<std::uint64_t>(k >> 64), static_cast<std::uint64_t>(k), data, kind});
+  }
+
  private:
   // An event as the heap keeps it: the three keys in two words, compared as one
   // 128-bit number (time with its sign bit flipped, so unsigned order is signed
@@ -74,8 +97,8 @@ class EventQueue {
     std::int64_t data;
     int kind;
   };
-  static unsigned __int128 key(const Node& n) {
-    return (static_cast<unsigned __int128>(n.time) << 64) | n.order;
+  static EventKey key(const Node& n) {
+    return (static_cast<EventKey>(n.time) << 64) | n.order;
   }
   static Event event_of(const Node& n) {
     return Event{static_cast<Nanos>(n.time ^ kSignBit), static_cast<int>(n.order >> kSeqBits) - 128,
@@ -92,7 +115,7 @@ class EventQueue {
   void sift_up(const Node& e) {
     std::size_t i = heap_.size();
     heap_.push_back(e);
-    const unsigned __int128 k = key(e);
+    const EventKey k = key(e);
     while (i > 0) {
       const std::size_t parent = (i - 1) / 2;
       if (k >= key(heap_[parent])) break;
@@ -104,7 +127,7 @@ class EventQueue {
   // Places `e` (the former last event) from the root down.
   void sift_down(const Node& e) {
     const std::size_t n = heap_.size();
-    const unsigned __int128 k = key(e);
+    const EventKey k = key(e);
     std::size_t i = 0;
     for (;;) {
       std::size_t child = 2 * i + 1;

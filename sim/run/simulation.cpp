@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "core/event_queue.h"
+#include "core/slot_calendar.h"
 #include "engine/kv_tiers.h"
 #include "engine/data_parallel_ranks.h"
 #include "engine/engine.h"
@@ -417,6 +418,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& requests_in, const 
       if (reorder) source.on_failed(*r, r->arrival);
     }
   };
+  // (Asked only without replica horizons, when every event is in the heap.)
   auto horizon = [&] { return queue.empty() ? std::numeric_limits<Nanos>::max() : queue.top_time(); };
   // Each replica's own horizon (SimulationOptions::replica_horizon): a replica's fused
   // run goes on past other replicas' events and is cut short when a request is routed
@@ -424,11 +426,14 @@ SimulationResult simulate(const Scenario& sc, RequestSource& requests_in, const 
   // no deadlines (patience) and no pipeline kicks, every engine able to cut its run.
   bool replica_horizon = options.replica_horizon && options.fast_forward && n_replicas > 1 && !patience;
   for (const auto& e : replicas) replica_horizon = replica_horizon && e->interruptible();
-  // A step's end event carries its replica and the replica's step generation (bits 32
-  // up); a cut run's old end event is then stale and skipped.
-  std::vector<std::uint32_t> step_gen(replica_horizon ? n_replicas : 0, 0);
-  auto step_event = [&](int r) -> std::int64_t {
-    return replica_horizon ? (static_cast<std::int64_t>(step_gen[static_cast<std::size_t>(r)]) << 32) | r : r;
+  // With their own horizons, each replica's step end is its slot of the queue: a run
+  // cut short by an arrival has its end replaced, not left behind to be skipped.
+  SlotCalendar step_ends(replica_horizon ? n_replicas : 0);
+  auto queue_step_end = [&](int r, Nanos end) __attribute__((always_inline)) {
+    if (replica_horizon)
+      step_ends.set(queue, static_cast<std::size_t>(r), end, kStepEndPriority, kStepEnd, r);
+    else
+      queue.push(end, kStepEndPriority, kStepEnd, r);
   };
   // Patience: one deadline event queued per replica at most, at its earliest
   // pending deadline; the users who gave up are told to the source (closed loop:
@@ -461,7 +466,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& requests_in, const 
     Engine& e = *replicas[static_cast<std::size_t>(r)];
     if (patience) abandon_due(r, now);  // before planning: due prefills are aborted now
     if (e.can_start(now))
-      queue.push(e.start_step(now, replica_horizon ? kNever : horizon()), kStepEndPriority, kStepEnd, step_event(r));
+      queue_step_end(r, e.start_step(now, replica_horizon ? kNever : horizon()));
     const Nanos again = e.next_start();
     Nanos& at = kick_at[static_cast<std::size_t>(r)];
     if (again != kNever && again > now && (at == kNever || at <= now || again < at)) {
@@ -480,9 +485,8 @@ SimulationResult simulate(const Scenario& sc, RequestSource& requests_in, const 
     // the scalar fields, which a moved-from Request keeps.
     const bool taken = replicas[static_cast<std::size_t>(r)]->enqueue(std::move(req), now);
     if (replica_horizon && taken && replicas[static_cast<std::size_t>(r)]->interrupt(now)) {
-      // Its run ends with the step running now: a new end event, the old one stale.
-      ++step_gen[static_cast<std::size_t>(r)];
-      queue.push(replicas[static_cast<std::size_t>(r)]->step_end(), kStepEndPriority, kStepEnd, step_event(r));
+      // Its run ends with the step running now: that end replaces the run's.
+      queue_step_end(r, replicas[static_cast<std::size_t>(r)]->step_end());
     }
     if (!single) refresh(r);
     if (!taken) source.on_failed(req, now);
@@ -521,11 +525,14 @@ SimulationResult simulate(const Scenario& sc, RequestSource& requests_in, const 
   };
   const std::int64_t expected = source.expected_total();
   std::int64_t next_progress = 0;
-  std::uint32_t events = 0;
-  while (!queue.empty()) {
+  std::uint32_t popped = 0;
+  // The loop, over the heap alone or (replicas with their own horizons) the heap and
+  // the replicas' step-end slots: two copies, so the plain path tests no slots.
+  auto event_loop = [&](auto& events) __attribute__((always_inline)) {
+  while (!events.empty()) {
     // Ctrl-C stops a long run: one relaxed atomic load per 4096 events.
-    if ((++events & 4095u) == 0) throw_if_interrupted();
-    const Event ev = queue.pop();
+    if ((++popped & 4095u) == 0) throw_if_interrupted();
+    const Event ev = events.pop();
     const Nanos now = ev.time;
     last_event = now;
     if (ev.kind == kArrival && reorder && ev.data != arrival_generation) {
@@ -589,17 +596,14 @@ SimulationResult simulate(const Scenario& sc, RequestSource& requests_in, const 
           if (replicas[static_cast<std::size_t>(r)]->outstanding() == 0) scaler->stopped(r, now);
         }
         // The next decision, while anything else is still to happen.
-        if (!queue.empty()) queue.push(now + scaler->interval(), kScalePriority, kScale, -1);
+        if (!events.empty()) queue.push(now + scaler->interval(), kScalePriority, kScale, -1);
       }
     } else if (ev.kind == kKick) {
       const int r = static_cast<int>(ev.data);
       if (kick_at[static_cast<std::size_t>(r)] == now) kick_at[static_cast<std::size_t>(r)] = kNever;
       mark(r);
-    } else if (replica_horizon &&
-               static_cast<std::uint32_t>(ev.data >> 32) != step_gen[static_cast<std::size_t>(ev.data & 0xffffffff)]) {
-      // The end of a run that an arrival cut short: its new end has its own event.
     } else {
-      const int r = static_cast<int>(ev.data & 0xffffffff);
+      const int r = static_cast<int>(ev.data);
       done.clear();
       replicas[static_cast<std::size_t>(r)]->finish_step(now, done);
       observe(r);
@@ -614,10 +618,10 @@ SimulationResult simulate(const Scenario& sc, RequestSource& requests_in, const 
       mark(r);
       if (gate && gate->holding()) [[unlikely]] release_held(now);
     }
-    if (single && to_kick[0] && (queue.empty() || queue.top_time() > now)) {
+    if (single && to_kick[0] && (events.empty() || events.top_time() > now)) {
       to_kick[0] = 0;
       kick(0, now);
-    } else if (kick_count > 0 && (queue.empty() || queue.top_time() > now)) {
+    } else if (kick_count > 0 && (events.empty() || events.top_time() > now)) {
       // Only the marked replicas, in index order as a scan over all would take them.
       const auto marked = kick_list.begin() + static_cast<std::ptrdiff_t>(kick_count);
       if (kick_count > 1) std::sort(kick_list.begin(), marked);
@@ -631,6 +635,13 @@ SimulationResult simulate(const Scenario& sc, RequestSource& requests_in, const 
       options.progress(collector.finished(), expected);
       next_progress = collector.finished() + 1000;
     }
+  }
+  };
+  if (replica_horizon) {
+    MergedEvents merged(queue, step_ends);
+    event_loop(merged);
+  } else {
+    event_loop(queue);
   }
   if (pending) throw Error("internal: a request was left without its arrival");
   if (gateway && gateway->holding()) throw Error("internal: the gateway still holds requests at the run's end");
