@@ -529,113 +529,113 @@ SimulationResult simulate(const Scenario& sc, RequestSource& requests_in, const 
   // The loop, over the heap alone or (replicas with their own horizons) the heap and
   // the replicas' step-end slots: two copies, so the plain path tests no slots.
   auto event_loop = [&](auto& events) __attribute__((always_inline)) {
-  while (!events.empty()) {
-    // Ctrl-C stops a long run: one relaxed atomic load per 4096 events.
-    if ((++popped & 4095u) == 0) throw_if_interrupted();
-    const Event ev = events.pop();
-    const Nanos now = ev.time;
-    last_event = now;
-    if (ev.kind == kArrival && reorder && ev.data != arrival_generation) {
-      // A stale arrival: its request was given back to the source (resequence).
-    } else if (ev.kind == kArrival) {
-      // Handled in place (one move fewer per request); pending is emptied before pull().
-      Request& req = *pending;
-      if (source.withdrawn(req)) {
-        pending.reset();
-        pull();  // never sent: not offered
-      } else if (count_offered(req); guard.guard_tripped) {
-        reject(req, now);
-        source.on_failed(req, now);
-        pending.reset();
-        pull();
-      } else if (gateway) [[unlikely]] {
-        const Gateway::Decision d =
-            gateway->admit(req, now, gateway->flow_control() && pool_saturated());
-        if (d.verdict == Gateway::Verdict::fail) {
-          collector.on_request_done(failed_record(req, 0, d.why, now));
+    while (!events.empty()) {
+      // Ctrl-C stops a long run: one relaxed atomic load per 4096 events.
+      if ((++popped & 4095u) == 0) throw_if_interrupted();
+      const Event ev = events.pop();
+      const Nanos now = ev.time;
+      last_event = now;
+      if (ev.kind == kArrival && reorder && ev.data != arrival_generation) {
+        // A stale arrival: its request was given back to the source (resequence).
+      } else if (ev.kind == kArrival) {
+        // Handled in place (one move fewer per request); pending is emptied before pull().
+        Request& req = *pending;
+        if (source.withdrawn(req)) {
+          pending.reset();
+          pull();  // never sent: not offered
+        } else if (count_offered(req); guard.guard_tripped) {
+          reject(req, now);
           source.on_failed(req, now);
-        } else if (d.verdict == Gateway::Verdict::hold) {
-          gateway->hold(std::move(req), now);
+          pending.reset();
+          pull();
+        } else if (gateway) [[unlikely]] {
+          const Gateway::Decision d =
+              gateway->admit(req, now, gateway->flow_control() && pool_saturated());
+          if (d.verdict == Gateway::Verdict::fail) {
+            collector.on_request_done(failed_record(req, 0, d.why, now));
+            source.on_failed(req, now);
+          } else if (d.verdict == Gateway::Verdict::hold) {
+            gateway->hold(std::move(req), now);
+          } else {
+            mark(dispatch(std::move(req), now));
+          }
+          pending.reset();
+          pull();
         } else {
-          mark(dispatch(std::move(req), now));
+          const int r = dispatch(std::move(req), now);
+          pending.reset();
+          pull();
+          mark(r);
         }
-        pending.reset();
-        pull();
-      } else {
-        const int r = dispatch(std::move(req), now);
-        pending.reset();
-        pull();
-        mark(r);
-      }
-    } else if (ev.kind == kDeadline) {
-      const int r = static_cast<int>(ev.data);
-      if (deadline_at[static_cast<std::size_t>(r)] == now) deadline_at[static_cast<std::size_t>(r)] = kNever;
-      abandon_due(r, now);
-      mark(r);  // re-arms the next deadline (and may start a step)
-    } else if (ev.kind == kScale) {
-      if (ev.data >= 0) {  // a started replica is ready
+      } else if (ev.kind == kDeadline) {
         const int r = static_cast<int>(ev.data);
-        scaler->ready(r, now);
-        if (scaler->state(r) == Autoscaler::State::serving)
-          router.set_available(r, true, replicas[static_cast<std::size_t>(r)]->load());
-        if (gate && gate->holding()) release_held(now);
+        if (deadline_at[static_cast<std::size_t>(r)] == now) deadline_at[static_cast<std::size_t>(r)] = kNever;
+        abandon_due(r, now);
+        mark(r);  // re-arms the next deadline (and may start a step)
+      } else if (ev.kind == kScale) {
+        if (ev.data >= 0) {  // a started replica is ready
+          const int r = static_cast<int>(ev.data);
+          scaler->ready(r, now);
+          if (scaler->state(r) == Autoscaler::State::serving)
+            router.set_available(r, true, replicas[static_cast<std::size_t>(r)]->load());
+          if (gate && gate->holding()) release_held(now);
+        } else {
+          refresh_stale();
+          for (std::size_t i = 0; i < replicas.size(); ++i)
+            signals[i] = ReplicaSignal{replicas[i]->queued(), replicas[i]->outstanding(), replicas[i]->kv_load()};
+          FleetSignal fleet_signal;
+          if (gate) fleet_signal.held = gate->held();
+          if (!recent_ttft_ms.empty()) {
+            fleet_signal.ttft_s = quantile_ms(recent_ttft_ms, sc.autoscale->ttft_quantile) / 1e3;
+            recent_ttft_ms.clear();
+          }
+          const Autoscaler::Decision d = scaler->decide(now, signals, fleet_signal);
+          for (int r : d.start) queue.push(scaler->ready_at(r), kScalePriority, kScale, r);
+          for (int r : d.drain) {
+            router.set_available(r, false, replicas[static_cast<std::size_t>(r)]->load());
+            if (replicas[static_cast<std::size_t>(r)]->outstanding() == 0) scaler->stopped(r, now);
+          }
+          // The next decision, while anything else is still to happen.
+          if (!events.empty()) queue.push(now + scaler->interval(), kScalePriority, kScale, -1);
+        }
+      } else if (ev.kind == kKick) {
+        const int r = static_cast<int>(ev.data);
+        if (kick_at[static_cast<std::size_t>(r)] == now) kick_at[static_cast<std::size_t>(r)] = kNever;
+        mark(r);
       } else {
-        refresh_stale();
-        for (std::size_t i = 0; i < replicas.size(); ++i)
-          signals[i] = ReplicaSignal{replicas[i]->queued(), replicas[i]->outstanding(), replicas[i]->kv_load()};
-        FleetSignal fleet_signal;
-        if (gate) fleet_signal.held = gate->held();
-        if (!recent_ttft_ms.empty()) {
-          fleet_signal.ttft_s = quantile_ms(recent_ttft_ms, sc.autoscale->ttft_quantile) / 1e3;
-          recent_ttft_ms.clear();
+        const int r = static_cast<int>(ev.data);
+        done.clear();
+        replicas[static_cast<std::size_t>(r)]->finish_step(now, done);
+        observe(r);
+        if (scaler && scaler->state(r) == Autoscaler::State::draining &&
+            replicas[static_cast<std::size_t>(r)]->outstanding() == 0)
+          scaler->stopped(r, now);
+        for (const auto& d : done) source.on_complete(d, now);
+        if (!done.empty()) {
+          pull();  // closed loop: a completion may release the next request
+          if (reorder) resequence();
         }
-        const Autoscaler::Decision d = scaler->decide(now, signals, fleet_signal);
-        for (int r : d.start) queue.push(scaler->ready_at(r), kScalePriority, kScale, r);
-        for (int r : d.drain) {
-          router.set_available(r, false, replicas[static_cast<std::size_t>(r)]->load());
-          if (replicas[static_cast<std::size_t>(r)]->outstanding() == 0) scaler->stopped(r, now);
+        mark(r);
+        if (gate && gate->holding()) [[unlikely]] release_held(now);
+      }
+      if (single && to_kick[0] && (events.empty() || events.top_time() > now)) {
+        to_kick[0] = 0;
+        kick(0, now);
+      } else if (kick_count > 0 && (events.empty() || events.top_time() > now)) {
+        // Only the marked replicas, in index order as a scan over all would take them.
+        const auto marked = kick_list.begin() + static_cast<std::ptrdiff_t>(kick_count);
+        if (kick_count > 1) std::sort(kick_list.begin(), marked);
+        for (auto it = kick_list.begin(); it != marked; ++it) {
+          to_kick[static_cast<std::size_t>(*it)] = 0;
+          kick(*it, now);
         }
-        // The next decision, while anything else is still to happen.
-        if (!events.empty()) queue.push(now + scaler->interval(), kScalePriority, kScale, -1);
+        kick_count = 0;
       }
-    } else if (ev.kind == kKick) {
-      const int r = static_cast<int>(ev.data);
-      if (kick_at[static_cast<std::size_t>(r)] == now) kick_at[static_cast<std::size_t>(r)] = kNever;
-      mark(r);
-    } else {
-      const int r = static_cast<int>(ev.data);
-      done.clear();
-      replicas[static_cast<std::size_t>(r)]->finish_step(now, done);
-      observe(r);
-      if (scaler && scaler->state(r) == Autoscaler::State::draining &&
-          replicas[static_cast<std::size_t>(r)]->outstanding() == 0)
-        scaler->stopped(r, now);
-      for (const auto& d : done) source.on_complete(d, now);
-      if (!done.empty()) {
-        pull();  // closed loop: a completion may release the next request
-        if (reorder) resequence();
+      if (options.progress && collector.finished() >= next_progress) {
+        options.progress(collector.finished(), expected);
+        next_progress = collector.finished() + 1000;
       }
-      mark(r);
-      if (gate && gate->holding()) [[unlikely]] release_held(now);
     }
-    if (single && to_kick[0] && (events.empty() || events.top_time() > now)) {
-      to_kick[0] = 0;
-      kick(0, now);
-    } else if (kick_count > 0 && (events.empty() || events.top_time() > now)) {
-      // Only the marked replicas, in index order as a scan over all would take them.
-      const auto marked = kick_list.begin() + static_cast<std::ptrdiff_t>(kick_count);
-      if (kick_count > 1) std::sort(kick_list.begin(), marked);
-      for (auto it = kick_list.begin(); it != marked; ++it) {
-        to_kick[static_cast<std::size_t>(*it)] = 0;
-        kick(*it, now);
-      }
-      kick_count = 0;
-    }
-    if (options.progress && collector.finished() >= next_progress) {
-      options.progress(collector.finished(), expected);
-      next_progress = collector.finished() + 1000;
-    }
-  }
   };
   if (replica_horizon) {
     MergedEvents merged(queue, step_ends);
