@@ -636,11 +636,13 @@ TEST_CASE("rest 2026: A.X K1 reads as DeepSeek-V3 with both tables active", "[hf
 }
 
 TEST_CASE("rest 2026: Param-2 17B-A2.4B (Param2MoE)", "[hf][rest2026]") {
-  // NVIDIA Megatron Bridge's Param2ModelProvider, "Provider for BharatGen Param2-17B-A2.4B-Thinking"
-  // (param_17B_provider.py), written back as the HF fields its bridge's megatron_to_hf_config emits: 21
-  // layers, hidden 2048, a dense layer 0 of 9216, 32 heads and 8 KV heads of head_dim 64, vocabulary
-  // 128008, tied embeddings, 64 experts of 2048 top-6, two shared experts as one MLP of
-  // moe_shared_expert_intermediate_size 4096, use_qk_norm true, no biases.
+  // bharatgenai/Param2-17B-A2.4B-Thinking's config.json as an 8-bit copy republishes it
+  // (neuralnets/Param2-17B-A2.4B-Thinking-8bit: first_k_dense_replace 1, head_dim 64, hidden_size 2048,
+  // intermediate_size 9216, max_position_embeddings 4096, moe_intermediate_size 2048,
+  // moe_shared_expert_intermediate_size 4096, n_group 1, 32 heads, 64 experts top-6, 21 layers, 8 KV
+  // heads, num_shared_experts 2), with the vocabulary (128008), the tied embedding and use_qk_norm true
+  // that the excerpt leaves out taken from NVIDIA Megatron Bridge's Param2ModelProvider, "Provider for
+  // BharatGen Param2-17B-A2.4B-Thinking" (param_17B_provider.py), whose other fields agree.
   const nlohmann::json j = {{"architectures", {"Param2MoEForCausalLM"}},
                             {"model_type", "param2moe"},
                             {"num_hidden_layers", 21},
@@ -681,8 +683,8 @@ TEST_CASE("rest 2026: Param-2 17B-A2.4B (Param2MoE)", "[hf][rest2026]") {
   CHECK(m.active_params() == active);  // 2,554,962,560
   // BharatGen's model card (bharatgenai/Param2-17B-A2.4B-Thinking): "17B total parameters, while
   // activating only 2.4B parameters per token": +0.9%. The active count is +6.5% from 2.4B with the tied
-  // table counted, -4.5% without it: the provider's fields may not be the released config's, and no
-  // active figure is checked.
+  // table counted and -4.5% without it (2.29B): no count of these weights gives 2.4B, so no active
+  // figure is checked.
   CHECK(within(static_cast<double>(m.total_params()), 17e9, 0.02));
 
   nlohmann::json b = j;
