@@ -693,3 +693,28 @@ TEST_CASE("rest 2026: Param-2 17B-A2.4B (Param2MoE)", "[hf][rest2026]") {
   const ModelSpec biased = load_edited(b, "param2-bias");
   CHECK(biased.total_params() == total + 21 * ((2048 + 1024) + 2048));  // q, k, v and o_proj biases
 }
+
+TEST_CASE("rest 2026: a Cohere2Vision wrapper around a Cohere2Moe text model", "[hf][rest2026]") {
+  // SGLang's config-time overrides for cohere2_moe name both "Cohere2MoeForCausalLM,
+  // Cohere2VisionForConditionalGeneration", and a training port builds its cohere2_vision test model as
+  // Cohere2VisionConfig around a text config of model_type "cohere2_moe": the text model is found by its
+  // model_type (no architectures inside), the tied table from the wrapper, the tower estimated and left out.
+  nlohmann::json text = command_a_plus_text();
+  text.erase("architectures");
+  text.erase("tie_word_embeddings");
+  const nlohmann::json j = {{"architectures", {"Cohere2VisionForConditionalGeneration"}},
+                            {"model_type", "cohere2_vision"},
+                            {"tie_word_embeddings", true},
+                            {"text_config", text},
+                            {"vision_config",
+                             {{"model_type", "siglip_vision_model"},
+                              {"hidden_size", 1152},
+                              {"num_hidden_layers", 27},
+                              {"intermediate_size", 4304},
+                              {"patch_size", 14}}}};
+  const ModelSpec wrapped = load_edited(j, "cohere2-vision-moe");
+  const ModelSpec plain = load_edited(command_a_plus_text(), "command-a-plus-plain");
+  CHECK(wrapped.total_params() == plain.total_params());
+  CHECK(wrapped.active_params() == plain.active_params());
+  CHECK(wrapped.vision_params_estimate > 0);
+}
