@@ -417,8 +417,9 @@ void read_axk1(const JsonFields& f, ModelSpec& m) {
 // head_dim) beside one KV head; servesim's attention projects the query straight from the hidden
 // state (or through MLA's latent KV), so it would count hidden x heads x head_dim query weights
 // where the model has hidden x share_q_dim + share_q_dim x heads x head_dim.
+// Step-3's multimodal wrapper (Step3VLForConditionalGeneration, vLLM's step3_vl.py) serves that text model.
 std::string rest2026_unsupported(const std::string& arch) {
-  if (arch == "Step3TextForCausalLM")
+  if (arch == "Step3TextForCausalLM" || arch == "Step3VLForConditionalGeneration")
     return ": Step-3's attention projects the query through a low-rank share_q_dim (qkv_proj's query part, "
            "inter_norm, then wq to the heads) beside one KV head; servesim's attention projects the query straight "
            "from the hidden state, so it would misprice it";

@@ -456,6 +456,12 @@ TEST_CASE("rest 2026: Step-3's text model is refused, naming what servesim lacks
   const std::string e = error_of([&] { load_edited(j, "step3-text"); });
   CHECK_THAT(e, Contains("architecture 'Step3TextForCausalLM' (model_type 'step3_text') is not supported"));
   CHECK_THAT(e, Contains("low-rank share_q_dim"));
+  // Step-3's wrapper around it (stepfun-ai/step3: Step3VLForConditionalGeneration, text_config model_type
+  // "step3_text").
+  const nlohmann::json vl = {{"architectures", {"Step3VLForConditionalGeneration"}},
+                             {"model_type", "step3_vl"},
+                             {"text_config", j}};
+  CHECK_THAT(error_of([&] { load_edited(vl, "step3-vl"); }), Contains("low-rank share_q_dim"));
 }
 
 namespace {
