@@ -199,6 +199,19 @@ const std::map<std::string, HfFamily>& by_architecture() {
       // configs share its "bailing_hybrid".
       {"BailingMoeV2_5ForCausalLM", HfFamily::bailing_moe_v2_5},
       {"OlmoHybridForCausalLM", HfFamily::olmo_hybrid},
+      // hf_rest_2026_families.cpp. FlexOlmo reads as OLMoE: vLLM's FlexOlmoForCausalLM subclasses
+      // OlmoeForCausalLM (flex_olmo.py): OLMoE's attention, router and experts of intermediate_size
+      // on every layer, q/k norms over the full widths (uncounted as OLMoE's are), two norms a layer
+      // placed after the sublayers instead of before (the same count).
+      {"Cohere2MoeForCausalLM", HfFamily::cohere2_moe},
+      {"FlexOlmoForCausalLM", HfFamily::olmoe},
+      {"ArcticForCausalLM", HfFamily::arctic},
+      {"PanguProMoEForCausalLM", HfFamily::pangu_pro_moe},
+      {"PanguUltraMoEForCausalLM", HfFamily::pangu_ultra_moe},
+      {"SarvamMoEForCausalLM", HfFamily::sarvam_moe},
+      {"SarvamMLAForCausalLM", HfFamily::sarvam_mla},
+      {"AXK1ForCausalLM", HfFamily::axk1},
+      {"Param2MoEForCausalLM", HfFamily::param2_moe},
   };
   return m;
 }
@@ -268,6 +281,11 @@ const std::map<std::string, HfFamily>& by_model_type() {
       {"minimax_text_01", HfFamily::minimax_text01}, {"minimax_m1", HfFamily::minimax_text01},
       {"minimax", HfFamily::minimax_text01},         {"nemotron_h_puzzle", HfFamily::nemotron_h_puzzle},
       {"olmo_hybrid", HfFamily::olmo_hybrid},
+      // hf_rest_2026_families.cpp:
+      {"cohere2_moe", HfFamily::cohere2_moe},  {"flex_olmo", HfFamily::olmoe},
+      {"arctic", HfFamily::arctic},            {"pangu_ultra_moe", HfFamily::pangu_ultra_moe},
+      {"sarvam_moe", HfFamily::sarvam_moe},    {"axk1", HfFamily::axk1},
+      {"param2moe", HfFamily::param2_moe},
   };
   return m;
 }
@@ -299,7 +317,11 @@ bool is_moe_family(HfFamily f) {
          f == HfFamily::phimoe || f == HfFamily::granite_moe ||
          f == HfFamily::lfm2_moe || f == HfFamily::afmoe || f == HfFamily::exaone_moe ||
          f == HfFamily::deepseek_moe || f == HfFamily::dbrx || f == HfFamily::grok1 ||
-         f == HfFamily::hy_v3;
+         f == HfFamily::hy_v3 ||
+         // hf_rest_2026_families.cpp:
+         f == HfFamily::cohere2_moe || f == HfFamily::arctic || f == HfFamily::pangu_pro_moe ||
+         f == HfFamily::pangu_ultra_moe || f == HfFamily::sarvam_mla || f == HfFamily::sarvam_moe ||
+         f == HfFamily::axk1 || f == HfFamily::param2_moe;
          f == HfFamily::lfm2_moe ||
          f == HfFamily::nemotron_h_puzzle || f == HfFamily::bailing_moe_v2_5;  // MiniMax-Text-01's reader allows one expert (a dense MLP)
 }

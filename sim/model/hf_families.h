@@ -109,6 +109,15 @@ enum class HfFamily {
   nemotron_h_puzzle,  // Nemotron-H Puzzle (Nemotron-H blocks, each MoE block its own width and top-k)
   bailing_moe_v2_5,   // Ling / Ring 2.5 (lightning attention + MLA every layer_group_size-th, Ling 2.0's MoE)
   olmo_hybrid,        // OLMo Hybrid (Gated DeltaNet + OLMo 2 attention, dense SwiGLU)
+  // hf_rest_2026_families.cpp:
+  cohere2_moe,      // Cohere2Moe: North Mini Code, Command A+ (Cohere's parallel block, routed + shared experts)
+  arctic,           // Snowflake Arctic (a dense residual MLP beside the MoE, read as a shared expert)
+  pangu_pro_moe,    // Pangu Pro MoE (biased GQA, grouped experts MoGE, a shared expert)
+  pangu_ultra_moe,  // openPangu Ultra MoE (DeepSeek-V3's decoder under Huawei's field names)
+  sarvam_mla,       // Sarvam 105B (MLA, dense then routed + shared experts)
+  sarvam_moe,       // Sarvam 30B (Ling 2.0's decoder; Sarvam's active count)
+  axk1,             // A.X K1 (DeepSeek-V3's decoder, a norm after each MoE block)
+  param2_moe,       // Param-2 (GQA with q/k norms, dense then routed + shared experts)
 };
 
 // The family of a text model from its architecture name, or from its model_type (a wrapper's
@@ -215,6 +224,21 @@ void read_legacy(HfFamily family, const JsonFields& f, ModelSpec& m);
 // `linear` gated delta-rule layers (Qwen3-Next / Qwen3.5's linear_* fields, which OLMo Hybrid
 // shares; hf_hybrid_families.cpp): heads, widths, conv kernel, FLA's chunk, the state's dtype.
 void read_gated_delta_layers(const JsonFields& f, ModelSpec& m, int linear);
+
+// hf_rest_2026_families.cpp: openPangu Ultra MoE's field names (num_routed_experts,
+// attention_q_lora_dim, num_dense_layers, ...) copied under DeepSeek-V3's (a no-op for other
+// families), the group's readers, and what servesim lacks for an architecture of the group it
+// refuses (": ..." for the importer's refusal), or "".
+void alias_rest2026_fields(nlohmann::json& text, HfFamily family);
+void read_cohere2_moe(const JsonFields& f, ModelSpec& m);
+void read_arctic(const JsonFields& f, ModelSpec& m);
+void read_pangu_pro_moe(const JsonFields& f, ModelSpec& m);
+void read_pangu_ultra_moe(const JsonFields& f, ModelSpec& m);
+void read_sarvam_mla(const JsonFields& f, ModelSpec& m);
+void read_sarvam_moe(const JsonFields& f, ModelSpec& m);
+void read_axk1(const JsonFields& f, ModelSpec& m);
+void read_param2_moe(const JsonFields& f, ModelSpec& m);
+std::string rest2026_unsupported(const std::string& arch);
 
 // How many entries of `layer_types` are `kind`; -1 when the config has no such list.
 int count_layer_types(const JsonFields& f, const std::string& kind);

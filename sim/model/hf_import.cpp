@@ -180,7 +180,9 @@ std::int64_t vision_params_estimate(const json& j) {
 // PLaMo 2's mixer, Gemma 3n, Llama 3.2 Vision's cross-attention).
 std::string known_unsupported(const std::string& arch) {
   const std::string moe = moe_2026_unsupported(arch);
-  return moe.empty() ? hyb_known_unsupported(arch) : moe;
+  if (!moe.empty()) return moe;
+  const std::string rest = rest2026_unsupported(arch);  // hf_rest_2026_families.cpp
+  return rest.empty() ? hyb_known_unsupported(arch) : rest;
 }
 
 // Where a multimodal wrapper keeps its language model: the object and its key (null: the
@@ -291,6 +293,7 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
   if (*family == HfFamily::exaone) alias_exaone_fields(text);
   if (*family == HfFamily::step3p7) alias_step3p5_fields(text, where);
   if (*family == HfFamily::dbrx) alias_dbrx_fields(text, where);
+  alias_rest2026_fields(text, *family);
   alias_legacy_fields(text, *family);
   JsonFields f(text, where);
   ModelSpec m;
@@ -429,6 +432,14 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     case HfFamily::nemotron_h_puzzle: read_nemotron_h_puzzle(f, m); break;
     case HfFamily::bailing_moe_v2_5: read_bailing_moe_v2_5(f, m); break;
     case HfFamily::olmo_hybrid: read_olmo_hybrid(f, m); break;
+    case HfFamily::cohere2_moe: read_cohere2_moe(f, m); break;
+    case HfFamily::arctic: read_arctic(f, m); break;
+    case HfFamily::pangu_pro_moe: read_pangu_pro_moe(f, m); break;
+    case HfFamily::pangu_ultra_moe: read_pangu_ultra_moe(f, m); break;
+    case HfFamily::sarvam_mla: read_sarvam_mla(f, m); break;
+    case HfFamily::sarvam_moe: read_sarvam_moe(f, m); break;
+    case HfFamily::axk1: read_axk1(f, m); break;
+    case HfFamily::param2_moe: read_param2_moe(f, m); break;
   }
   // A mixture-of-experts family whose config names no experts (num_experts: 0, or the
   // field missing) would be priced as a dense model with the expert-sized FFN.
