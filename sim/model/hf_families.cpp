@@ -321,9 +321,9 @@ bool is_moe_family(HfFamily f) {
          // hf_rest_2026_families.cpp:
          f == HfFamily::cohere2_moe || f == HfFamily::arctic || f == HfFamily::pangu_pro_moe ||
          f == HfFamily::pangu_ultra_moe || f == HfFamily::sarvam_mla || f == HfFamily::sarvam_moe ||
-         f == HfFamily::axk1 || f == HfFamily::param2_moe;
-         f == HfFamily::lfm2_moe ||
-         f == HfFamily::nemotron_h_puzzle || f == HfFamily::bailing_moe_v2_5;  // MiniMax-Text-01's reader allows one expert (a dense MLP)
+         f == HfFamily::axk1 || f == HfFamily::param2_moe ||
+         // hf_hyb_families.cpp (MiniMax-Text-01 is not here: its reader allows one expert, a dense MLP):
+         f == HfFamily::nemotron_h_puzzle || f == HfFamily::bailing_moe_v2_5;
 }
 
 bool is_attention_free_family(HfFamily f) { return f == HfFamily::mamba2 || f == HfFamily::mamba; }
