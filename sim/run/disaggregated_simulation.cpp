@@ -154,6 +154,11 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
     double last_step_s;
   };
   std::unordered_map<std::int64_t, Prefilled> prefilled;
+  // The decode instance the P/D decider read, for a request it sent to the prefill
+  // pool (llm-d's pd-profile-handler picks the decode endpoint first, then decides):
+  // only when decode instances keep a prefix cache and the decider is on.
+  const bool decode_caches = decoders.front()->prefix_cache() != nullptr;
+  std::unordered_map<std::int64_t, int> decode_of;
   // Transfers in flight, by slot (the event's data).
   struct Transfer {
     int decode;
@@ -178,6 +183,12 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
       if (it == in_prefill.end()) throw Error("internal: a prefill record for a request not in the prefill pool");
       const Request orig = std::move(it->second);
       in_prefill.erase(it);
+      int chosen = -1;  // the decode instance the decider picked, if it did
+      if (!decode_of.empty())
+        if (auto c = decode_of.find(orig.id); c != decode_of.end()) {
+          chosen = c->second;
+          decode_of.erase(c);
+        }
       if (rec.failed) {
         fail(rec, orig, now);
         continue;
@@ -190,7 +201,7 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
         continue;
       }
       prefilled.emplace(orig.id, Prefilled{now, rec.replica, prefill_tap.last_step_seconds(rec.replica)});
-      const int d = decode_router.pick(decode.engines, orig);
+      const int d = chosen >= 0 ? chosen : decode_router.pick(decode.engines, orig);
       if (!decoders[static_cast<std::size_t>(d)]->accept(orig, rec, now)) {
         prefilled.erase(orig.id);
         source.on_complete(orig, now);  // reported failed by the decode instance
@@ -209,7 +220,15 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
       const Prefilled p = it->second;
       prefilled.erase(it);
       decode_wait_ms.add(to_seconds(now - p.at) * 1e3);
-      const double bytes = static_cast<double>(g.input_tokens) * kv_per_token;
+      // Only the prompt's blocks the decode instance has not cached move: vLLM's
+      // NixlConnector (vllm/distributed/kv_transfer/kv_connector/v1/nixl_connector.py)
+      // asks for len(prompt) - num_computed_tokens, the local prefix hit
+      // (get_num_new_matched_tokens), and reads into the request's unhashed blocks
+      // only (update_state_after_alloc: blocks.get_unhashed_block_ids()). The prefill
+      // instance still computes the whole prompt (its own prefix cache aside): the
+      // decider sent it there. cached_tokens is 0 without prefix caching.
+      const std::int64_t sent = g.input_tokens - decoders[static_cast<std::size_t>(d)]->cached_tokens(g.id);
+      const double bytes = static_cast<double>(sent) * kv_per_token;
       const double wire_s = bytes / link.bandwidth;
       Nanos& free_at = link_free[static_cast<std::size_t>(p.instance)];
       const Nanos start = std::max(now, free_at);
@@ -275,6 +294,16 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
       reject(*r, r->arrival);
     }
   };
+  // The P/D decider with decode-side prefix caches (llm-d's prefix-based decider,
+  // pkg/plugins/profile/prefix_based_pd_decider.go in llm-d-inference-scheduler): the
+  // decode pool's router picks the instance first; the uncached part is the prompt
+  // less what that instance's cache holds of it now; at or below the threshold it
+  // is prefilled there. `d`: the instance picked, either way.
+  auto decide_local = [&](const Request& req, int& d) {
+    d = decode_router.pick(decode.engines, req);
+    const std::int64_t cached = decoders[static_cast<std::size_t>(d)]->cached_prompt_tokens(req);
+    return req.input_tokens - cached <= spec.decider_threshold;
+  };
   auto horizon = [&] { return queue.empty() ? std::numeric_limits<Nanos>::max() : queue.top_time(); };
 
   pull();
@@ -300,10 +329,11 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
         // Refused before prefill: the prefill instance sees one output token only.
         fail(failed_record(req, 0, FailureReason::too_long_for_max_model_len, now), req, now);
         pull();
-      } else if (req.input_tokens <= spec.decider_threshold) {
+      } else if (int d = -1; spec.decider_threshold > 0 &&
+                 (decode_caches ? decide_local(req, d) : req.input_tokens <= spec.decider_threshold)) {
         // The P/D decider: few enough uncached prompt tokens to prefill on the decode
         // instance (llm-d's decode profile picks it; no prefill instance, no transfer).
-        const int d = decode_router.pick(decode.engines, req);
+        if (d < 0) d = decode_router.pick(decode.engines, req);
         ++report.local_prefills;
         if (!decoders[static_cast<std::size_t>(d)]->accept(req, arrival_record(req, d), now, /*local_prefill=*/true))
           source.on_complete(req, now);  // reported failed by the decode instance
@@ -312,6 +342,7 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
         check_guard(now);
         pull();
       } else {
+        if (d >= 0) decode_of.emplace(req.id, d);  // the decider's decode instance takes it after prefill
         const int p = prefill_router.pick(prefill.engines, req);
         Request one = copy_request(req);  // queued there with req's bytes
         one.output_tokens = 1;  // the prefill instance samples the first token
@@ -386,6 +417,14 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
   report.transfer_ms = transfer_ms.summarize();
   report.link_wait_ms = link_wait_ms.summarize();
   report.decode_wait_ms = decode_wait_ms.summarize();
+  if (decode_caches) {
+    report.decode_prefix_caching = true;
+    for (const DecodeOnlyEngine* e : decoders) {
+      report.decode_prompt_tokens += e->granted_prompt_tokens();
+      report.decode_cached_tokens += e->hit_tokens();
+      report.decode_evicted_blocks += e->prefix_cache()->cache().evictions();
+    }
+  }
   // The run's hardware figures are both pools': GPUs and energy added, per-GPU
   // ratios weighted by each pool's busy GPU-seconds; batch and KV figures are the
   // decode pool's (where sequences batch and KV accumulates), queue figures the
