@@ -116,7 +116,10 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
     decoders.push_back(e.get());
     decode.engines.push_back(std::move(e));
   }
-  Router prefill_router(spec.prefill.router), decode_router(spec.decode.router);
+  // Each pool's router as a co-located fleet's (parallelism.router_weights too: `scored`
+  // with precise_prefix reads the decode instances' prefix caches, Engine::prefix_match).
+  Router prefill_router(spec.prefill.router, spec.prefill.router_weights),
+      decode_router(spec.decode.router, spec.decode.router_weights);
 
   const double kv_per_token = model_kv_bytes_per_token(sc.model, spec.decode.resolved.kv_cache);
   const KvTransferSpec& link = spec.transfer;
@@ -126,9 +129,6 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
       decode_wait_ms(Collector::kExactCap, false);
 
   EventQueue queue;
-  if (source.may_reorder())
-    throw Error("workload.multi_turn.loop: closed (sessions whose turns follow their answers) is not modelled with "
-                "disaggregation yet; use loop: open or a co-located scenario");
   std::optional<Request> pending;
   const Nanos frontend = to_nanos(sc.engine.frontend_latency);
   const std::int64_t max_len = std::min(spec.prefill.engine.max_model_len, spec.decode.engine.max_model_len);
@@ -138,10 +138,25 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
     if (offered++ == 0) first_arrival = r.arrival;
     last_arrival = std::max(last_arrival, r.arrival);
   };
+  // A source that may reorder (closed-loop sessions: an answer makes the next turn
+  // due, possibly before the request pending here) is asked after each event whether
+  // an earlier request is due; the pending one is then given back and its arrival
+  // event goes stale, which the event's generation tells (as run/simulation.cpp does).
+  const bool reorder = source.may_reorder();
+  std::int64_t arrival_generation = 0;
   auto pull = [&] {
     if (pending) return;
     pending = source.next();
-    if (pending) queue.push(pending->arrival + frontend, kArrivalPriority, kArrival, pending->id);
+    if (pending) queue.push(pending->arrival + frontend, kArrivalPriority, kArrival, ++arrival_generation);
+  };
+  auto resequence = [&] {
+    pull();
+    if (!pending) return;
+    const std::optional<Nanos> due = source.earliest();
+    if (!due || *due >= pending->arrival) return;
+    source.put_back(std::move(*pending));
+    pending.reset();
+    pull();
   };
 
   // Requests between arrival and their decode instance: the original (its full
@@ -173,7 +188,7 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
   auto fail = [&](RequestRecord rec, const Request& orig, Nanos now) {
     rec.output_tokens = orig.output_tokens;
     run.on_request_done(rec);
-    source.on_complete(orig, now);
+    source.on_failed(orig, now);
   };
   // The prefill instances' records since the last look: failures end there; a
   // first token goes on to a decode instance (or ends a one-token request).
@@ -204,7 +219,7 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
       const int d = chosen >= 0 ? chosen : decode_router.pick(decode.engines, orig);
       if (!decoders[static_cast<std::size_t>(d)]->accept(orig, rec, now)) {
         prefilled.erase(orig.id);
-        source.on_complete(orig, now);  // reported failed by the decode instance
+        source.on_failed(orig, now);  // reported failed by the decode instance
         continue;
       }
       to_grant[static_cast<std::size_t>(d)] = 1;
@@ -287,11 +302,13 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
     for (auto& e : decode.engines)
       e->abort_queued(now, FailureReason::overload_guard, [&](const Request& r) {
         prefilled.erase(r.id);
-        source.on_complete(r, now);
+        source.on_failed(r, now);
       });
+    // (A source that may reorder is told of each failure: its sessions end, so it runs dry.)
     while (auto r = source.next()) {
       count_offered(*r);
       reject(*r, r->arrival);
+      if (reorder) source.on_failed(*r, r->arrival);
     }
   };
   // The P/D decider with decode-side prefix caches (llm-d's prefix-based decider,
@@ -316,14 +333,16 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
     const Event ev = queue.pop();
     const Nanos now = ev.time;
     const auto idx = static_cast<std::size_t>(ev.data);
-    if (ev.kind == kArrival) {
+    if (ev.kind == kArrival && ev.data != arrival_generation) {
+      // Stale: its request was given back to the source (resequence).
+    } else if (ev.kind == kArrival) {
       Request req = std::move(*pending);
       pending.reset();
       if (source.withdrawn(req)) {
         pull();
       } else if (count_offered(req); guard.guard_tripped) {
         reject(req, now);
-        source.on_complete(req, now);
+        source.on_failed(req, now);
         pull();
       } else if (req.input_tokens + req.output_tokens > max_len) {
         // Refused before prefill: the prefill instance sees one output token only.
@@ -336,7 +355,7 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
         if (d < 0) d = decode_router.pick(decode.engines, req);
         ++report.local_prefills;
         if (!decoders[static_cast<std::size_t>(d)]->accept(req, arrival_record(req, d), now, /*local_prefill=*/true))
-          source.on_complete(req, now);  // reported failed by the decode instance
+          source.on_failed(req, now);  // reported failed by the decode instance
         else
           to_grant[static_cast<std::size_t>(d)] = 1;
         check_guard(now);
@@ -372,6 +391,7 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
       to_grant[idx] = 1;
       to_kick_d[idx] = 1;
     }
+    if (reorder) resequence();
     if (queue.empty() || queue.top_time() > now) {
       for (int d = 0; d < nd; ++d) {
         if (!to_grant[static_cast<std::size_t>(d)]) continue;
