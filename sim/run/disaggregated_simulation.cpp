@@ -348,8 +348,8 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
         // Refused before prefill: the prefill instance sees one output token only.
         fail(failed_record(req, 0, FailureReason::too_long_for_max_model_len, now), req, now);
         pull();
-      } else if (int d = -1; spec.decider_threshold > 0 &&
-                 (decode_caches ? decide_local(req, d) : req.input_tokens <= spec.decider_threshold)) {
+      } else if (int d = -1; decode_caches ? spec.decider_threshold > 0 && decide_local(req, d)
+                                           : req.input_tokens <= spec.decider_threshold) {
         // The P/D decider: few enough uncached prompt tokens to prefill on the decode
         // instance (llm-d's decode profile picks it; no prefill instance, no transfer).
         if (d < 0) d = decode_router.pick(decode.engines, req);
