@@ -244,3 +244,28 @@ TEST_CASE("pd prefix cache: closed-loop sessions run with disaggregation; each t
   CHECK(again.summary.e2e_ms.mean == r.summary.e2e_ms.mean);
   CHECK(again.summary.duration_s == r.summary.duration_s);
 }
+
+TEST_CASE("pd prefix cache: a prefix-aware decode-pool router keeps a conversation where its context is cached",
+          "[pd-prefix][router]") {
+  // 1P2D, the two turns above. Round robin sends turn 2 to the other decode instance,
+  // which has cached nothing: 512 + 640 tokens sent. prefix_affinity (the first
+  // prompt id: the conversation's) and scored with the precise prefix scorer (which
+  // reads each decode instance's cache, Engine::prefix_match: 34 of turn 2's 40 prompt
+  // blocks on the first, none on the other) send it to the first: 512 + 96 sent.
+  const auto sent = [](const std::string& decode_router) {
+    const std::string text = "hardware: {gpu: h100-sxm}\nmodel: {name: llama-3.1-8b}\n"
+                             "parallelism: {tp: 1, replicas: 1, router: scored, router_weights: {prefix_scorer: precise}}\n"
+                             "engine: " + std::string(kCachingEngine) + "\n"
+                             "disaggregation: {prefill: {replicas: 1}, decode: {replicas: 2, router: " + decode_router +
+                             "}, transfer: {bandwidth: \"50 GB/s\", latency: \"20 us\"}}\n";
+    ConfigNode doc = parse_yaml_text(text);
+    set_number(doc, "engine.frontend_latency", 0.0);
+    VectorSource src(two_turns());
+    const SimulationResult r = simulate(parse_scenario(doc, "test.yaml", false), src, {});
+    REQUIRE(r.summary.completed == 2);
+    return r.summary.disaggregation->transfer_bytes / kKvBytes;
+  };
+  CHECK(sent("round_robin") == kIn1 + kIn2);
+  CHECK(sent("prefix_affinity") == kIn1 + kIn2 - kCached2);
+  CHECK(sent("scored") == kIn1 + kIn2 - kCached2);
+}
