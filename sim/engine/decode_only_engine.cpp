@@ -108,6 +108,9 @@ void DecodeOnlyEngine::grant(std::vector<Request>& granted) {
       used_ += block_.blocks_for(s.req.input_tokens) - s.shared;  // the rest of the prompt's KV lands here
       granted_prompt_tokens_ += s.req.input_tokens;
       hit_tokens_ += s.hit * block_.size;
+      // Prefilled here, its hit is the prompt tokens it does not compute (the run's prefix
+      // cache hit rate); a transferred prompt's record keeps its prefill instance's hit.
+      if (s.local) s.rec.cached_tokens = s.hit * block_.size;
     } else {
       if (holding + 1 > seqs_limit || reserved_ + s.peak > total_) break;
       reserved_ += s.peak;

@@ -104,6 +104,8 @@ TEST_CASE("pd prefix cache: the P/D decider prefills the uncached part on the de
     CHECK(d.transfers == 1);                        // turn 1 only (512 > 100)
     CHECK(d.transfer_bytes == kIn1 * kKvBytes);
     CHECK(d.decode_cached_tokens == kCached2);
+    // The run's prefix cache hit: turn 2's 544 tokens not computed (turn 1 found nothing).
+    CHECK(r.summary.cached_tokens == kCached2);
     // Turn 2 alone on the instance: its TTFT is the step that computes 640 - 544 = 96
     // tokens reading the 544 cached ones, SeqWork{96, 544}.
     const Nanos step = step_nanos(make_cost_model(sc), sc.engine, batch_of(1, SeqWork{kIn2 - kCached2, kCached2, true}));
@@ -253,8 +255,12 @@ TEST_CASE("pd prefix cache: a prefix-aware decode-pool router keeps a conversati
   // reads each decode instance's cache, Engine::prefix_match: 34 of turn 2's 40 prompt
   // blocks on the first, none on the other) send it to the first: 512 + 96 sent.
   const auto sent = [](const std::string& decode_router) {
+    // router_weights belong to the scored router only (the pools read the scenario's).
+    const std::string parallelism = decode_router == "scored"
+                                        ? "{tp: 1, replicas: 1, router: scored, router_weights: {prefix_scorer: precise}}"
+                                        : "{tp: 1, replicas: 1}";
     const std::string text = "hardware: {gpu: h100-sxm}\nmodel: {name: llama-3.1-8b}\n"
-                             "parallelism: {tp: 1, replicas: 1, router: scored, router_weights: {prefix_scorer: precise}}\n"
+                             "parallelism: " + parallelism + "\n"
                              "engine: " + std::string(kCachingEngine) + "\n"
                              "disaggregation: {prefill: {replicas: 1}, decode: {replicas: 2, router: " + decode_router +
                              "}, transfer: {bandwidth: \"50 GB/s\", latency: \"20 us\"}}\n";
