@@ -242,7 +242,8 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
       // only (update_state_after_alloc: blocks.get_unhashed_block_ids()). The prefill
       // instance still computes the whole prompt (its own prefix cache aside): the
       // decider sent it there. cached_tokens is 0 without prefix caching.
-      const std::int64_t sent = g.input_tokens - decoders[static_cast<std::size_t>(d)]->cached_tokens(g.id);
+      const std::int64_t sent =
+          g.input_tokens - (decode_caches ? decoders[static_cast<std::size_t>(d)]->cached_tokens(g.id) : 0);
       const double bytes = static_cast<double>(sent) * kv_per_token;
       const double wire_s = bytes / link.bandwidth;
       Nanos& free_at = link_free[static_cast<std::size_t>(p.instance)];
