@@ -12,9 +12,10 @@
 //  - the rest of the sequence's full blocks (prompt + output - 1 tokens: the last
 //    sampled token is never written back) when the request finishes. vLLM caches
 //    a generated block as soon as it is full; only a later request could hit it,
-//    and the next turn of a conversation comes after this one's answer, so
-//    registering them at the end gives the same hits (a concurrent request of the
-//    same conversation would be the difference; the workloads have none).
+//    and a conversation's next turn usually comes after this one's answer, so
+//    registering them at the end gives the same hits. An open-loop turn sent before
+//    the previous answer has ended is the difference: it finds only the blocks
+//    registered by then.
 // The answer's blocks have hashes only when the request's owner goes on with them:
 // a conversation's next turn starts with this turn's prompt and answer
 // (Request::extended_later, whose ids continue past the prompt, PromptIds::
@@ -26,6 +27,7 @@
 // that end inside what it registered, which the co-located engine's runs and
 // chains would have to split; one node per block needs no such care, and decode
 // pools are small next to the fleets the runs were built for.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 

@@ -204,6 +204,13 @@ TEST_CASE("pd prefix cache: the run reports the decode instances' hits (text and
   REQUIRE(j.contains("decode_prefix_cache"));
   CHECK(j["decode_prefix_cache"]["cached_tokens"] == 544);
   CHECK(j["decode_prefix_cache"]["hit_rate"].get<double>() == Approx(544.0 / 1152.0));
+  // Without prefix caching neither the line nor the key appears (the output is as before).
+  VectorSource plain_src(two_turns());
+  const SimulationResult plain = simulate(pd_scenario(kPlainEngine, 100), plain_src, {});
+  const DisaggregationReport& p = *plain.summary.disaggregation;
+  CHECK_FALSE(disaggregation_json(p).contains("decode_prefix_cache"));
+  CHECK_THAT(disaggregation_text(p), !Catch::Contains("decode prefix cache"));
+  CHECK_THAT(disaggregation_text(p), Catch::Contains("of at most 100 prompt tokens"));
 }
 
 TEST_CASE("pd prefix cache: closed-loop sessions run with disaggregation; each turn sends what is new",
