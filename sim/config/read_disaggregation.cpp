@@ -153,8 +153,8 @@ const Key kDeciderThreshold{
     .type = KeyType::integer,
     .doc = "the P/D decider (llm-d's pd-profile-handler threshold): a request whose prompt has at most this many "
            "tokens not cached on its decode instance is prefilled there, skipping the prefill pool and the KV "
-           "transfer; decode instances keep no prefix cache here, so that is the prompt's length. 0: every request "
-           "is disaggregated",
+           "transfer; with engine.prefix_caching, the prompt less what the instance the decode pool's router picks "
+           "has cached, without it the whole prompt. 0: every request is disaggregated",
     .spec = "DisaggregationSpec::decider_threshold",
     .unit = "tokens",
     .default_number = 0,

@@ -19,6 +19,48 @@ DecodeOnlyEngine::DecodeOnlyEngine(const EngineContext& ctx)
     spec_k_ = ctx.config.speculative.num_speculative_tokens;
     spec_expected_ = ctx.config.speculative.expected_tokens();
   }
+  if (ctx.config.prefix_caching) prefix_ = std::make_unique<DecodePrefixCache>(ctx.config.block_size);
+}
+
+std::int64_t DecodeOnlyEngine::cached_prompt_tokens(const Request& r) const {
+  if (!prefix_) return 0;
+  prefix_->prompt_hashes(r, probe_hashes_);
+  return prefix_->cache().match(probe_hashes_, prefix_->hit_limit(r, probe_hashes_)) * block_.size;
+}
+
+Engine::PrefixMatch DecodeOnlyEngine::prefix_match(const Request& r) const {
+  if (!prefix_) return {};
+  prefix_->prompt_hashes(r, probe_hashes_);
+  const auto blocks = static_cast<std::int64_t>(probe_hashes_.size());
+  if (blocks <= 0) return {};
+  return {prefix_->cache().match(probe_hashes_, blocks), blocks};
+}
+
+std::int64_t DecodeOnlyEngine::cached_tokens(std::int64_t id) const {
+  const auto it = granted_.find(id);
+  if (it == granted_.end()) throw Error("internal: cached_tokens of a request the decode instance has not granted");
+  return it->second.hit * block_.size;
+}
+
+void DecodeOnlyEngine::register_blocks(Seq& s, std::int64_t n) {
+  if (n <= s.shared) return;
+  // fresh + duplicate + revived: every block from s.shared to n is now held through the cache.
+  const PrefixCache::Registered r = prefix_->cache().add(s.hashes, s.shared, n, &s.nodes);
+  const std::int64_t moved = r.fresh + r.duplicate + r.revived;
+  reserved_ -= moved;
+  used_ -= moved;
+  s.peak -= moved;
+  s.shared = n;
+}
+
+void DecodeOnlyEngine::release_seq(Seq& s, std::int64_t kv_tokens) {
+  if (prefix_) {
+    register_blocks(s, static_cast<std::int64_t>(s.hashes.size()));
+    prefix_->cache().release_nodes(s.nodes);  // its blocks stay cached, evictable (LRU)
+    s.nodes.clear();
+  }
+  used_ -= block_.blocks_for(kv_tokens) - s.shared;
+  reserved_ -= s.peak;
 }
 
 bool DecodeOnlyEngine::enqueue(Request /*r*/, Nanos /*now*/) {
@@ -38,6 +80,7 @@ bool DecodeOnlyEngine::accept(const Request& r, const RequestRecord& rec, Nanos 
     if (ctx_.observer) ctx_.observer->on_request_done(s.rec);
     return false;
   }
+  if (prefix_) prefix_->sequence_hashes(r, s.hashes);
   waiting_bytes_ += queued_request_bytes(r);
   waiting_.push_back(std::move(s));
   return true;
@@ -49,9 +92,30 @@ void DecodeOnlyEngine::grant(std::vector<Request>& granted) {
     Seq& s = waiting_.front();
     const auto holding = static_cast<std::int64_t>(granted_.size() + ready_.size() + running_.size() +
                                                    to_prefill_.size() + prefilling_.size());
-    if (holding + 1 > seqs_limit || reserved_ + s.peak > total_) break;
-    reserved_ += s.peak;
-    used_ += block_.blocks_for(s.req.input_tokens);  // the prompt's KV lands in them
+    if (prefix_) {
+      // The prompt's leading blocks cached here are pinned, not reserved: its peak
+      // less those must fit beside the reservations and the pinned blocks (pinning
+      // an evictable one takes its room too); evictable blocks give way.
+      PrefixCache& cache = prefix_->cache();
+      const std::int64_t limit = prefix_->hit_limit(s.req, s.hashes);
+      const PrefixCache::Pinned p = cache.probe(s.hashes, limit);
+      if (holding + 1 > seqs_limit || reserved_ + cache.pinned() + p.revived + (s.peak - p.matched) > total_) break;
+      cache.match_acquire(s.hashes, p.matched, &s.nodes);
+      s.hit = s.shared = p.matched;
+      s.peak -= p.matched;
+      reserved_ += s.peak;
+      cache.shrink_to(total_ - reserved_ - cache.pinned());
+      used_ += block_.blocks_for(s.req.input_tokens) - s.shared;  // the rest of the prompt's KV lands here
+      granted_prompt_tokens_ += s.req.input_tokens;
+      hit_tokens_ += s.hit * block_.size;
+      // Prefilled here, its hit is the prompt tokens it does not compute (the run's prefix
+      // cache hit rate); a transferred prompt's record keeps its prefill instance's hit.
+      if (s.local) s.rec.cached_tokens = s.hit * block_.size;
+    } else {
+      if (holding + 1 > seqs_limit || reserved_ + s.peak > total_) break;
+      reserved_ += s.peak;
+      used_ += block_.blocks_for(s.req.input_tokens);  // the prompt's KV lands in them
+    }
     waiting_bytes_ -= queued_request_bytes(s.req);
     if (s.local) {
       to_prefill_.push_back(std::move(s));
@@ -71,6 +135,9 @@ void DecodeOnlyEngine::kv_arrived(std::int64_t id, Nanos now) {
   Seq s = std::move(it->second);
   granted_.erase(it);
   s.rec.first_token = now;  // the first token travels with the KV and is streamed from here
+  // vLLM caches the received blocks once the transfer is done (the scheduler's
+  // _update_waiting_for_remote_kv): the prompt's full blocks.
+  if (prefix_) register_blocks(s, prefix_->prompt_blocks(s.req, s.hashes));
   ready_.push_back(std::move(s));
 }
 
@@ -95,8 +162,10 @@ Nanos DecodeOnlyEngine::start_step(Nanos now, Nanos /*horizon*/) {
   std::int64_t prefill_tokens = 0;
   const auto add_prefills = [&] {
     for (Seq& s : prefilling_) {
-      b.add(SeqWork{s.req.input_tokens, 0, true});
-      prefill_tokens += s.req.input_tokens;
+      // With prefix caching, the cached blocks are read as context, the rest computed.
+      const std::int64_t cached = s.hit * block_.size;
+      b.add(SeqWork{s.req.input_tokens - cached, cached, true});
+      prefill_tokens += s.req.input_tokens - cached;
       s.rec.first_scheduled = now;
     }
   };
@@ -128,7 +197,7 @@ Nanos DecodeOnlyEngine::start_step(Nanos now, Nanos /*horizon*/) {
     r.prefill_tokens = prefill_tokens;
     r.decode_tokens = n * step_emitted_;
     // The blocks the step's KV fills once written (a block boundary takes a new one).
-    std::int64_t filled = used_;
+    std::int64_t filled = used_ + pinned();
     for (const Seq& s : running_)
       filled += block_.blocks_for(s.req.input_tokens + s.generated) -
                 block_.blocks_for(s.req.input_tokens + s.generated - 1);
@@ -163,8 +232,7 @@ void DecodeOnlyEngine::finish_step(Nanos now, std::vector<Request>& done) {
              block_.blocks_for(s.req.input_tokens + s.generated - 1);
     s.generated += add;
     if (s.generated >= s.req.output_tokens) {
-      used_ -= block_.blocks_for(s.req.input_tokens + s.generated - 1);
-      reserved_ -= s.peak;
+      release_seq(s, s.req.input_tokens + s.generated - 1);
       s.rec.finish = now;
       if (ctx_.observer) ctx_.observer->on_request_done(s.rec);
       done.push_back(std::move(s.req));
@@ -178,9 +246,9 @@ void DecodeOnlyEngine::finish_step(Nanos now, std::vector<Request>& done) {
   // done, the others decode from the next step on (their first gap measured from here).
   for (Seq& s : prefilling_) {
     s.rec.first_token = now;
+    if (prefix_) register_blocks(s, prefix_->prompt_blocks(s.req, s.hashes));  // computed: cached from now on
     if (s.req.output_tokens <= 1) {
-      used_ -= block_.blocks_for(s.req.input_tokens);
-      reserved_ -= s.peak;
+      release_seq(s, s.req.input_tokens);
       s.rec.finish = now;
       if (ctx_.observer) ctx_.observer->on_request_done(s.rec);
       done.push_back(std::move(s.req));

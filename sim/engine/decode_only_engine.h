@@ -19,14 +19,24 @@
 //     as the vLLM engine's decoders do.
 // A request the P/D decider keeps off the prefill pool (disaggregation.decider_threshold)
 // is accepted with `local_prefill`: granted like the others, it skips stage 2 and is
-// prefilled here, its whole prompt in the next step beside the decoders (priced as the
-// vLLM engine prices a mixed step; not chunked), whose end is its first token.
+// prefilled here, its whole prompt (less the blocks it found cached, read as context)
+// in the next step beside the decoders (priced as the vLLM engine prices a mixed
+// step; not chunked), whose end is its first token.
+// With engine.prefix_caching on, the instance keeps a prefix cache
+// (engine/decode_prefix_cache.h): a request's blocks stay cached after it finishes
+// (LRU, evicted when a grant needs their room). A request granted blocks finds the
+// leading blocks of its prompt cached there pinned, not reserved: it reserves its
+// peak less those, and only the rest of its prompt's KV is sent (cached_tokens()),
+// or, kept here by the P/D decider, prefilled (its step computes the uncached
+// tokens and reads the cached ones as context). Off, nothing of this runs.
 // Every step is simulated (no fast-forwarding): O(running) work per step.
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
+#include "engine/decode_prefix_cache.h"
 #include "engine/engine.h"
 #include "engine/kv_blocks.h"
 #include "engine/step_pricing.h"
@@ -50,6 +60,18 @@ class DecodeOnlyEngine final : public Engine {
   // the user now, and it decodes from the next step on.
   void kv_arrived(std::int64_t id, Nanos now);
 
+  // Prefix caching (null: off). Prompt tokens of r cached here now, of those a
+  // grant could pin (DecodePrefixCache::hit_limit): what the P/D decider reads.
+  const DecodePrefixCache* prefix_cache() const { return prefix_.get(); }
+  std::int64_t cached_prompt_tokens(const Request& r) const;
+  // Prompt tokens granted request `id` found cached here when it was granted (its
+  // transfer sends the rest); 0 without prefix caching.
+  std::int64_t cached_tokens(std::int64_t id) const;
+  // Prompt tokens of the requests granted so far, and of those found cached.
+  std::int64_t granted_prompt_tokens() const { return granted_prompt_tokens_; }
+  std::int64_t hit_tokens() const { return hit_tokens_; }
+  PrefixMatch prefix_match(const Request& r) const override;
+
   // Engine: requests come in through accept(), never enqueue().
   bool enqueue(Request r, Nanos now) override;
   bool has_work() const override { return !running_.empty() || !ready_.empty() || !to_prefill_.empty(); }
@@ -63,12 +85,15 @@ class DecodeOnlyEngine final : public Engine {
   std::int64_t queued() const override { return static_cast<std::int64_t>(waiting_.size()); }
   std::int64_t queued_bytes() const override { return waiting_bytes_; }
   void abort_queued(Nanos now, FailureReason why, const std::function<void(const Request&)>& aborted) override;
-  // Blocks granted (peak reservations) over the cache.
-  double kv_load() const override { return total_ > 0 ? static_cast<double>(reserved_) / total_ : 0.0; }
+  // Blocks granted (peak reservations, and cached blocks they share) over the cache.
+  double kv_load() const override { return total_ > 0 ? static_cast<double>(reserved_ + pinned()) / total_ : 0.0; }
   std::int64_t kv_blocks_total() const override { return total_; }
 
   std::int64_t reserved_blocks() const { return reserved_; }
   std::int64_t used_blocks() const { return used_; }
+  // Prefix caching: cached blocks requests hold now, cached blocks none holds.
+  std::int64_t pinned() const { return prefix_ ? prefix_->cache().pinned() : 0; }
+  std::int64_t evictable() const { return prefix_ ? prefix_->cache().evictable() : 0; }
   // The peak KV blocks of a request (prompt + output - 1 tokens).
   std::int64_t peak_blocks(const Request& r) const { return block_.blocks_for(r.input_tokens + r.output_tokens - 1); }
 
@@ -80,7 +105,18 @@ class DecodeOnlyEngine final : public Engine {
     std::int64_t peak = 0;       // blocks reserved
     bool joined_this_step = false;
     bool local = false;          // prefilled here (the P/D decider), not by the prefill pool
+    // Prefix caching: its blocks' hashes, the cached blocks it holds (found at its
+    // grant, then its own once registered), and how many of them it found cached.
+    std::vector<std::uint64_t> hashes;
+    std::vector<PrefixCache::Handle> nodes;
+    std::int64_t shared = 0;   // blocks of its KV held through the cache (not in its reservation)
+    std::int64_t hit = 0;      // of those, found cached at its grant
   };
+  // Registers s's full blocks [s.shared, n) in the cache: they stop being its
+  // private blocks (reserved_, used_ and s.peak shrink by as many).
+  void register_blocks(Seq& s, std::int64_t n);
+  // s is done: its blocks registered, its hold on cached ones dropped, its reservation returned.
+  void release_seq(Seq& s, std::int64_t kv_tokens);
 
   EngineContext ctx_;
   StepPricer pricer_;
@@ -97,6 +133,9 @@ class DecodeOnlyEngine final : public Engine {
   std::vector<Seq> prefilling_;   // ... in the step running now
   bool in_step_ = false;
   StepRecord record_;
+  std::unique_ptr<DecodePrefixCache> prefix_;  // engine.prefix_caching; null when off
+  mutable std::vector<std::uint64_t> probe_hashes_;  // cached_prompt_tokens' scratch
+  std::int64_t granted_prompt_tokens_ = 0, hit_tokens_ = 0;
   // Speculative decoding (engine.speculative): k draft tokens, E expected tokens a step.
   bool spec_ = false;
   std::int64_t spec_k_ = 0;

@@ -106,6 +106,20 @@ std::int64_t PrefixCache::match(const std::vector<std::uint64_t>& hashes, std::i
   return std::min(i, n);
 }
 
+PrefixCache::Pinned PrefixCache::probe(const std::vector<std::uint64_t>& hashes, std::int64_t limit) const {
+  Pinned p;
+  const std::int64_t n = std::min<std::int64_t>(limit, static_cast<std::int64_t>(hashes.size()));
+  while (p.matched < n) {
+    const std::int32_t f = index_.find(hashes[static_cast<std::size_t>(p.matched)]);
+    if (f < 0) break;
+    const Node& node = nodes_[static_cast<std::size_t>(f)];
+    const std::int64_t c = std::min<std::int64_t>(node.count, n - p.matched);  // a node past the limit: its first blocks
+    if (node.refs == 0) p.revived += c;
+    p.matched += c;
+  }
+  return p;
+}
+
 PrefixCache::Pinned PrefixCache::match_acquire(const std::vector<std::uint64_t>& hashes, std::int64_t limit,
                                                std::vector<Handle>* nodes) {
   Pinned p;

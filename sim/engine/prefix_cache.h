@@ -76,6 +76,10 @@ class PrefixCache {
     std::int64_t matched = 0;  // leading hashes cached (now referenced by the caller)
     std::int64_t revived = 0;  // of those, how many were evictable (became pinned)
   };
+  // What match_acquire would find, changing nothing (no pin, no split, LRU order
+  // kept): a decode instance asks it before it grants a request its blocks, since
+  // pinning evictable blocks takes room the grant must find (decode_prefix_cache.h).
+  Pinned probe(const std::vector<std::uint64_t>& hashes, std::int64_t limit) const;
   // The handle of each matched node (a block, or a run of blocks) is appended to
   // `nodes` (see release_nodes).
   Pinned match_acquire(const std::vector<std::uint64_t>& hashes, std::int64_t limit, std::vector<Handle>* nodes);

@@ -44,7 +44,7 @@ std::string pool_text(const char* name, const PoolReport& p) {
 }
 
 nlohmann::json disaggregation_json(const DisaggregationReport& d) {
-  return {{"prefill", pool_json(d.prefill)},
+  nlohmann::json j = {{"prefill", pool_json(d.prefill)},
           {"decode", pool_json(d.decode)},
           {"transfer",
            {{"bandwidth_bytes_per_s", d.link_bandwidth},
@@ -59,6 +59,14 @@ nlohmann::json disaggregation_json(const DisaggregationReport& d) {
           {"finished_at_prefill", d.finished_at_prefill},
           {"decider_threshold", d.decider_threshold},
           {"local_prefills", d.local_prefills}};
+  if (d.decode_prefix_caching)  // only then: a run without it reports as before
+    j["decode_prefix_cache"] = {{"prompt_tokens", d.decode_prompt_tokens},
+                                {"cached_tokens", d.decode_cached_tokens},
+                                {"hit_rate", d.decode_prompt_tokens > 0 ? static_cast<double>(d.decode_cached_tokens) /
+                                                                             static_cast<double>(d.decode_prompt_tokens)
+                                                                       : 0.0},
+                                {"evicted_blocks", d.decode_evicted_blocks}};
+  return j;
 }
 
 std::string disaggregation_text(const DisaggregationReport& d) {
@@ -75,9 +83,17 @@ std::string disaggregation_text(const DisaggregationReport& d) {
                      format_rate(d.link_bandwidth, "B/s"), format_seconds(d.link_latency_s),
                      d.layerwise ? ", layer-wise" : "", ms(d.transfer_ms), ms(d.link_wait_ms), ms(d.decode_wait_ms));
   if (d.decider_threshold > 0)
-    out += fmt::format("  P/D decider: {} requests of at most {} prompt tokens prefilled on their decode instance (no "
+    out += fmt::format("  P/D decider: {} requests of at most {} {}prompt tokens prefilled on their decode instance (no "
                        "prefill pool, no transfer)\n",
-                       d.local_prefills, d.decider_threshold);
+                       d.local_prefills, d.decider_threshold, d.decode_prefix_caching ? "uncached " : "");
+  if (d.decode_prefix_caching)
+    out += fmt::format("  decode prefix cache: {} of {} prompt tokens found cached on their decode instance ({:.1f}%; "
+                       "not sent, or not prefilled there), {} cached blocks evicted\n",
+                       d.decode_cached_tokens, d.decode_prompt_tokens,
+                       d.decode_prompt_tokens > 0 ? 100.0 * static_cast<double>(d.decode_cached_tokens) /
+                                                        static_cast<double>(d.decode_prompt_tokens)
+                                                  : 0.0,
+                       d.decode_evicted_blocks);
   out += "  TTFT includes the transfer (the first token is streamed when the KV reaches the decode instance)\n";
   return out;
 }

@@ -43,6 +43,11 @@ struct DisaggregationReport {
   // decode instance instead (no prefill pool, no transfer).
   std::int64_t decider_threshold = 0;
   std::int64_t local_prefills = 0;
+  // Decode instances' prefix caches (engine.prefix_caching; decode_only_engine.h):
+  // prompt tokens of the requests granted there, of those found cached at the grant
+  // (not sent, or not prefilled there), and cached blocks evicted for room.
+  bool decode_prefix_caching = false;
+  std::int64_t decode_prompt_tokens = 0, decode_cached_tokens = 0, decode_evicted_blocks = 0;
 };
 
 }  // namespace servesim

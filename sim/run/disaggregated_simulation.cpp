@@ -116,7 +116,10 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
     decoders.push_back(e.get());
     decode.engines.push_back(std::move(e));
   }
-  Router prefill_router(spec.prefill.router), decode_router(spec.decode.router);
+  // Each pool's router as a co-located fleet's (parallelism.router_weights too: `scored`
+  // with precise_prefix reads the decode instances' prefix caches, Engine::prefix_match).
+  Router prefill_router(spec.prefill.router, spec.prefill.router_weights),
+      decode_router(spec.decode.router, spec.decode.router_weights);
 
   const double kv_per_token = model_kv_bytes_per_token(sc.model, spec.decode.resolved.kv_cache);
   const KvTransferSpec& link = spec.transfer;
@@ -126,9 +129,6 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
       decode_wait_ms(Collector::kExactCap, false);
 
   EventQueue queue;
-  if (source.may_reorder())
-    throw Error("workload.multi_turn.loop: closed (sessions whose turns follow their answers) is not modelled with "
-                "disaggregation yet; use loop: open or a co-located scenario");
   std::optional<Request> pending;
   const Nanos frontend = to_nanos(sc.engine.frontend_latency);
   const std::int64_t max_len = std::min(spec.prefill.engine.max_model_len, spec.decode.engine.max_model_len);
@@ -138,10 +138,25 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
     if (offered++ == 0) first_arrival = r.arrival;
     last_arrival = std::max(last_arrival, r.arrival);
   };
+  // A source that may reorder (closed-loop sessions: an answer makes the next turn
+  // due, possibly before the request pending here) is asked after each event whether
+  // an earlier request is due; the pending one is then given back and its arrival
+  // event goes stale, which the event's generation tells (as run/simulation.cpp does).
+  const bool reorder = source.may_reorder();
+  std::int64_t arrival_generation = 0;
   auto pull = [&] {
     if (pending) return;
     pending = source.next();
-    if (pending) queue.push(pending->arrival + frontend, kArrivalPriority, kArrival, pending->id);
+    if (pending) queue.push(pending->arrival + frontend, kArrivalPriority, kArrival, ++arrival_generation);
+  };
+  auto resequence = [&] {
+    pull();
+    if (!pending) return;
+    const std::optional<Nanos> due = source.earliest();
+    if (!due || *due >= pending->arrival) return;
+    source.put_back(std::move(*pending));
+    pending.reset();
+    pull();
   };
 
   // Requests between arrival and their decode instance: the original (its full
@@ -154,6 +169,11 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
     double last_step_s;
   };
   std::unordered_map<std::int64_t, Prefilled> prefilled;
+  // The decode instance the P/D decider read, for a request it sent to the prefill
+  // pool (llm-d's pd-profile-handler picks the decode endpoint first, then decides):
+  // only when decode instances keep a prefix cache and the decider is on.
+  const bool decode_caches = decoders.front()->prefix_cache() != nullptr;
+  std::unordered_map<std::int64_t, int> decode_of;
   // Transfers in flight, by slot (the event's data).
   struct Transfer {
     int decode;
@@ -168,7 +188,7 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
   auto fail = [&](RequestRecord rec, const Request& orig, Nanos now) {
     rec.output_tokens = orig.output_tokens;
     run.on_request_done(rec);
-    source.on_complete(orig, now);
+    source.on_failed(orig, now);
   };
   // The prefill instances' records since the last look: failures end there; a
   // first token goes on to a decode instance (or ends a one-token request).
@@ -178,6 +198,12 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
       if (it == in_prefill.end()) throw Error("internal: a prefill record for a request not in the prefill pool");
       const Request orig = std::move(it->second);
       in_prefill.erase(it);
+      int chosen = -1;  // the decode instance the decider picked, if it did
+      if (!decode_of.empty())
+        if (auto c = decode_of.find(orig.id); c != decode_of.end()) {
+          chosen = c->second;
+          decode_of.erase(c);
+        }
       if (rec.failed) {
         fail(rec, orig, now);
         continue;
@@ -190,10 +216,10 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
         continue;
       }
       prefilled.emplace(orig.id, Prefilled{now, rec.replica, prefill_tap.last_step_seconds(rec.replica)});
-      const int d = decode_router.pick(decode.engines, orig);
+      const int d = chosen >= 0 ? chosen : decode_router.pick(decode.engines, orig);
       if (!decoders[static_cast<std::size_t>(d)]->accept(orig, rec, now)) {
         prefilled.erase(orig.id);
-        source.on_complete(orig, now);  // reported failed by the decode instance
+        source.on_failed(orig, now);  // reported failed by the decode instance
         continue;
       }
       to_grant[static_cast<std::size_t>(d)] = 1;
@@ -209,7 +235,16 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
       const Prefilled p = it->second;
       prefilled.erase(it);
       decode_wait_ms.add(to_seconds(now - p.at) * 1e3);
-      const double bytes = static_cast<double>(g.input_tokens) * kv_per_token;
+      // Only the prompt's blocks the decode instance has not cached move: vLLM's
+      // NixlConnector (vllm/distributed/kv_transfer/kv_connector/v1/nixl_connector.py)
+      // asks for len(prompt) - num_computed_tokens, the local prefix hit
+      // (get_num_new_matched_tokens), and reads into the request's unhashed blocks
+      // only (update_state_after_alloc: blocks.get_unhashed_block_ids()). The prefill
+      // instance still computes the whole prompt (its own prefix cache aside): the
+      // decider sent it there. cached_tokens is 0 without prefix caching.
+      const std::int64_t sent =
+          g.input_tokens - (decode_caches ? decoders[static_cast<std::size_t>(d)]->cached_tokens(g.id) : 0);
+      const double bytes = static_cast<double>(sent) * kv_per_token;
       const double wire_s = bytes / link.bandwidth;
       Nanos& free_at = link_free[static_cast<std::size_t>(p.instance)];
       const Nanos start = std::max(now, free_at);
@@ -268,12 +303,24 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
     for (auto& e : decode.engines)
       e->abort_queued(now, FailureReason::overload_guard, [&](const Request& r) {
         prefilled.erase(r.id);
-        source.on_complete(r, now);
+        source.on_failed(r, now);
       });
+    // (A source that may reorder is told of each failure: its sessions end, so it runs dry.)
     while (auto r = source.next()) {
       count_offered(*r);
       reject(*r, r->arrival);
+      if (reorder) source.on_failed(*r, r->arrival);
     }
+  };
+  // The P/D decider with decode-side prefix caches (llm-d's prefix-based decider,
+  // pkg/plugins/profile/prefix_based_pd_decider.go in llm-d-inference-scheduler): the
+  // decode pool's router picks the instance first; the uncached part is the prompt
+  // less what that instance's cache holds of it now; at or below the threshold it
+  // is prefilled there. `d`: the instance picked, either way.
+  auto decide_local = [&](const Request& req, int& d) {
+    d = decode_router.pick(decode.engines, req);
+    const std::int64_t cached = decoders[static_cast<std::size_t>(d)]->cached_prompt_tokens(req);
+    return req.input_tokens - cached <= spec.decider_threshold;
   };
   auto horizon = [&] { return queue.empty() ? std::numeric_limits<Nanos>::max() : queue.top_time(); };
 
@@ -287,31 +334,35 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
     const Event ev = queue.pop();
     const Nanos now = ev.time;
     const auto idx = static_cast<std::size_t>(ev.data);
-    if (ev.kind == kArrival) {
+    if (ev.kind == kArrival && ev.data != arrival_generation) {
+      // Stale: its request was given back to the source (resequence).
+    } else if (ev.kind == kArrival) {
       Request req = std::move(*pending);
       pending.reset();
       if (source.withdrawn(req)) {
         pull();
       } else if (count_offered(req); guard.guard_tripped) {
         reject(req, now);
-        source.on_complete(req, now);
+        source.on_failed(req, now);
         pull();
       } else if (req.input_tokens + req.output_tokens > max_len) {
         // Refused before prefill: the prefill instance sees one output token only.
         fail(failed_record(req, 0, FailureReason::too_long_for_max_model_len, now), req, now);
         pull();
-      } else if (req.input_tokens <= spec.decider_threshold) {
+      } else if (int d = -1; decode_caches ? spec.decider_threshold > 0 && decide_local(req, d)
+                                           : req.input_tokens <= spec.decider_threshold) {
         // The P/D decider: few enough uncached prompt tokens to prefill on the decode
         // instance (llm-d's decode profile picks it; no prefill instance, no transfer).
-        const int d = decode_router.pick(decode.engines, req);
+        if (d < 0) d = decode_router.pick(decode.engines, req);
         ++report.local_prefills;
         if (!decoders[static_cast<std::size_t>(d)]->accept(req, arrival_record(req, d), now, /*local_prefill=*/true))
-          source.on_complete(req, now);  // reported failed by the decode instance
+          source.on_failed(req, now);  // reported failed by the decode instance
         else
           to_grant[static_cast<std::size_t>(d)] = 1;
         check_guard(now);
         pull();
       } else {
+        if (d >= 0) decode_of.emplace(req.id, d);  // the decider's decode instance takes it after prefill
         const int p = prefill_router.pick(prefill.engines, req);
         Request one = copy_request(req);  // queued there with req's bytes
         one.output_tokens = 1;  // the prefill instance samples the first token
@@ -341,6 +392,7 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
       to_grant[idx] = 1;
       to_kick_d[idx] = 1;
     }
+    if (reorder) resequence();
     if (queue.empty() || queue.top_time() > now) {
       for (int d = 0; d < nd; ++d) {
         if (!to_grant[static_cast<std::size_t>(d)]) continue;
@@ -386,6 +438,14 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
   report.transfer_ms = transfer_ms.summarize();
   report.link_wait_ms = link_wait_ms.summarize();
   report.decode_wait_ms = decode_wait_ms.summarize();
+  if (decode_caches) {
+    report.decode_prefix_caching = true;
+    for (const DecodeOnlyEngine* e : decoders) {
+      report.decode_prompt_tokens += e->granted_prompt_tokens();
+      report.decode_cached_tokens += e->hit_tokens();
+      report.decode_evicted_blocks += e->prefix_cache()->cache().evictions();
+    }
+  }
   // The run's hardware figures are both pools': GPUs and energy added, per-GPU
   // ratios weighted by each pool's busy GPU-seconds; batch and KV figures are the
   // decode pool's (where sequences batch and KV accumulates), queue figures the

@@ -24,6 +24,12 @@
 //     prefill step + transfer. The second token comes one decode step after the
 //     request joins the decode batch (the next step that starts after its KV
 //     arrived), and so on: TPOT and ITL are the decode pool's alone.
+// With engine.prefix_caching, decode instances keep a prefix cache (engine/
+// decode_prefix_cache.h): a request's transfer sends only the prompt tokens its decode
+// instance has not cached when it grants the blocks, and the P/D decider
+// (disaggregation.decider_threshold) compares the prompt less what the instance the
+// decode pool's router picks has cached (that instance then takes the request, after
+// the prefill pool or not).
 // One-token requests finish at step 1 (no transfer). Energy, GPUs and cost are
 // both pools'; RunSummary::disaggregation has each pool's utilisation and the
 // transfers.

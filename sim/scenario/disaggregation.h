@@ -23,8 +23,10 @@ struct DisaggregationSpec {
   KvTransferSpec transfer;
   // The P/D decider (llm-d's pd-profile-handler): a request whose prompt has at most
   // this many tokens the decode instance has not cached is prefilled there, without
-  // the prefill pool or a transfer. Decode instances keep no prefix cache here, so it
-  // is the prompt's length. 0: every request goes through the prefill pool.
+  // the prefill pool or a transfer. With engine.prefix_caching the uncached part is
+  // the prompt less what the decode instance (the decode pool's router picks it first,
+  // as llm-d does) has cached; without it, the whole prompt. 0: every request goes
+  // through the prefill pool.
   std::int64_t decider_threshold = 0;
 };
 
