@@ -109,6 +109,8 @@ enum class HfFamily {
   nemotron_h_puzzle,  // Nemotron-H Puzzle (Nemotron-H blocks, each MoE block its own width and top-k)
   bailing_moe_v2_5,   // Ling / Ring 2.5 (lightning attention + MLA every layer_group_size-th, Ling 2.0's MoE)
   olmo_hybrid,        // OLMo Hybrid (Gated DeltaNet + OLMo 2 attention, dense SwiGLU)
+  // hf_laguna_family.cpp:
+  laguna,  // poolside Laguna (query heads per layer kind, softplus head gate, dense then routed + shared)
 };
 
 // The family of a text model from its architecture name, or from its model_type (a wrapper's
@@ -215,6 +217,9 @@ void read_legacy(HfFamily family, const JsonFields& f, ModelSpec& m);
 // `linear` gated delta-rule layers (Qwen3-Next / Qwen3.5's linear_* fields, which OLMo Hybrid
 // shares; hf_hybrid_families.cpp): heads, widths, conv kernel, FLA's chunk, the state's dtype.
 void read_gated_delta_layers(const JsonFields& f, ModelSpec& m, int linear);
+
+// hf_laguna_family.cpp: poolside's Laguna (num_attention_heads_per_layer split by layer kind).
+void read_laguna(const JsonFields& f, ModelSpec& m);
 
 // How many entries of `layer_types` are `kind`; -1 when the config has no such list.
 int count_layer_types(const JsonFields& f, const std::string& kind);

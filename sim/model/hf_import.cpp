@@ -429,6 +429,7 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     case HfFamily::nemotron_h_puzzle: read_nemotron_h_puzzle(f, m); break;
     case HfFamily::bailing_moe_v2_5: read_bailing_moe_v2_5(f, m); break;
     case HfFamily::olmo_hybrid: read_olmo_hybrid(f, m); break;
+    case HfFamily::laguna: read_laguna(f, m); break;
   }
   // A mixture-of-experts family whose config names no experts (num_experts: 0, or the
   // field missing) would be priced as a dense model with the expert-sized FFN.
