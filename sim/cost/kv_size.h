@@ -18,6 +18,14 @@ inline double stage_layers_of(int kind_layers, const ModelSpec& m, const ShardSh
   return std::ceil(static_cast<double>(kind_layers) * s.layers / m.layers);
 }
 
+// Query heads one GPU computes of a layer kind: the shard's heads, or with a global head
+// count of its own (Step-3.5-Flash, Laguna: ModelSpec::global_heads) that count over tp.
+inline double gpu_heads_of(const ModelSpec& m, const ShardShape& s, bool global) {
+  if (!global || m.global_heads <= 0) return s.heads;
+  const int tp = std::max(1, m.heads / std::max(1, s.heads));
+  return static_cast<double>(m.global_heads / tp);
+}
+
 // KV heads one GPU holds of a layer kind (replicated when tp exceeds them).
 inline double gpu_kv_heads_of(const ModelSpec& m, const ShardShape& s, bool global) {
   if (!global || m.global_kv_heads <= 0) return s.kv_heads;

@@ -39,13 +39,15 @@ void CostModel::attention_block_ops(double T, Put& put) const {
   if (m.mixed_attention_shapes() && L > 0) {
     const double g = m.global_attention_layers(), l = m.local.enabled() ? m.local.layers : 0;
     auto mean = [&](double global, double local) { return (g * global + l * local) / L; };
+    // Query heads too may differ by kind (Step-3.5-Flash, Laguna: ModelSpec::global_heads).
+    const double h_g = gpu_heads_of(m, s, true), h_l = gpu_heads_of(m, s, false);
     const double kv_g = gpu_kv_heads_of(m, s, true), hd_g = m.head_dim_of(true), vd_g = m.value_dim_of(true);
     const double kv_l = gpu_kv_heads_of(m, s, false), hd_l = m.head_dim_of(false), vd_l = m.value_dim_of(false);
     kv_elems = mean(gpu_kv_elements_per_token_layer(m, s, true), gpu_kv_elements_per_token_layer(m, s, false));
-    n_qkv = mean((heads * q_out + kv_g) * hd_g + (m.global_k_eq_v ? 0.0 : kv_g * vd_g),
-                 (heads * q_out + kv_l) * hd_l + kv_l * vd_l);
-    n_rope = mean((heads + kv_g) * hd_g, (heads + kv_l) * hd_l);
-    d_o = mean(heads * vd_g, heads * vd_l);
+    n_qkv = mean((h_g * q_out + kv_g) * hd_g + (m.global_k_eq_v ? 0.0 : kv_g * vd_g),
+                 (h_l * q_out + kv_l) * hd_l + kv_l * vd_l);
+    n_rope = mean((h_g + kv_g) * hd_g, (h_l + kv_l) * hd_l);
+    d_o = mean(h_g * vd_g, h_l * vd_l);
   }
   put(elementwise("attn_norm_residual", 2.0 * 4.0 * T * hidden * a * norm_layers, 2.0 * norm_layers,
                   2.0 * 5.0 * T * hidden * norm_layers, T, ElementwiseKind::norm),

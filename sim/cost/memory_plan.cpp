@@ -28,13 +28,14 @@ double weight_bytes_per_gpu(const ModelSpec& m, const ResolvedPrecision& p, cons
   // KV heads are replicated when tp exceeds them, so each GPU holds whole K/V heads.
   auto attention_of = [&](bool global) {
     const double hd = m.head_dim_of(global), vd = m.value_dim_of(global), kv = gpu_kv_heads_of(m, s, global);
-    const double q = s.heads * hd * (m.attention_output_gate ? 2.0 : 1.0);
+    const double heads = gpu_heads_of(m, s, global);  // Step-3.5-Flash, Laguna: per layer kind
+    const double q = heads * hd * (m.attention_output_gate ? 2.0 : 1.0);
     const double kvw = kv * hd + (global && m.global_k_eq_v ? 0.0 : kv * vd);
     // gpt-oss's o_proj bias and sinks: a row and a logit per head (0 for the others).
     const double o_bias = m.attention_o_bias ? static_cast<double>(m.hidden) : 0.0;
-    const double sinks = m.attention_sinks ? static_cast<double>(s.heads) : 0.0;
+    const double sinks = m.attention_sinks ? heads : 0.0;
     return static_cast<double>(m.hidden) * (q + kvw) + (m.qkv_bias ? q + kvw : 0.0) +
-           static_cast<double>(s.heads) * vd * m.hidden + o_bias + sinks;
+           heads * vd * m.hidden + o_bias + sinks;
   };
   double per_gpu = 0.0;
   if (m.mla.enabled()) {
@@ -135,7 +136,9 @@ MemoryPlan plan_memory(const CostModel& cost, const MemoryConfig& cfg, const Dra
   // outputs for all of them, plus fp32 logits of the sampled rows.
   const double T = static_cast<double>(cfg.max_num_batched_tokens);
   const double a = 2.0;
-  const double qkv = (s.heads + s.kv_heads) * m.head_dim + s.kv_heads * m.value_dim_of(false);
+  // (the layer kind with more query heads where they differ: Step-3.5-Flash's sliding layers)
+  const double q_heads = std::max<double>(s.heads, gpu_heads_of(m, s, true));
+  const double qkv = (q_heads + s.kv_heads) * m.head_dim + s.kv_heads * m.value_dim_of(false);
   const double ffn = m.moe.enabled() ? static_cast<double>(s.expert_ffn) * m.moe.experts_per_token
                                      : static_cast<double>(s.ffn);
   plan.activations = T * (4.0 * m.hidden + qkv + 3.0 * ffn) * a +
@@ -207,7 +210,7 @@ MemoryPlan plan_memory(const CostModel& cost, const MemoryConfig& cfg, const Dra
   std::string advice;
   const Parallelism& par = cost.parallelism();
   for (int tp = par.tp * 2; tp <= 16; tp *= 2) {
-    if (m.heads % tp != 0) break;
+    if (m.heads % tp != 0 || m.global_heads % tp != 0) break;
     Parallelism p2 = par;
     p2.tp = tp;
     const double w = weight_bytes_per_gpu(m, cost.precision(), p2);

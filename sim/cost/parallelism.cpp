@@ -14,6 +14,10 @@ void validate_parallelism(const Parallelism& p, const ModelSpec& m) {
     throw Error(fmt::format("redundant_experts={} must be >= 0", p.redundant_experts));
   if (m.heads % p.tp != 0)
     throw Error(fmt::format("tp={} does not divide {} attention heads of {}", p.tp, m.heads, m.name));
+  // Step-3.5-Flash and Laguna: the global layers' own query heads are split over tp as well.
+  if (m.global_heads > 0 && m.global_heads % p.tp != 0)
+    throw Error(fmt::format("tp={} does not divide {} attention heads of the full-attention layers of {}", p.tp,
+                            m.global_heads, m.name));
   if (p.tp > m.kv_heads && p.tp % m.kv_heads != 0)
     throw Error(fmt::format("tp={} is neither a divisor nor a multiple of {} KV heads of {}", p.tp, m.kv_heads, m.name));
   if (p.tp <= m.kv_heads && m.kv_heads % p.tp != 0)

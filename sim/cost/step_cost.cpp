@@ -80,10 +80,11 @@ CostModel::CostModel(GpuSpec gpu, ModelSpec model, ResolvedPrecision precision, 
   const ModelSpec& m = model_;
   // With local attention the rates below are the global layers' and a second set the
   // local layers' (the same shapes over fewer layers each; Gemma 4's global layers have
-  // their own head width and KV heads). Layers without attention (state layers) have none.
+  // their own head width and KV heads, Step-3.5-Flash's and Laguna's their own query heads).
+  // Layers without attention (state layers) have none.
   has_local_ = m.local.enabled();
   double L = has_local_ ? m.global_attention_layers() : m.attention_layers();
-  const double heads = shard_.heads;
+  double heads = gpu_heads_of(m, shard_, true);  // query heads of the layers being priced
   const bool mla = m.mla.enabled();
   const double d_v = mla ? m.mla.v_head_dim : m.value_dim_of(false);  // a local layer's values (MLA: all)
   auto rates = [&](double d_qk, double d_out, double kv_elems) {
@@ -104,6 +105,7 @@ CostModel::CostModel(GpuSpec gpu, ModelSpec model, ResolvedPrecision precision, 
                       : rates(hd_global, vd_global, kv_global);
   if (has_local_) {
     L = m.local.layers;
+    heads = gpu_heads_of(m, shard_, false);
     const double kv_local = gpu_kv_elements_per_token_layer(m, shard_, false);
     if (mla) {  // top-k sparse MLA (DSA): prefill and decode both run on the latent (FlashMLA's sparse kernels)
       local_prefill_rates_ = rates(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim, m.mla.kv_lora_rank, kv_local);

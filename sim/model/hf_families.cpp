@@ -212,6 +212,8 @@ const std::map<std::string, HfFamily>& by_architecture() {
       {"SarvamMLAForCausalLM", HfFamily::sarvam_mla},
       {"AXK1ForCausalLM", HfFamily::axk1},
       {"Param2MoEForCausalLM", HfFamily::param2_moe},
+      // hf_laguna_family.cpp:
+      {"LagunaForCausalLM", HfFamily::laguna},
   };
   return m;
 }
@@ -286,6 +288,8 @@ const std::map<std::string, HfFamily>& by_model_type() {
       {"arctic", HfFamily::arctic},            {"pangu_ultra_moe", HfFamily::pangu_ultra_moe},
       {"sarvam_moe", HfFamily::sarvam_moe},    {"axk1", HfFamily::axk1},
       {"param2moe", HfFamily::param2_moe},
+      // hf_laguna_family.cpp:
+      {"laguna", HfFamily::laguna},
   };
   return m;
 }
@@ -323,7 +327,9 @@ bool is_moe_family(HfFamily f) {
          f == HfFamily::pangu_ultra_moe || f == HfFamily::sarvam_mla || f == HfFamily::sarvam_moe ||
          f == HfFamily::axk1 || f == HfFamily::param2_moe ||
          // hf_hyb_families.cpp (MiniMax-Text-01 is not here: its reader allows one expert, a dense MLP):
-         f == HfFamily::nemotron_h_puzzle || f == HfFamily::bailing_moe_v2_5;
+         f == HfFamily::nemotron_h_puzzle || f == HfFamily::bailing_moe_v2_5 ||
+         // hf_laguna_family.cpp:
+         f == HfFamily::laguna;
 }
 
 bool is_attention_free_family(HfFamily f) { return f == HfFamily::mamba2 || f == HfFamily::mamba; }
@@ -527,20 +533,34 @@ void read_gemma4(const JsonFields& f, ModelSpec& m) {
   }
 }
 
-// Step-3.7-Flash (StepFun; the fields of its config.json as AIConfigurator keeps it): 45
-// layers, attention on layer_types (full on every 4th from 0, a 512-token sliding window on
-// the others; read_local_attention), first_k_dense_replace dense layers of intermediate_size,
-// then num_experts routed experts of moe_intermediate_size (top num_experts_per_tok, sigmoid
-// scores with a router bias) and n_shared_experts shared experts of share_expert_dim on
-// each later layer. Its num_nextn_predict_layers MTP modules are not counted: the config does
-// not give their shapes, and DeepSeek-V3's accounting (an MoE block and both tables again in
-// each module) would add 3 x 5.7B, which is not assumed.
-// Step-3.5-Flash's full config (the decoder Step-3.7 keeps) states a sliding layer's own
-// shape in attention_other_setting (96 query heads there against 64 on the full layers) and a
-// per-head output gate (use_head_wise_attn_gate: hidden x heads weights a layer, 0.1% of the
-// active figure); neither is in this config. servesim has one query head count for both
-// kinds of layer, so a config whose sliding layers differ in shape is refused, not misread.
+// Step-3.7-Flash (StepFun; the fields of its config.json as AIConfigurator keeps it) and
+// Step-3.5-Flash (Step3p5ForCausalLM, after alias_step3p5_fields; vLLM's step3p5.py:
+// Step3p5Attention, Step3p5DecoderLayer): 45 layers, attention on layer_types (full on every 4th
+// from 0, a 512-token sliding window on the others; read_local_attention), first_k_dense_replace
+// dense layers of intermediate_size, then num_experts routed experts of moe_intermediate_size (top
+// num_experts_per_tok, sigmoid scores with a router bias) and n_shared_experts shared experts of
+// share_expert_dim on each later layer. Its num_nextn_predict_layers MTP modules are not
+// counted: the config does not give their shapes, and DeepSeek-V3's accounting (an MoE block and
+// both tables again in each module) would add 3 x 5.7B, which is not assumed.
+// The sliding layers' own shape is attention_other_setting's (num_attention_heads,
+// num_attention_groups, head_dim: 96 query heads there against 64 on the full layers in
+// Step-3.5-Flash's config.json; vLLM's Step3p5DecoderLayer builds each sliding layer's attention
+// from it): the sliding (local) layers take it and the full (global) layers keep the common
+// fields, as ModelSpec's global_heads / global_kv_heads / global_head_dim describe. Step's
+// layer_types also lists its MTP layers past num_hidden_layers (48 entries for 45 layers): only
+// the first num_hidden_layers are the model's. Not counted: the per-head output gate
+// (use_head_wise_attn_gate: g_proj hidden -> heads, 16.1M weights in Step-3.5-Flash, 0.15% of
+// the active figure) and the per-head q/k norms (use_qk_norm), as before.
 void read_step3p7(const JsonFields& f, ModelSpec& m) {
+  if (f.has("layer_types") && m.local.enabled()) {
+    const std::vector<std::string> types = f.strings("layer_types");
+    if (static_cast<int>(types.size()) > m.layers) {
+      int sliding = 0;
+      for (int i = 0; i < m.layers; ++i) sliding += types[static_cast<std::size_t>(i)] == "sliding_attention";
+      m.local.layers = sliding;
+      if (sliding == 0) m.local = LocalAttention{};
+    }
+  }
   if (f.has("attention_other_setting")) {
     const nlohmann::json& o = f.doc()["attention_other_setting"];
     if (!o.is_object()) throw Error(fmt::format("{}: attention_other_setting must be an object", f.where()));
@@ -548,11 +568,26 @@ void read_step3p7(const JsonFields& f, ModelSpec& m) {
     const std::int64_t heads = other.integer("num_attention_heads", m.heads);
     const std::int64_t groups = other.integer("num_attention_groups", other.integer("num_key_value_heads", m.kv_heads));
     const std::int64_t dim = other.integer("head_dim", m.head_dim);
-    if (heads != m.heads || groups != m.kv_heads || dim != m.head_dim)
-      throw Error(fmt::format("{}: attention_other_setting gives the sliding layers {} heads, {} KV heads of {} against "
-                              "{}, {} of {} on the full layers: servesim models one query head count for every "
-                              "layer, so it would misprice them; describe the model in a models/*.yaml file instead",
-                              f.where(), heads, groups, dim, m.heads, m.kv_heads, m.head_dim));
+    if (heads < 1 || groups < 1 || dim < 1 || heads % groups != 0)
+      throw Error(fmt::format("{}: attention_other_setting gives the sliding layers {} heads, {} KV heads (num_attention_"
+                              "groups) of {}: they must be positive and the heads a multiple of the KV heads",
+                              f.where(), heads, groups, dim));
+    if (heads != m.heads || groups != m.kv_heads || dim != m.head_dim) {
+      // A sliding layer of another shape needs the window to bind (model_spec.h LocalAttention):
+      // else every layer is priced as a full one, of the full layers' shape.
+      if (!m.local.enabled())
+        throw Error(fmt::format("{}: attention_other_setting gives the sliding layers {} heads, {} KV heads of {} against "
+                                "{}, {} of {} on the full layers, but layer_types / sliding_window ({}) leave no "
+                                "sliding layer below max_position_embeddings ({}) for servesim to give that shape",
+                                f.where(), heads, groups, dim, m.heads, m.kv_heads, m.head_dim,
+                                f.integer("sliding_window", 0), m.max_context));
+      if (heads != m.heads) m.global_heads = m.heads;
+      if (groups != m.kv_heads) m.global_kv_heads = m.kv_heads;
+      if (dim != m.head_dim) m.global_head_dim = m.head_dim;
+      m.heads = static_cast<int>(heads);
+      m.kv_heads = static_cast<int>(groups);
+      m.head_dim = static_cast<int>(dim);
+    }
   }
   m.moe.num_experts = static_cast<int>(f.at_least("num_experts", 1));
   m.moe.experts_per_token = static_cast<int>(f.at_least("num_experts_per_tok", 1));
@@ -574,9 +609,13 @@ void read_step3p7(const JsonFields& f, ModelSpec& m) {
   if (f.integer("num_nextn_predict_layers", 0) < 0)
     throw Error(fmt::format("{}: num_nextn_predict_layers must be >= 0, got {}", f.where(),
                             f.integer("num_nextn_predict_layers")));
-  // StepFun's "activates approximately 11B parameters per token" (model card) does not say which
-  // tables it counts; both are counted here (the model_spec.h ActiveCount default; see the test).
-  m.active_count = ModelSpec::ActiveCount::all_tables;
+  // StepFun's "activates only 11B of its 196B parameters per token" (Step-3.5-Flash model card)
+  // fits the count without either embedding table: with the sliding layers' 96 heads,
+  // 10.92B (-0.8%); the LM head counted too gives 11.44B (+4.0%), both tables 11.97B (+8.8%)
+  // (tests/unit/test_hf_layer_heads.cpp). AIConfigurator's trimmed Step-3.7 copy, without
+  // attention_other_setting, reads 64 heads on every layer and so 9.81B: its figure is short by
+  // the sliding layers' 1.1B of query and output weights, not by an accounting.
+  m.active_count = ModelSpec::ActiveCount::no_tables;
 }
 
 // MiMo-V2-Flash (Xiaomi; its config.json, the MiMo-V2-Flash technical report, 2026): 48 layers

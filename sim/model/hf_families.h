@@ -118,6 +118,8 @@ enum class HfFamily {
   sarvam_moe,       // Sarvam 30B (Ling 2.0's decoder; Sarvam's active count)
   axk1,             // A.X K1 (DeepSeek-V3's decoder, a norm after each MoE block)
   param2_moe,       // Param-2 (GQA with q/k norms, dense then routed + shared experts)
+  // hf_laguna_family.cpp:
+  laguna,  // poolside Laguna (query heads per layer kind, softplus head gate, dense then routed + shared)
 };
 
 // The family of a text model from its architecture name, or from its model_type (a wrapper's
@@ -239,6 +241,8 @@ void read_sarvam_moe(const JsonFields& f, ModelSpec& m);
 void read_axk1(const JsonFields& f, ModelSpec& m);
 void read_param2_moe(const JsonFields& f, ModelSpec& m);
 std::string rest2026_unsupported(const std::string& arch);
+// hf_laguna_family.cpp: poolside's Laguna (num_attention_heads_per_layer split by layer kind).
+void read_laguna(const JsonFields& f, ModelSpec& m);
 
 // How many entries of `layer_types` are `kind`; -1 when the config has no such list.
 int count_layer_types(const JsonFields& f, const std::string& kind);

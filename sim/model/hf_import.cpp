@@ -440,6 +440,7 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     case HfFamily::sarvam_moe: read_sarvam_moe(f, m); break;
     case HfFamily::axk1: read_axk1(f, m); break;
     case HfFamily::param2_moe: read_param2_moe(f, m); break;
+    case HfFamily::laguna: read_laguna(f, m); break;
   }
   // A mixture-of-experts family whose config names no experts (num_experts: 0, or the
   // field missing) would be priced as a dense model with the expert-sized FFN.

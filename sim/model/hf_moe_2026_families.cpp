@@ -348,15 +348,8 @@ void read_grok1(const JsonFields& f, ModelSpec& m) {
 // 18.6B-31.3B activated, about 27B on average): ModelSpec has one attention and one MLP (or MoE)
 // per layer and a fixed top-k. Counting it as 2 x num_layers layers would misplace the MoE and
 // still need an expected top-k that the config does not give, so it is refused, not approximated.
-// Laguna (poolside's Laguna-XS 2.1, vLLM's laguna.py) gives each layer its own query head count
-// (num_attention_heads_per_layer: 48 on the full layers, 64 on the sliding ones, as a port's copy of
-// its config shows): ModelSpec has one query head count for every layer (Step-3.5's 96 / 64 is
-// refused for the same reason, in read_step3p7).
+// (Laguna, once refused here for its per-layer query heads, has its reader: hf_laguna_family.cpp.)
 std::string moe_2026_unsupported(const std::string& arch) {
-  if (arch == "LagunaForCausalLM")
-    return ": Laguna gives its layers different query head counts (num_attention_heads_per_layer, 48 on the full "
-           "layers and 64 on the sliding ones in Laguna-XS 2.1); servesim models one query head count for every "
-           "layer, so it would misprice it";
   if (arch == "LongcatFlashForCausalLM" || arch == "LongcatFlashNgramForCausalLM")
     return ": each LongCat-Flash layer holds two MLA attention blocks and two dense MLPs around one "
            "shortcut-connected MoE, and its router also picks zero-computation experts (zero_expert_num), so "
@@ -377,7 +370,7 @@ std::string moe_2026_unsupported(const std::string& arch) {
 //                            of intermediate_size; servesim models the dense layers as a leading
 //                            run, so a list that is not every layer from some k on is refused.
 // attention_other_setting (the sliding layers' own head counts) is left for read_step3p7, which
-// refuses a shape that differs from the full layers'.
+// gives the sliding layers that shape (ModelSpec::global_heads keeps the full layers').
 void alias_step3p5_fields(nlohmann::json& text, const std::string& where) {
   auto copy = [&](const char* own, const char* common) {
     if (text.contains(own) && !text[own].is_null() && (!text.contains(common) || text[common].is_null()))

@@ -97,8 +97,19 @@ void validate_model(const ModelSpec& m, const std::string& where) {
       fail("short_conv state layers have no recurrent state: key_heads, key_dim and dt_rank must be 0");
   }
   if (m.moe.latent < 0) fail(fmt::format("moe latent width must not be negative, got {}", m.moe.latent));
-  if (m.global_kv_heads > 0 && m.heads % m.global_kv_heads != 0)
-    fail(fmt::format("{} attention heads are not a multiple of {} global KV heads", m.heads, m.global_kv_heads));
+  if (m.global_kv_heads > 0 && m.heads_of(true) % m.global_kv_heads != 0)
+    fail(fmt::format("{} attention heads are not a multiple of {} global KV heads", m.heads_of(true),
+                     m.global_kv_heads));
+  // Query heads of their own on the global layers (Step-3.5-Flash, Laguna): whole KV groups,
+  // and plain attention beside local layers (the local layers keep `heads`).
+  if (m.global_heads < 0) fail(fmt::format("global query heads must not be negative, got {}", m.global_heads));
+  if (m.global_heads > 0) {
+    if (m.global_heads % m.kv_heads_of(true) != 0)
+      fail(fmt::format("{} attention heads of the global layers are not a multiple of their {} KV heads",
+                       m.global_heads, m.kv_heads_of(true)));
+    if (m.mla.enabled() || m.compressed.enabled())
+      fail("query heads per layer kind with multi-head latent or compressed attention are not modelled");
+  }
   if (m.global_head_dim < 0 || m.global_kv_heads < 0)
     fail("global_head_dim and num_global_key_value_heads must not be negative");
   // A value head width of 0 means "as wide as the key head"; a negative one would price

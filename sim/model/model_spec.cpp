@@ -63,13 +63,14 @@ std::int64_t ModelSpec::attention_params_of(bool global) const {
   // Query width (doubled by an output gate), key and value widths of this kind of layer; o_proj
   // reads the heads' values (heads x the value width).
   const std::int64_t hd = head_dim_of(global), vd = value_dim_of(global);
-  const std::int64_t q = static_cast<std::int64_t>(heads) * hd;
+  const std::int64_t h = heads_of(global);  // Step-3.5-Flash, Laguna: query heads per layer kind
+  const std::int64_t q = h * hd;
   const std::int64_t k = static_cast<std::int64_t>(kv_heads_of(global)) * hd;
   const std::int64_t v = global && global_k_eq_v ? 0 : static_cast<std::int64_t>(kv_heads_of(global)) * vd;
-  const std::int64_t o_in = static_cast<std::int64_t>(heads) * vd;
+  const std::int64_t o_in = h * vd;
   const std::int64_t q_out = attention_output_gate ? 2 * q : q;
   const std::int64_t bias = qkv_bias ? q_out + k + v : 0;
-  return hidden * (q_out + k + v) + bias + o_in * hidden + (attention_o_bias ? hidden : 0) + (attention_sinks ? heads : 0);
+  return hidden * (q_out + k + v) + bias + o_in * hidden + (attention_o_bias ? hidden : 0) + (attention_sinks ? h : 0);
 }
 
 namespace {

@@ -203,6 +203,10 @@ struct ModelSpec {
   int global_head_dim = 0;
   int global_kv_heads = 0;
   bool global_k_eq_v = false;
+  // Query heads of the global layers where they differ from the local layers' `heads`
+  // (Step-3.5-Flash: 64 on its full-attention layers, 96 on its sliding ones, from
+  // attention_other_setting; Laguna: num_attention_heads_per_layer). 0: `heads` everywhere.
+  int global_heads = 0;
   // Width of a value head where it differs from the query/key head's (MiMo-V2-Flash: q and k
   // heads of head_dim 192, values of v_head_dim 128, in its full and sliding layers alike): v_proj's
   // output, the cached values and o_proj's input are kv_heads or heads x v_head_dim. 0: the value
@@ -251,11 +255,18 @@ struct ModelSpec {
   }
   // Attention shapes of a global and of a local layer (they differ only for Gemma 4).
   int head_dim_of(bool global) const { return global && global_head_dim > 0 ? global_head_dim : head_dim; }
+  int heads_of(bool global) const { return global && global_heads > 0 ? global_heads : heads; }
   int kv_heads_of(bool global) const { return global && global_kv_heads > 0 ? global_kv_heads : kv_heads; }
   // Value head width of a global or local layer (non-MLA): v_head_dim where set, else the key's.
   int value_dim_of(bool global) const { return v_head_dim > 0 ? v_head_dim : head_dim_of(global); }
-  bool mixed_attention_shapes() const { return global_head_dim > 0 || global_kv_heads > 0 || global_k_eq_v; }
+  bool mixed_attention_shapes() const {
+    return global_head_dim > 0 || global_kv_heads > 0 || global_k_eq_v || global_heads > 0;
+  }
   std::int64_t q_dim() const;        // query width: heads * head_dim (MLA: heads * (nope+rope))
+  // Query width of a global or local layer (non-MLA): heads_of x head_dim_of.
+  std::int64_t q_dim_of(bool global) const {
+    return static_cast<std::int64_t>(heads_of(global)) * head_dim_of(global);
+  }
   std::int64_t kv_dim() const;       // K (or V) width: kv_heads * head_dim
   std::int64_t attention_params_per_layer() const;  // a global layer's (all of them, but for Gemma 4)
   std::int64_t attention_params_of(bool global) const;

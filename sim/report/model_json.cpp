@@ -65,6 +65,14 @@ nlohmann::json model_json(const ModelSpec& m) {
     j["dense_mlp_widths"] = groups;
   }
   if (m.v_head_dim > 0) j["v_head_dim"] = m.v_head_dim;
+  // Query heads per layer kind (Step-3.5-Flash, Laguna); shown only then, so other models'
+  // output is as it was.
+  if (m.global_heads > 0)
+    j["attention_heads_by_kind"] = {{"global", {{"heads", m.heads_of(true)}, {"kv_heads", m.kv_heads_of(true)},
+                                                {"head_dim", m.head_dim_of(true)}, {"layers", m.global_attention_layers()}}},
+                                    {"local", {{"heads", m.heads_of(false)}, {"kv_heads", m.kv_heads_of(false)},
+                                               {"head_dim", m.head_dim_of(false)},
+                                               {"layers", m.local.enabled() ? m.local.layers : 0}}}};
   if (m.state.enabled())
     j["state_layers"] = {{"kind", m.state.kind_name()},
                          {"layers", m.state.layers},
@@ -164,6 +172,11 @@ std::vector<std::string> model_notes(const ModelSpec& m) {
   if (m.moe.hash_layers > 0)
     out.push_back(fmt::format("hash routing: the first {} MoE layers pick experts by token id (a {}-entry table each)",
                               m.moe.hash_layers, m.vocab * m.moe.experts_per_token));
+  if (m.global_heads > 0)
+    out.push_back(fmt::format("query heads per layer kind: {} on the {} full-attention layers, {} on the {} local "
+                              "ones (q_proj, o_proj and the attention priced at each)",
+                              m.heads_of(true), m.global_attention_layers(), m.heads_of(false),
+                              m.local.enabled() ? m.local.layers : 0));
   if (m.attention_sinks) out.push_back("attention sinks: a learned logit per head (no KV)");
   if (m.v_head_dim > 0 && m.v_head_dim != m.head_dim)
     out.push_back(fmt::format("value heads of {} beside query/key heads of {} (v_proj, the cached values, o_proj)",
