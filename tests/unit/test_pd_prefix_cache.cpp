@@ -213,7 +213,7 @@ TEST_CASE("pd prefix cache: the run reports the decode instances' hits (text and
   CHECK_THAT(disaggregation_text(p), Catch::Contains("of at most 100 prompt tokens"));
 }
 
-TEST_CASE("pd prefix cache: closed-loop sessions run with disaggregation; each turn sends what is new",
+TEST_CASE("pd prefix cache: closed-loop sessions run with disaggregation, each turn sending what is new",
           "[pd-prefix][sessions]") {
   // One closed-loop session of 3 turns: 256-token questions, 32-token answers, 1 s of
   // thought. Prompts: 256; 256 + 32 + 256 = 544; 544 + 32 + 256 = 832 (each the
