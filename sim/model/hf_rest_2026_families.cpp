@@ -136,6 +136,18 @@ void read_cohere2_moe(const JsonFields& f, ModelSpec& m) {
   m.active_count = ModelSpec::ActiveCount::all_tables;
 }
 
+// Arctic's and Pangu Pro's attention take hidden_size / num_attention_heads as the head
+// width whatever head_dim the config gives; `attention` names the class that does.
+static void set_head_dim_from_hidden(const JsonFields& f, ModelSpec& m, const char* attention) {
+  const std::string w = f.where();
+  if (m.heads < 1) throw Error(fmt::format("{}: num_attention_heads must be at least 1, got {}", w, m.heads));
+  if (m.hidden % m.heads != 0)
+    throw Error(fmt::format("{}: hidden_size {} is not a multiple of num_attention_heads {}: {} takes hidden_size / "
+                            "num_attention_heads as the head width",
+                            w, m.hidden, m.heads, attention));
+  m.head_dim = static_cast<int>(m.hidden / m.heads);
+}
+
 // Snowflake Arctic (ArcticForCausalLM; vLLM's arctic.py, ArcticAttention / ArcticMoE /
 // ArcticDecoderLayer; Snowflake's configuration_arctic.py, which vLLM copies):
 //   attention  GQA of hidden_size / num_attention_heads (the config's head_dim is not read), qkv_proj
@@ -156,12 +168,7 @@ void read_cohere2_moe(const JsonFields& f, ModelSpec& m) {
 void read_arctic(const JsonFields& f, ModelSpec& m) {
   const std::string w = f.where();
   require_silu(f, "ArcticForCausalLM");
-  if (m.heads < 1) throw Error(fmt::format("{}: num_attention_heads must be at least 1, got {}", w, m.heads));
-  if (m.hidden % m.heads != 0)
-    throw Error(fmt::format("{}: hidden_size {} is not a multiple of num_attention_heads {}: vLLM's ArcticAttention "
-                            "takes hidden_size / num_attention_heads as the head width",
-                            w, m.hidden, m.heads));
-  m.head_dim = static_cast<int>(m.hidden / m.heads);
+  set_head_dim_from_hidden(f, m, "vLLM's ArcticAttention");
   m.qkv_bias = false;
   m.attention_o_bias = false;
   m.gated_mlp = true;
@@ -197,12 +204,7 @@ void read_arctic(const JsonFields& f, ModelSpec& m) {
 void read_pangu_pro_moe(const JsonFields& f, ModelSpec& m) {
   const std::string w = f.where();
   require_silu(f, "PanguProMoEForCausalLM");
-  if (m.heads < 1) throw Error(fmt::format("{}: num_attention_heads must be at least 1, got {}", w, m.heads));
-  if (m.hidden % m.heads != 0)
-    throw Error(fmt::format("{}: hidden_size {} is not a multiple of num_attention_heads {}: vLLM-Ascend's "
-                            "PanguProMoEAttention takes hidden_size / num_attention_heads as the head width",
-                            w, m.hidden, m.heads));
-  m.head_dim = static_cast<int>(m.hidden / m.heads);
+  set_head_dim_from_hidden(f, m, "vLLM-Ascend's PanguProMoEAttention");
   m.qkv_bias = true;
   m.attention_o_bias = true;
   m.gated_mlp = true;
