@@ -208,6 +208,10 @@ const std::map<std::string, HfFamily>& by_architecture() {
       {"ArcticForCausalLM", HfFamily::arctic},
       {"PanguProMoEForCausalLM", HfFamily::pangu_pro_moe},
       {"PanguUltraMoEForCausalLM", HfFamily::pangu_ultra_moe},
+      // vLLM builds openPangu Pro MoE V2 with the same class as Ultra (openpangu.py:
+      // PanguProMoEV2ForCausalLM(OpenPanguMoEModel)): an MLA config reads as Ultra's; its sink
+      // attention (param_sink_number) or a layer without MLA is refused naming the key.
+      {"PanguProMoEV2ForCausalLM", HfFamily::pangu_ultra_moe},
       {"SarvamMoEForCausalLM", HfFamily::sarvam_moe},
       {"SarvamMLAForCausalLM", HfFamily::sarvam_mla},
       {"AXK1ForCausalLM", HfFamily::axk1},

@@ -290,8 +290,9 @@ void read_pangu_ultra_moe(const JsonFields& f, ModelSpec& m) {
                               "by servesim (one MLA attention for every layer); it would misprice them",
                               w, key));
   if (!f.has("kv_lora_rank"))
-    throw Error(fmt::format("{}: PanguUltraMoEForCausalLM without kv_lora_rank (attention_kv_lora_dim): servesim "
-                            "reads openPangu Ultra MoE's MLA attention only",
+    throw Error(fmt::format("{}: an openPangu MoE config without kv_lora_rank (attention_kv_lora_dim): its layers "
+                            "then run vLLM's OpenPanguSinkAttention or plain attention, and servesim reads "
+                            "openPangu MoE's MLA attention only",
                             w));
   read_deepseek(f, m);
 }

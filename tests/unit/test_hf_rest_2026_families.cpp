@@ -446,6 +446,37 @@ TEST_CASE("rest 2026: openPangu Ultra MoE 718B reads as DeepSeek-V3", "[hf][rest
   }
 }
 
+TEST_CASE("rest 2026: openPangu Pro MoE V2 is read as vLLM builds it, by Ultra MoE's class", "[hf][rest2026]") {
+  // vLLM's openpangu.py: PanguProMoEV2ForCausalLM(OpenPanguMoEModel), the class of
+  // PanguUltraMoEForCausalLM; OpenPanguDecoderLayer picks MLA when the config has its fields, else
+  // OpenPanguSinkAttention (param_sink_number > 0), else a plain attention.
+  nlohmann::json mla = pangu_ultra_moe();
+  mla["architectures"] = {"PanguProMoEV2ForCausalLM"};
+  const ModelSpec v2 = load_edited(mla, "pangu-pro-v2-mla");
+  const ModelSpec ultra = load_edited(pangu_ultra_moe(), "pangu-ultra-for-v2");
+  CHECK(v2.total_params() == ultra.total_params());  // the same layers: 719,092,830,720
+  CHECK(v2.active_params() == ultra.active_params());
+
+  // Without MLA fields (a GQA config with learned sinks, as the V2 sink path reads it): refused
+  // naming the sinks; without sinks either, naming the missing MLA.
+  nlohmann::json gqa = {{"architectures", {"PanguProMoEV2ForCausalLM"}},
+                        {"vocab_size", 153600},
+                        {"hidden_size", 4096},
+                        {"intermediate_size", 12288},
+                        {"moe_intermediate_size", 1024},
+                        {"num_hidden_layers", 4},
+                        {"num_attention_heads", 32},
+                        {"num_key_value_heads", 8},
+                        {"num_routed_experts", 64},
+                        {"num_experts_per_tok", 8},
+                        {"hidden_act", "silu"},
+                        {"max_position_embeddings", 32768},
+                        {"param_sink_number", 128}};
+  CHECK_THAT(error_of([&] { load_edited(gqa, "pangu-pro-v2-sink"); }), Contains("param_sink_number 128"));
+  gqa.erase("param_sink_number");
+  CHECK_THAT(error_of([&] { load_edited(gqa, "pangu-pro-v2-gqa"); }), Contains("without kv_lora_rank"));
+}
+
 TEST_CASE("rest 2026: Step-3's text model is refused, naming what servesim lacks", "[hf][rest2026]") {
   // stepfun-ai/step3's text_config fields as vLLM's Step3TextConfig reads them (hidden_size 7168,
   // num_attention_heads 64, num_attention_groups 1, head_dim 256, share_q_dim 2048).
