@@ -43,6 +43,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/hf_families.h"
+#include "model/hf_moe_layer_helpers.h"
 #include "util/error.h"
 
 namespace servesim {
@@ -67,6 +68,8 @@ std::vector<std::int64_t> parse_layer_list(const nlohmann::json& v, const std::s
   return out;
 }
 
+}  // namespace
+
 // Dense and MoE layers from a per-layer list: `moe[i]` true where layer i is MoE. A leading run
 // of dense layers is servesim's dense_layers; any other order is counted (listed_layers).
 void set_moe_layers(const std::vector<bool>& moe, ModelSpec& m) {
@@ -77,30 +80,6 @@ void set_moe_layers(const std::vector<bool>& moe, ModelSpec& m) {
   }
   if (count + leading_dense == m.layers) m.moe.dense_layers = leading_dense;
   else m.moe.listed_layers = count;
-}
-
-// Routed experts as the AFMoE and EXAONE-MoE blocks build them: num_experts SwiGLU experts of
-// moe_intermediate_size behind a gate hidden -> num_experts without bias, top num_experts_per_tok,
-// and num_shared_experts folded into one SwiGLU MLP of moe_intermediate_size x num_shared_experts
-// (vLLM's AfmoeMoE and ExaoneMoe: intermediate_size = config.moe_intermediate_size *
-// config.num_shared_experts). The router's score-correction bias (num_experts fp32 values a layer,
-// 128 or 256) is not counted.
-void read_fine_grained_experts(const JsonFields& f, ModelSpec& m) {
-  const std::string w = f.where();
-  m.moe.num_experts = static_cast<int>(f.at_least("num_experts", 1));
-  m.moe.experts_per_token = static_cast<int>(f.at_least("num_experts_per_tok", 1));
-  if (m.moe.experts_per_token > m.moe.num_experts)
-    throw Error(fmt::format("{}: num_experts_per_tok {} exceeds num_experts {}", w, m.moe.experts_per_token,
-                            m.moe.num_experts));
-  m.moe.expert_ffn = f.at_least("moe_intermediate_size", 1);
-  const std::int64_t shared = f.integer("num_shared_experts", 0);
-  if (shared < 0) throw Error(fmt::format("{}: num_shared_experts must be >= 0, got {}", w, shared));
-  if (shared > 0) {
-    m.moe.shared_experts = 1;
-    m.moe.shared_expert_ffn = m.moe.expert_ffn * shared;
-  }
-  m.moe.groups = static_cast<int>(f.integer("n_group", 0));
-  m.moe.topk_groups = static_cast<int>(f.integer("topk_group", 0));
 }
 
 // Which layers are dense and which MoE, as K-EXAONE's and Hy3's configs say it: mlp_layer_types
@@ -143,6 +122,33 @@ void require_silu(const JsonFields& f, const char* family) {
   if (act != "silu")
     throw Error(fmt::format("{}: hidden_act '{}': vLLM's {} runs silu (SwiGLU) only", f.where(), act, family));
 }
+
+namespace {
+
+// Routed experts as the AFMoE and EXAONE-MoE blocks build them: num_experts SwiGLU experts of
+// moe_intermediate_size behind a gate hidden -> num_experts without bias, top num_experts_per_tok,
+// and num_shared_experts folded into one SwiGLU MLP of moe_intermediate_size x num_shared_experts
+// (vLLM's AfmoeMoE and ExaoneMoe: intermediate_size = config.moe_intermediate_size *
+// config.num_shared_experts). The router's score-correction bias (num_experts fp32 values a layer,
+// 128 or 256) is not counted.
+void read_fine_grained_experts(const JsonFields& f, ModelSpec& m) {
+  const std::string w = f.where();
+  m.moe.num_experts = static_cast<int>(f.at_least("num_experts", 1));
+  m.moe.experts_per_token = static_cast<int>(f.at_least("num_experts_per_tok", 1));
+  if (m.moe.experts_per_token > m.moe.num_experts)
+    throw Error(fmt::format("{}: num_experts_per_tok {} exceeds num_experts {}", w, m.moe.experts_per_token,
+                            m.moe.num_experts));
+  m.moe.expert_ffn = f.at_least("moe_intermediate_size", 1);
+  const std::int64_t shared = f.integer("num_shared_experts", 0);
+  if (shared < 0) throw Error(fmt::format("{}: num_shared_experts must be >= 0, got {}", w, shared));
+  if (shared > 0) {
+    m.moe.shared_experts = 1;
+    m.moe.shared_expert_ffn = m.moe.expert_ffn * shared;
+  }
+  m.moe.groups = static_cast<int>(f.integer("n_group", 0));
+  m.moe.topk_groups = static_cast<int>(f.integer("topk_group", 0));
+}
+
 
 }  // namespace
 

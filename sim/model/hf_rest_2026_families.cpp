@@ -24,29 +24,12 @@
 #include <nlohmann/json.hpp>
 
 #include "model/hf_families.h"
+#include "model/hf_moe_layer_helpers.h"
 #include "util/error.h"
 
 namespace servesim {
 
 namespace {
-
-void require_silu(const JsonFields& f, const char* family) {
-  const std::string act = f.string("hidden_act", "silu");
-  if (act != "silu")
-    throw Error(fmt::format("{}: hidden_act '{}': vLLM's {} runs silu (SwiGLU) only", f.where(), act, family));
-}
-
-// Dense and MoE layers from a per-layer flag: a leading run of dense layers is servesim's
-// dense_layers, any other placement is counted (listed_layers; model_spec.h).
-void set_moe_layers(const std::vector<bool>& moe, ModelSpec& m) {
-  int count = 0, leading_dense = 0;
-  for (const bool x : moe) {
-    if (x) ++count;
-    else if (count == 0) ++leading_dense;
-  }
-  if (count + leading_dense == m.layers) m.moe.dense_layers = leading_dense;
-  else m.moe.listed_layers = count;
-}
 
 // The routed experts' count and top-k, checked: 1 <= top-k <= experts.
 void read_expert_counts(const JsonFields& f, ModelSpec& m, const char* experts_key, const char* topk_key) {
@@ -109,25 +92,7 @@ void read_cohere2_moe(const JsonFields& f, ModelSpec& m) {
     m.moe.shared_experts = 1;
     m.moe.shared_expert_ffn = m.moe.expert_ffn * shared;
   }
-  std::vector<bool> moe(static_cast<std::size_t>(m.layers), true);
-  if (f.has("mlp_layer_types")) {
-    const std::vector<std::string> kinds = f.strings("mlp_layer_types");
-    if (static_cast<int>(kinds.size()) != m.layers)
-      throw Error(fmt::format("{}: mlp_layer_types lists {} layers, num_hidden_layers is {}", w, kinds.size(), m.layers));
-    for (std::size_t i = 0; i < kinds.size(); ++i) {
-      if (kinds[i] != "dense" && kinds[i] != "sparse")
-        throw Error(fmt::format("{}: mlp_layer_types entries must be \"dense\" or \"sparse\", got '{}'", w,
-                                excerpt(kinds[i])));
-      moe[i] = kinds[i] == "sparse";
-    }
-  } else {
-    const std::int64_t dense = f.integer("first_k_dense_replace", 0);
-    if (dense < 0 || dense > m.layers)
-      throw Error(fmt::format("{}: first_k_dense_replace {} must be within [0, num_hidden_layers = {}]", w, dense,
-                              m.layers));
-    for (std::int64_t i = 0; i < dense; ++i) moe[static_cast<std::size_t>(i)] = false;
-  }
-  set_moe_layers(moe, m);
+  read_mlp_layer_kinds(f, m, 0);  // mlp_layer_types, else first_k_dense_replace (default 0)
   require_moe_layer(f, m);
   m.ffn = f.integer("prefix_dense_intermediate_size", m.moe.expert_ffn);
   if (m.moe_layers() < m.layers && m.ffn <= 0)
