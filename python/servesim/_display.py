@@ -81,6 +81,14 @@ def band_rows(s: dict) -> tuple[str, list[tuple[str, list[str]]], list[str]]:
     return f"{100 * b.get('coverage', 0.8):.0f}% bands, ms (from the errors of the closest measured runs)", rows, sources
 
 
+def band_gaps(s: dict) -> list[str]:
+    """Statistics left without a band while others have one, with the reason (JSON bands.missing)."""
+    out = []
+    for gap in s.get("bands", {}).get("missing", []):
+        out.append(f"no band for {', '.join(gap.get('statistics', []))}: {gap.get('reason', '')}")
+    return out
+
+
 def facts(s: dict) -> list[tuple[str, str]]:
     out = []
     r, t, u = s.get("requests", {}), s.get("throughput", {}), s.get("utilization", {})
@@ -135,6 +143,7 @@ def run_markdown(s: dict, warnings: list[str], title: str) -> str:
     parts.append(_md(heading))
     if rows:
         parts += ["", _md_table([""] + ["mean", "p50", "p90", "p99"], rows), "", "from " + _md("; ".join(sources))]
+        parts += ["", *[f"- {_md(g)}" for g in band_gaps(s)]] if band_gaps(s) else []
     parts.append("")
     parts += [f"- {_md(k)}: {_md(v)}" for k, v in facts(s)]
     if warnings:
@@ -168,6 +177,8 @@ def run_html(s: dict, warnings: list[str], title: str) -> str:
     if rows:
         out.append(_html_table([""] + ["mean", "p50", "p90", "p99"], rows))
         out.append(f"<p style='font-size:smaller'>from {e('; '.join(sources))}</p>")
+        for g in band_gaps(s):
+            out.append(f"<p style='font-size:smaller'>{e(g)}</p>")
     out.append("<ul>" + "".join(f"<li>{e(k)}: {e(v)}</li>" for k, v in facts(s)) + "</ul>")
     if warnings:
         out.append("<ul>" + "".join(f"<li style='color:#9a6700'>warning: {e(w)}</li>" for w in warnings) + "</ul>")

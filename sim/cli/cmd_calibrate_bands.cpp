@@ -14,6 +14,8 @@
 #include "config/yaml_text.h"
 #include "uncertainty/bands.h"
 #include "uncertainty/coverage.h"
+#include "uncertainty/residual_csv.h"
+#include "uncertainty/source_spread.h"
 #include "util/json_file.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
@@ -25,6 +27,8 @@ namespace {
 
 struct Args {
   std::string defaults, calibrated, profiles, out, defaults_fitted_on;
+  std::vector<std::string> extra;  // residual CSVs of other sources (uncertainty/residual_csv.h)
+  bool without_source_spread = false;
   std::string commit = "unknown", date = "unknown", command;
   int min_points = 8;
   double coverage = 0.8;
@@ -124,12 +128,24 @@ void run(const Args& a) {
   const std::set<std::string> defaults_fitted = read_key_list(a.defaults_fitted_on);
   add_residuals(a.defaults, false, profiles, defaults_fitted, residuals, def);
   if (!a.calibrated.empty()) add_residuals(a.calibrated, true, profiles, defaults_fitted, residuals, cal);
+  int extra_rows = 0, extra_uncovered = 0;
+  std::set<std::string> extra_sources;
+  for (const auto& path : a.extra) {
+    const bands::ResidualCsv x = bands::read_residual_csv(path);
+    extra_rows += static_cast<int>(x.residuals.size());
+    extra_uncovered += x.uncovered;
+    for (const auto& r : x.residuals) {
+      extra_sources.insert(r.source);
+      residuals.push_back(r);
+    }
+  }
   if (residuals.empty()) throw Error("no residuals: the inputs hold no experiment with measured metrics");
+  const bool spread = !a.without_source_spread;
 
   if (a.method != "conformal" && a.method != "quantile")
     throw Error(fmt::format("--method '{}': expected conformal or quantile", a.method));
   const auto method = a.method == "quantile" ? bands::BandMethod::quantile : bands::BandMethod::conformal;
-  bands::BandTable t = bands::build_table(residuals, a.min_points, a.coverage, method);
+  bands::BandTable t = bands::build_table(residuals, a.min_points, a.coverage, method, spread);
   t.provenance = {{"data", "data/serving/vllm_serving_experiments.json (all experiments, --all)"},
                   {"defaults_runs", def.rows},
                   {"defaults_left_out_in_sample", def.in_sample},
@@ -138,14 +154,18 @@ void run(const Args& a) {
                   {"calibrated_left_out_in_sample", cal.in_sample},
                   {"calibrated_left_out_no_profile", cal.no_profile},
                   {"profiles", "hardware/calibrated (calibration.fitted_on runs left out)"},
+                  {"extra_sources", extra_sources},
+                  {"extra_residual_rows", extra_rows},
+                  {"extra_left_out_uncovered", extra_uncovered},
                   {"servesim_commit", a.commit},
                   {"date", a.date},
                   {"command", a.command.empty() ? "tools/bands/build-bands.sh" : a.command}};
   if (!a.out.empty()) write_file_atomically(a.out, bands::table_to_json(t).dump(2) + "\n");
 
-  const bands::CoverageReport rep = bands::leave_one_out_coverage(residuals, a.min_points, a.coverage, method);
+  const bands::CoverageReport rep =
+      bands::leave_one_out_coverage(residuals, a.min_points, a.coverage, method, spread);
   const bands::CoverageReport loso =
-      bands::leave_one_source_out_coverage(residuals, a.min_points, a.coverage, method);
+      bands::leave_one_source_out_coverage(residuals, a.min_points, a.coverage, method, spread);
   if (a.json) {
     nlohmann::json cov = nlohmann::json::object();
     auto cell = [](const bands::CoverageCell& c) {
@@ -172,12 +192,24 @@ void run(const Args& a) {
   fmt::print("residuals: {} defaults runs (left out: {} the defaults were fitted on), {} calibrated runs (left out: "
              "{} in-sample, {} without a profile)\n",
              def.rows, def.in_sample, cal.rows, cal.in_sample, cal.no_profile);
-  fmt::print("families: {}; groups with n >= {} are used, finer first\n\n", fmt::join(t.families, ", "), a.min_points);
+  if (!a.extra.empty())
+    fmt::print("other sources (--extra): {} residuals of {} (left out: {} rows using what no band covers)\n", extra_rows,
+               fmt::join(extra_sources, ", "), extra_uncovered);
+  fmt::print("families: {}; groups with n >= {} are used, finer first\n", fmt::join(t.families, ", "), a.min_points);
+  if (spread)
+    fmt::print("between-source spread: tau {:.3f} (a source's bias, log sd; {} cells, {} df): every band's half-width "
+               "h becomes sqrt(h^2 + ({:.4f} tau)^2)\n\n",
+               t.source_tau, t.source_cells, t.source_df, bands::normal_quantile((1 + a.coverage) / 2));
+  else
+    fmt::print("between-source spread: off (--without-source-spread)\n\n");
   fmt::print("{:<10} {:<32} {:>4} {:>9} {:>9}   ({} bounds, as measured/predicted - 1)\n", "metric", "group", "n", "lo",
              "hi", a.method);
   for (const auto& [metric, ids] : t.groups)
     for (const auto& [id, g] : ids)
-      if (g.n >= a.min_points) fmt::print("{:<10} {:<32} {:>4} {:>9} {:>9}\n", metric, id, g.n, pct(g.q_lo), pct(g.q_hi));
+      if (g.n >= a.min_points) {
+        const auto [lo, hi] = bands::widen_by_source(g.q_lo, g.q_hi, t.source_tau, t.coverage);
+        fmt::print("{:<10} {:<32} {:>4} {:>9} {:>9}\n", metric, id, g.n, pct(lo), pct(hi));
+      }
   fmt::print("\nleave-one-experiment-out coverage of the {:.0f}% bands (target 70-90%):\n\n", 100 * a.coverage);
   fmt::print("| metric | n | inside | below | above | coverage | defaults | calibrated |\n");
   fmt::print("|---|---|---|---|---|---|---|---|\n");
@@ -198,8 +230,8 @@ void run(const Args& a) {
              100 * rep.all.share());
   fmt::print("\nmedian band half-width: +-{:.1f}%\n", rep.all.median_half_width());
   if (rep.all.no_band > 0) fmt::print("\n{} held-out residuals had no band (their group was too small, or its band too wide to inform)\n", rep.all.no_band);
-  fmt::print("\nleave-one-source-out coverage (each GPU's runs held out together; a family no other source has takes "
-             "the bands pooled over families):\n\n");
+  fmt::print("\nleave-one-source-out coverage (each source's runs held out together: a data set, engine version and "
+             "GPU; a family no other source has takes the bands pooled over families):\n\n");
   fmt::print("| held-out source | n | inside | below | above | no band | coverage | median half-width |\n");
   fmt::print("|---|---|---|---|---|---|---|---|\n");
   for (const auto& [src, c] : loso.by_source)
@@ -233,6 +265,12 @@ void register_calibrate_bands(CLI::App& calibrate) {
   cmd->add_option("--defaults-fitted-on", a.defaults_fitted_on,
                   "a file of experiment keys (one per line) the catalog defaults were fitted on: their defaults "
                   "residuals are in-sample and left out (data/uncertainty/defaults_fitted_on.txt)");
+  cmd->add_option("--extra", a.extra,
+                  "a CSV of residuals from another measured source (tools/fit/mlenergy_replay.py --residuals; "
+                  "uncertainty/residual_csv.h); repeatable");
+  cmd->add_flag("--without-source-spread", a.without_source_spread,
+                "bands from each group's own scatter only, not widened by the spread between sources "
+                "(uncertainty/source_spread.h): the construction before it, for comparison");
   cmd->add_option("--min-points", a.min_points, "fewest residuals a group needs before a coarser one is used")
       ->default_val(8)
       ->check(CLI::Range(2, 1000));

@@ -1,4 +1,5 @@
 #include "uncertainty/bands.h"
+#include "uncertainty/source_spread.h"
 
 #include <fmt/format.h>
 
@@ -68,7 +69,8 @@ std::string group_label(const std::string& id) {
   return fmt::format("{}, {}, {}, {}", words[0], words[1], words[2], words[3]);
 }
 
-BandTable build_table(const std::vector<Residual>& residuals, int min_points, double coverage, BandMethod method) {
+BandTable build_table(const std::vector<Residual>& residuals, int min_points, double coverage, BandMethod method,
+                      bool with_source_spread) {
   BandTable t;
   t.method = method;
   t.min_points = min_points;
@@ -90,6 +92,12 @@ BandTable build_table(const std::vector<Residual>& residuals, int min_points, do
     }
   t.families.assign(families.begin(), families.end());
   t.frameworks.assign(frameworks.begin(), frameworks.end());
+  if (with_source_spread) {
+    const SourceSpread s = source_spread(residuals);
+    t.source_tau = s.tau;
+    t.source_cells = s.cells;
+    t.source_df = s.df;
+  }
   return t;
 }
 
@@ -118,18 +126,31 @@ Band lookup(const BandTable& t, const BandKey& key, const std::string& measured_
                            fmt::join(key.uncovered, ", "));
     return b;
   }
-  const bool unseen_family = !has(t.families, key.family);
+  const auto m = t.groups.find(measured_metric);
+  // A family is seen per metric: the ML.ENERGY runs give Blackwell a TPOT error but no TTFT
+  // or E2E one, and those are not borrowed from other hardware either.
+  std::set<std::string> metric_families;
+  if (m != t.groups.end())
+    for (const auto& [id, g] : m->second) {
+      const auto a = id.find('/'), b = id.find('/', a + 1);
+      if (a != std::string::npos && b != std::string::npos && id.substr(a + 1, b - a - 1) != "*")
+        metric_families.insert(id.substr(a + 1, b - a - 1));
+    }
+  const bool unseen_family = !metric_families.count(key.family);
   if (!has(t.frameworks, key.framework)) {
     b.reason = fmt::format("no measured serving run with framework {} (the data covers {}): no band",
                            key.framework, fmt::join(t.frameworks, ", "));
     return b;
   }
   if (unseen_family && !pool_unseen_family) {
-    b.reason = fmt::format("no measured serving run on a {} GPU (the data covers {}): no band",
-                           key.family.empty() ? "unnamed-architecture" : key.family, fmt::join(t.families, ", "));
+    if (!has(t.families, key.family))
+      b.reason = fmt::format("no measured serving run on a {} GPU (the data covers {}): no band",
+                             key.family.empty() ? "unnamed-architecture" : key.family, fmt::join(t.families, ", "));
+    else
+      b.reason = fmt::format("the measured runs on {} GPUs do not measure it (only those on {} do)", key.family,
+                             fmt::join(metric_families, ", "));
     return b;
   }
-  const auto m = t.groups.find(measured_metric);
   if (m == t.groups.end()) {
     b.reason = fmt::format("no measured residuals for {}: no band", measured_metric);
     return b;
@@ -142,20 +163,21 @@ Band lookup(const BandTable& t, const BandKey& key, const std::string& measured_
       b.reason = "no prediction to put a band around";
       return b;
     }
-    const double width = half_width_pct(std::exp(g->second.q_lo), std::exp(g->second.q_hi));
+    const auto [q_lo, q_hi] = widen_by_source(g->second.q_lo, g->second.q_hi, t.source_tau, t.coverage);
+    const double width = half_width_pct(std::exp(q_lo), std::exp(q_hi));
     if (width > t.max_half_width_pct) {
       b.reason = fmt::format("the closest measured runs ({}, n={}) miss {} by {:+.0f}% to {:+.0f}%: a band of +-{:.0f}% "
                              "(more than +-{:.0f}%) says nothing: no band (near saturation a small capacity error "
                              "decides whether the queue is stable)",
-                             group_label(id), g->second.n, measured_metric, 100 * (std::exp(g->second.q_lo) - 1),
-                             100 * (std::exp(g->second.q_hi) - 1), width, t.max_half_width_pct);
+                             group_label(id), g->second.n, measured_metric, 100 * (std::exp(q_lo) - 1),
+                             100 * (std::exp(q_hi) - 1), width, t.max_half_width_pct);
       return b;
     }
     b.available = true;
     b.group = id;
     b.n = g->second.n;
-    b.lo = predicted * std::exp(g->second.q_lo);
-    b.hi = predicted * std::exp(g->second.q_hi);
+    b.lo = predicted * std::exp(q_lo);
+    b.hi = predicted * std::exp(q_hi);
     return b;
   }
   b.reason = fmt::format("fewer than {} measured runs in every group for {}: no band", t.min_points, measured_metric);
@@ -177,6 +199,9 @@ nlohmann::json table_to_json(const BandTable& t) {
           {"high_load_occupancy", kHighLoadOccupancy},
           {"families", t.families},
           {"frameworks", t.frameworks},
+          {"between_source", {{"tau", t.source_tau}, {"cells", t.source_cells}, {"df", t.source_df},
+                              {"note", "log-space sd of a source's bias; every band is widened by it "
+                                       "(uncertainty/source_spread.h)"}}},
           {"groups", groups}};
 }
 
@@ -193,6 +218,14 @@ BandTable table_from_json(const nlohmann::json& j, const std::string& source) {
     t.families = j.at("families").get<std::vector<std::string>>();
     t.frameworks = j.at("frameworks").get<std::vector<std::string>>();
     if (j.contains("provenance")) t.provenance = j.at("provenance");
+    if (j.contains("between_source")) {
+      const auto& bs = j.at("between_source");
+      t.source_tau = bs.at("tau").get<double>();
+      t.source_cells = bs.value("cells", 0);
+      t.source_df = bs.value("df", 0);
+      if (!(t.source_tau >= 0) || !std::isfinite(t.source_tau))
+        throw Error(fmt::format("{}: between_source.tau must be a finite number >= 0", source));
+    }
     for (const auto& [metric, ids] : j.at("groups").items())
       for (const auto& [id, g] : ids.items())
         t.groups[metric][id] = Group{g.at("n").get<int>(), g.at("q_lo").get<double>(), g.at("q_hi").get<double>()};
@@ -240,6 +273,8 @@ nlohmann::json summary_bands_json(const BandTable* t, const std::string& why, co
   out["coverage"] = t->coverage;
   bool any = false;
   std::string reason;
+  static const std::map<std::string, std::string> kLabels = {{"ttft", "TTFT"}, {"tpot", "TPOT"}, {"e2e", "E2E"}};
+  std::map<std::string, std::vector<std::string>> missing;  // why -> the statistics without a band
   for (const char* metric : {"ttft", "tpot", "e2e"}) {
     const std::string section = std::string(metric) + "_ms";
     if (!summary.contains(section)) continue;
@@ -250,6 +285,7 @@ nlohmann::json summary_bands_json(const BandTable* t, const std::string& why, co
       const Band b = lookup(*t, key, source_metric(metric, stat), predicted);
       if (!b.available) {
         reason = b.reason;
+        missing[b.reason].push_back(fmt::format("{} {}", kLabels.at(metric), stat));
         continue;
       }
       any = true;
@@ -260,6 +296,12 @@ nlohmann::json summary_bands_json(const BandTable* t, const std::string& why, co
   }
   out["available"] = any;
   if (!any) out["reason"] = reason;
+  // Some statistics banded, others not: say which and why (never a silent gap).
+  if (any && !missing.empty()) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& [why, stats] : missing) list.push_back({{"statistics", stats}, {"reason", why}});
+    out["missing"] = list;
+  }
   return out;
 }
 
@@ -289,6 +331,17 @@ std::string summary_bands_text(const nlohmann::json& bands) {
     out += "\n";
   }
   for (const auto& g : groups) out += fmt::format("  from {}\n", g);
+  if (bands.contains("missing"))
+    for (const auto& x : bands.at("missing")) {
+      // "TTFT mean", "TTFT p50", "E2E mean" -> "TTFT mean, p50; E2E mean"
+      std::string stats, last;
+      for (const auto& st : x.at("statistics").get<std::vector<std::string>>()) {
+        const std::string label = st.substr(0, st.find(' ')), stat = st.substr(st.find(' ') + 1);
+        stats += label == last ? ", " + stat : (stats.empty() ? "" : "; ") + st;
+        last = label;
+      }
+      out += fmt::format("  no band for {}: {}\n", stats, x.at("reason").get<std::string>());
+    }
   if (bands.contains("seed_spread")) out += fmt::format("  {}\n", bands.at("seed_spread").value("note", std::string()));
   return out;
 }

@@ -4,8 +4,10 @@
 //
 // A residual is r = log(measured / predicted) of one metric of one measured run. Runs are
 // grouped by (calibrated profile or catalog defaults, GPU family, framework, load regime);
-// a group's 80% band is [q10, q90] of its residuals, and a prediction p gets the interval
-// [p * exp(q10), p * exp(q90)]. A group with fewer than `min_points` residuals falls back
+// a group's 80% band is [q10, q90] of its residuals (conformal bounds by default), widened
+// by the spread of a source's bias (source_spread.h: a user's run is never one of the
+// measured sources), and a prediction p gets the interval [p * exp(lo), p * exp(hi)].
+// A group with fewer than `min_points` residuals falls back
 // to a coarser one (fallback_chain); the band says which group it came from. A GPU family
 // or framework with no measured run gets no band at all (never an invented one).
 //
@@ -81,6 +83,10 @@ struct BandTable {
   // Near saturation a small capacity error decides whether the queue is stable, and the
   // overloaded measured runs put such groups at factors of 10-1000.
   double max_half_width_pct = 100;
+  // The spread of a source's bias (source_spread.h): lookup widens every group's band by
+  // it, since a user's run is never one of the measured sources. 0: not widened.
+  double source_tau = 0;
+  int source_cells = 0, source_df = 0;  // what tau was pooled over
   std::vector<std::string> families, frameworks;  // what the measured data covers
   std::map<std::string, std::map<std::string, Group>> groups;  // metric -> group id -> group
   nlohmann::json provenance = nlohmann::json::object();
@@ -92,8 +98,10 @@ std::vector<std::string> fallback_chain(const BandKey& key);
 // "calibrated, hopper GPUs, vllm, high load" for an id.
 std::string group_label(const std::string& id);
 
+// `source_spread`: estimate the sources' spread from the residuals and widen by it (off:
+// the groups' own scatter only, the construction before it).
 BandTable build_table(const std::vector<Residual>& residuals, int min_points = 8, double coverage = 0.8,
-                      BandMethod method = BandMethod::conformal);
+                      BandMethod method = BandMethod::conformal, bool source_spread = true);
 
 // Which measured metric's residuals stand in for a reported one: the data has mean/p90/p99
 // of TTFT and E2E and the mean of TPOT, so p50 borrows the mean's band and TPOT's p90/p99

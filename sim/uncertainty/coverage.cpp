@@ -19,8 +19,8 @@ namespace {
 
 // Holds out each value of `unit` in turn; `pool` as lookup's pool_unseen_family.
 CoverageReport held_out_coverage(const std::vector<Residual>& residuals, int min_points, double coverage,
-                                 BandMethod method, const std::function<std::string(const Residual&)>& unit,
-                                 bool pool) {
+                                 BandMethod method, bool source_spread,
+                                 const std::function<std::string(const Residual&)>& unit, bool pool) {
   CoverageReport rep;
   std::set<std::string> units;
   for (const auto& r : residuals) units.insert(unit(r));
@@ -28,7 +28,8 @@ CoverageReport held_out_coverage(const std::vector<Residual>& residuals, int min
     std::vector<Residual> train;
     for (const auto& r : residuals)
       if (unit(r) != held) train.push_back(r);
-    const BandTable t = build_table(train, min_points, coverage, method);
+    // The source spread is estimated without the held-out unit too.
+    const BandTable t = build_table(train, min_points, coverage, method, source_spread);
     for (const auto& r : residuals) {
       if (unit(r) != held || !std::isfinite(r.value)) continue;
       // A prediction of 1 puts the band at [exp(q_lo), exp(q_hi)]: the measurement,
@@ -57,14 +58,14 @@ CoverageReport held_out_coverage(const std::vector<Residual>& residuals, int min
 }  // namespace
 
 CoverageReport leave_one_out_coverage(const std::vector<Residual>& residuals, int min_points, double coverage,
-                                      BandMethod method) {
-  return held_out_coverage(residuals, min_points, coverage, method, [](const Residual& r) { return r.experiment; },
+                                      BandMethod method, bool source_spread) {
+  return held_out_coverage(residuals, min_points, coverage, method, source_spread, [](const Residual& r) { return r.experiment; },
                            false);
 }
 
 CoverageReport leave_one_source_out_coverage(const std::vector<Residual>& residuals, int min_points,
-                                             double coverage, BandMethod method) {
-  return held_out_coverage(residuals, min_points, coverage, method, [](const Residual& r) { return r.source; },
+                                             double coverage, BandMethod method, bool source_spread) {
+  return held_out_coverage(residuals, min_points, coverage, method, source_spread, [](const Residual& r) { return r.source; },
                            true);
 }
 

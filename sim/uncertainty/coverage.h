@@ -25,7 +25,7 @@ struct CoverageReport {
 };
 
 CoverageReport leave_one_out_coverage(const std::vector<Residual>& residuals, int min_points, double coverage,
-                                      BandMethod method = BandMethod::conformal);
+                                      BandMethod method = BandMethod::conformal, bool source_spread = true);
 
 // Leave one *source* out (Residual::source: a data set, engine version and GPU): the
 // table is rebuilt without every residual of that source and each of its residuals is
@@ -34,6 +34,7 @@ CoverageReport leave_one_out_coverage(const std::vector<Residual>& residuals, in
 // coverage a new GPU family would get. Harder than leaving one experiment out: runs of
 // one source share its biases (same host, same engine build, near-duplicate runs).
 CoverageReport leave_one_source_out_coverage(const std::vector<Residual>& residuals, int min_points,
-                                             double coverage, BandMethod method = BandMethod::conformal);
+                                             double coverage, BandMethod method = BandMethod::conformal,
+                                             bool source_spread = true);
 
 }  // namespace servesim::bands

@@ -8,6 +8,8 @@
 
 #include "uncertainty/bands.h"
 #include "uncertainty/coverage.h"
+#include "uncertainty/residual_csv.h"
+#include "uncertainty/source_spread.h"
 #include "util/error.h"
 
 using namespace servesim;
@@ -174,6 +176,30 @@ TEST_CASE("bands: the summary JSON carries lo/hi/group/n for each latency statis
   CHECK_THAT(summary_bands_text(j), Catch::Contains("[101.0, 109.0]") && Catch::Contains("n=11"));
 }
 
+TEST_CASE("bands: a family measured for one metric only gets no band for the others, said", "[bands]") {
+  // Hopper: every metric (11 runs at 0..10%); Blackwell: TPOT only (the ML.ENERGY runs
+  // publish ITL, no TTFT or E2E). A Blackwell prediction gets its TPOT band from its own
+  // family (quantiles of 0..10%: [1.01, 1.09] x 100) and none for TTFT and E2E, which are
+  // not borrowed from Hopper; the summary lists them with the reason.
+  std::vector<Residual> r;
+  for (const char* m : {"ttft_mean", "ttft_p90", "ttft_p99", "tpot_mean", "e2e_mean", "e2e_p90", "e2e_p99"})
+    add(r, key(false, "hopper", "low"), m, 0, 11, "h");
+  add(r, key(false, "blackwell", "low"), "tpot_mean", 0, 11, "b");
+  const BandTable t = build_table(r, 8, 0.8, BandMethod::quantile, false);
+  const Band ttft = lookup(t, key(false, "blackwell", "low"), "ttft_mean", 100.0);
+  CHECK_FALSE(ttft.available);
+  CHECK_THAT(ttft.reason, Catch::Contains("on blackwell GPUs do not measure it (only those on hopper do)"));
+  nlohmann::json summary;
+  for (const char* s : {"ttft_ms", "tpot_ms", "e2e_ms"})
+    summary[s] = {{"mean", 100.0}, {"p50", 100.0}, {"p90", 100.0}, {"p99", 100.0}};
+  const nlohmann::json j = summary_bands_json(&t, "", key(false, "blackwell", "low"), summary);
+  CHECK(j.at("available") == true);
+  CHECK(j.at("tpot_ms").at("mean").at("lo").get<double>() == Approx(101.0));
+  REQUIRE(j.at("missing").size() == 1);
+  CHECK(j.at("missing")[0].at("statistics").size() == 8);  // TTFT and E2E, 4 statistics each
+  CHECK_THAT(summary_bands_text(j), Catch::Contains("no band for TTFT mean, p50, p90, p99; E2E mean, p50, p90, p99:"));
+}
+
 TEST_CASE("bands: leave-one-out coverage holds each experiment out of its own band", "[bands]") {
   // 21 experiments with residuals 0..20%, each held out of the band of the other 20.
   std::vector<Residual> r;
@@ -239,9 +265,93 @@ TEST_CASE("bands: leave one source out holds every run of a source out together"
   CHECK(s.by_source.at("A").below == 11);
   CHECK(s.by_source.at("B").above == 11);
   CHECK(s.all.inside == 0);
-  const CoverageReport e = leave_one_out_coverage(r, 8, 0.8);
+  // (Without the between-source spread, which these two sources would otherwise put at
+  // ln(1.45 / 1.05) / sqrt(2): the test after this one.)
+  const CoverageReport e = leave_one_out_coverage(r, 8, 0.8, BandMethod::conformal, false);
   CHECK(e.all.n == 22);
   CHECK(e.all.inside == 18);
+}
+
+TEST_CASE("bands: a new source's bias widens every band by the spread between sources", "[bands]") {
+  // Source A: 11 hopper runs at 0..10% (median 5%); source B: 11 ampere runs at 40..50%
+  // (median 45%). One cell (defaults, tpot_mean, low) shared by two sources: tau is the sd
+  // of the two medians, |ln 1.45 - ln 1.05| / sqrt(2) = 0.32277 / 1.41421 = 0.22824, df 1.
+  std::vector<Residual> r;
+  for (int i = 0; i <= 10; ++i) {
+    r.push_back({"a" + std::to_string(i), key(false, "hopper", "low"), "tpot_mean", std::log(1.0 + i / 100.0), "A"});
+    r.push_back({"b" + std::to_string(i), key(false, "ampere", "low"), "tpot_mean", std::log(1.4 + i / 100.0), "B"});
+  }
+  // Queueing in it: high-load TTFT of a third source, 10x off, does not count.
+  for (int i = 0; i < 5; ++i)
+    r.push_back({"c" + std::to_string(i), key(false, "hopper", "high"), "ttft_mean", std::log(10.0), "C"});
+  const SourceSpread sp = source_spread(r);
+  CHECK(sp.cells == 1);
+  CHECK(sp.df == 1);
+  CHECK(sp.tau == Approx(std::log(1.45 / 1.05) / std::sqrt(2.0)));
+  CHECK(sp.tau == Approx(0.22824).epsilon(1e-4));
+  CHECK(queue_free("tpot_mean", "high"));
+  CHECK_FALSE(queue_free("ttft_p99", "high"));
+  CHECK(queue_free("e2e_mean", "low"));
+
+  // A's group: conformal bounds of 11 are its extremes [ln 1.00, ln 1.10]: centre and
+  // half-width h = ln(1.1) / 2 = 0.047655. Widened: sqrt(h^2 + (z tau)^2) with z = 1.28155
+  // (80%): sqrt(0.047655^2 + 0.29250^2) = 0.29636, so at a prediction of 10 the band is
+  // 10 x exp(0.047655 -+ 0.29636) = [7.798, 14.106].
+  CHECK(normal_quantile(0.9) == Approx(1.2815516).epsilon(1e-7));
+  CHECK(normal_quantile(0.5) == Approx(0.0).margin(1e-12));
+  CHECK(normal_quantile(0.975) == Approx(1.959964).epsilon(1e-6));
+  CHECK(normal_quantile(0.01) == Approx(-2.326348).epsilon(1e-6));
+  const BandTable t = build_table(r, 8, 0.8);
+  CHECK(t.source_tau == Approx(sp.tau));
+  const Band b = lookup(t, key(false, "hopper", "low"), "tpot_mean", 10.0);
+  REQUIRE(b.available);
+  CHECK(b.lo == Approx(7.798).epsilon(1e-3));
+  CHECK(b.hi == Approx(14.106).epsilon(1e-3));
+  // Off: the group's own [1.00, 1.10] x 10.
+  const Band own = lookup(build_table(r, 8, 0.8, BandMethod::conformal, false), key(false, "hopper", "low"),
+                          "tpot_mean", 10.0);
+  CHECK(own.lo == Approx(10.0));
+  CHECK(own.hi == Approx(11.0));
+  // The width limit applies to the widened band, and tau survives the JSON round trip.
+  const BandTable back = table_from_json(table_to_json(t), "t.json");
+  CHECK(back.source_tau == Approx(t.source_tau));
+  CHECK(back.source_df == 1);
+  // Held out together, A's runs see B's band [40%, 50%] widened the same way, but by the
+  // tau of what is left (B and C: no cell two sources share): 0, so all 11 stay below.
+  const CoverageReport s = leave_one_source_out_coverage(r, 8, 0.8);
+  CHECK(s.by_source.at("A").below == 11);
+}
+
+TEST_CASE("bands: residuals of other sources are read from a CSV, line and column named on error", "[bands]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "servesim_residual_csv";
+  fs::create_directories(dir);
+  const std::string header = "experiment,source,calibrated,family,framework,load,uncovered,metric,measured,predicted\n";
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir / name) << text;
+    return (dir / name).string();
+  };
+  const std::string good =
+      write("good.csv", header + "r1,ds/v1/h100,0,hopper,vllm,high,,tpot_mean,11,10\n"
+                                 "r2,ds/v1/h100,0,hopper,vllm,high,fp8 weights,tpot_mean,12,10\n");
+  const ResidualCsv x = read_residual_csv(good);
+  CHECK(x.rows == 2);
+  CHECK(x.uncovered == 1);  // fp8 weights: left out, counted
+  REQUIRE(x.residuals.size() == 1);
+  CHECK(x.residuals[0].value == Approx(std::log(1.1)));
+  CHECK(x.residuals[0].source == "ds/v1/h100");
+  CHECK(x.residuals[0].key.load == "high");
+  CHECK_THROWS_WITH(read_residual_csv(write("h.csv", "a,b\n")), Catch::Contains("h.csv:1") && Catch::Contains("header"));
+  CHECK_THROWS_WITH(read_residual_csv(write("n.csv", header + "r1,s,0,hopper,vllm,high,,tpot_mean,11\n")),
+                    Catch::Contains("n.csv:2") && Catch::Contains("9 fields, expected 10"));
+  CHECK_THROWS_WITH(read_residual_csv(write("m.csv", header + "r1,s,0,hopper,vllm,high,,itl_p50,11,10\n")),
+                    Catch::Contains("m.csv:2 (metric)") && Catch::Contains("not a band metric"));
+  CHECK_THROWS_WITH(read_residual_csv(write("v.csv", header + "r1,s,0,hopper,vllm,high,,tpot_mean,0,10\n")),
+                    Catch::Contains("v.csv:2 (measured)") && Catch::Contains("not a number > 0"));
+  CHECK_THROWS_WITH(read_residual_csv(write("l.csv", header + "r1,s,0,hopper,vllm,busy,,tpot_mean,1,10\n")),
+                    Catch::Contains("(load): expected low or high"));
+  CHECK_THROWS_WITH(read_residual_csv(write("e.csv", "")), Catch::Contains("empty"));
+  fs::remove_all(dir);
 }
 
 TEST_CASE("bands: the simulation's seed spread widens each band by its ratios", "[bands]") {

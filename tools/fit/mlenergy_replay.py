@@ -62,13 +62,35 @@ def simulate(exe, row, a, base_path):
     for s in a.set or []:
         k, v = s.split("=", 1)
         sets[k] = v
-    cmd = [exe, "run", base_path, "--json"]
+    # One run per measured run: the bands' seed replicates would only multiply the time.
+    cmd = [exe, "run", base_path, "--json", "--seed-replicates", "0"]
     for k, v in sets.items():
         cmd += ["--set", f"{k}={v}"]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         return None, p.stderr.strip().splitlines()[-1] if p.stderr.strip() else f"exit {p.returncode}"
     return json.loads(p.stdout), ""
+
+
+def write_residuals(path, done):
+    """The runs as residuals of the band table (sim/uncertainty/residual_csv.h).
+
+    ML.ENERGY publishes ITL percentiles, not TPOT: at a batch kept full every token's gap is
+    one decode step, so servesim's median ITL against theirs stands for its TPOT error. Each
+    run is keyed as servesim keys the replayed scenario (its bands.key: GPU family, framework,
+    load, and what no band covers, which calibrate bands leaves out). Source: data set,
+    engine version and GPU, what a leave-one-source-out check holds out together."""
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(["experiment", "source", "calibrated", "family", "framework", "load", "uncovered", "metric",
+                    "measured", "predicted"])
+        for r in done:
+            if not r.get("band_load"):  # servesim printed no band key (the run is outside the table's reach)
+                continue
+            exp = f"mlenergy-v3/{r['model_id']}/{r['gpu']}/tp{r['tp']}/{r['weights']}/b{r['batch']}"
+            w.writerow([exp, f"mlenergy-v3/vllm-0.11.1/{r['gpu']}", 0, r["band_family"], r["band_framework"],
+                        r["band_load"], r["band_uncovered"], "tpot_mean", f"{r['itl_meas']:.6g}",
+                        f"{r['itl_pred']:.6g}"])
 
 
 def keep(row, filters):
@@ -91,6 +113,8 @@ def main():
     ap.add_argument("--min-requests", type=int, default=400)
     ap.add_argument("--max-batch", type=int, default=1024)
     ap.add_argument("--csv")
+    ap.add_argument("--residuals",
+                    help="write the runs' ITL residuals as a band-table source (servesim calibrate bands --extra)")
     a = ap.parse_args()
     # Data-parallel attention with expert parallelism (the Llama 4 runs: TP 1, DP 4-8) is not
     # what servesim's parallelism keys describe: those runs are left out, not replayed wrongly.
@@ -109,6 +133,12 @@ def main():
             rec["note"] = err
         else:
             rec["itl_pred"] = j["itl_ms"]["p50"]
+            # Where a prediction of this run would look its band up (uncertainty/bands.h).
+            key = j.get("bands", {}).get("key", {})
+            rec["band_family"] = key.get("gpu_family", "")
+            rec["band_framework"] = key.get("framework", "")
+            rec["band_load"] = key.get("load", "")
+            rec["band_uncovered"] = "|".join(key.get("uncovered", []))
             rec["tput_pred"] = j["throughput"]["output_tokens_per_s"]
             rec["power_pred"] = j["energy"]["power_w_per_gpu"]
             # The run's mean utilisations (the inputs of the power model, hardware/power_model.h).
@@ -130,6 +160,8 @@ def main():
             e = [r[f"{m}_err"] for r in done]
             print(f"{m:5s} n={len(e):3d} median |error| {statistics.median(abs(x) for x in e):6.1%} "
                   f"median error {statistics.median(e):+6.1%}")
+    if a.residuals:
+        write_residuals(a.residuals, done)
     if a.csv:
         with open(a.csv, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=sorted({k for r in out for k in r}))
