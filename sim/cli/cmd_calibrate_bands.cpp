@@ -199,7 +199,7 @@ void run(const Args& a) {
   if (spread)
     fmt::print("between-source spread: tau {:.3f} (a source's bias, log sd; {} cells, {} df): every band's half-width "
                "h becomes sqrt(h^2 + ({:.4f} tau)^2)\n\n",
-               t.source_tau, t.source_cells, t.source_df, bands::normal_quantile((1 + a.coverage) / 2));
+               t.source_tau, t.source_cells, t.source_df, normal_quantile((1 + a.coverage) / 2));
   else
     fmt::print("between-source spread: off (--without-source-spread)\n\n");
   fmt::print("{:<10} {:<32} {:>4} {:>9} {:>9}   ({} bounds, as measured/predicted - 1)\n", "metric", "group", "n", "lo",

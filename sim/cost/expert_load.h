@@ -18,6 +18,7 @@
 //    with z_ep the expected largest of ep standard normals (Blom's approximation); an
 //    upper estimate where one GPU is far hotter than the rest.
 // Deterministic: no random draws; the placement is computed once per cost model.
+#include "util/normal_quantile.h"  // normal_quantile, used with the loads
 #include <cmath>
 #include <vector>
 
@@ -56,8 +57,5 @@ class ExpertLoad {
 // (E + redundant = ep x slots_per_gpu). Exposed for the tests and tools.
 double hottest_gpu_ratio(const std::vector<double>& popularity, int ep, int slots_per_gpu, ExpertBalancer balancer);
 
-// The standard normal quantile function (Acklam's rational approximation, relative
-// error below 1.2e-9).
-double normal_quantile(double p);
 
 }  // namespace servesim

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "uncertainty/bands.h"
+#include "util/normal_quantile.h"
 
 namespace servesim::bands {
 
@@ -39,9 +40,5 @@ SourceSpread source_spread(const std::vector<Residual>& residuals);
 // quantile of the band's coverage (1.2816 at 80%). The group's scatter and a new source's
 // bias are independent, so their variances add.
 std::pair<double, double> widen_by_source(double q_lo, double q_hi, double tau, double coverage);
-
-// The standard normal quantile at p (0 < p < 1), Acklam's rational approximation
-// (relative error below 1.2e-9).
-double normal_quantile(double p);
 
 }  // namespace servesim::bands
