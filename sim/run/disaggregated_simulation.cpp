@@ -404,7 +404,9 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
   };
   auto saturated = [&] { return pool_saturated(prefill.engines) || pool_saturated(decode.engines); };
   // Held requests go on while the deployment is not saturated, the highest priority
-  // first: asked at each step's end of either pool (where an instance's load falls).
+  // first: asked after each step's end of either pool (where an instance's load falls),
+  // once that instant's events are handled and the decode instances have granted what
+  // fits (a prompt just handed to a decode instance is not a waiting request yet).
   auto release_held = [&](Nanos now) {
     while (gateway->holding() && !saturated()) send_on(gateway->release(now), now);
   };
@@ -440,6 +442,18 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
     queued_at = at;
     queue.push(at, kDeadlinePriority, kDeadline, k);
   };
+
+  // Decode instances with new requests or freed blocks grant what fits.
+  auto grant_marked = [&](Nanos now) {
+    for (int d = 0; d < nd; ++d) {
+      if (!to_grant[static_cast<std::size_t>(d)]) continue;
+      to_grant[static_cast<std::size_t>(d)] = 0;
+      if (patience) abandon_due(np + d, now);  // before granting: a user who gave up takes no blocks
+      start_transfers(d, now);
+      to_kick_d[static_cast<std::size_t>(d)] = 1;  // a prompt granted to prefill there starts at its next step
+    }
+  };
+  bool release_due = false;  // a step ended this instant: the gateway may send held requests on
 
   pull();
   std::vector<Request> done;
@@ -483,7 +497,7 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
       drain_prefill(now);
       to_kick_p[idx] = 1;
       pull();
-      if (gateway && gateway->holding()) release_held(now);
+      release_due = true;
     } else if (ev.kind == kTransferDone) {
       const Transfer t = transfers[idx];
       free_transfers.push_back(idx);
@@ -507,17 +521,16 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
       if (!done.empty()) pull();
       to_grant[idx] = 1;
       to_kick_d[idx] = 1;
-      if (gateway && gateway->holding()) release_held(now);
+      release_due = true;
     }
     if (reorder) resequence();
     if (queue.empty() || queue.top_time() > now) {
-      for (int d = 0; d < nd; ++d) {
-        if (!to_grant[static_cast<std::size_t>(d)]) continue;
-        to_grant[static_cast<std::size_t>(d)] = 0;
-        if (patience) abandon_due(np + d, now);  // before granting: a user who gave up takes no blocks
-        start_transfers(d, now);
-        to_kick_d[static_cast<std::size_t>(d)] = 1;  // a prompt granted to prefill there starts at its next step
+      grant_marked(now);
+      if (release_due && gateway && gateway->holding()) {
+        release_held(now);
+        grant_marked(now);  // the released requests the decider sent to a decode instance
       }
+      release_due = false;
       for (int p = 0; p < np; ++p) {
         if (!to_kick_p[static_cast<std::size_t>(p)]) continue;
         to_kick_p[static_cast<std::size_t>(p)] = 0;
