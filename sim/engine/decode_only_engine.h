@@ -38,11 +38,12 @@
 // Users who give up (ctx.patience, workload.patience) before their first token (the
 // KV's arrival, or the end of the step that prefilled them here): one waiting for
 // blocks leaves the queue; one granted but not prefilled yet returns its
-// reservation; one whose KV is on the wire is reported abandoned at its deadline and
-// its blocks are freed when the transfer lands (the read into them is not
-// cancelled); one whose prompt is in the step running here, at the step's end (as
-// the vLLM engine treats a prompt computed after its user's deadline). Abandoned
-// requests are reported failed (reason abandoned, finish = their deadline).
+// reservation; one whose KV is on the wire (or waits for the link) is reported
+// abandoned at its deadline, and its blocks are freed when the transfer lands (the
+// read into them is not cancelled) or is withdrawn from the link's queue; one whose
+// prompt is in the step running here, at the step's end (as the vLLM engine treats
+// a prompt computed after its user's deadline). Abandoned requests are reported
+// failed (reason abandoned, finish = their deadline).
 // Every step is simulated (no fast-forwarding): O(running) work per step.
 #include <cstdint>
 #include <deque>
@@ -75,7 +76,8 @@ class DecodeOnlyEngine final : public Engine {
   void grant(std::vector<Request>& granted);
   // The KV of granted request `id` has arrived at `now`: its first token reaches
   // the user now, and it decodes from the next step on (a request whose user gave up
-  // while it was on the wire: its blocks are freed now).
+  // while it was on the wire, or whose transfer was withdrawn before it left: its
+  // blocks are freed now).
   void kv_arrived(std::int64_t id, Nanos now);
 
   // Users who give up (workload.patience; the simulation calls abandon_due at

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <deque>
 #include <limits>
 #include <unordered_map>
 
@@ -28,11 +29,12 @@
 namespace servesim {
 namespace {
 
-enum EventKind : int { kPrefillEnd = 0, kDecodeEnd = 1, kTransferDone = 2, kArrival = 3, kDeadline = 4 };
+enum EventKind : int { kPrefillEnd = 0, kDecodeEnd = 1, kTransferDone = 2, kArrival = 3, kDeadline = 4, kLinkFree = 5 };
 // At equal times: steps end first (freed capacity is seen by what comes at that
 // instant), then transfers land (a decode step starting at that instant takes
-// them), then arrivals, then users give up (workload.patience: a first token at
-// the deadline's instant is in time, as in co-located serving).
+// them) and links free up for the next, then arrivals, then users give up
+// (workload.patience: a first token at the deadline's instant is in time, as in
+// co-located serving).
 constexpr int kStepEndPriority = 0;
 constexpr int kTransferPriority = 1;
 constexpr int kArrivalPriority = 2;
@@ -213,7 +215,22 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
   };
   std::vector<Transfer> transfers;
   std::vector<std::size_t> free_transfers;
+  // Each prefill instance's link sends one transfer at a time, in the order the decode
+  // instances granted them; the others wait in its queue, and a kLinkFree event starts
+  // the next when the link frees. A transfer whose user gives up while it waits there
+  // is withdrawn (its decode blocks freed at once); one on the wire is not cancelled.
+  struct PendingTransfer {
+    int decode;
+    std::int64_t id;
+    Nanos prefilled_at;  // its prefill's end (layer-wise overlap when it leaves then)
+    double last_step_s;  // that prefill step
+    double bytes;
+    Nanos granted_at;
+  };
   std::vector<Nanos> link_free(static_cast<std::size_t>(np), 0);
+  std::vector<std::deque<PendingTransfer>> link_queue(static_cast<std::size_t>(np));
+  std::vector<char> link_event(static_cast<std::size_t>(np), 0);  // a kLinkFree event is queued
+  std::unordered_map<std::int64_t, int> on_link_queue;  // with patience: id -> its prefill instance
   std::vector<char> to_kick_p(static_cast<std::size_t>(np), 0), to_kick_d(static_cast<std::size_t>(nd), 0);
   std::vector<char> to_grant(static_cast<std::size_t>(nd), 0);
 
@@ -265,6 +282,48 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
     }
     prefill_tap.records.clear();
   };
+  // The transfer leaves prefill instance `p` now: the link is busy until its wire time
+  // (less a layer-wise overlap) is over; it lands `latency` after that.
+  auto begin_transfer = [&](int p, const PendingTransfer& t, Nanos now) {
+    link_wait_ms.add(to_seconds(now - t.granted_at) * 1e3);
+    const double wire_s = t.bytes / link.bandwidth;
+    double exposed_s = wire_s;
+    if (link.layerwise && now == t.prefilled_at) {
+      // Layer l's KV leaves as the last prefill step finishes layer l: all but
+      // the last layer's share overlaps that step.
+      const double overlap = t.last_step_s * static_cast<double>(layers - 1) / layers;
+      exposed_s = std::max(wire_s / layers, wire_s - overlap);
+    }
+    link_free[static_cast<std::size_t>(p)] = now + to_nanos(exposed_s);
+    const Nanos end = now + to_nanos(link.latency_s + exposed_s);
+    transfer_ms.add(to_seconds(end - now) * 1e3);
+    ++report.transfers;
+    report.transfer_bytes += t.bytes;
+    std::size_t slot;
+    if (!free_transfers.empty()) {
+      slot = free_transfers.back();
+      free_transfers.pop_back();
+      transfers[slot] = Transfer{t.decode, t.id};
+    } else {
+      slot = transfers.size();
+      transfers.push_back(Transfer{t.decode, t.id});
+    }
+    queue.push(end, kTransferPriority, kTransferDone, static_cast<std::int64_t>(slot));
+  };
+  // The link of instance `p` is free at `now`: the transfers waiting for it go, in order.
+  auto next_transfers = [&](int p, Nanos now) {
+    auto& waiting = link_queue[static_cast<std::size_t>(p)];
+    while (!waiting.empty() && link_free[static_cast<std::size_t>(p)] <= now) {
+      const PendingTransfer t = waiting.front();
+      waiting.pop_front();
+      if (patience) on_link_queue.erase(t.id);
+      begin_transfer(p, t, now);
+    }
+    if (!waiting.empty() && !link_event[static_cast<std::size_t>(p)]) {
+      link_event[static_cast<std::size_t>(p)] = 1;
+      queue.push(link_free[static_cast<std::size_t>(p)], kTransferPriority, kLinkFree, p);
+    }
+  };
   std::vector<Request> granted;
   auto start_transfers = [&](int d, Nanos now) {
     granted.clear();
@@ -283,33 +342,15 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
       // decider sent it there. cached_tokens is 0 without prefix caching.
       const std::int64_t sent =
           g.input_tokens - (decode_caches ? decoders[static_cast<std::size_t>(d)]->cached_tokens(g.id) : 0);
-      const double bytes = static_cast<double>(sent) * kv_per_token;
-      const double wire_s = bytes / link.bandwidth;
-      Nanos& free_at = link_free[static_cast<std::size_t>(p.instance)];
-      const Nanos start = std::max(now, free_at);
-      link_wait_ms.add(to_seconds(start - now) * 1e3);
-      double exposed_s = wire_s;
-      if (link.layerwise && start == p.at) {
-        // Layer l's KV leaves as the last prefill step finishes layer l: all but
-        // the last layer's share overlaps that step.
-        const double overlap = p.last_step_s * static_cast<double>(layers - 1) / layers;
-        exposed_s = std::max(wire_s / layers, wire_s - overlap);
-      }
-      free_at = start + to_nanos(exposed_s);
-      const Nanos end = start + to_nanos(link.latency_s + exposed_s);
-      transfer_ms.add(to_seconds(end - start) * 1e3);
-      ++report.transfers;
-      report.transfer_bytes += bytes;
-      std::size_t slot;
-      if (!free_transfers.empty()) {
-        slot = free_transfers.back();
-        free_transfers.pop_back();
-        transfers[slot] = Transfer{d, g.id};
+      const PendingTransfer t{d, g.id, p.at, p.last_step_s, static_cast<double>(sent) * kv_per_token, now};
+      auto& waiting = link_queue[static_cast<std::size_t>(p.instance)];
+      if (waiting.empty() && link_free[static_cast<std::size_t>(p.instance)] <= now) {
+        begin_transfer(p.instance, t, now);
       } else {
-        slot = transfers.size();
-        transfers.push_back(Transfer{d, g.id});
+        waiting.push_back(t);
+        if (patience) on_link_queue.emplace(g.id, p.instance);
+        next_transfers(p.instance, now);  // queues the kLinkFree event
       }
-      queue.push(end, kTransferPriority, kTransferDone, static_cast<std::int64_t>(slot));
     }
   };
 
@@ -428,6 +469,14 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
     } else {
       for (const Request& g : gone) {
         prefilled.erase(g.id);  // it may have been waiting for blocks
+        if (auto q = on_link_queue.find(g.id); q != on_link_queue.end()) {
+          // Its transfer had not left: withdrawn, and its decode blocks freed now.
+          auto& waiting = link_queue[static_cast<std::size_t>(q->second)];
+          waiting.erase(std::find_if(waiting.begin(), waiting.end(),
+                                     [&](const PendingTransfer& t) { return t.id == g.id; }));
+          on_link_queue.erase(q);
+          decoders[static_cast<std::size_t>(k - np)]->kv_arrived(g.id, now);
+        }
         source.on_abandon(g, now);
       }
     }
@@ -504,6 +553,9 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
       decoders[static_cast<std::size_t>(t.decode)]->kv_arrived(t.id, now);
       to_kick_d[static_cast<std::size_t>(t.decode)] = 1;
       to_grant[static_cast<std::size_t>(t.decode)] = 1;  // an abandoned request's blocks may be free
+    } else if (ev.kind == kLinkFree) {
+      link_event[idx] = 0;
+      next_transfers(static_cast<int>(ev.data), now);
     } else if (ev.kind == kDeadline) {
       const int k = static_cast<int>(ev.data);
       if (deadline_at[idx] == now) deadline_at[idx] = kNever;
@@ -554,6 +606,8 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
   }
   if (pending) throw Error("internal: a request was left without its arrival");
   if (gateway && gateway->holding()) throw Error("internal: the gateway still holds requests at the run's end");
+  for (const auto& waiting : link_queue)
+    if (!waiting.empty()) throw Error("internal: transfers were left waiting for a prefill instance's link");
   if (!in_prefill.empty() || !prefilled.empty())
     throw Error(fmt::format("internal: {} requests were left in the prefill pool and {} waiting for decode blocks",
                             in_prefill.size(), prefilled.size()));

@@ -33,14 +33,15 @@ constexpr double kKvBytes = 32.0 * 2 * 8 * 128 * 2;
 constexpr double kNsInMs = 1e-6;
 
 // 1P1D; `engine_extra` and `rest` (workload keys, gateway) are YAML.
-Scenario pd_scenario(const std::string& engine_extra, const std::string& rest, int max_num_seqs = 256) {
+Scenario pd_scenario(const std::string& engine_extra, const std::string& rest, int max_num_seqs = 256,
+                     const std::string& bandwidth = "50 GB/s") {
   const std::string text = fmt::format(
       "hardware: {{gpu: h100-sxm}}\nmodel: {{name: llama-3.1-8b}}\n"
       "engine: {{kind: vllm, frontend_latency: 0 ms, max_num_seqs: {}, max_num_batched_tokens: {}, "
       "max_model_len: 4096, prefix_caching: false{}}}\n"
       "disaggregation: {{prefill: {{replicas: 1}}, decode: {{replicas: 1}}, "
-      "transfer: {{bandwidth: \"50 GB/s\", latency: \"20 us\"}}}}\n{}",
-      max_num_seqs, kPrompt, engine_extra, rest);
+      "transfer: {{bandwidth: \"{}\", latency: \"20 us\"}}}}\n{}",
+      max_num_seqs, kPrompt, engine_extra, bandwidth, rest);
   return parse_scenario(parse_yaml_text(text), "pd-classes.yaml", rest.find("workload:") != std::string::npos);
 }
 
@@ -282,6 +283,55 @@ TEST_CASE("P/D patience: a user who gives up while waiting for decode blocks lea
   CHECK(r.summary.failures[static_cast<std::size_t>(FailureReason::abandoned)] == 1);
   CHECK(r.summary.abandoned_after_start == 1);  // its prefill ran
   CHECK(r.summary.abandoned_wait_ms.max == Approx(static_cast<double>(to_nanos(patience_s)) * kNsInMs).margin(1e-6));
+  REQUIRE(r.summary.disaggregation);
+  CHECK(r.summary.disaggregation->transfers == 1);
+  CHECK(r.summary.disaggregation->transfer_bytes == kPrompt * kKvBytes);
+}
+
+TEST_CASE("P/D patience: a transfer still waiting for the prefill instance's link is withdrawn when its user gives up",
+          "[pd-classes][patience][disagg][closed_form]") {
+  // A slow link: W = 1000 x 131072 B / 43.69 MB/s, about 3 s, far beyond P (~27 ms). Two
+  // requests at t = 0. Request 0: prefilled in [0, P], on the wire in [P, P + W], first
+  // token at P + W + 20 us. Request 1: prefilled in [P, 2P], granted its decode blocks
+  // then, and waiting for the link until P + W. Patience is uniform on [1 s, 6 s], each
+  // user's draw a pure function of (seed, id) (workload/patience.h): a seed where user 0
+  // waits past P + W + 20 us and user 1 gives up in (2P, P + W) makes request 1 leave the
+  // link's queue: withdrawn, never sent (one transfer), abandoned after its prefill, at
+  // its own patience.
+  const std::string bandwidth = "43.69 MB/s";
+  const Scenario probe = pd_scenario("", "", 256, bandwidth);
+  const Nanos p = prefill_step(probe);
+  const double w = kPrompt * kKvBytes / probe.disaggregation->transfer.bandwidth;
+  REQUIRE(w > 2.5);
+  REQUIRE(w < 3.5);
+  const PatienceSpec spec{.kind = PatienceKind::uniform, .min_s = 1.0, .max_s = 6.0};
+  int seed = 0;
+  double waited_s = 0;
+  for (int s = 1; s < 1000 && seed == 0; ++s) {
+    const Patience draw(spec, static_cast<std::uint64_t>(s));
+    const double first_token_0 = to_seconds(p) + w + 20e-6;
+    if (draw.seconds(0) > first_token_0 + 0.1 && draw.seconds(1) > 2 * to_seconds(p) + 0.1 &&
+        draw.seconds(1) < to_seconds(p) + w - 0.1) {
+      seed = s;
+      waited_s = draw.seconds(1);
+    }
+  }
+  REQUIRE(seed > 0);
+  const Scenario sc = pd_scenario(
+      "", fmt::format("workload:\n  seed: {}\n  requests: 2\n  arrival: {{process: all_at_once}}\n"
+                      "  input_tokens: {{dist: fixed, value: {}}}\n  output_tokens: {{dist: fixed, value: 10}}\n"
+                      "  patience: {{dist: uniform, min: \"1 s\", max: \"6 s\"}}\n",
+                      seed, kPrompt),
+      256, bandwidth);
+  RequestResults results;
+  SimulationOptions opts;
+  opts.request_results = &results;
+  const SimulationResult r = simulate(sc, opts);
+  CHECK(r.summary.completed == 1);
+  CHECK(ttft_of(results, 0) == Approx(static_cast<double>(p + to_nanos(w) + to_nanos(20e-6)) * kNsInMs).margin(1e-3));
+  CHECK(r.summary.failures[static_cast<std::size_t>(FailureReason::abandoned)] == 1);
+  CHECK(r.summary.abandoned_after_start == 1);
+  CHECK(r.summary.abandoned_wait_ms.max == Approx(waited_s * 1e3).margin(1e-3));
   REQUIRE(r.summary.disaggregation);
   CHECK(r.summary.disaggregation->transfers == 1);
   CHECK(r.summary.disaggregation->transfer_bytes == kPrompt * kKvBytes);
