@@ -26,7 +26,7 @@ std::vector<RequestClassSpec> read_classes(ConfigMap& w, std::vector<std::option
 // The `gateway:` section of `root` (unset when absent).
 std::optional<GatewaySpec> read_gateway(ConfigMap& root);
 // Classes and gateway against the rest of the scenario: max_queue needs a gateway,
-// and neither is modelled with disaggregation or (the gateway) with workload.patience.
+// and the gateway is not modelled with workload.patience.
 void check_classes_and_gateway(ConfigMap& root, const Scenario& sc);
 
 }  // namespace servesim

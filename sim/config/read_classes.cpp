@@ -176,11 +176,9 @@ void check_classes_and_gateway(ConfigMap& root, const Scenario& sc) {
                                 "`gateway:` section (flow control) or remove max_queue",
                                 root.where("workload"), c.name));
   }
-  if ((sc.gateway || !classes.empty()) && sc.disaggregation)
-    throw Error(fmt::format("{}: request classes and the gateway with disaggregation (separate prefill and decode "
-                            "pools) are not modelled yet; remove {} or disaggregation",
-                            root.where(sc.gateway ? gateway : std::string("workload")),
-                            sc.gateway ? "the gateway section" : "workload.classes"));
+  // With disaggregation (run/disaggregated_simulation.cpp) the gateway admits to the
+  // deployment, the prefill pool's vLLM engines queue and preempt by priority, and the
+  // decode instances grant blocks in priority order (engine/decode_only_engine.h).
   if (sc.engine.priority_queue) {
     const std::string where = root.where("engine");
     const bool ranked = std::any_of(classes.begin(), classes.end(),
@@ -194,7 +192,6 @@ void check_classes_and_gateway(ConfigMap& root, const Scenario& sc) {
                               sc.engine.kind));
     // Users who give up leave the queue wherever they are in it, and LoRA admission passes
     // over requests in queue order (batch_state.cpp): both follow the priority order.
-    // (Classes with disaggregation are refused above.)
   }
   if (sc.gateway && sc.workload.patience)
     throw Error(fmt::format("{}: users who give up (workload.patience) while the gateway holds their request are "

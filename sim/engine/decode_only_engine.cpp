@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include "util/error.h"
 #include "workload/request_copy.h"
@@ -20,6 +21,9 @@ DecodeOnlyEngine::DecodeOnlyEngine(const EngineContext& ctx)
     spec_expected_ = ctx.config.speculative.expected_tokens();
   }
   if (ctx.config.prefix_caching) prefix_ = std::make_unique<DecodePrefixCache>(ctx.config.block_size);
+  classes_ = ctx.classes;
+  priority_queue_ = ctx.config.priority_queue && classes_;
+  patience_ = ctx.patience;
 }
 
 std::int64_t DecodeOnlyEngine::cached_prompt_tokens(const Request& r) const {
@@ -82,8 +86,80 @@ bool DecodeOnlyEngine::accept(const Request& r, const RequestRecord& rec, Nanos 
   }
   if (prefix_) prefix_->sequence_hashes(r, s.hashes);
   waiting_bytes_ += queued_request_bytes(r);
+  if (patience_) {
+    deadlines_.push(Deadline{patience_->deadline(r), r.id});
+    unanswered_.insert(r.id);
+  }
+  if (priority_queue_) {
+    // After the last request of its priority or higher (vLLM's priority queue: priority, then arrival).
+    const int p = priority_of(r);
+    auto it = waiting_.end();
+    while (it != waiting_.begin() && priority_of(std::prev(it)->req) < p) --it;
+    waiting_.insert(it, std::move(s));
+    return true;
+  }
   waiting_.push_back(std::move(s));
   return true;
+}
+
+void DecodeOnlyEngine::drop_seq(Seq& s) {
+  if (prefix_) {
+    prefix_->cache().release_nodes(s.nodes);  // the cached blocks it found stay cached
+    s.nodes.clear();
+  }
+  used_ -= block_.blocks_for(s.req.input_tokens) - s.shared;
+  reserved_ -= s.peak;
+}
+
+void DecodeOnlyEngine::report_abandoned(const Seq& s, Nanos at) {
+  if (!ctx_.observer) return;
+  RequestRecord rec = s.rec;
+  rec.failed = true;
+  rec.failure = FailureReason::abandoned;
+  rec.finish = at;
+  rec.first_token = -1;  // the user never saw it (the prefill instance's sample had not reached them)
+  ctx_.observer->on_request_done(rec);
+}
+
+void DecodeOnlyEngine::abandon_due(Nanos now, std::vector<Request>& gone) {
+  for (Request& r : late_) gone.push_back(std::move(r));
+  late_.clear();
+  while (!deadlines_.empty() && deadlines_.top().at <= now) {
+    const Deadline d = deadlines_.top();
+    deadlines_.pop();
+    if (unanswered_.erase(d.id) == 0) continue;  // answered in time, or gone
+    // Waiting for blocks: it leaves the queue, holding nothing.
+    if (auto it = std::find_if(waiting_.begin(), waiting_.end(), [&](const Seq& s) { return s.req.id == d.id; });
+        it != waiting_.end()) {
+      report_abandoned(*it, d.at);
+      waiting_bytes_ -= queued_request_bytes(it->req);
+      gone.push_back(std::move(it->req));
+      waiting_.erase(it);
+      continue;
+    }
+    // Granted, to be prefilled here at the next step: its reservation is returned.
+    if (auto it = std::find_if(to_prefill_.begin(), to_prefill_.end(), [&](const Seq& s) { return s.req.id == d.id; });
+        it != to_prefill_.end()) {
+      drop_seq(*it);
+      report_abandoned(*it, d.at);
+      gone.push_back(std::move(it->req));
+      to_prefill_.erase(it);
+      continue;
+    }
+    // Its KV on the wire: abandoned now, its blocks freed when the transfer lands.
+    if (auto it = granted_.find(d.id); it != granted_.end()) {
+      it->second.gone = true;
+      report_abandoned(it->second, d.at);
+      gone.push_back(copy_request(it->second.req));
+      continue;
+    }
+    // Otherwise its prompt is in the step running here: judged at the step's end.
+  }
+}
+
+Nanos DecodeOnlyEngine::next_deadline() {
+  while (!deadlines_.empty() && !unanswered_.contains(deadlines_.top().id)) deadlines_.pop();
+  return deadlines_.empty() ? kNever : deadlines_.top().at;
 }
 
 void DecodeOnlyEngine::grant(std::vector<Request>& granted) {
@@ -134,6 +210,21 @@ void DecodeOnlyEngine::kv_arrived(std::int64_t id, Nanos now) {
   if (it == granted_.end()) throw Error("internal: KV arrived for a request the decode instance did not grant");
   Seq s = std::move(it->second);
   granted_.erase(it);
+  if (s.gone) {
+    drop_seq(s);  // the user gave up while the KV was on the wire (reported then)
+    return;
+  }
+  if (patience_) {
+    if (overdue(s.req, now)) {
+      // Its deadline and the arrival at one instant after it (abandon_due had not run yet).
+      drop_seq(s);
+      report_abandoned(s, patience_->deadline(s.req));
+      unanswered_.erase(s.req.id);
+      late_.push_back(std::move(s.req));
+      return;
+    }
+    unanswered_.erase(s.req.id);
+  }
   s.rec.first_token = now;  // the first token travels with the KV and is streamed from here
   // vLLM caches the received blocks once the transfer is done (the scheduler's
   // _update_waiting_for_remote_kv): the prompt's full blocks.
@@ -245,6 +336,15 @@ void DecodeOnlyEngine::finish_step(Nanos now, std::vector<Request>& done) {
   // The prompts prefilled in the step: their first token now; a one-token request is
   // done, the others decode from the next step on (their first gap measured from here).
   for (Seq& s : prefilling_) {
+    if (overdue(s.req, now)) {
+      // Its user gave up during the step that computed its prompt (the vLLM engine's rule).
+      drop_seq(s);
+      report_abandoned(s, patience_->deadline(s.req));
+      unanswered_.erase(s.req.id);
+      late_.push_back(std::move(s.req));
+      continue;
+    }
+    if (patience_) unanswered_.erase(s.req.id);
     s.rec.first_token = now;
     if (prefix_) register_blocks(s, prefix_->prompt_blocks(s.req, s.hashes));  // computed: cached from now on
     if (s.req.output_tokens <= 1) {
@@ -267,6 +367,7 @@ void DecodeOnlyEngine::abort_queued(Nanos now, FailureReason why,
     s.rec.failure = why;
     s.rec.finish = now;
     if (ctx_.observer) ctx_.observer->on_request_done(s.rec);
+    if (patience_) unanswered_.erase(s.req.id);
     aborted(s.req);
     waiting_.pop_front();
   }

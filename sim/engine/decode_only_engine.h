@@ -29,11 +29,29 @@
 // peak less those, and only the rest of its prompt's KV is sent (cached_tokens()),
 // or, kept here by the P/D decider, prefilled (its step computes the uncached
 // tokens and reads the cached ones as context). Off, nothing of this runs.
+// Request classes (ctx.classes, workload.classes) with engine.scheduling_policy:
+// priority: stage 1's queue is in priority order, then arrival (a request joins it
+// after the last one of its priority or higher), as vLLM's priority policy orders the
+// waiting queue of its decode instance, where requests wait for their remote KV
+// (vllm/v1/core/sched/request_queue.py: PriorityRequestQueue). The head that does not
+// fit is not passed over, in either order. Without the policy: FCFS.
+// Users who give up (ctx.patience, workload.patience) before their first token (the
+// KV's arrival, or the end of the step that prefilled them here): one waiting for
+// blocks leaves the queue; one granted but not prefilled yet returns its
+// reservation; one whose KV is on the wire (or waits for the link) is reported
+// abandoned at its deadline, and its blocks are freed when the transfer lands (the
+// read into them is not cancelled) or is withdrawn from the link's queue; one whose
+// prompt is in the step running here, at the step's end (as the vLLM engine treats
+// a prompt computed after its user's deadline). Abandoned requests are reported
+// failed (reason abandoned, finish = their deadline).
 // Every step is simulated (no fast-forwarding): O(running) work per step.
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
+#include <queue>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "engine/decode_prefix_cache.h"
@@ -52,13 +70,20 @@ class DecodeOnlyEngine final : public Engine {
   // reported) when its peak KV exceeds this instance's whole cache.
   // `local_prefill`: the P/D decider kept it off the prefill pool; it is prefilled here.
   bool accept(const Request& r, const RequestRecord& rec, Nanos now, bool local_prefill = false);
-  // Grants KV blocks to waiting requests, FCFS, while they fit; appends each
+  // Grants KV blocks to waiting requests in queue order (FCFS, or by priority) while they fit; appends each
   // granted request to `granted` (its transfer may start now); one to prefill here
   // waits for the next step instead.
   void grant(std::vector<Request>& granted);
   // The KV of granted request `id` has arrived at `now`: its first token reaches
-  // the user now, and it decodes from the next step on.
+  // the user now, and it decodes from the next step on (a request whose user gave up
+  // while it was on the wire, or whose transfer was withdrawn before it left: its
+  // blocks are freed now).
   void kv_arrived(std::int64_t id, Nanos now);
+
+  // Users who give up (workload.patience; the simulation calls abandon_due at
+  // next_deadline() and before granting or starting a step).
+  void abandon_due(Nanos now, std::vector<Request>& gone) override;
+  Nanos next_deadline() override;
 
   // Prefix caching (null: off). Prompt tokens of r cached here now, of those a
   // grant could pin (DecodePrefixCache::hit_limit): what the P/D decider reads.
@@ -111,12 +136,26 @@ class DecodeOnlyEngine final : public Engine {
     std::vector<PrefixCache::Handle> nodes;
     std::int64_t shared = 0;   // blocks of its KV held through the cache (not in its reservation)
     std::int64_t hit = 0;      // of those, found cached at its grant
+    bool gone = false;         // its user gave up while its KV was on the wire
+  };
+  struct Deadline {
+    Nanos at;
+    std::int64_t id;
+    bool operator>(const Deadline& o) const { return at != o.at ? at > o.at : id > o.id; }
   };
   // Registers s's full blocks [s.shared, n) in the cache: they stop being its
   // private blocks (reserved_, used_ and s.peak shrink by as many).
   void register_blocks(Seq& s, std::int64_t n);
   // s is done: its blocks registered, its hold on cached ones dropped, its reservation returned.
   void release_seq(Seq& s, std::int64_t kv_tokens);
+  // s is dropped before its first token (its user gave up): the cached blocks it held
+  // released, its prompt's blocks and its reservation returned, nothing cached.
+  void drop_seq(Seq& s);
+  // Reports s abandoned at `at` (its deadline).
+  void report_abandoned(const Seq& s, Nanos at);
+  // Whether r's user's deadline has passed by `now` (false without patience).
+  bool overdue(const Request& r, Nanos now) const { return patience_ && patience_->deadline(r) < now; }
+  int priority_of(const Request& r) const { return classes_->priority(classes_->of(r.id, r.session)); }
 
   EngineContext ctx_;
   StepPricer pricer_;
@@ -142,6 +181,15 @@ class DecodeOnlyEngine final : public Engine {
   double spec_expected_ = 1.0;
   std::int64_t spec_steps_ = 0;  // speculative steps run
   std::int64_t step_emitted_ = 1;  // tokens each sequence emits in the step in flight
+  // engine.scheduling_policy: priority with ranked classes: waiting_ in priority order.
+  const ClassAssignment* classes_ = nullptr;
+  bool priority_queue_ = false;
+  // workload.patience: each accepted request's deadline; the ids without a first token
+  // yet; requests abandoned at a step's end, handed out by the next abandon_due.
+  const Patience* patience_ = nullptr;
+  std::priority_queue<Deadline, std::vector<Deadline>, std::greater<Deadline>> deadlines_;
+  std::unordered_set<std::int64_t> unanswered_;
+  std::vector<Request> late_;
 };
 
 }  // namespace servesim

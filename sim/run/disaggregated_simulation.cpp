@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <deque>
 #include <limits>
 #include <unordered_map>
 
@@ -18,6 +19,7 @@
 #include "scenario/setup.h"
 #include "run/run_totals.h"
 #include "run/fleet_pools_run.h"
+#include "run/gateway.h"
 #include "run/serving_pool.h"
 #include "util/error.h"
 #include "util/interrupt.h"
@@ -27,13 +29,16 @@
 namespace servesim {
 namespace {
 
-enum EventKind : int { kPrefillEnd = 0, kDecodeEnd = 1, kTransferDone = 2, kArrival = 3 };
+enum EventKind : int { kPrefillEnd = 0, kDecodeEnd = 1, kTransferDone = 2, kArrival = 3, kDeadline = 4, kLinkFree = 5 };
 // At equal times: steps end first (freed capacity is seen by what comes at that
 // instant), then transfers land (a decode step starting at that instant takes
-// them), then arrivals.
+// them) and links free up for the next, then arrivals, then users give up
+// (workload.patience: a first token at the deadline's instant is in time, as in
+// co-located serving).
 constexpr int kStepEndPriority = 0;
 constexpr int kTransferPriority = 1;
 constexpr int kArrivalPriority = 2;
+constexpr int kDeadlinePriority = 3;
 
 // What disaggregated serving does not model, said before anything runs.
 void refuse_unsupported(const Scenario& sc, const DisaggregationSpec& d) {
@@ -44,7 +49,6 @@ void refuse_unsupported(const Scenario& sc, const DisaggregationSpec& d) {
   };
   if (d.prefill.engine.kind != "vllm") refuse(fmt::format("engine.kind: {} (only vllm)", d.prefill.engine.kind));
   if (d.prefill.parallelism.pp > 1 || d.decode.parallelism.pp > 1) refuse("pipeline parallelism (parallelism.pp > 1)");
-  if (sc.workload.patience) refuse("workload.patience");
   if (!sc.workload.sampling.single()) refuse("workload.sampling (parallel samples or beams)");
   if (d.prefill.resolved.kv_cache != d.decode.resolved.kv_cache)
     throw Error(fmt::format("disaggregation: the pools' KV caches differ ({} in prefill, {} in decode); the KV moves "
@@ -103,16 +107,46 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
   const int np = spec.prefill.parallelism.replicas, nd = spec.decode.parallelism.replicas;
   Collector run(decode.cost.peak_flops(), spec.decode.gpu.memory_bandwidth, spec.decode.parallelism.gpus_per_replica(),
                 nd, sc.slo);
-  run.set_request_stream(options.requests_csv);
+  // Users who give up (workload.patience), request classes (workload.classes; a
+  // gateway without them has one, "all") and the gateway, as in co-located serving
+  // (run/simulation.cpp): a request's class and patience travel with it to both pools.
+  std::optional<Patience> patience;
+  if (sc.workload.patience) {
+    patience.emplace(*sc.workload.patience, sc.workload.seed);
+    run.report_patience();
+  }
+  std::optional<ClassAssignment> classes;
+  if (!sc.workload.classes.empty()) classes.emplace(sc.workload.classes, sc.workload.seed);
+  else if (sc.gateway) classes.emplace(std::vector<RequestClassSpec>{RequestClassSpec{.name = "all", .share = 1.0}},
+                                       sc.workload.seed);
+  std::optional<Gateway> gateway;
+  if (classes) {
+    run.set_classes(*classes, sc.class_slos);
+    const bool limited = std::any_of(classes->specs().begin(), classes->specs().end(),
+                                     [](const RequestClassSpec& c) { return c.rate_limit > 0; });
+    if (sc.gateway || limited) gateway.emplace(*classes, sc.gateway);
+  }
+  const ClassAssignment* ranks = classes && classes->ranked() ? &*classes : nullptr;
+  run.set_request_stream(options.requests_csv);  // after the classes: its header names them
   run.set_request_results(options.request_results);
   if (sc.workload.multi_turn && sc.workload.multi_turn->conversation_metrics)
     run.track_conversations(sc.workload.multi_turn->turns, sc.workload.arrival.kind == ArrivalKind::closed_loop);
   PrefillTap prefill_tap(*prefill.collector, np);
   PoolTap decode_tap(*decode.collector, run, /*steps_to_run=*/false);
-  for (int r = 0; r < np; ++r) prefill.engines.push_back(make_engine(prefill.context(r, &prefill_tap, options.fast_forward)));
+  for (int r = 0; r < np; ++r) {
+    // The vLLM engine of co-located serving: priority queue (engine.scheduling_policy),
+    // preemption by priority and users who give up before the prompt's end, as there.
+    EngineContext ctx = prefill.context(r, &prefill_tap, options.fast_forward);
+    ctx.patience = patience ? &*patience : nullptr;
+    ctx.classes = ranks;
+    prefill.engines.push_back(make_engine(ctx));
+  }
   std::vector<DecodeOnlyEngine*> decoders;
   for (int r = 0; r < nd; ++r) {
-    auto e = std::make_unique<DecodeOnlyEngine>(decode.context(r, &decode_tap, options.fast_forward));
+    EngineContext ctx = decode.context(r, &decode_tap, options.fast_forward);
+    ctx.patience = patience ? &*patience : nullptr;
+    ctx.classes = ranks;
+    auto e = std::make_unique<DecodeOnlyEngine>(ctx);
     decoders.push_back(e.get());
     decode.engines.push_back(std::move(e));
   }
@@ -181,7 +215,22 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
   };
   std::vector<Transfer> transfers;
   std::vector<std::size_t> free_transfers;
+  // Each prefill instance's link sends one transfer at a time, in the order the decode
+  // instances granted them; the others wait in its queue, and a kLinkFree event starts
+  // the next when the link frees. A transfer whose user gives up while it waits there
+  // is withdrawn (its decode blocks freed at once); one on the wire is not cancelled.
+  struct PendingTransfer {
+    int decode;
+    std::int64_t id;
+    Nanos prefilled_at;  // its prefill's end (layer-wise overlap when it leaves then)
+    double last_step_s;  // that prefill step
+    double bytes;
+    Nanos granted_at;
+  };
   std::vector<Nanos> link_free(static_cast<std::size_t>(np), 0);
+  std::vector<std::deque<PendingTransfer>> link_queue(static_cast<std::size_t>(np));
+  std::vector<char> link_event(static_cast<std::size_t>(np), 0);  // a kLinkFree event is queued
+  std::unordered_map<std::int64_t, int> on_link_queue;  // with patience: id -> its prefill instance
   std::vector<char> to_kick_p(static_cast<std::size_t>(np), 0), to_kick_d(static_cast<std::size_t>(nd), 0);
   std::vector<char> to_grant(static_cast<std::size_t>(nd), 0);
 
@@ -204,6 +253,13 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
           chosen = c->second;
           decode_of.erase(c);
         }
+      if (rec.failed && rec.failure == FailureReason::abandoned) {
+        // Its user gave up in the prefill pool: its KV is never sent.
+        rec.output_tokens = orig.output_tokens;
+        run.on_request_done(rec);
+        source.on_abandon(orig, now);
+        continue;
+      }
       if (rec.failed) {
         fail(rec, orig, now);
         continue;
@@ -226,6 +282,48 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
     }
     prefill_tap.records.clear();
   };
+  // The transfer leaves prefill instance `p` now: the link is busy until its wire time
+  // (less a layer-wise overlap) is over; it lands `latency` after that.
+  auto begin_transfer = [&](int p, const PendingTransfer& t, Nanos now) {
+    link_wait_ms.add(to_seconds(now - t.granted_at) * 1e3);
+    const double wire_s = t.bytes / link.bandwidth;
+    double exposed_s = wire_s;
+    if (link.layerwise && now == t.prefilled_at) {
+      // Layer l's KV leaves as the last prefill step finishes layer l: all but
+      // the last layer's share overlaps that step.
+      const double overlap = t.last_step_s * static_cast<double>(layers - 1) / layers;
+      exposed_s = std::max(wire_s / layers, wire_s - overlap);
+    }
+    link_free[static_cast<std::size_t>(p)] = now + to_nanos(exposed_s);
+    const Nanos end = now + to_nanos(link.latency_s + exposed_s);
+    transfer_ms.add(to_seconds(end - now) * 1e3);
+    ++report.transfers;
+    report.transfer_bytes += t.bytes;
+    std::size_t slot;
+    if (!free_transfers.empty()) {
+      slot = free_transfers.back();
+      free_transfers.pop_back();
+      transfers[slot] = Transfer{t.decode, t.id};
+    } else {
+      slot = transfers.size();
+      transfers.push_back(Transfer{t.decode, t.id});
+    }
+    queue.push(end, kTransferPriority, kTransferDone, static_cast<std::int64_t>(slot));
+  };
+  // The link of instance `p` is free at `now`: the transfers waiting for it go, in order.
+  auto next_transfers = [&](int p, Nanos now) {
+    auto& waiting = link_queue[static_cast<std::size_t>(p)];
+    while (!waiting.empty() && link_free[static_cast<std::size_t>(p)] <= now) {
+      const PendingTransfer t = waiting.front();
+      waiting.pop_front();
+      if (patience) on_link_queue.erase(t.id);
+      begin_transfer(p, t, now);
+    }
+    if (!waiting.empty() && !link_event[static_cast<std::size_t>(p)]) {
+      link_event[static_cast<std::size_t>(p)] = 1;
+      queue.push(link_free[static_cast<std::size_t>(p)], kTransferPriority, kLinkFree, p);
+    }
+  };
   std::vector<Request> granted;
   auto start_transfers = [&](int d, Nanos now) {
     granted.clear();
@@ -244,33 +342,15 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
       // decider sent it there. cached_tokens is 0 without prefix caching.
       const std::int64_t sent =
           g.input_tokens - (decode_caches ? decoders[static_cast<std::size_t>(d)]->cached_tokens(g.id) : 0);
-      const double bytes = static_cast<double>(sent) * kv_per_token;
-      const double wire_s = bytes / link.bandwidth;
-      Nanos& free_at = link_free[static_cast<std::size_t>(p.instance)];
-      const Nanos start = std::max(now, free_at);
-      link_wait_ms.add(to_seconds(start - now) * 1e3);
-      double exposed_s = wire_s;
-      if (link.layerwise && start == p.at) {
-        // Layer l's KV leaves as the last prefill step finishes layer l: all but
-        // the last layer's share overlaps that step.
-        const double overlap = p.last_step_s * static_cast<double>(layers - 1) / layers;
-        exposed_s = std::max(wire_s / layers, wire_s - overlap);
-      }
-      free_at = start + to_nanos(exposed_s);
-      const Nanos end = start + to_nanos(link.latency_s + exposed_s);
-      transfer_ms.add(to_seconds(end - start) * 1e3);
-      ++report.transfers;
-      report.transfer_bytes += bytes;
-      std::size_t slot;
-      if (!free_transfers.empty()) {
-        slot = free_transfers.back();
-        free_transfers.pop_back();
-        transfers[slot] = Transfer{d, g.id};
+      const PendingTransfer t{d, g.id, p.at, p.last_step_s, static_cast<double>(sent) * kv_per_token, now};
+      auto& waiting = link_queue[static_cast<std::size_t>(p.instance)];
+      if (waiting.empty() && link_free[static_cast<std::size_t>(p.instance)] <= now) {
+        begin_transfer(p.instance, t, now);
       } else {
-        slot = transfers.size();
-        transfers.push_back(Transfer{d, g.id});
+        waiting.push_back(t);
+        if (patience) on_link_queue.emplace(g.id, p.instance);
+        next_transfers(p.instance, now);  // queues the kLinkFree event
       }
-      queue.push(end, kTransferPriority, kTransferDone, static_cast<std::int64_t>(slot));
     }
   };
 
@@ -324,6 +404,106 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
   };
   auto horizon = [&] { return queue.empty() ? std::numeric_limits<Nanos>::max() : queue.top_time(); };
 
+  // A request past the gateway (or without one): refused when too long, else the P/D
+  // decider sends it to a decode instance or to the prefill pool.
+  auto send_on = [&](Request&& req, Nanos now) {
+    if (req.input_tokens + req.output_tokens > max_len) {
+      // Refused before prefill: the prefill instance sees one output token only.
+      fail(failed_record(req, 0, FailureReason::too_long_for_max_model_len, now), req, now);
+    } else if (int d = -1; decode_caches ? spec.decider_threshold > 0 && decide_local(req, d)
+                                         : req.input_tokens <= spec.decider_threshold) {
+      // The P/D decider: few enough uncached prompt tokens to prefill on the decode
+      // instance (llm-d's decode profile picks it; no prefill instance, no transfer).
+      if (d < 0) d = decode_router.pick(decode.engines, req);
+      ++report.local_prefills;
+      if (!decoders[static_cast<std::size_t>(d)]->accept(req, arrival_record(req, d), now, /*local_prefill=*/true))
+        source.on_failed(req, now);  // reported failed by the decode instance
+      else
+        to_grant[static_cast<std::size_t>(d)] = 1;
+      check_guard(now);
+    } else {
+      if (d >= 0) decode_of.emplace(req.id, d);  // the decider's decode instance takes it after prefill
+      const int p = prefill_router.pick(prefill.engines, req);
+      Request one = copy_request(req);  // queued there with req's bytes
+      one.output_tokens = 1;  // the prefill instance samples the first token
+      in_prefill.emplace(req.id, std::move(req));
+      prefill.engines[static_cast<std::size_t>(p)]->enqueue(std::move(one), now);
+      drain_prefill(now);  // a prompt larger than the instance's KV fails at once
+      check_guard(now);
+      to_kick_p[static_cast<std::size_t>(p)] = 1;
+    }
+  };
+  // The gateway's flow control (run/gateway.h) in front of both pools: the deployment
+  // is saturated when every instance of either pool is (waiting queue or KV use at the
+  // gateway's thresholds; an idle instance never is): a prefill pool that cannot take
+  // more prompts, or a decode pool that cannot take their KV.
+  auto pool_saturated = [&](const std::vector<std::unique_ptr<Engine>>& engines) {
+    const GatewaySpec& g = gateway->flow();
+    for (const auto& e : engines)
+      if (e->outstanding() == 0 || (e->queued() < g.queue_threshold && e->kv_load() < g.kv_threshold)) return false;
+    return true;
+  };
+  auto saturated = [&] { return pool_saturated(prefill.engines) || pool_saturated(decode.engines); };
+  // Held requests go on while the deployment is not saturated, the highest priority
+  // first: asked after each step's end of either pool (where an instance's load falls),
+  // once that instant's events are handled and the decode instances have granted what
+  // fits (a prompt just handed to a decode instance is not a waiting request yet).
+  auto release_held = [&](Nanos now) {
+    while (gateway->holding() && !saturated()) send_on(gateway->release(now), now);
+  };
+
+  // Users who give up (workload.patience): one deadline event queued per instance at
+  // most (prefill instances 0 .. np-1, decode instances np ..), at its earliest
+  // pending deadline, as in co-located serving. A prefill instance's abandonments come
+  // back as its records (drain_prefill); a decode instance's as `gone`.
+  std::vector<Nanos> deadline_at(static_cast<std::size_t>(np + nd), kNever);
+  std::vector<Request> gone;
+  auto instance = [&](int k) -> Engine& {
+    return k < np ? *prefill.engines[static_cast<std::size_t>(k)] : *decode.engines[static_cast<std::size_t>(k - np)];
+  };
+  auto abandon_due = [&](int k, Nanos now) {
+    gone.clear();
+    instance(k).abandon_due(now, gone);
+    if (k < np) {
+      drain_prefill(now);
+    } else {
+      for (const Request& g : gone) {
+        prefilled.erase(g.id);  // it may have been waiting for blocks
+        if (auto q = on_link_queue.find(g.id); q != on_link_queue.end()) {
+          // Its transfer had not left: withdrawn, and its decode blocks freed now.
+          auto& waiting = link_queue[static_cast<std::size_t>(q->second)];
+          waiting.erase(std::find_if(waiting.begin(), waiting.end(),
+                                     [&](const PendingTransfer& t) { return t.id == g.id; }));
+          on_link_queue.erase(q);
+          decoders[static_cast<std::size_t>(k - np)]->kv_arrived(g.id, now);
+        }
+        source.on_abandon(g, now);
+      }
+    }
+    if (!gone.empty()) pull();  // closed loop: the user comes back
+  };
+  auto arm_deadline = [&](int k, Nanos now) {
+    const Nanos due = instance(k).next_deadline();
+    if (due == kNever) return;
+    const Nanos at = std::max(due, now);
+    Nanos& queued_at = deadline_at[static_cast<std::size_t>(k)];
+    if (queued_at != kNever && queued_at >= now && queued_at <= at) return;  // an event already comes by then
+    queued_at = at;
+    queue.push(at, kDeadlinePriority, kDeadline, k);
+  };
+
+  // Decode instances with new requests or freed blocks grant what fits.
+  auto grant_marked = [&](Nanos now) {
+    for (int d = 0; d < nd; ++d) {
+      if (!to_grant[static_cast<std::size_t>(d)]) continue;
+      to_grant[static_cast<std::size_t>(d)] = 0;
+      if (patience) abandon_due(np + d, now);  // before granting: a user who gave up takes no blocks
+      start_transfers(d, now);
+      to_kick_d[static_cast<std::size_t>(d)] = 1;  // a prompt granted to prefill there starts at its next step
+    }
+  };
+  bool release_due = false;  // a step ended this instant: the gateway may send held requests on
+
   pull();
   std::vector<Request> done;
   const std::int64_t expected = source.expected_total();
@@ -340,50 +520,52 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
       Request req = std::move(*pending);
       pending.reset();
       if (source.withdrawn(req)) {
-        pull();
+        // never sent: not offered
       } else if (count_offered(req); guard.guard_tripped) {
         reject(req, now);
         source.on_failed(req, now);
-        pull();
-      } else if (req.input_tokens + req.output_tokens > max_len) {
-        // Refused before prefill: the prefill instance sees one output token only.
-        fail(failed_record(req, 0, FailureReason::too_long_for_max_model_len, now), req, now);
-        pull();
-      } else if (int d = -1; decode_caches ? spec.decider_threshold > 0 && decide_local(req, d)
-                                           : req.input_tokens <= spec.decider_threshold) {
-        // The P/D decider: few enough uncached prompt tokens to prefill on the decode
-        // instance (llm-d's decode profile picks it; no prefill instance, no transfer).
-        if (d < 0) d = decode_router.pick(decode.engines, req);
-        ++report.local_prefills;
-        if (!decoders[static_cast<std::size_t>(d)]->accept(req, arrival_record(req, d), now, /*local_prefill=*/true))
-          source.on_failed(req, now);  // reported failed by the decode instance
-        else
-          to_grant[static_cast<std::size_t>(d)] = 1;
-        check_guard(now);
-        pull();
+      } else if (gateway) {
+        // The gateway admits to the deployment (rate limits; with flow control, holds
+        // or fails what a saturated deployment cannot take), as in co-located serving.
+        const Gateway::Decision g = gateway->admit(req, now, gateway->flow_control() && saturated());
+        if (g.verdict == Gateway::Verdict::fail) {
+          run.on_request_done(failed_record(req, 0, g.why, now));
+          source.on_failed(req, now);
+        } else if (g.verdict == Gateway::Verdict::hold) {
+          gateway->hold(std::move(req), now);
+        } else {
+          send_on(std::move(req), now);
+        }
       } else {
-        if (d >= 0) decode_of.emplace(req.id, d);  // the decider's decode instance takes it after prefill
-        const int p = prefill_router.pick(prefill.engines, req);
-        Request one = copy_request(req);  // queued there with req's bytes
-        one.output_tokens = 1;  // the prefill instance samples the first token
-        in_prefill.emplace(req.id, std::move(req));
-        prefill.engines[static_cast<std::size_t>(p)]->enqueue(std::move(one), now);
-        drain_prefill(now);  // a prompt larger than the instance's KV fails at once
-        check_guard(now);
-        pull();
-        to_kick_p[static_cast<std::size_t>(p)] = 1;
+        send_on(std::move(req), now);
       }
+      pull();
     } else if (ev.kind == kPrefillEnd) {
       done.clear();
       prefill.engines[idx]->finish_step(now, done);  // done: reported through the tap
       drain_prefill(now);
       to_kick_p[idx] = 1;
       pull();
+      release_due = true;
     } else if (ev.kind == kTransferDone) {
       const Transfer t = transfers[idx];
       free_transfers.push_back(idx);
       decoders[static_cast<std::size_t>(t.decode)]->kv_arrived(t.id, now);
       to_kick_d[static_cast<std::size_t>(t.decode)] = 1;
+      to_grant[static_cast<std::size_t>(t.decode)] = 1;  // an abandoned request's blocks may be free
+    } else if (ev.kind == kLinkFree) {
+      link_event[idx] = 0;
+      next_transfers(static_cast<int>(ev.data), now);
+    } else if (ev.kind == kDeadline) {
+      const int k = static_cast<int>(ev.data);
+      if (deadline_at[idx] == now) deadline_at[idx] = kNever;
+      abandon_due(k, now);
+      if (k < np) {
+        to_kick_p[idx] = 1;
+      } else {
+        to_grant[idx - static_cast<std::size_t>(np)] = 1;  // a head that gave up may unblock the queue
+        to_kick_d[idx - static_cast<std::size_t>(np)] = 1;
+      }
     } else {
       done.clear();
       decode.engines[idx]->finish_step(now, done);
@@ -391,26 +573,30 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
       if (!done.empty()) pull();
       to_grant[idx] = 1;
       to_kick_d[idx] = 1;
+      release_due = true;
     }
     if (reorder) resequence();
     if (queue.empty() || queue.top_time() > now) {
-      for (int d = 0; d < nd; ++d) {
-        if (!to_grant[static_cast<std::size_t>(d)]) continue;
-        to_grant[static_cast<std::size_t>(d)] = 0;
-        start_transfers(d, now);
-        to_kick_d[static_cast<std::size_t>(d)] = 1;  // a prompt granted to prefill there starts at its next step
+      grant_marked(now);
+      if (release_due && gateway && gateway->holding()) {
+        release_held(now);
+        grant_marked(now);  // the released requests the decider sent to a decode instance
       }
+      release_due = false;
       for (int p = 0; p < np; ++p) {
         if (!to_kick_p[static_cast<std::size_t>(p)]) continue;
         to_kick_p[static_cast<std::size_t>(p)] = 0;
         Engine& e = *prefill.engines[static_cast<std::size_t>(p)];
+        if (patience) abandon_due(p, now);  // before planning: due prefills are aborted now
         if (e.can_start(now)) queue.push(e.start_step(now, horizon()), kStepEndPriority, kPrefillEnd, p);
+        if (patience) arm_deadline(p, now);
       }
       for (int d = 0; d < nd; ++d) {
         if (!to_kick_d[static_cast<std::size_t>(d)]) continue;
         to_kick_d[static_cast<std::size_t>(d)] = 0;
         Engine& e = *decode.engines[static_cast<std::size_t>(d)];
         if (e.can_start(now)) queue.push(e.start_step(now, horizon()), kStepEndPriority, kDecodeEnd, d);
+        if (patience) arm_deadline(np + d, now);
       }
     }
     if (options.progress && run.finished() >= next_progress) {
@@ -419,6 +605,9 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
     }
   }
   if (pending) throw Error("internal: a request was left without its arrival");
+  if (gateway && gateway->holding()) throw Error("internal: the gateway still holds requests at the run's end");
+  for (const auto& waiting : link_queue)
+    if (!waiting.empty()) throw Error("internal: transfers were left waiting for a prefill instance's link");
   if (!in_prefill.empty() || !prefilled.empty())
     throw Error(fmt::format("internal: {} requests were left in the prefill pool and {} waiting for decode blocks",
                             in_prefill.size(), prefilled.size()));
@@ -472,6 +661,11 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
   s.joules_per_request = s.completed > 0 ? s.energy_j / static_cast<double>(s.completed) : 0.0;
   add_carbon(s, sc.grid_g_per_kwh);
   s.disaggregation = report;
+  if (gateway) {
+    s.gateway = gateway->flow_control();
+    const std::vector<GatewayClassReport> held = gateway->report();
+    for (std::size_t c = 0; c < held.size() && c < s.classes.size(); ++c) s.classes[c].gateway = held[c];
+  }
   if (options.check_workload && s.completed == 0 && s.failed > 0) {
     const auto count = [&](FailureReason r) { return s.failures[static_cast<std::size_t>(r)]; };
     const std::int64_t too_long = count(FailureReason::too_long_for_max_model_len);

@@ -14,7 +14,7 @@
 //     not free);
 //  3. its prompt KV (prompt tokens x the model's KV bytes per token) moves over the
 //     prefill instance's link: latency + bytes / bandwidth, one transfer at a time
-//     per prefill instance (later ones wait for the link); with layer-wise
+//     per prefill instance (later ones wait in the link's queue, in grant order); with layer-wise
 //     transfer, a transfer that starts the moment its prefill ended overlaps
 //     (L-1)/L of that last prefill step with all but the last layer's share;
 //  4. the first token reaches the user when the KV has arrived: SGLang's decode
@@ -34,9 +34,17 @@
 // both pools'; RunSummary::disaggregation has each pool's utilisation and the
 // transfers.
 //
+// Request classes (workload.classes) and the gateway: the gateway admits to the
+// deployment (saturated when every instance of either pool is); the prefill pool's
+// vLLM engines queue and preempt by priority; decode instances grant blocks in
+// priority order with engine.scheduling_policy: priority. Users who give up
+// (workload.patience) before the KV reaches the decode instance leave the prefill
+// queue or prefill, the queue for decode blocks or the link's queue (the transfer
+// withdrawn), or (KV on the wire) are reported at their deadline and their blocks
+// freed when the transfer lands; counted abandoned.
 // Not modelled, and refused with a reason: pipeline parallelism in a pool,
-// speculative decoding, workload.patience, parallel sampling / beam search, the
-// static engine.
+// parallel sampling / beam search, the static engine, pools with different KV
+// cache precisions (and, as co-located, patience behind a gateway).
 #include "run/simulation.h"
 
 namespace servesim {

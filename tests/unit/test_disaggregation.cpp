@@ -349,8 +349,8 @@ TEST_CASE("disaggregation: what it does not model is refused with the reason", "
     }
     return "";
   };
-  CHECK_THAT(refusal("{kind: vllm, max_num_seqs: 64}", "patience: {dist: uniform, min: \"3 s\", max: \"5 s\"}"),
-             Catch::Contains("workload.patience is not modelled with prefill/decode disaggregation"));
+  // Users who give up run with disaggregation now (tests/unit/test_pd_classes.cpp).
+  CHECK(refusal("{kind: vllm, max_num_seqs: 64}", "patience: {dist: uniform, min: \"3 s\", max: \"5 s\"}").empty());
   CHECK_THAT(refusal("{kind: static, max_num_seqs: 64}"), Catch::Contains("engine.kind: static"));
   // And a well-formed one runs: the refusals are not blanket.
   CHECK(refusal("{kind: vllm, max_num_seqs: 64}").empty());
