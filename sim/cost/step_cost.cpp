@@ -244,6 +244,13 @@ CostPart CostModel::tokens_ops(double T, std::vector<OpCost>* ops) const {
 
   // ---- per step, before the layers ----
   put(elementwise("embedding", 2.0 * T * hidden * a, 1, 0, T), false);
+  // OPT-350m: project_in from the narrower token table to hidden and project_out back after the
+  // last layer, on every token as vLLM's OPTDecoder runs them (replicated, not split over tp).
+  if (m.embed_proj_dim > 0) {
+    const double dim = static_cast<double>(m.embed_proj_dim);
+    put(gemm("project_in", T, dim, hidden, 1, w_attention_, a), false);
+    put(gemm("project_out", T, hidden, dim, 1, w_attention_, a), false);
+  }
 
   // ---- attention block, every attention layer (attention itself: attention_ops) ----
   attention_block_ops(T, put);
@@ -293,12 +300,13 @@ CostPart CostModel::sample_ops(double sampled, std::vector<OpCost>* ops) const {
   CostPart part;
   if (sampled <= 0) return part;
   const Efficiency& eff = gpu_.efficiency;
-  const double hidden = static_cast<double>(model_.hidden);
+  // hidden wide, or the table width (OPT-350m's head reads project_out's word_embed_proj_dim outputs)
+  const double head_in = static_cast<double>(model_.table_width());
   const double vocab = static_cast<double>(model_.vocab);
   auto put = [&](OpCost op) { emit(op, false, part, ops); };
   // The LM head stays in 16-bit in quantized checkpoints, like the embedding (a GGUF file
   // quantizes it: cost/weight_bytes.h).
-  put(gemm("lm_head", sampled, hidden, static_cast<double>(shard_.vocab), 1, lm_head_bytes_, act_bytes_));
+  put(gemm("lm_head", sampled, head_in, static_cast<double>(shard_.vocab), 1, lm_head_bytes_, act_bytes_));
   if (par_.tp > 1) {
     const double logits = sampled * vocab * 4.0;
     put(comm("logits_gather", logits, allgather_time(logits, par_.tp, tp_link_, eff.comm_bandwidth), 1));
