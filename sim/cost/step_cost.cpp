@@ -244,13 +244,10 @@ CostPart CostModel::tokens_ops(double T, std::vector<OpCost>* ops) const {
 
   // ---- per step, before the layers ----
   put(elementwise("embedding", 2.0 * T * hidden * a, 1, 0, T), false);
-  // OPT-350m: project_in from the narrower token table to hidden and project_out back after the
-  // last layer, on every token as vLLM's OPTDecoder runs them (replicated, not split over tp).
-  if (m.embed_proj_dim > 0) {
-    const double dim = static_cast<double>(m.embed_proj_dim);
-    put(gemm("project_in", T, dim, hidden, 1, w_attention_, a), false);
-    put(gemm("project_out", T, hidden, dim, 1, w_attention_, a), false);
-  }
+  // OPT-350m: project_in from the narrower token table to hidden (project_out after the layers),
+  // on every token as vLLM's OPTDecoder runs them (replicated, not split over tp).
+  if (m.embed_proj_dim > 0)
+    put(gemm("project_in", T, static_cast<double>(m.embed_proj_dim), hidden, 1, w_attention_, a), false);
 
   // ---- attention block, every attention layer (attention itself: attention_ops) ----
   attention_block_ops(T, put);
@@ -283,7 +280,11 @@ CostPart CostModel::tokens_ops(double T, std::vector<OpCost>* ops) const {
   }
 
   // ---- per step, after the layers (sampling: sample_ops) ----
-  put(elementwise("final_norm", 2.0 * T * hidden * a, 1, 5.0 * T * hidden, T, ElementwiseKind::norm), false);
+  // (none in OPT-350m's post-LN layout: its last norm is the last layer's own)
+  if (m.final_norm)
+    put(elementwise("final_norm", 2.0 * T * hidden * a, 1, 5.0 * T * hidden, T, ElementwiseKind::norm), false);
+  if (m.embed_proj_dim > 0)
+    put(gemm("project_out", T, hidden, static_cast<double>(m.embed_proj_dim), 1, w_attention_, a), false);
   if (par_.pp > 1) {
     const double msg = T * hidden * a;
     put(comm("pp_send_recv", msg, p2p_time(msg, pp_link_, eff.comm_bandwidth), par_.pp - 1.0), false);

@@ -192,8 +192,10 @@ std::vector<std::string> model_notes(const ModelSpec& m) {
   if (!m.kv_head_groups.empty()) {
     std::string runs;
     for (const KvHeadGroup& g : m.kv_head_groups)
-      runs += fmt::format("{}{} KV heads on {} layers", runs.empty() ? "" : ", ", g.kv_heads, g.layers);
-    out.push_back(fmt::format("KV heads per attention layer: {} (KV cache, k/v_proj and KV traffic at each)", runs));
+      runs += fmt::format("{}{} x {}", runs.empty() ? "" : ", ", g.layers, g.kv_heads);
+    out.push_back(fmt::format("KV heads differ by attention layer (layers x KV heads): {}; KV cache, k/v_proj and KV "
+                              "traffic at each",
+                              runs));
   }
   if (m.position_table_rows > 0)
     out.push_back(fmt::format("learned position table: {} positions x {} ({:.2f}M weights, a row lookup per token)",

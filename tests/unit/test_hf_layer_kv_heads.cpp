@@ -203,4 +203,5 @@ TEST_CASE("OPT-350m: the projections priced, the LM head at the table width", "[
   CHECK(in->flops == 2.0 * 512 * 1024);
   CHECK(out->flops == 2.0 * 1024 * 512);
   CHECK(head->flops == 2.0 * 512 * 50272);
+  CHECK_FALSE(servesim::testing::find_op(step, "final_norm"));  // post-LN: no norm after the last layer
 }
