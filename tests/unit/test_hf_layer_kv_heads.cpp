@@ -15,6 +15,7 @@
 #include "config/catalog_reader.h"
 #include "cost/batch.h"
 #include "cost/kv_size.h"
+#include "cost/memory_plan.h"
 #include "cost/parallelism.h"
 #include "cost/precision.h"
 #include "cost/step_cost.h"
@@ -86,6 +87,18 @@ TEST_CASE("KV heads per layer: a 3-layer DeciLM grouped 8 / 4 / no_op, by hand",
   const ShardShape s = shard_shape(tp2, m);
   CHECK(gpu_kv_bytes_per_token(m, s, DType::bf16) == 512.0);
   CHECK(gpu_kv_bytes_per_token(m, shard_shape(Parallelism{}, m), DType::bf16) == 768.0);
+  // Weights on one GPU, bf16: 2 B x every parameter (each layer's k/v_proj at its own width).
+  ResolvedPrecision bf16;
+  CHECK(weight_bytes_per_gpu(m, bf16, Parallelism{}) == 2.0 * 4631552);
+  // tp must divide (or be a multiple of) every run's KV heads: 12 heads grouped by 2 (6 KV heads)
+  // and by 4 (3) split over tp 2 leaves the 3-head layer's heads unsplittable.
+  nlohmann::json twelve = three_layer_decilm();
+  twelve["num_attention_heads"] = 12;
+  twelve["hidden_size"] = 768;
+  twelve["block_configs"][0]["attention"]["n_heads_in_group"] = 2;
+  const ModelSpec t = load_edited(twelve, "twelve");
+  CHECK_THAT(error_of([&] { validate_parallelism(tp2, t); }),
+             Contains("tp=2 is neither a divisor nor a multiple of the 3 KV heads of 1 attention layers"));
   // inspect shows the runs.
   const nlohmann::json j = model_json(m);
   REQUIRE(j.contains("kv_head_groups"));
@@ -116,6 +129,9 @@ TEST_CASE("KV heads per layer: Llama-3.1-Nemotron-51B from its block_configs", "
   tp8.tp = 8;
   validate_parallelism(tp8, m);
   CHECK(gpu_kv_bytes_per_token(m, shard_shape(tp8, m), DType::bf16) == 54.0 * 256 * 2);
+  // Weights, bf16, one GPU: 2 B x 51,501,015,040 = 103.0 GB (the card: one H100 at fp8, not bf16).
+  ResolvedPrecision bf16;
+  CHECK(weight_bytes_per_gpu(m, bf16, Parallelism{}) == Approx(2.0 * 51501015040.0).epsilon(1e-12));
 }
 
 TEST_CASE("KV heads per layer: kv_head_groups in a model file, checked", "[kv-head-groups][limits]") {
@@ -181,6 +197,11 @@ TEST_CASE("OPT-350m: narrower tables, project_in / project_out, no final norm", 
   CHECK(m.total_params() == 331196416LL);
   CHECK(within(static_cast<double>(m.total_params()), 331e6, 0.02));
   CHECK(m.active_params() == m.total_params());
+  // Weights in memory, fp16 (its torch_dtype): 2 B x 331,196,416 = 662,392,832 B, the tables,
+  // projections and position table included.
+  ResolvedPrecision fp16;
+  fp16.weights = DType::fp16;
+  CHECK(weight_bytes_per_gpu(m, fp16, Parallelism{}) == 662392832.0);
   // KV: 24 layers x 2 x 16 heads x 64 x 2 B = 98,304 B per token.
   CHECK(m.kv_bytes_per_token(DType::bf16) == 98304.0);
   const nlohmann::json j = model_json(m);
