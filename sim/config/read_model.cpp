@@ -64,6 +64,19 @@ const Key kMlp{.name = "mlp", .type = KeyType::section, .doc = "dense MLP shapes
 const Key kVocab = dim("vocab_size", "vocabulary size (embedding and LM head rows)", "ModelSpec::vocab", kMaxWidth, true);
 const Key kTied{.name = "tie_word_embeddings", .type = KeyType::boolean,
                 .doc = "LM head shares the input embedding's weights (counted once)", .spec = "ModelSpec::tied_embeddings"};
+const Key kPositionRows = dim("position_table_rows",
+                              "rows of a learned absolute position table, each hidden_size wide (GPT-2's wpe: "
+                              "n_positions; OPT's embed_positions: max_position_embeddings + 2): counted in the "
+                              "parameters and weights, a row lookup per token",
+                              "ModelSpec::position_table_rows", kMaxContext, false, 0, "0: rotary, ALiBi or none");
+const Key kEmbedProjDim = dim("embed_proj_dim",
+                              "width of the token embedding and LM head where it differs from hidden_size (OPT-350m's "
+                              "word_embed_proj_dim 512): tables of vocab_size x it, with project_in and project_out "
+                              "(it x hidden_size each) between them and the layers",
+                              "ModelSpec::embed_proj_dim", kMaxWidth, false, 0, "0: hidden_size");
+const Key kFinalNorm{.name = "final_norm", .type = KeyType::boolean,
+                     .doc = "a norm after the last layer (false: OPT-350m's post-LN layout)",
+                     .spec = "ModelSpec::final_norm", .default_bool = true};
 const Key kMaxContextKey{.name = "max_context", .type = KeyType::integer,
                          .doc = "longest sequence the model attends over (max_position_embeddings); "
                                 "engine.max_model_len defaults to it",
@@ -140,6 +153,18 @@ const Key kOutputGate{.name = "output_gate", .type = KeyType::boolean,
                       .spec = "ModelSpec::attention_output_gate"};
 const Key kOBias{.name = "o_bias", .type = KeyType::boolean, .doc = "o_proj has a bias (gpt-oss)",
                  .spec = "ModelSpec::attention_o_bias"};
+const Key kKvHeadGroups{.name = "kv_head_groups",
+                        .type = KeyType::list,
+                        .doc = "attention layers with differing KV-head counts (Llama-3.1-Nemotron-51B's per-layer "
+                               "n_heads_in_group): runs of layers, each with its own KV cache, k/v_proj weights and "
+                               "KV traffic. Their layers must add up to the attention layers; kv_heads must be the "
+                               "largest count",
+                        .spec = "ModelSpec::kv_head_groups",
+                        .default_note = "none: kv_heads on every attention layer",
+                        .item = "mapping {kv_heads, layers}"};
+const Key kGroupKvHeads = dim("kv_heads", "KV heads of this run's attention layers", "KvHeadGroup::kv_heads",
+                              kMaxHeads, true);
+const Key kKvGroupLayers = dim("layers", "attention layers in this run", "KvHeadGroup::layers", kMaxLayers, true);
 const Key kLocalLayers = dim("local_layers",
                              "layers that use sliding_window or attention_chunk; the others attend to the whole "
                              "context (Gemma 2: half; Gemma 3: 5 of every 6; Llama 4: 3 of every 4)",
@@ -267,6 +292,26 @@ int read_int_dim(ConfigMap& m, const Key& k, std::int64_t fallback = 0) {
   return static_cast<int>(read_dim(m, k, fallback));
 }
 
+// attention.kv_head_groups: [{kv_heads: 8, layers: 30}, {kv_heads: 1, layers: 20}].
+void read_kv_head_groups(ConfigMap& attn, ModelSpec& m) {
+  const std::string key(kKvHeadGroups.name);
+  if (!attn.has(key)) return;
+  const ConfigNode* node = attn.get(key);
+  if (!node || !node->is_sequence() || node->items().empty())
+    throw Error(fmt::format("{}: a non-empty list of runs, e.g. [{{kv_heads: 8, layers: 30}}, {{kv_heads: 1, layers: 20}}]",
+                            attn.where(key)));
+  if (node->items().size() > static_cast<std::size_t>(kMaxLayers))
+    throw Error(fmt::format("{}: {} runs; at most one per layer", attn.where(key), node->items().size()));
+  for (std::size_t i = 0; i < node->items().size(); ++i) {
+    ConfigMap g(node->items()[i], attn.file(), fmt::format("{}[{}]", attn.key_path(key), i));
+    KvHeadGroup k;
+    k.kv_heads = read_int_dim(g, kGroupKvHeads);
+    k.layers = read_int_dim(g, kKvGroupLayers);
+    g.finish();
+    m.kv_head_groups.push_back(k);
+  }
+}
+
 // The attention section; a local span (window or chunk), if any, is returned with
 // its location for parse_model to check against max_context and the layer count
 // (read later, in file order).
@@ -287,6 +332,7 @@ std::optional<LocalSpan> read_attention(ConfigMap& attn, ModelSpec& m) {
   m.attention_sinks = read_boolean(attn, kSinks);
   m.attention_output_gate = read_boolean(attn, kOutputGate);
   m.attention_o_bias = read_boolean(attn, kOBias);
+  read_kv_head_groups(attn, m);
   std::optional<LocalSpan> span;
   const bool window = attn.get(std::string(kSlidingWindow.name)) != nullptr;  // null: no window
   const bool chunk = attn.get(std::string(kAttentionChunk.name)) != nullptr;
@@ -452,6 +498,9 @@ ModelSpec parse_model(ConfigMap& doc) {
   mlp.finish();
   m.vocab = read_dim(doc, kVocab);
   m.tied_embeddings = read_boolean(doc, kTied);
+  m.position_table_rows = read_dim(doc, kPositionRows);
+  m.embed_proj_dim = read_dim(doc, kEmbedProjDim);
+  m.final_norm = read_boolean(doc, kFinalNorm);
   m.max_context = read_integer(doc, kMaxContextKey);
   apply_local(local, m);
   m.native_dtype = parse_dtype(read_text(doc, kNativeDtype), doc.where("native_dtype"));
@@ -524,11 +573,14 @@ ModelSpec load_model(const std::string& name_or_path) {
 std::vector<const KeySection*> model_file_key_sections() {
   static const KeySection top{"(model file)", "a model file (models/*.yaml, or any path given as model.name)", {}, {},
                               {&schema_version_key(), &kName, &kHfId, &kArchitecture, &kLayers, &kHidden, &kAttention, &kMlp, &kVocab,
-                               &kTied, &kMaxContextKey, &kNativeDtype, &kMtpLayers, &kMoe, &kMla, &kStateLayersSection,
+                               &kTied, &kPositionRows, &kEmbedProjDim, &kFinalNorm, &kMaxContextKey, &kNativeDtype, &kMtpLayers, &kMoe, &kMla, &kStateLayersSection,
                                &kSparseAttention, &kCheckpoint, &kAttentionLayers, &kMlpLayers, &kActiveCount}};
   static const KeySection attention{"(model file).attention", "attention shapes", {}, {},
                                     {&kHeads, &kKvHeads, &kHeadDim, &kVHeadDim, &kQkvBias, &kQkNorm, &kSinks, &kOutputGate,
-                                     &kOBias, &kSlidingWindow, &kAttentionChunk, &kLocalLayers}};
+                                     &kOBias, &kSlidingWindow, &kAttentionChunk, &kLocalLayers, &kKvHeadGroups}};
+  static const KeySection kv_groups{"(model file).attention.kv_head_groups",
+                                    "one run of attention layers with one KV-head count (a list item)", {}, {},
+                                    {&kGroupKvHeads, &kKvGroupLayers}};
   static const KeySection mlp{"(model file).mlp", "dense MLP", {}, {}, {&kFfn, &kGated, &kLayerWidths}};
   static const KeySection widths{"(model file).mlp.layer_widths", "one run of dense MLP layers of one width (a list item)",
                                  {}, {}, {&kGroupWidth, &kGroupLayers, &kGroupLinear}};
@@ -544,7 +596,7 @@ std::vector<const KeySection*> model_file_key_sections() {
                                  {&kTopk, &kIndexHeads, &kIndexHeadDim}};
   static const KeySection checkpoint{"(model file).checkpoint", "the published checkpoint's precision", {}, {},
                                      {&kScheme, &kGroupSize, &kScaleBytes, &kCkptActivations, &kCkptKv, &kUnquantized}};
-  return {&top, &attention, &mlp, &widths, &moe, &mla, &state, &sparse, &checkpoint};
+  return {&top, &attention, &kv_groups, &mlp, &widths, &moe, &mla, &state, &sparse, &checkpoint};
 }
 
 }  // namespace servesim

@@ -26,10 +26,21 @@ inline double gpu_heads_of(const ModelSpec& m, const ShardShape& s, bool global)
   return static_cast<double>(m.global_heads / tp);
 }
 
-// KV heads one GPU holds of a layer kind (replicated when tp exceeds them).
+// KV heads one GPU holds of a layer kind (replicated when tp exceeds them). With KV heads per
+// layer group (Nemotron-51B: ModelSpec::kv_head_groups) the mean over the attention layers of
+// each group's share, every group replicated on its own: the sums over layers that the cost
+// model and the memory plan take (layers x this) are then each group's exactly.
 inline double gpu_kv_heads_of(const ModelSpec& m, const ShardShape& s, bool global) {
-  if (!global || m.global_kv_heads <= 0) return s.kv_heads;
   const int tp = std::max(1, m.heads / std::max(1, s.heads));
+  if (global && !m.kv_head_groups.empty()) {
+    double sum = 0.0, layers = 0.0;
+    for (const KvHeadGroup& g : m.kv_head_groups) {
+      sum += static_cast<double>(std::max(1, g.kv_heads / tp)) * g.layers;
+      layers += g.layers;
+    }
+    return layers > 0 ? sum / layers : s.kv_heads;
+  }
+  if (!global || m.global_kv_heads <= 0) return s.kv_heads;
   return std::max(1, m.global_kv_heads / tp);
 }
 

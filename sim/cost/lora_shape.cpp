@@ -10,6 +10,8 @@ std::string lora_unsupported_reason(const ModelSpec& m) {
   if (m.state.enabled()) return fmt::format("{} has state layers ({})", m.name, m.state.describe());
   if (m.indexer.enabled()) return fmt::format("{} has a sparse-attention indexer", m.name);
   if (m.compressed.enabled()) return fmt::format("{} has {}", m.name, m.compressed.describe());
+  if (!m.kv_head_groups.empty())
+    return fmt::format("{} has attention layers with differing KV-head counts", m.name);
   if (m.mixed_attention_shapes())
     return fmt::format("{} has global and local attention layers of different shapes", m.name);
   if (m.attention_output_gate) return fmt::format("{} has a gated attention output", m.name);

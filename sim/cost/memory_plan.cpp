@@ -102,9 +102,16 @@ double weight_bytes_per_gpu(const ModelSpec& m, const ResolvedPrecision& p, cons
   // Embedding and LM head stay 16-bit (a GGUF file quantizes them); with PP the first stage
   // holds the embedding and the last the head: the busiest stage has at most both (pp == 1)
   // or one of them.
-  const double table_elems = static_cast<double>(m.vocab) * m.hidden / par.tp;
-  const double embedding = table_elems * bytes.embedding, head = table_elems * bytes.lm_head;
-  const double tables = m.tied_embeddings ? embedding : (par.pp == 1 ? embedding + head : std::max(embedding, head));
+  // The tables are table_width() wide (OPT-350m: word_embed_proj_dim, with project_in beside the
+  // embedding and project_out beside the head, replicated as vLLM's opt.py builds them); a
+  // learned position table (GPT-2's wpe) is replicated beside the embedding.
+  const double table_elems = static_cast<double>(m.vocab) * m.table_width() / par.tp;
+  const double projection = static_cast<double>(m.embed_projection_params()) / 2.0;
+  const double embedding = (table_elems + static_cast<double>(m.position_table_params())) * bytes.embedding +
+                           projection * wa;
+  const double head = table_elems * bytes.lm_head + projection * wa;
+  const double tables = m.tied_embeddings ? embedding + (par.pp == 1 ? projection * wa : 0.0)
+                                          : (par.pp == 1 ? embedding + head : std::max(embedding, head));
   per_gpu += tables;
   per_gpu += static_cast<double>(m.norm_params()) / par.pp * 2.0;
   return per_gpu;
@@ -115,7 +122,7 @@ DraftMemory draft_memory(const CostModel& drafter, bool shared_tables) {
   DraftMemory d;
   d.weights = weight_bytes_per_gpu(m, drafter.precision(), drafter.parallelism());
   if (shared_tables) {
-    const double table = static_cast<double>(m.vocab) * m.hidden / drafter.parallelism().tp * 2.0;
+    const double table = static_cast<double>(m.vocab) * m.table_width() / drafter.parallelism().tp * 2.0;
     d.weights -= m.tied_embeddings ? table : 2.0 * table;
   }
   d.kv_bytes_per_token = gpu_kv_bytes_per_token(m, drafter.shard(), drafter.precision().kv_cache);

@@ -22,6 +22,11 @@ void validate_parallelism(const Parallelism& p, const ModelSpec& m) {
     throw Error(fmt::format("tp={} is neither a divisor nor a multiple of {} KV heads of {}", p.tp, m.kv_heads, m.name));
   if (p.tp <= m.kv_heads && m.kv_heads % p.tp != 0)
     throw Error(fmt::format("tp={} does not divide {} KV heads of {}", p.tp, m.kv_heads, m.name));
+  // Nemotron-51B: every group of attention layers splits (or replicates) its own KV heads.
+  for (const KvHeadGroup& g : m.kv_head_groups)
+    if ((p.tp > g.kv_heads && p.tp % g.kv_heads != 0) || (p.tp <= g.kv_heads && g.kv_heads % p.tp != 0))
+      throw Error(fmt::format("tp={} is neither a divisor nor a multiple of the {} KV heads of {} attention layers of {}",
+                              p.tp, g.kv_heads, g.layers, m.name));
   if (p.pp > m.layers) throw Error(fmt::format("pp={} exceeds the {} layers of {}", p.pp, m.layers, m.name));
   if (p.attention_dp > 1 && !m.moe.enabled())
     throw Error(fmt::format("attention_dp={} given but {} is not a mixture-of-experts model: data-parallel attention "

@@ -244,6 +244,10 @@ CostPart CostModel::tokens_ops(double T, std::vector<OpCost>* ops) const {
 
   // ---- per step, before the layers ----
   put(elementwise("embedding", 2.0 * T * hidden * a, 1, 0, T), false);
+  // OPT-350m: project_in from the narrower token table to hidden (project_out after the layers),
+  // on every token as vLLM's OPTDecoder runs them (replicated, not split over tp).
+  if (m.embed_proj_dim > 0)
+    put(gemm("project_in", T, static_cast<double>(m.embed_proj_dim), hidden, 1, w_attention_, a), false);
 
   // ---- attention block, every attention layer (attention itself: attention_ops) ----
   attention_block_ops(T, put);
@@ -276,7 +280,11 @@ CostPart CostModel::tokens_ops(double T, std::vector<OpCost>* ops) const {
   }
 
   // ---- per step, after the layers (sampling: sample_ops) ----
-  put(elementwise("final_norm", 2.0 * T * hidden * a, 1, 5.0 * T * hidden, T, ElementwiseKind::norm), false);
+  // (none in OPT-350m's post-LN layout: its last norm is the last layer's own)
+  if (m.final_norm)
+    put(elementwise("final_norm", 2.0 * T * hidden * a, 1, 5.0 * T * hidden, T, ElementwiseKind::norm), false);
+  if (m.embed_proj_dim > 0)
+    put(gemm("project_out", T, hidden, static_cast<double>(m.embed_proj_dim), 1, w_attention_, a), false);
   if (par_.pp > 1) {
     const double msg = T * hidden * a;
     put(comm("pp_send_recv", msg, p2p_time(msg, pp_link_, eff.comm_bandwidth), par_.pp - 1.0), false);
@@ -293,12 +301,13 @@ CostPart CostModel::sample_ops(double sampled, std::vector<OpCost>* ops) const {
   CostPart part;
   if (sampled <= 0) return part;
   const Efficiency& eff = gpu_.efficiency;
-  const double hidden = static_cast<double>(model_.hidden);
+  // hidden wide, or the table width (OPT-350m's head reads project_out's word_embed_proj_dim outputs)
+  const double head_in = static_cast<double>(model_.table_width());
   const double vocab = static_cast<double>(model_.vocab);
   auto put = [&](OpCost op) { emit(op, false, part, ops); };
   // The LM head stays in 16-bit in quantized checkpoints, like the embedding (a GGUF file
   // quantizes it: cost/weight_bytes.h).
-  put(gemm("lm_head", sampled, hidden, static_cast<double>(shard_.vocab), 1, lm_head_bytes_, act_bytes_));
+  put(gemm("lm_head", sampled, head_in, static_cast<double>(shard_.vocab), 1, lm_head_bytes_, act_bytes_));
   if (par_.tp > 1) {
     const double logits = sampled * vocab * 4.0;
     put(comm("logits_gather", logits, allgather_time(logits, par_.tp, tp_link_, eff.comm_bandwidth), 1));

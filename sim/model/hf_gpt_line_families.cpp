@@ -5,7 +5,7 @@
 // expansion_ratio) copied under the common ones, and one reader that sets each block's biases,
 // norms, MLP, tied head and KV heads as vLLM builds them (vllm/model_executor/models/gpt2.py,
 // gpt_bigcode.py, gpt_j.py, gpt_neox.py, falcon.py, phi.py, stablelm.py, opt.py, bloom.py, mpt.py,
-// jais.py). What ModelSpec cannot count (learned position tables, LM-head biases, BLOOM's embedding
+// jais.py). What ModelSpec cannot count (LM-head biases, BLOOM's embedding
 // LayerNorm, a parallel block's single norm) is listed in hf_legacy_families.cpp's header.
 #include <fmt/format.h>
 
@@ -97,20 +97,20 @@ void read_gpt_line(HfFamily family, const JsonFields& f, ModelSpec& m) {
       if (family == HfFamily::gpt_bigcode && f.boolean("multi_query", true)) m.kv_heads = 1;
       else m.kv_heads = m.heads;
       require_ffn(f, m, "n_inner");
-      warn_position_table(m, family == HfFamily::gpt2 ? "GPT-2" : "GPTBigCode", m.max_context);
+      m.position_table_rows = m.max_context;  // wpe: n_positions x hidden
       break;
     }
     case HfFamily::jais: {
       // JAIS (JAISLMHeadModel; vLLM's jais.py): GPT-2's attention (c_attn, c_proj with biases), a
       // SwiGLU MLP (activation_function "swiglu": c_fc and c_fc2 hidden -> n_inner, c_proj back,
       // all with biases), LayerNorms with biases, the head tied to wte. position_embedding_type
-      // "alibi" (JAIS-13B, JAIS-30B) has no position weights; "learned" a wpe table (warned).
+      // "alibi" (JAIS-13B, JAIS-30B) has no position weights; "learned" a wpe table (n_positions rows).
       m.qkv_bias = m.attention_o_bias = m.mlp_bias = true;
       m.gated_mlp = f.string("hidden_act", "swiglu") == "swiglu";
       m.kv_heads = m.heads;
       m.tied_embeddings = f.boolean("tie_word_embeddings", true);
       require_ffn(f, m, "n_inner");
-      if (f.string("position_embedding_type", "learned") != "alibi") warn_position_table(m, "JAIS", m.max_context);
+      if (f.string("position_embedding_type", "learned") != "alibi") m.position_table_rows = m.max_context;
       break;
     }
     case HfFamily::gptj: {
@@ -186,21 +186,19 @@ void read_gpt_line(HfFamily family, const JsonFields& f, ModelSpec& m) {
       break;
     }
     case HfFamily::opt: {
-      // OPT (opt.py, OPTConfig): embed_tokens, embed_positions (max_position_embeddings + 2 rows,
-      // OPT's offset: not counted, warned); per layer self_attn_layer_norm, q/k/v/out_proj with
-      // biases (enable_bias, default true), final_layer_norm, fc1 (hidden -> ffn_dim) and fc2 with
-      // biases; the decoder's final_layer_norm (with do_layer_norm_before, default true); the head
-      // tied. word_embed_proj_dim other than hidden_size (OPT-350m) adds project_in and
-      // project_out: refused.
+      // OPT (transformers' modeling_opt.py OPTDecoder, vLLM's opt.py): embed_tokens (vocab x
+      // word_embed_proj_dim), embed_positions (max_position_embeddings + 2 rows of hidden: OPT's
+      // offset of 2); per layer self_attn_layer_norm, q/k/v/out_proj with biases (enable_bias,
+      // default true), final_layer_norm, fc1 (hidden -> ffn_dim) and fc2 with biases; the head tied.
+      // word_embed_proj_dim other than hidden_size (OPT-350m: 512 beside 1024) adds project_in
+      // (dim -> hidden) and project_out (hidden -> dim), nn.Linear without bias. The decoder's
+      // final_layer_norm only with do_layer_norm_before (default true); OPT-350m's false is the
+      // post-LN layout: the same two LayerNorms a layer (after each sublayer), no final one.
       const std::int64_t proj = f.integer("word_embed_proj_dim", m.hidden);
-      if (proj != m.hidden)
-        throw Error(fmt::format("{}: word_embed_proj_dim {} differs from hidden_size {}: OPT's project_in and "
-                                "project_out between the embedding and the decoder are not described by servesim",
-                                w, proj, m.hidden));
-      if (!f.boolean("do_layer_norm_before", true))
-        throw Error(fmt::format("{}: do_layer_norm_before false (OPT-350m's post-norm layout, without the decoder's "
-                                "final LayerNorm) is not described by servesim",
-                                w));
+      if (proj < 1 || proj > m.hidden * 64)
+        throw Error(fmt::format("{}: word_embed_proj_dim {} must be a positive width", w, proj));
+      if (proj != m.hidden) m.embed_proj_dim = proj;
+      m.final_norm = f.boolean("do_layer_norm_before", true) && !f.boolean("_remove_final_layer_norm", false);
       if (!f.boolean("layer_norm_elementwise_affine", true))
         throw Error(fmt::format("{}: layer_norm_elementwise_affine false: LayerNorms without weights are not "
                                 "described by servesim",
@@ -209,7 +207,7 @@ void read_gpt_line(HfFamily family, const JsonFields& f, ModelSpec& m) {
       m.kv_heads = m.heads;
       m.tied_embeddings = f.boolean("tie_word_embeddings", true);
       require_ffn(f, m, "ffn_dim");
-      warn_position_table(m, "OPT", m.max_context + 2);
+      m.position_table_rows = m.max_context + 2;  // OPTLearnedPositionalEmbedding's offset
       break;
     }
     case HfFamily::bloom: {

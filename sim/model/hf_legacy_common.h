@@ -16,8 +16,6 @@ void alias(nlohmann::json& t, const char* own, const char* common);
 // The context length under the names vLLM also reads (n_positions, max_seq_len, seq_length,
 // model_max_length, max_sequence_length) copied to max_position_embeddings.
 void alias_context(nlohmann::json& t);
-// Says (util/warnings.h) that a learned position table of `rows` x hidden is not counted.
-void warn_position_table(const ModelSpec& m, const char* family, std::int64_t rows);
 // Refuses a dense MLP width that is not positive, naming the config's key for it.
 void require_ffn(const JsonFields& f, const ModelSpec& m, const char* key);
 

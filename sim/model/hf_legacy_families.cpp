@@ -21,12 +21,10 @@
 // alias_legacy_fields has copied each family's own field names under the common ones. What
 // servesim's ModelSpec cannot express is refused with the key, or, where it is a few weights, left
 // out and said (warn(), and the comment of the family): servesim counts one norm before each
-// sublayer and a final one, and has no term for
-//   - a learned absolute position table (GPT-2's and GPTBigCode's wpe, OPT's embed_positions, JAIS's
-//     with learned positions: positions x hidden weights, a row lookup per token; 0.6% of GPT-2
-//     124M, 1.3% of OPT-125m, 0.3% of StarCoder, under 0.1% of the larger models): NOT counted, and
-//     a warning gives its size (ModelSpec, model_spec.h, has no field for it; adding one would
-//     rebuild every file);
+// sublayer and a final one (none with OPT-350m's post-LN layout). A learned absolute position
+// table (GPT-2's and GPTBigCode's wpe, OPT's embed_positions, JAIS's with learned positions:
+// positions x hidden weights, a row lookup per token) is counted: ModelSpec::position_table_rows.
+// servesim has no term for
 //   - the bias of an LM head (GPT-J, Phi: vocab weights) and BLOOM's embedding LayerNorm (2 x hidden);
 //   - the single LayerNorm of a parallel block (GPT-J, Falcon-7B, Falcon2-11B, Phi, StableLM-2-12B):
 //     counted as two, hidden (x 2 with a bias) a layer too many; OLMo 1's weightless LayerNorms too;
@@ -62,14 +60,6 @@ void alias(json& t, const char* own, const char* common) {
 void alias_context(json& t) {
   for (const char* k : {"n_positions", "max_seq_len", "seq_length", "model_max_length", "max_sequence_length"})
     alias(t, k, "max_position_embeddings");
-}
-
-// A learned absolute position table servesim does not count, said once per load.
-void warn_position_table(const ModelSpec& m, const char* family, std::int64_t rows) {
-  warn(fmt::format("{}: {}'s learned position table ({} positions x {} = {} weights) is not in servesim's parameter "
-                   "counts (ModelSpec has no term for it; {:.2f}% of the total)",
-                   m.source_file, family, rows, m.hidden, rows * m.hidden,
-                   100.0 * static_cast<double>(rows * m.hidden) / static_cast<double>(m.total_params())));
 }
 
 void require_ffn(const JsonFields& f, const ModelSpec& m, const char* key) {

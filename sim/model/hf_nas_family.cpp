@@ -2,8 +2,9 @@
 // Llama-3.3-Nemotron-Super-49B-v1/v1.5, Llama-3.1-Nemotron-Ultra-253B-v1, Llama-3.1-Nemotron-51B):
 // Llama layers pruned block by block by a neural architecture search. Their config.json has no
 // intermediate_size or num_key_value_heads; block_configs gives each layer
-//   attention: n_heads_in_group (KV heads = num_attention_heads / it), or no_op (no attention,
-//              no norm before it), or replace_with_linear (one hidden x hidden linear map);
+//   attention: n_heads_in_group (KV heads = num_attention_heads / it, its own per layer: the 51B's
+//              "variable GQA", ModelSpec::kv_head_groups), or no_op (no attention, no norm
+//              before it), or replace_with_linear (one hidden x hidden linear map);
 //   ffn:       ffn_mult (a SwiGLU MLP of width _ffn_mult_to_intermediate_size), or no_op, or
 //              replace_with_linear.
 // Shapes as the checkpoints' modeling_decilm.py and vLLM's nemotron_nas.py build them
@@ -55,8 +56,8 @@ void read_nemotron_nas(const JsonFields& f, ModelSpec& m) {
     throw Error(fmt::format("{}: block_configs has {} entries for num_hidden_layers {}", f.where(), blocks.size(),
                             m.layers));
   int attention = 0, mlp = 0, linear = 0;
-  std::int64_t group = 0;
-  std::map<std::int64_t, int> widths;  // width -> layers
+  std::map<std::int64_t, int> kv_groups;  // KV heads -> attention layers
+  std::map<std::int64_t, int> widths;     // width -> layers
   for (std::size_t i = 0; i < blocks.size(); ++i) {
     const std::string at = fmt::format("{}: block_configs[{}]", f.where(), i);
     const json& a = sublayer(blocks[i], "attention", at);
@@ -77,13 +78,8 @@ void read_nemotron_nas(const JsonFields& f, ModelSpec& m) {
       const std::int64_t g = a["n_heads_in_group"].get<std::int64_t>();
       if (g < 1 || g > m.heads || m.heads % g != 0)
         throw Error(fmt::format("{}.n_heads_in_group {} must divide num_attention_heads {}", aw, g, m.heads));
-      // servesim has one KV-head count per model: a model whose attention layers group their
-      // heads differently (the 51B does) would need per-layer KV shapes.
-      if (group != 0 && g != group)
-        throw Error(fmt::format("{}.n_heads_in_group {} differs from the earlier layers' {}: servesim describes one "
-                                "KV-head count for every attention layer and would misprice this model's KV cache",
-                                aw, g, group));
-      group = g;
+      // Each layer's own KV heads (the 51B groups its layers' heads by 8, 16, 32 or 64).
+      ++kv_groups[m.heads / g];
       ++attention;
     }
     const json& ff = sublayer(blocks[i], "ffn", at);
@@ -108,7 +104,11 @@ void read_nemotron_nas(const JsonFields& f, ModelSpec& m) {
   }
   if (attention == 0)
     throw Error(fmt::format("{}: block_configs gives no layer attention; servesim needs a KV cache to size", f.where()));
-  m.kv_heads = static_cast<int>(m.heads / group);
+  // The most KV heads as kv_heads; runs of each count (the most first) where they differ.
+  m.kv_heads = static_cast<int>(kv_groups.rbegin()->first);
+  if (kv_groups.size() > 1)
+    for (auto it = kv_groups.rbegin(); it != kv_groups.rend(); ++it)
+      m.kv_head_groups.push_back({static_cast<int>(it->first), it->second});
   m.attention_layer_count = attention;
   m.mlp_layer_count = mlp;
   // The widest first, then the narrower ones: the order the cost model prices them in.

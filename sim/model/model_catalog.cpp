@@ -110,6 +110,29 @@ void validate_model(const ModelSpec& m, const std::string& where) {
     if (m.mla.enabled() || m.compressed.enabled())
       fail("query heads per layer kind with multi-head latent or compressed attention are not modelled");
   }
+  // KV heads per group of attention layers (Nemotron-51B): whole KV groups of `heads`, their
+  // layers the attention layers, kv_heads the largest; not beside other per-kind shapes.
+  if (!m.kv_head_groups.empty()) {
+    int layers = 0, most = 0;
+    for (const KvHeadGroup& g : m.kv_head_groups) {
+      if (g.kv_heads <= 0 || g.layers <= 0)
+        fail(fmt::format("kv_head_groups: a run of {} layers with {} KV heads; both must be positive", g.layers,
+                         g.kv_heads));
+      if (m.heads % g.kv_heads != 0)
+        fail(fmt::format("kv_head_groups: {} attention heads are not a multiple of {} KV heads", m.heads, g.kv_heads));
+      layers += g.layers;
+      most = std::max(most, g.kv_heads);
+    }
+    if (layers != m.attention_layers())
+      fail(fmt::format("kv_head_groups hold {} layers for {} attention layers", layers, m.attention_layers()));
+    if (most != m.kv_heads)
+      fail(fmt::format("kv_heads {} must be the largest of kv_head_groups' counts ({})", m.kv_heads, most));
+    if (m.mla.enabled() || m.compressed.enabled() || m.local.kind != LocalAttention::Kind::none ||
+        m.global_head_dim > 0 || m.global_kv_heads > 0 || m.global_k_eq_v || m.global_heads > 0)
+      fail("kv_head_groups beside latent, compressed or local attention or global-layer shapes are not modelled");
+  }
+  if (m.position_table_rows < 0) fail(fmt::format("position_table_rows must not be negative, got {}", m.position_table_rows));
+  if (m.embed_proj_dim < 0) fail(fmt::format("embed_proj_dim must not be negative, got {}", m.embed_proj_dim));
   if (m.global_head_dim < 0 || m.global_kv_heads < 0)
     fail("global_head_dim and num_global_key_value_heads must not be negative");
   // A value head width of 0 means "as wide as the key head"; a negative one would price

@@ -37,16 +37,34 @@ std::int64_t ModelSpec::kv_dim() const { return static_cast<std::int64_t>(kv_hea
 
 std::int64_t ModelSpec::attention_params_per_layer() const { return attention_params_of(true); }
 
+double ModelSpec::mean_kv_heads() const {
+  if (kv_head_groups.empty()) return kv_heads;
+  double sum = 0.0, n = 0.0;
+  for (const KvHeadGroup& g : kv_head_groups) {
+    sum += static_cast<double>(g.kv_heads) * g.layers;
+    n += g.layers;
+  }
+  return n > 0 ? sum / n : kv_heads;
+}
+
 std::int64_t ModelSpec::attention_params() const {
   const int local_layers = local.enabled() ? local.layers : 0;
   std::int64_t p = static_cast<std::int64_t>(global_attention_layers()) * attention_params_of(true) +
                    static_cast<std::int64_t>(local_layers) * attention_params_of(false);
+  // Nemotron-51B: each group's layers at their own KV-head count (no local layers beside them).
+  if (!kv_head_groups.empty()) {
+    p = 0;
+    for (const KvHeadGroup& g : kv_head_groups)
+      p += static_cast<std::int64_t>(g.layers) * attention_params_with(true, g.kv_heads);
+  }
   if (indexer.enabled()) p += static_cast<std::int64_t>(indexer_layers()) * indexer.params_per_layer(hidden, mla.q_lora_rank);
   if (compressed.enabled()) p += compressed.params(hidden, heads);
   return p;
 }
 
-std::int64_t ModelSpec::attention_params_of(bool global) const {
+std::int64_t ModelSpec::attention_params_of(bool global) const { return attention_params_with(global, kv_heads_of(global)); }
+
+std::int64_t ModelSpec::attention_params_with(bool global, int kv) const {
   if (mla.enabled()) {
     const std::int64_t qk_head = mla.qk_nope_head_dim + mla.qk_rope_head_dim;
     const std::int64_t q = mla.q_lora_rank > 0
@@ -65,8 +83,8 @@ std::int64_t ModelSpec::attention_params_of(bool global) const {
   const std::int64_t hd = head_dim_of(global), vd = value_dim_of(global);
   const std::int64_t h = heads_of(global);  // Step-3.5-Flash, Laguna: query heads per layer kind
   const std::int64_t q = h * hd;
-  const std::int64_t k = static_cast<std::int64_t>(kv_heads_of(global)) * hd;
-  const std::int64_t v = global && global_k_eq_v ? 0 : static_cast<std::int64_t>(kv_heads_of(global)) * vd;
+  const std::int64_t k = static_cast<std::int64_t>(kv) * hd;
+  const std::int64_t v = global && global_k_eq_v ? 0 : static_cast<std::int64_t>(kv) * vd;
   const std::int64_t o_in = h * vd;
   const std::int64_t q_out = attention_output_gate ? 2 * q : q;
   const std::int64_t bias = qkv_bias ? q_out + k + v : 0;
@@ -156,12 +174,14 @@ std::string LocalAttention::describe() const {
   return fmt::format("{} of {} tokens on {} layers", what, span, layers);
 }
 
-std::int64_t ModelSpec::embedding_params() const { return vocab * hidden * (tied_embeddings ? 1 : 2); }
+// The token table and the LM head, table_width() wide (OPT-350m: word_embed_proj_dim).
+std::int64_t ModelSpec::embedding_params() const { return vocab * table_width() * (tied_embeddings ? 1 : 2); }
 
 std::int64_t ModelSpec::norm_params() const {
   // One RMSNorm before each sublayer (two per layer of attention + MLP) plus the final one
-  // (MLA adds its latent norms, counted above); a LayerNorm with a bias holds twice that.
-  return (static_cast<std::int64_t>(sublayers()) + 1) * hidden * (norm_bias ? 2 : 1) +
+  // (MLA adds its latent norms, counted above; OPT-350m's post-LN layout has no final one); a
+  // LayerNorm with a bias holds twice that.
+  return (static_cast<std::int64_t>(sublayers()) + (final_norm ? 1 : 0)) * hidden * (norm_bias ? 2 : 1) +
          (qk_head_norms ? 2LL * attention_layers() * head_dim : 0);
 }
 
@@ -169,7 +189,7 @@ std::int64_t ModelSpec::total_params() const {
   return attention_params() + static_cast<std::int64_t>(state.enabled() ? state.layers : 0) * state.params_per_layer(hidden) +
          dense_mlp_params() +
          moe_layers() * moe_params_per_layer() + embedding_params() + norm_params() + hc_params() +
-         hash_table_params() + attn_res_params();
+         hash_table_params() + attn_res_params() + position_table_params() + embed_projection_params();
 }
 
 // Block: hc_attn_fn and hc_ffn_fn ((2 + h) h rows of h x hidden), their bases ((2 + h) h) and
@@ -222,16 +242,18 @@ std::int64_t ModelSpec::active_params_all_tables() const {
   return attention_params() + static_cast<std::int64_t>(state.enabled() ? state.layers : 0) * state.params_per_layer(hidden) +
          dense_mlp_params() +
          moe_layers() * moe_active_params_per_layer() + embedding_params() + norm_params() + hc_params() +
-         attn_res_params();
+         attn_res_params() + position_table_params() + embed_projection_params();
 }
 
 std::int64_t ModelSpec::active_params() const {
-  // A tied table is the LM head: lm_head_only keeps it.
-  const std::int64_t table = vocab * hidden;
+  // A tied table is the LM head: lm_head_only keeps it. A learned position table is a lookup
+  // like the embedding: counted with both tables, left out with the embedding.
+  const std::int64_t table = vocab * table_width();
   switch (active_count) {
     case ActiveCount::all_tables: return active_params_all_tables();
-    case ActiveCount::lm_head_only: return active_params_all_tables() - (tied_embeddings ? 0 : table);
-    case ActiveCount::no_tables: return active_params_all_tables() - embedding_params();
+    case ActiveCount::lm_head_only:
+      return active_params_all_tables() - (tied_embeddings ? 0 : table) - position_table_params();
+    case ActiveCount::no_tables: return active_params_all_tables() - embedding_params() - position_table_params();
   }
   return active_params_all_tables();
 }
@@ -255,8 +277,14 @@ std::int64_t ModelSpec::kv_elements_of(bool global) const {
 
 double ModelSpec::kv_bytes_per_token(DType kv) const {
   const int local_layers = local.enabled() ? local.layers : 0;
-  const double elements = static_cast<double>(global_attention_layers()) * static_cast<double>(kv_elements_of(true)) +
-                          static_cast<double>(local_layers) * static_cast<double>(kv_elements_of(false));
+  double elements = static_cast<double>(global_attention_layers()) * static_cast<double>(kv_elements_of(true)) +
+                    static_cast<double>(local_layers) * static_cast<double>(kv_elements_of(false));
+  // Nemotron-51B: the sum over its groups of layers x kv_heads x (head_dim + value width).
+  if (!kv_head_groups.empty()) {
+    elements = 0.0;
+    for (const KvHeadGroup& g : kv_head_groups)
+      elements += static_cast<double>(g.layers) * g.kv_heads * (head_dim_of(true) + value_dim_of(true));
+  }
   const double indexer_keys = indexer.enabled() ? indexer_layers() * indexer.key_bytes() : 0.0;
   return elements * dtype_bytes(kv) + indexer_keys +
          (compressed.enabled() ? compressed.compressed_bytes_per_token(dtype_bytes(kv)) : 0.0);

@@ -134,6 +134,14 @@ struct MlpWidthGroup {
   bool linear = false;   // hidden x hidden linear sublayers: no KV, no activation, one GEMM each
 };
 
+// A run of attention layers sharing one KV-head count, in a model whose attention layers group
+// their query heads differently (Llama-3.1-Nemotron-51B's "variable GQA": each block_configs
+// entry's n_heads_in_group, KV heads = num_attention_heads / it).
+struct KvHeadGroup {
+  int kv_heads = 0;
+  int layers = 0;
+};
+
 struct ModelSpec {
   std::string name;          // catalog name, e.g. "llama-3.1-8b"
   std::string hf_id;         // "meta-llama/Llama-3.1-8B"
@@ -144,6 +152,10 @@ struct ModelSpec {
   std::int64_t hidden = 0;
   int heads = 0;
   int kv_heads = 0;
+  // KV heads per attention layer where they differ (KvHeadGroup, the most first): their layers
+  // sum to attention_layers() and kv_heads holds the largest count. KV cache, k/v_proj weights
+  // and the attention's KV traffic follow each group's count. Empty: kv_heads on every layer.
+  std::vector<KvHeadGroup> kv_head_groups;
   int head_dim = 0;
   std::int64_t ffn = 0;       // dense MLP intermediate size (the widest, with mlp_widths)
   // Dense MLP layers of differing widths and linear replacements (MlpWidthGroup). Empty: every
@@ -158,6 +170,16 @@ struct ModelSpec {
   bool qkv_bias = false;
   std::int64_t vocab = 0;
   bool tied_embeddings = false;
+  // Rows of a learned absolute position table, each hidden wide (GPT-2's and GPTBigCode's wpe:
+  // n_positions; OPT's embed_positions: max_position_embeddings + 2): counted in the total
+  // parameters and the weights; a row lookup per token, no GEMM. 0: rotary, ALiBi or none.
+  std::int64_t position_table_rows = 0;
+  // Width of the token embedding and LM head where it differs from hidden (OPT-350m's
+  // word_embed_proj_dim 512): tables of vocab x it, with project_in and project_out (it x hidden
+  // each, no bias) between them and the layers. 0: hidden.
+  std::int64_t embed_proj_dim = 0;
+  // A norm after the last layer (false: OPT-350m's post-LN layout, do_layer_norm_before false).
+  bool final_norm = true;
   std::int64_t max_context = 0;
   DType native_dtype = DType::bf16;
   WeightGroups weight_groups;  // of native_dtype weights (quantized checkpoints)
@@ -260,8 +282,11 @@ struct ModelSpec {
   // Value head width of a global or local layer (non-MLA): v_head_dim where set, else the key's.
   int value_dim_of(bool global) const { return v_head_dim > 0 ? v_head_dim : head_dim_of(global); }
   bool mixed_attention_shapes() const {
-    return global_head_dim > 0 || global_kv_heads > 0 || global_k_eq_v || global_heads > 0;
+    return global_head_dim > 0 || global_kv_heads > 0 || global_k_eq_v || global_heads > 0 || !kv_head_groups.empty();
   }
+  // KV heads of the attention layers on average (kv_head_groups' layer-weighted mean; kv_heads
+  // without them): what the mean attention layer caches and projects.
+  double mean_kv_heads() const;
   std::int64_t q_dim() const;        // query width: heads * head_dim (MLA: heads * (nope+rope))
   // Query width of a global or local layer (non-MLA): heads_of x head_dim_of.
   std::int64_t q_dim_of(bool global) const {
@@ -270,6 +295,8 @@ struct ModelSpec {
   std::int64_t kv_dim() const;       // K (or V) width: kv_heads * head_dim
   std::int64_t attention_params_per_layer() const;  // a global layer's (all of them, but for Gemma 4)
   std::int64_t attention_params_of(bool global) const;
+  // The same with `kv` KV heads (kv_head_groups' layers).
+  std::int64_t attention_params_with(bool global, int kv) const;
   std::int64_t attention_params() const;  // over every attention layer (with DSA's indexer)
   std::int64_t dense_mlp_params_per_layer() const;  // one `ffn`-wide layer
   // Every dense MLP layer's weights and the linear replacements' (the sum over mlp_widths, or
@@ -280,6 +307,10 @@ struct ModelSpec {
   std::int64_t shared_expert_params_per_layer() const;  // the shared experts: of the above
   std::int64_t moe_active_params_per_layer() const;  // top-k + shared + router
   std::int64_t embedding_params() const;             // input embedding + LM head (once if tied)
+  std::int64_t table_width() const { return embed_proj_dim > 0 ? embed_proj_dim : hidden; }
+  // OPT-350m's project_in and project_out (0 without embed_proj_dim).
+  std::int64_t embed_projection_params() const { return embed_proj_dim > 0 ? 2 * embed_proj_dim * hidden : 0; }
+  std::int64_t position_table_params() const { return position_table_rows * hidden; }
   std::int64_t norm_params() const;
   std::int64_t total_params() const;
   std::int64_t active_params() const;  // touched per token (== total for dense), as the publisher counts them

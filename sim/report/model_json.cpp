@@ -65,6 +65,18 @@ nlohmann::json model_json(const ModelSpec& m) {
     j["dense_mlp_widths"] = groups;
   }
   if (m.v_head_dim > 0) j["v_head_dim"] = m.v_head_dim;
+  // KV heads per group of attention layers (Nemotron-51B), a learned position table (GPT-2, OPT),
+  // narrower token tables with their projections and no final norm (OPT-350m): shown only then.
+  if (!m.kv_head_groups.empty()) {
+    nlohmann::json groups = nlohmann::json::array();
+    for (const KvHeadGroup& g : m.kv_head_groups) groups.push_back({{"kv_heads", g.kv_heads}, {"layers", g.layers}});
+    j["kv_head_groups"] = groups;
+  }
+  if (m.position_table_rows > 0)
+    j["position_table"] = {{"rows", m.position_table_rows}, {"params", m.position_table_params()}};
+  if (m.embed_proj_dim > 0)
+    j["embedding_projection"] = {{"table_width", m.embed_proj_dim}, {"params", m.embed_projection_params()}};
+  if (!m.final_norm) j["final_norm"] = false;
   // Query heads per layer kind (Step-3.5-Flash, Laguna); shown only then, so other models'
   // output is as it was.
   if (m.global_heads > 0)
@@ -177,6 +189,21 @@ std::vector<std::string> model_notes(const ModelSpec& m) {
                               "ones (q_proj, o_proj and the attention priced at each)",
                               m.heads_of(true), m.global_attention_layers(), m.heads_of(false),
                               m.local.enabled() ? m.local.layers : 0));
+  if (!m.kv_head_groups.empty()) {
+    std::string runs;
+    for (const KvHeadGroup& g : m.kv_head_groups)
+      runs += fmt::format("{}{} x {}", runs.empty() ? "" : ", ", g.layers, g.kv_heads);
+    out.push_back(fmt::format("KV heads differ by attention layer (layers x KV heads): {}; KV cache, k/v_proj and KV "
+                              "traffic at each",
+                              runs));
+  }
+  if (m.position_table_rows > 0)
+    out.push_back(fmt::format("learned position table: {} positions x {} ({:.2f}M weights, a row lookup per token)",
+                              m.position_table_rows, m.hidden, static_cast<double>(m.position_table_params()) / 1e6));
+  if (m.embed_proj_dim > 0)
+    out.push_back(fmt::format("token tables {} wide, projected to and from hidden {} (project_in, project_out)",
+                              m.embed_proj_dim, m.hidden));
+  if (!m.final_norm) out.push_back("no final norm (post-LN layers)");
   if (m.attention_sinks) out.push_back("attention sinks: a learned logit per head (no KV)");
   if (m.v_head_dim > 0 && m.v_head_dim != m.head_dim)
     out.push_back(fmt::format("value heads of {} beside query/key heads of {} (v_proj, the cached values, o_proj)",

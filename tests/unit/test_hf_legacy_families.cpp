@@ -519,26 +519,26 @@ TEST_CASE("legacy families: GLM-4-9B-chat-hf, Orion, TeleChat2, HyperCLOVA X, RN
   }
 }
 
-TEST_CASE("legacy families: GPT-2 and GPTBigCode (learned positions warned, not counted)",
+TEST_CASE("legacy families: GPT-2 and GPTBigCode (learned positions counted)",
           "[hf][legacy-families][gpt2][gpt-bigcode]") {
   SECTION("GPT-2 124M") {
     (void)take_warnings();
     const ModelSpec m = load_edited(gpt2_small(), "gpt2");
-    const std::vector<std::string> w = take_warnings();
-    REQUIRE(w.size() == 1);
-    CHECK_THAT(w[0], Contains("1024 positions x 768 = 786432 weights"));
+    CHECK(take_warnings().empty());  // wpe is counted: nothing left to say
+    CHECK(m.position_table_rows == 1024);
     CHECK(m.tied_embeddings);
     CHECK(m.ffn == 3072);
     CHECK(m.max_context == 1024);
     // A layer: c_attn 768 x 2304 + 2304, c_proj 768 x 768 + 768, c_fc 768 x 3072 + 3072, c_proj
-    // 3072 x 768 + 768, ln_1 and ln_2 with biases (4 x 768); the tied table 50257 x 768; ln_f 2 x 768.
+    // 3072 x 768 + 768, ln_1 and ln_2 with biases (4 x 768); the tied table 50257 x 768; wpe 1024 x
+    // 768; ln_f 2 x 768.
     const I layer = 768LL * 2304 + 2304 + 768LL * 768 + 768 + 768LL * 3072 + 3072 + 3072LL * 768 + 768 + 4 * 768;
-    CHECK(m.total_params() == 12 * layer + 50257LL * 768 + 2 * 768);  // 123,653,376 (+ wpe 786,432 = 124,439,808)
+    CHECK(m.total_params() == 12 * layer + 50257LL * 768 + 1024LL * 768 + 2 * 768);  // 124,439,808
     // OpenAI GPT-2 model card (huggingface.co/openai-community/gpt2): "the smallest version of GPT-2,
-    // with 124M parameters" (-0.3%, the position table left out); transformers' GPT2LMHeadModel
-    // holds 124,439,808, this count and wpe's 1024 x 768.
+    // with 124M parameters" (+0.4%); transformers' GPT2LMHeadModel holds 124,439,808, this count.
     CHECK(within(static_cast<double>(m.total_params()), 124e6, 0.02));
-    CHECK(m.total_params() + 1024LL * 768 == 124439808LL);
+    CHECK(m.total_params() == 124439808LL);
+    CHECK(m.active_params() == m.total_params());  // a dense model, both tables counted
   }
   SECTION("StarCoder 15.5B: one KV head") {
     const ModelSpec m = load_edited(starcoder(), "starcoder");
@@ -547,8 +547,9 @@ TEST_CASE("legacy families: GPT-2 and GPTBigCode (learned positions warned, not 
     // A layer: c_attn 6144 x (6144 + 2 x 128) with its bias, c_proj 6144^2 + 6144, c_fc 6144 x 24576
     // + 24576, c_proj 24576 x 6144 + 6144, two LayerNorms with biases; the tied table; ln_f.
     const I layer = 6144LL * 6400 + 6400 + 6144LL * 6144 + 6144 + 2LL * 6144 * 24576 + 24576 + 6144 + 4 * 6144;
-    CHECK(m.total_params() == 40 * layer + 49152LL * 6144 + 2 * 6144);  // 15,467,124,736 (+ wpe 50,331,648)
-    // Li et al., "StarCoder: may the source be with you!" (2023): "15.5B parameter models" (-0.2%).
+    // wpe: 8192 positions x 6144 = 50,331,648.
+    CHECK(m.total_params() == 40 * layer + 49152LL * 6144 + 8192LL * 6144 + 2 * 6144);  // 15,517,456,384
+    // Li et al., "StarCoder: may the source be with you!" (2023): "15.5B parameter models" (+0.1%).
     CHECK(within(static_cast<double>(m.total_params()), 15.5e9, 0.02));
     CHECK(m.kv_bytes_per_token(DType::bf16) == 40.0 * 2 * 128 * 2);
   }
@@ -683,16 +684,22 @@ TEST_CASE("legacy families: OPT, BLOOM, MPT", "[hf][legacy-families][opt][bloom]
   SECTION("OPT-66B") {
     (void)take_warnings();
     const ModelSpec m = load_edited(opt_66b(), "opt-66b");
-    CHECK(take_warnings().size() == 1);  // embed_positions, 2050 x 9216
+    CHECK(take_warnings().empty());  // embed_positions counted
     CHECK(m.tied_embeddings);
+    CHECK(m.position_table_rows == 2050);  // max_position_embeddings + OPT's offset of 2
+    CHECK(m.final_norm);
+    CHECK(m.embed_proj_dim == 0);  // word_embed_proj_dim == hidden_size: no projections
     const I layer = 4LL * 9216 * 9216 + 4 * 9216 + 2LL * 9216 * 36864 + 36864 + 9216 + 4 * 9216;
-    CHECK(m.total_params() == 64 * layer + 50272LL * 9216 + 2 * 9216);  // 65,700,808,704 (+ embed_positions 2050 x 9216 = 18,892,800)
+    // embed_positions 2050 x 9216 = 18,892,800.
+    CHECK(m.total_params() == 64 * layer + 50272LL * 9216 + 2050LL * 9216 + 2 * 9216);  // 65,719,701,504
     // Zhang et al., "OPT: Open Pre-trained Transformer Language Models" (2022), table 1: 66B (-0.4%).
     CHECK(within(static_cast<double>(m.total_params()), 66e9, 0.02));
 
+    // OPT-350m's word_embed_proj_dim and post-LN layout are read (test_hf_layer_kv_heads.cpp); a
+    // width that is not one is refused.
     nlohmann::json j = opt_66b();
-    j["word_embed_proj_dim"] = 512;
-    CHECK_THAT(error_of([&] { load_edited(j, "opt-proj"); }), Contains("word_embed_proj_dim 512"));
+    j["word_embed_proj_dim"] = 0;
+    CHECK_THAT(error_of([&] { load_edited(j, "opt-proj"); }), Contains("word_embed_proj_dim 0 must be a positive width"));
   }
   SECTION("BLOOM 176B (ALiBi: no position weights)") {
     const ModelSpec m = load_edited(bloom_176b(), "bloom");
@@ -884,6 +891,12 @@ TEST_CASE("legacy families: Qwen (1), Baichuan 2, ChatGLM3 / GLM-4 remote code, 
     CHECK(m.total_params() == 40 * layer + 84992LL * 5120 + 2 * 5120);  // 13,020,811,920
     // Sengupta et al., "Jais and Jais-chat" (arXiv:2308.16149): a 13B model (+0.2%).
     CHECK(within(static_cast<double>(m.total_params()), 13e9, 0.02));
+    // The same config with learned positions: a wpe table of n_positions 2048 x 5120 more.
+    nlohmann::json learned = j;
+    learned["position_embedding_type"] = "learned";
+    const ModelSpec l = load_edited(learned, "jais-learned");
+    CHECK(l.position_table_rows == 2048);
+    CHECK(l.total_params() - m.total_params() == 2048LL * 5120);
   }
 }
 
