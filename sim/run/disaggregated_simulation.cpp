@@ -19,6 +19,7 @@
 #include "scenario/setup.h"
 #include "run/run_totals.h"
 #include "run/fleet_pools_run.h"
+#include "run/class_admission.h"
 #include "run/gateway.h"
 #include "run/serving_pool.h"
 #include "util/error.h"
@@ -116,16 +117,8 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
     run.report_patience();
   }
   std::optional<ClassAssignment> classes;
-  if (!sc.workload.classes.empty()) classes.emplace(sc.workload.classes, sc.workload.seed);
-  else if (sc.gateway) classes.emplace(std::vector<RequestClassSpec>{RequestClassSpec{.name = "all", .share = 1.0}},
-                                       sc.workload.seed);
   std::optional<Gateway> gateway;
-  if (classes) {
-    run.set_classes(*classes, sc.class_slos);
-    const bool limited = std::any_of(classes->specs().begin(), classes->specs().end(),
-                                     [](const RequestClassSpec& c) { return c.rate_limit > 0; });
-    if (sc.gateway || limited) gateway.emplace(*classes, sc.gateway);
-  }
+  set_up_classes(sc, run, classes, gateway);
   const ClassAssignment* ranks = classes && classes->ranked() ? &*classes : nullptr;
   run.set_request_stream(options.requests_csv);  // after the classes: its header names them
   run.set_request_results(options.request_results);

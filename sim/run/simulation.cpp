@@ -23,6 +23,7 @@
 #include "scenario/setup.h"
 #include "run/autoscaler.h"
 #include "run/beam_loop.h"
+#include "run/class_admission.h"
 #include "run/gateway.h"
 #include "run/run_totals.h"
 #include "run/fleet_pools_run.h"
@@ -255,16 +256,8 @@ SimulationResult simulate(const Scenario& sc, RequestSource& requests_in, const 
   // Request classes (workload.classes; a gateway without them has one, "all") and the
   // gateway in front of the router (run/gateway.h): rate limits and flow control.
   std::optional<ClassAssignment> classes;
-  if (!sc.workload.classes.empty()) classes.emplace(sc.workload.classes, sc.workload.seed);
-  else if (sc.gateway) classes.emplace(std::vector<RequestClassSpec>{RequestClassSpec{.name = "all", .share = 1.0}},
-                                       sc.workload.seed);
   std::optional<Gateway> gateway;
-  if (classes) {
-    collector.set_classes(*classes, sc.class_slos);
-    const bool limited = std::any_of(classes->specs().begin(), classes->specs().end(),
-                                     [](const RequestClassSpec& c) { return c.rate_limit > 0; });
-    if (sc.gateway || limited) gateway.emplace(*classes, sc.gateway);
-  }
+  set_up_classes(sc, collector, classes, gateway);
   collector.set_request_stream(options.requests_csv);  // after the classes: its header names them
   // One memo of prompt block hashes: the replicas see the same system prompts.
   BlockHashChains hash_chains;
