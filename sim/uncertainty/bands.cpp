@@ -142,6 +142,10 @@ Band lookup(const BandTable& t, const BandKey& key, const std::string& measured_
                            key.framework, fmt::join(t.frameworks, ", "));
     return b;
   }
+  if (m == t.groups.end()) {
+    b.reason = fmt::format("no measured residuals for {}: no band", measured_metric);
+    return b;
+  }
   if (unseen_family && !pool_unseen_family) {
     if (!has(t.families, key.family))
       b.reason = fmt::format("no measured serving run on a {} GPU (the data covers {}): no band",
@@ -149,10 +153,6 @@ Band lookup(const BandTable& t, const BandKey& key, const std::string& measured_
     else
       b.reason = fmt::format("the measured runs on {} GPUs do not measure it (only those on {} do)", key.family,
                              fmt::join(metric_families, ", "));
-    return b;
-  }
-  if (m == t.groups.end()) {
-    b.reason = fmt::format("no measured residuals for {}: no band", measured_metric);
     return b;
   }
   for (const auto& id : fallback_chain(key)) {
@@ -166,6 +166,10 @@ Band lookup(const BandTable& t, const BandKey& key, const std::string& measured_
     const auto [q_lo, q_hi] = widen_by_source(g->second.q_lo, g->second.q_hi, t.source_tau, t.coverage);
     const double width = half_width_pct(std::exp(q_lo), std::exp(q_hi));
     if (width > t.max_half_width_pct) {
+      b.common_reason = fmt::format("the closest measured runs ({}, n={}) miss them by more than a band of +-{:.0f}% "
+                                    "may span (near saturation a small capacity error decides whether the queue is "
+                                    "stable)",
+                                    group_label(id), g->second.n, t.max_half_width_pct);
       b.reason = fmt::format("the closest measured runs ({}, n={}) miss {} by {:+.0f}% to {:+.0f}%: a band of +-{:.0f}% "
                              "(more than +-{:.0f}%) says nothing: no band (near saturation a small capacity error "
                              "decides whether the queue is stable)",
@@ -274,7 +278,8 @@ nlohmann::json summary_bands_json(const BandTable* t, const std::string& why, co
   bool any = false;
   std::string reason;
   static const std::map<std::string, std::string> kLabels = {{"ttft", "TTFT"}, {"tpot", "TPOT"}, {"e2e", "E2E"}};
-  std::map<std::string, std::vector<std::string>> missing;  // why -> the statistics without a band
+  // why -> (the statistics without a band, each metric's own reason when `why` is the common one)
+  std::map<std::string, std::pair<std::vector<std::string>, std::vector<std::string>>> missing;
   for (const char* metric : {"ttft", "tpot", "e2e"}) {
     const std::string section = std::string(metric) + "_ms";
     if (!summary.contains(section)) continue;
@@ -285,7 +290,10 @@ nlohmann::json summary_bands_json(const BandTable* t, const std::string& why, co
       const Band b = lookup(*t, key, source_metric(metric, stat), predicted);
       if (!b.available) {
         reason = b.reason;
-        missing[b.reason].push_back(fmt::format("{} {}", kLabels.at(metric), stat));
+        auto& gap = missing[b.common_reason.empty() ? b.reason : b.common_reason];
+        gap.first.push_back(fmt::format("{} {}", kLabels.at(metric), stat));
+        if (!b.common_reason.empty() && std::find(gap.second.begin(), gap.second.end(), b.reason) == gap.second.end())
+          gap.second.push_back(b.reason);
         continue;
       }
       any = true;
@@ -299,7 +307,11 @@ nlohmann::json summary_bands_json(const BandTable* t, const std::string& why, co
   // Some statistics banded, others not: say which and why (never a silent gap).
   if (any && !missing.empty()) {
     nlohmann::json list = nlohmann::json::array();
-    for (const auto& [why, stats] : missing) list.push_back({{"statistics", stats}, {"reason", why}});
+    for (const auto& [why, gap] : missing) {
+      nlohmann::json entry = {{"statistics", gap.first}, {"reason", why}};
+      if (!gap.second.empty()) entry["details"] = gap.second;
+      list.push_back(entry);
+    }
     out["missing"] = list;
   }
   return out;

@@ -111,6 +111,9 @@ std::string source_metric(const std::string& metric, const std::string& stat);
 struct Band {
   bool available = false;
   std::string reason;  // why there is none
+  // The reason without this metric's own figures (the same for every statistic refused
+  // for the same cause): what a run's output groups its missing statistics by.
+  std::string common_reason;
   double lo = 0, hi = 0;
   std::string group;   // id of the group used
   std::string from;    // the measured metric whose residuals gave it

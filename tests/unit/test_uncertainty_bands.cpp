@@ -248,6 +248,32 @@ TEST_CASE("bands: a band wider than the table's limit is refused with its range"
   const Band refused = lookup(t, key(false, "hopper", "low"), "e2e_mean", 10.0);
   CHECK_FALSE(refused.available);
   CHECK_THAT(refused.reason, Catch::Contains("+0% to +200%") && Catch::Contains("+-73%"));
+  // What the output groups refused statistics by: the same for every metric of the group.
+  CHECK_THAT(refused.common_reason, Catch::Contains("n=11) miss them by more than a band of +-50% may span"));
+  nlohmann::json summary;
+  summary["e2e_ms"] = {{"mean", 10.0}, {"p50", 10.0}, {"p90", 10.0}, {"p99", 10.0}};
+  summary["tpot_ms"] = {{"mean", 10.0}, {"p50", 10.0}, {"p90", 10.0}, {"p99", 10.0}};
+  r.clear();
+  for (int i = 0; i <= 10; ++i) {
+    r.push_back({"e" + std::to_string(i), key(false, "hopper", "low"), "e2e_mean", std::log(1.0 + 0.2 * i)});
+    r.push_back({"t" + std::to_string(i), key(false, "hopper", "low"), "tpot_mean", std::log(1.0 + 0.01 * i)});
+  }
+  BandTable both = build_table(r, 8, 0.8);
+  both.max_half_width_pct = 50;
+  const nlohmann::json j = summary_bands_json(&both, "", key(false, "hopper", "low"), summary);
+  // Two causes: E2E mean and p50 (from e2e_mean) too wide, with that metric's own figures as
+  // details; E2E p90 and p99 have no residuals here at all (one reason each).
+  REQUIRE(j.at("missing").size() == 3);
+  int with_details = 0;
+  for (const auto& gap : j.at("missing"))
+    if (gap.contains("details")) {
+      ++with_details;
+      CHECK(gap.at("statistics") == nlohmann::json({"E2E mean", "E2E p50"}));
+      CHECK_THAT(gap.at("details")[0].get<std::string>(), Catch::Contains("+0% to +200%"));
+    }
+  CHECK(with_details == 1);
+  CHECK_THAT(summary_bands_text(j), Catch::Contains("no band for E2E mean, p50: the closest measured runs") &&
+                                        Catch::Contains("no band for E2E p90: no measured residuals for e2e_p90"));;
 }
 
 TEST_CASE("bands: leave one source out holds every run of a source out together", "[bands]") {
