@@ -40,7 +40,52 @@ void Gateway::hold(Request&& r, Nanos now) {
   ++k.held;
   k.held_peak = std::max(k.held_peak, ++held_by_class_[i]);
   ++held_;
+  if (patience_) {
+    deadlines_.emplace(patience_->deadline(r), r.id);
+    held_ids_.insert(r.id);
+  }
   bands_[classes_.priority(c)].emplace_back(std::move(r), now);
+}
+
+void Gateway::count_release(const Request& r, Nanos since, Nanos now) {
+  --held_;
+  const auto i = static_cast<std::size_t>(classes_.of(r.id, r.session));
+  --held_by_class_[i];
+  const double waited_ms = to_seconds(now - since) * 1e3;
+  GatewayClassReport& k = counts_[i];
+  k.held_wait_max_ms = std::max(k.held_wait_max_ms, waited_ms);
+  k.held_wait_total_ms += waited_ms;
+  if (patience_) held_ids_.erase(r.id);
+}
+
+void Gateway::drop_stale_deadlines() {
+  while (!deadlines_.empty() && !held_ids_.count(deadlines_.top().second)) deadlines_.pop();
+}
+
+Nanos Gateway::next_deadline() {
+  drop_stale_deadlines();
+  return deadlines_.empty() ? std::numeric_limits<Nanos>::max() : deadlines_.top().first;
+}
+
+void Gateway::give_up_due(Nanos now, std::vector<Request>& gone) {
+  for (drop_stale_deadlines(); !deadlines_.empty() && deadlines_.top().first <= now; drop_stale_deadlines()) {
+    const auto [due, id] = deadlines_.top();
+    deadlines_.pop();
+    // Its band: the one of its class's priority. Held counts are bounded (max_queue or
+    // the load), so a scan of one band per user who gives up is cheap enough.
+    for (auto band = bands_.begin(); band != bands_.end(); ++band) {
+      auto& q = band->second;
+      const auto it = std::find_if(q.begin(), q.end(), [id = id](const auto& held) { return held.first.id == id; });
+      if (it == q.end()) continue;
+      Request r = std::move(it->first);
+      const Nanos since = it->second;
+      q.erase(it);
+      if (q.empty()) bands_.erase(band);
+      count_release(r, since, due);
+      gone.push_back(std::move(r));
+      break;
+    }
+  }
 }
 
 Request Gateway::release(Nanos now) {
@@ -49,13 +94,7 @@ Request Gateway::release(Nanos now) {
   auto [r, since] = std::move(band->second.front());
   band->second.pop_front();
   if (band->second.empty()) bands_.erase(band);
-  --held_;
-  const auto i = static_cast<std::size_t>(classes_.of(r.id, r.session));
-  --held_by_class_[i];
-  const double waited_ms = to_seconds(now - since) * 1e3;
-  GatewayClassReport& k = counts_[i];
-  k.held_wait_max_ms = std::max(k.held_wait_max_ms, waited_ms);
-  k.held_wait_total_ms += waited_ms;
+  count_release(r, since, now);
   return std::move(r);
 }
 

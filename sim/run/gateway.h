@@ -17,7 +17,10 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <limits>
 #include <optional>
+#include <queue>
+#include <unordered_set>
 #include <vector>
 
 #include "core/sim_time.h"
@@ -25,6 +28,7 @@
 #include "metrics/run_summary.h"
 #include "scenario/gateway_spec.h"
 #include "workload/request.h"
+#include "workload/patience.h"
 #include "workload/request_classes.h"
 
 namespace servesim {
@@ -52,6 +56,17 @@ class Gateway {
   // The next request to send on: the highest priority band's oldest.
   Request release(Nanos now);
 
+  // Users who give up (workload.patience) while the gateway holds their request: with
+  // `patience` set, each held request's deadline (arrival + patience) is kept, and
+  // give_up_due() takes out every held request whose deadline has come. Null: none do.
+  void set_patience(const Patience* patience) { patience_ = patience; }
+  // The earliest deadline of a request still held; the largest Nanos (engine.h's kNever) when none.
+  Nanos next_deadline();
+  // Takes out the held requests whose deadline is at or before `now` (appended to
+  // `gone`, earliest deadline first): they stop counting towards flow control and
+  // max_queue at once.
+  void give_up_due(Nanos now, std::vector<Request>& gone);
+
   // Per class: what the gateway did, in the classes' order.
   std::vector<GatewayClassReport> report() const { return counts_; }
 
@@ -69,6 +84,15 @@ class Gateway {
   // the time each started waiting.
   std::map<int, std::deque<std::pair<Request, Nanos>>, std::greater<int>> bands_;
   std::int64_t held_ = 0;
+  const Patience* patience_ = nullptr;
+  // (deadline, request id) of held requests, earliest first; entries of requests no
+  // longer held (released, or already given up) are dropped when they surface.
+  std::priority_queue<std::pair<Nanos, std::int64_t>, std::vector<std::pair<Nanos, std::int64_t>>,
+                      std::greater<>>
+      deadlines_;
+  std::unordered_set<std::int64_t> held_ids_;  // with patience: the ids held now
+  void drop_stale_deadlines();
+  void count_release(const Request& r, Nanos since, Nanos now);
 };
 
 }  // namespace servesim

@@ -258,6 +258,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& requests_in, const 
   std::optional<ClassAssignment> classes;
   std::optional<Gateway> gateway;
   set_up_classes(sc, collector, classes, gateway);
+  if (gateway && patience) gateway->set_patience(&*patience);  // held users give up there too
   collector.set_request_stream(options.requests_csv);  // after the classes: its header names them
   // One memo of prompt block hashes: the replicas see the same system prompts.
   BlockHashChains hash_chains;
@@ -513,8 +514,35 @@ SimulationResult simulate(const Scenario& sc, RequestSource& requests_in, const 
   // Held requests go on while some replica is not saturated, the highest priority first:
   // asked where a replica's load falls (a step's end) or a replica starts serving.
   Gateway* const gate = gateway ? &*gateway : nullptr;  // null: no gateway (one test per step's end)
+  // Users who give up while the gateway holds them (workload.patience): one deadline
+  // event queued for the gateway at most (data -1), at its earliest held deadline.
+  Nanos gateway_deadline_at = kNever;
+  auto arm_gateway_deadline = [&](Nanos now) {
+    if (!patience) return;
+    const Nanos due = gate->next_deadline();
+    if (due == kNever) return;
+    const Nanos at = std::max(due, now);
+    if (gateway_deadline_at != kNever && gateway_deadline_at >= now && gateway_deadline_at <= at) return;
+    gateway_deadline_at = at;
+    queue.push(at, kDeadlinePriority, kDeadline, -1);
+  };
+  auto gateway_give_up = [&](Nanos now) __attribute__((noinline, cold)) {
+    if (gateway_deadline_at == now) gateway_deadline_at = kNever;
+    gone.clear();
+    gate->give_up_due(now, gone);
+    for (const Request& g : gone) {
+      collector.on_request_done(failed_record(g, 0, FailureReason::abandoned, now));
+      source.on_abandon(g, now);
+    }
+    if (!gone.empty()) {
+      pull();
+      if (reorder) resequence();
+    }
+    arm_gateway_deadline(now);
+  };
   auto release_held = [&](Nanos now) __attribute__((noinline, cold)) {
     while (gate->holding() && !pool_saturated()) mark(dispatch(gate->release(now), now));
+    arm_gateway_deadline(now);
   };
   const std::int64_t expected = source.expected_total();
   std::int64_t next_progress = 0;
@@ -549,6 +577,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& requests_in, const 
             source.on_failed(req, now);
           } else if (d.verdict == Gateway::Verdict::hold) {
             gateway->hold(std::move(req), now);
+            arm_gateway_deadline(now);
           } else {
             mark(dispatch(std::move(req), now));
           }
@@ -560,6 +589,8 @@ SimulationResult simulate(const Scenario& sc, RequestSource& requests_in, const 
           pull();
           mark(r);
         }
+      } else if (ev.kind == kDeadline && ev.data < 0) [[unlikely]] {
+        gateway_give_up(now);  // held at the gateway
       } else if (ev.kind == kDeadline) {
         const int r = static_cast<int>(ev.data);
         if (deadline_at[static_cast<std::size_t>(r)] == now) deadline_at[static_cast<std::size_t>(r)] = kNever;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <string>
@@ -18,6 +19,7 @@
 #include "run/gateway.h"
 #include "run/simulation.h"
 #include "test_sim_helpers.h"
+#include "workload/patience.h"
 #include "workload/request_classes.h"
 
 using namespace servesim;
@@ -254,8 +256,72 @@ TEST_CASE("classes: config errors name the key", "[classes][config]") {
   CHECK_THAT(error_of([&] { load(w + "  classes: [{name: a, share: 1, priorty: 5}]\n"); }),
              Catch::Contains("priority"));
   CHECK_THAT(error_of([&] { load(w + "gateway: {kv_threshold: 1.5}\n"); }), Catch::Contains("kv_threshold"));
-  CHECK_THAT(error_of([&] { load(w + "  patience: {dist: fixed, value: 5 s}\ngateway: {}\n"); }),
-             Catch::Contains("workload.patience"));
+  // (Patience behind a gateway runs co-located: the tests below. With disaggregation it
+  // is refused: test_pd_classes.cpp.)
+}
+
+TEST_CASE("gateway: held users give up at their deadline, earliest first, and stop counting", "[classes][gateway][patience]") {
+  // Patience fixed at 2 s: requests held at 1.0 s (ids 1, 2) and 1.5 s (id 3), arrived
+  // then, give up at 3.0 s and 3.5 s. Release before that takes id 1; at 3.0 s only id 2
+  // is due (id 1 is gone), at 3.5 s id 3.
+  const ClassAssignment classes({make_class("all", 1.0, 0)}, 1);
+  PatienceSpec spec;
+  spec.value_s = 2.0;
+  const Patience patience(spec, 1);
+  Gateway g(classes, GatewaySpec{});
+  g.set_patience(&patience);
+  for (std::int64_t id : {1, 2}) g.hold(at(id, 1.0), to_nanos(1.0));
+  g.hold(at(3, 1.5), to_nanos(1.5));
+  CHECK(g.next_deadline() == to_nanos(3.0));
+  CHECK(g.release(to_nanos(2.0)).id == 1);
+  std::vector<Request> gone;
+  g.give_up_due(to_nanos(2.9), gone);
+  CHECK(gone.empty());
+  g.give_up_due(to_nanos(3.0), gone);
+  REQUIRE(gone.size() == 1);
+  CHECK(gone[0].id == 2);
+  CHECK(g.held() == 1);
+  CHECK(g.next_deadline() == to_nanos(3.5));
+  g.give_up_due(to_nanos(10.0), gone);
+  REQUIRE(gone.size() == 2);
+  CHECK(gone[1].id == 3);
+  CHECK_FALSE(g.holding());
+  CHECK(g.next_deadline() == std::numeric_limits<Nanos>::max());
+  // Waits counted to the deadline: id 2 held 1.0 -> 3.0 s, the longest.
+  CHECK(g.report()[0].held_wait_max_ms == Approx(2000.0));
+}
+
+TEST_CASE("gateway end to end: users held past their patience give up there, counted abandoned",
+          "[classes][gateway][patience]") {
+  // 20 identical requests at t = 0, one served at a time (max_num_seqs 1), the gateway
+  // holding all but what the replica queues (queue_threshold 1). Without patience the
+  // k-th served (k = 0..19) finishes at (k + 1) S and has its first token at k S + F
+  // (S the service time, F its first token's time; S and F read off that run).
+  const std::string base =
+      "workload:\n"
+      "  requests: 20\n"
+      "  arrival: {process: all_at_once}\n"
+      "  input_tokens: {dist: fixed, value: 200}\n"
+      "  output_tokens: {dist: fixed, value: 20}\n";
+  const SimulationResult free = simulate(load(base + "gateway: {queue_threshold: 1}\n"));
+  REQUIRE(free.summary.completed == 20);
+  const double s_ms = free.summary.e2e_ms.min, f_ms = free.summary.ttft_ms.min;
+  // Patience T = 5.5 S: those with k S + F <= T finish, k <= (T - F) / S = 5.5 - F / S,
+  // so k = 0..5 (F < S / 2 here: 20 decode steps follow the prompt): 6 complete, 14 give
+  // up, each at T, most of them held at the gateway at that instant.
+  REQUIRE(f_ms < s_ms / 2);
+  const double t_ms = 5.5 * s_ms;
+  const Scenario sc = load(base + fmt::format("  patience: {{dist: fixed, value: {} ms}}\n", t_ms) +
+                           "gateway: {queue_threshold: 1}\n");
+  const SimulationResult r = simulate(sc);
+  CHECK(r.summary.completed == 6);
+  CHECK(r.summary.failures[static_cast<std::size_t>(FailureReason::abandoned)] == 14);
+  CHECK(r.summary.ttft_ms.max <= t_ms);
+  // Every user who gave up waited exactly T.
+  CHECK(r.summary.abandoned_wait_ms.min == Approx(t_ms).epsilon(1e-6));
+  CHECK(r.summary.abandoned_wait_ms.max == Approx(t_ms).epsilon(1e-6));
+  // Deterministic: the same scenario, the same bytes.
+  CHECK(summary_json(simulate(sc).summary).dump() == summary_json(r.summary).dump());
 }
 
 namespace {
