@@ -193,13 +193,8 @@ void check_classes_and_gateway(ConfigMap& root, const Scenario& sc) {
     // Users who give up leave the queue wherever they are in it, and LoRA admission passes
     // over requests in queue order (batch_state.cpp): both follow the priority order.
   }
-  // Co-located, a held user gives up at the gateway (run/gateway.h); with disaggregation
-  // the deployment's loop does not hold deadlines for the gateway yet.
-  if (sc.gateway && sc.workload.patience && sc.disaggregation)
-    throw Error(fmt::format("{}: users who give up (workload.patience) while the gateway holds their request are "
-                            "not modelled with prefill/decode disaggregation yet; remove workload.patience or the "
-                            "gateway section",
-                            root.where(gateway)));
+  // (Users who give up while the gateway holds them: run/gateway.h, co-located and
+  // disaggregated alike.)
 }
 
 }  // namespace servesim

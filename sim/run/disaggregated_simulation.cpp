@@ -119,6 +119,7 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
   std::optional<ClassAssignment> classes;
   std::optional<Gateway> gateway;
   set_up_classes(sc, run, classes, gateway);
+  if (gateway && patience) gateway->set_patience(&*patience);  // held users give up there too
   const ClassAssignment* ranks = classes && classes->ranked() ? &*classes : nullptr;
   run.set_request_stream(options.requests_csv);  // after the classes: its header names them
   run.set_request_results(options.request_results);
@@ -441,8 +442,33 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
   // first: asked after each step's end of either pool (where an instance's load falls),
   // once that instant's events are handled and the decode instances have granted what
   // fits (a prompt just handed to a decode instance is not a waiting request yet).
+  // Users who give up while the gateway holds them: one deadline event queued for the
+  // gateway at most (data -1), at its earliest held deadline, as in co-located serving.
+  Nanos gateway_deadline_at = kNever;
+  auto arm_gateway_deadline = [&](Nanos now) {
+    if (!patience) return;
+    const Nanos due = gateway->next_deadline();
+    if (due == kNever) return;
+    const Nanos at = std::max(due, now);
+    if (gateway_deadline_at != kNever && gateway_deadline_at >= now && gateway_deadline_at <= at) return;
+    gateway_deadline_at = at;
+    queue.push(at, kDeadlinePriority, kDeadline, -1);
+  };
+  std::vector<Request> gave_up_held;
+  auto gateway_give_up = [&](Nanos now) {
+    if (gateway_deadline_at == now) gateway_deadline_at = kNever;
+    gave_up_held.clear();
+    gateway->give_up_due(now, gave_up_held);
+    for (const Request& g : gave_up_held) {
+      run.on_request_done(failed_record(g, 0, FailureReason::abandoned, now));
+      source.on_abandon(g, now);
+    }
+    if (!gave_up_held.empty()) pull();  // closed loop: the user comes back
+    arm_gateway_deadline(now);
+  };
   auto release_held = [&](Nanos now) {
     while (gateway->holding() && !saturated()) send_on(gateway->release(now), now);
+    arm_gateway_deadline(now);
   };
 
   // Users who give up (workload.patience): one deadline event queued per instance at
@@ -526,6 +552,7 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
           source.on_failed(req, now);
         } else if (g.verdict == Gateway::Verdict::hold) {
           gateway->hold(std::move(req), now);
+          arm_gateway_deadline(now);
         } else {
           send_on(std::move(req), now);
         }
@@ -549,6 +576,8 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
     } else if (ev.kind == kLinkFree) {
       link_event[idx] = 0;
       next_transfers(static_cast<int>(ev.data), now);
+    } else if (ev.kind == kDeadline && ev.data < 0) {
+      gateway_give_up(now);  // held at the gateway
     } else if (ev.kind == kDeadline) {
       const int k = static_cast<int>(ev.data);
       if (deadline_at[idx] == now) deadline_at[idx] = kNever;

@@ -388,18 +388,28 @@ TEST_CASE("P/D patience: a decode instance frees what an abandoned request holds
   CHECK(e.next_deadline() == kNever);
 }
 
-TEST_CASE("P/D: what stays unmodelled with classes is refused with the reason", "[pd-classes][bad_input]") {
-  // Users who give up while the gateway holds them: refused as in co-located serving.
-  const std::string w = "workload:\n  requests: 4\n  arrival: {process: poisson, rate: 1}\n"
-                        "  input_tokens: {dist: fixed, value: 100}\n  output_tokens: {dist: fixed, value: 10}\n"
-                        "  patience: {dist: fixed, value: \"1 s\"}\n";
-  std::string error;
-  try {
-    (void)pd_scenario("", w + "gateway: {}\n");
-  } catch (const Error& e) {
-    error = e.what();
-  }
-  CHECK_THAT(error, Catch::Contains("workload.patience") && Catch::Contains("gateway"));
-  // Without the gateway the same workload runs.
-  CHECK(simulate(pd_scenario("", w)).summary.completed + simulate(pd_scenario("", w)).summary.failed == 4);
+TEST_CASE("P/D gateway: users held past their patience give up at the gateway, counted abandoned",
+          "[pd-classes][gateway][patience][disagg][closed_form]") {
+  // The flow-control case above without classes: the k-th computed prompt (k = 0..19)
+  // has its first token at (k + 1) P + T. Patience D = 6.5 P + T (fixed; all arrive at 0):
+  // k = 0..5 finish (k + 1 <= 6.5); k = 6 gives up during its prefill (it started at 6 P,
+  // D - 6 P = 0.5 P + T < P), k = 7 in the prefill queue (sent on at 6 P), k = 8..19 while
+  // the gateway holds them: 6 complete, 14 abandoned, each after exactly D.
+  const std::string base = fmt::format(
+      "workload:\n  requests: 20\n  arrival: {{process: all_at_once}}\n"
+      "  input_tokens: {{dist: fixed, value: {}}}\n  output_tokens: {{dist: fixed, value: 10}}\n",
+      kPrompt);
+  const Scenario probe = pd_scenario("", base + "gateway: {queue_threshold: 1}\n");
+  const Nanos p = prefill_step(probe), t = transfer();
+  REQUIRE(t < p / 2);
+  const double d_ms = static_cast<double>(13 * p / 2 + t) * kNsInMs;
+  const Scenario sc = pd_scenario(
+      "", base + fmt::format("  patience: {{dist: fixed, value: {} ms}}\ngateway: {{queue_threshold: 1}}\n", d_ms));
+  const SimulationResult r = simulate(sc);
+  CHECK(r.summary.completed == 6);
+  CHECK(r.summary.failures[static_cast<std::size_t>(FailureReason::abandoned)] == 14);
+  CHECK(r.summary.abandoned_wait_ms.min == Approx(d_ms).epsilon(1e-6));
+  CHECK(r.summary.abandoned_wait_ms.max == Approx(d_ms).epsilon(1e-6));
+  CHECK(r.summary.disaggregation->transfers == 6);  // no abandoned request's KV crossed
+  CHECK(summary_json(simulate(sc).summary).dump() == summary_json(r.summary).dump());
 }
