@@ -438,25 +438,13 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
     return true;
   };
   auto saturated = [&] { return pool_saturated(prefill.engines) || pool_saturated(decode.engines); };
-  // Held requests go on while the deployment is not saturated, the highest priority
-  // first: asked after each step's end of either pool (where an instance's load falls),
-  // once that instant's events are handled and the decode instances have granted what
-  // fits (a prompt just handed to a decode instance is not a waiting request yet).
-  // Users who give up while the gateway holds them: one deadline event queued for the
-  // gateway at most (data -1), at its earliest held deadline, as in co-located serving.
-  Nanos gateway_deadline_at = kNever;
+  // Users who give up while the gateway holds them: the gateway's deadline event (data
+  // -1), at its earliest held deadline (Gateway::deadline_event), as co-located.
   auto arm_gateway_deadline = [&](Nanos now) {
-    if (!patience) return;
-    const Nanos due = gateway->next_deadline();
-    if (due == kNever) return;
-    const Nanos at = std::max(due, now);
-    if (gateway_deadline_at != kNever && gateway_deadline_at >= now && gateway_deadline_at <= at) return;
-    gateway_deadline_at = at;
-    queue.push(at, kDeadlinePriority, kDeadline, -1);
+    if (const auto at = gateway->deadline_event(now)) queue.push(*at, kDeadlinePriority, kDeadline, -1);
   };
   std::vector<Request> gave_up_held;
   auto gateway_give_up = [&](Nanos now) {
-    if (gateway_deadline_at == now) gateway_deadline_at = kNever;
     gave_up_held.clear();
     gateway->give_up_due(now, gave_up_held);
     for (const Request& g : gave_up_held) {
@@ -466,6 +454,10 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
     if (!gave_up_held.empty()) pull();  // closed loop: the user comes back
     arm_gateway_deadline(now);
   };
+  // Held requests go on while the deployment is not saturated, the highest priority
+  // first: asked after each step's end of either pool (where an instance's load falls),
+  // once that instant's events are handled and the decode instances have granted what
+  // fits (a prompt just handed to a decode instance is not a waiting request yet).
   auto release_held = [&](Nanos now) {
     while (gateway->holding() && !saturated()) send_on(gateway->release(now), now);
     arm_gateway_deadline(now);

@@ -67,7 +67,19 @@ Nanos Gateway::next_deadline() {
   return deadlines_.empty() ? std::numeric_limits<Nanos>::max() : deadlines_.top().first;
 }
 
+std::optional<Nanos> Gateway::deadline_event(Nanos now) {
+  constexpr Nanos kNone = std::numeric_limits<Nanos>::max();
+  if (!patience_) return std::nullopt;
+  const Nanos due = next_deadline();
+  if (due == kNone) return std::nullopt;
+  const Nanos at = std::max(due, now);
+  if (event_at_ != kNone && event_at_ >= now && event_at_ <= at) return std::nullopt;  // one comes by then
+  event_at_ = at;
+  return at;
+}
+
 void Gateway::give_up_due(Nanos now, std::vector<Request>& gone) {
+  if (event_at_ == now) event_at_ = std::numeric_limits<Nanos>::max();
   for (drop_stale_deadlines(); !deadlines_.empty() && deadlines_.top().first <= now; drop_stale_deadlines()) {
     const auto [due, id] = deadlines_.top();
     deadlines_.pop();

@@ -64,8 +64,12 @@ class Gateway {
   Nanos next_deadline();
   // Takes out the held requests whose deadline is at or before `now` (appended to
   // `gone`, earliest deadline first): they stop counting towards flow control and
-  // max_queue at once.
+  // max_queue at once. The deadline event queued for `now`, if any, has fired.
   void give_up_due(Nanos now, std::vector<Request>& gone);
+  // When to queue the gateway's next deadline event (one at a time, at the earliest held
+  // deadline): none without patience, with nothing held, or while one already queued
+  // comes by then. The loop that queues it calls give_up_due when it fires.
+  std::optional<Nanos> deadline_event(Nanos now);
 
   // Per class: what the gateway did, in the classes' order.
   std::vector<GatewayClassReport> report() const { return counts_; }
@@ -85,6 +89,7 @@ class Gateway {
   std::map<int, std::deque<std::pair<Request, Nanos>>, std::greater<int>> bands_;
   std::int64_t held_ = 0;
   const Patience* patience_ = nullptr;
+  Nanos event_at_ = std::numeric_limits<Nanos>::max();  // the deadline event queued; max: none
   // (deadline, request id) of held requests, earliest first; entries of requests no
   // longer held (released, or already given up) are dropped when they surface.
   std::priority_queue<std::pair<Nanos, std::int64_t>, std::vector<std::pair<Nanos, std::int64_t>>,

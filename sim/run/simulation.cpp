@@ -514,20 +514,12 @@ SimulationResult simulate(const Scenario& sc, RequestSource& requests_in, const 
   // Held requests go on while some replica is not saturated, the highest priority first:
   // asked where a replica's load falls (a step's end) or a replica starts serving.
   Gateway* const gate = gateway ? &*gateway : nullptr;  // null: no gateway (one test per step's end)
-  // Users who give up while the gateway holds them (workload.patience): one deadline
-  // event queued for the gateway at most (data -1), at its earliest held deadline.
-  Nanos gateway_deadline_at = kNever;
+  // Users who give up while the gateway holds them (workload.patience): the gateway's
+  // deadline event (data -1), at its earliest held deadline (Gateway::deadline_event).
   auto arm_gateway_deadline = [&](Nanos now) {
-    if (!patience) return;
-    const Nanos due = gate->next_deadline();
-    if (due == kNever) return;
-    const Nanos at = std::max(due, now);
-    if (gateway_deadline_at != kNever && gateway_deadline_at >= now && gateway_deadline_at <= at) return;
-    gateway_deadline_at = at;
-    queue.push(at, kDeadlinePriority, kDeadline, -1);
+    if (const auto at = gate->deadline_event(now)) queue.push(*at, kDeadlinePriority, kDeadline, -1);
   };
   auto gateway_give_up = [&](Nanos now) __attribute__((noinline, cold)) {
-    if (gateway_deadline_at == now) gateway_deadline_at = kNever;
     gone.clear();
     gate->give_up_due(now, gone);
     for (const Request& g : gone) {
