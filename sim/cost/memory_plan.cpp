@@ -107,8 +107,12 @@ double weight_bytes_per_gpu(const ModelSpec& m, const ResolvedPrecision& p, cons
   // learned position table (GPT-2's wpe) is replicated beside the embedding.
   const double table_elems = static_cast<double>(m.vocab) * m.table_width() / par.tp;
   const double projection = static_cast<double>(m.embed_projection_params()) / 2.0;
+  // LongCat-Flash-Lite's n-gram tables split over TP like the token table (vLLM builds them as
+  // VocabParallelEmbedding), their projections replicated (ReplicatedLinear), beside the embedding.
+  const double ngram = static_cast<double>(m.ngram.table_params()) / par.tp * bytes.embedding +
+                       static_cast<double>(m.ngram.projection_params(m.hidden)) * wa;
   const double embedding = (table_elems + static_cast<double>(m.position_table_params())) * bytes.embedding +
-                           projection * wa;
+                           projection * wa + ngram;
   const double head = table_elems * bytes.lm_head + projection * wa;
   const double tables = m.tied_embeddings ? embedding + (par.pp == 1 ? projection * wa : 0.0)
                                           : (par.pp == 1 ? embedding + head : std::max(embedding, head));

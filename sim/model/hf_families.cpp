@@ -218,6 +218,9 @@ const std::map<std::string, HfFamily>& by_architecture() {
       {"Param2MoEForCausalLM", HfFamily::param2_moe},
       // hf_laguna_family.cpp:
       {"LagunaForCausalLM", HfFamily::laguna},
+      // hf_longcat_family.cpp:
+      {"LongcatFlashForCausalLM", HfFamily::longcat_flash},
+      {"LongcatFlashNgramForCausalLM", HfFamily::longcat_flash},
   };
   return m;
 }
@@ -294,6 +297,9 @@ const std::map<std::string, HfFamily>& by_model_type() {
       {"param2moe", HfFamily::param2_moe},
       // hf_laguna_family.cpp:
       {"laguna", HfFamily::laguna},
+      // hf_longcat_family.cpp:
+      {"longcat_flash", HfFamily::longcat_flash},
+      {"longcat_flash_ngram", HfFamily::longcat_flash},
   };
   return m;
 }
@@ -333,7 +339,9 @@ bool is_moe_family(HfFamily f) {
          // hf_hyb_families.cpp (MiniMax-Text-01 is not here: its reader allows one expert, a dense MLP):
          f == HfFamily::nemotron_h_puzzle || f == HfFamily::bailing_moe_v2_5 ||
          // hf_laguna_family.cpp:
-         f == HfFamily::laguna;
+         f == HfFamily::laguna ||
+         // hf_longcat_family.cpp:
+         f == HfFamily::longcat_flash;
 }
 
 bool is_attention_free_family(HfFamily f) { return f == HfFamily::mamba2 || f == HfFamily::mamba; }

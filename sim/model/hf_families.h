@@ -120,6 +120,8 @@ enum class HfFamily {
   param2_moe,       // Param-2 (GQA with q/k norms, dense then routed + shared experts)
   // hf_laguna_family.cpp:
   laguna,  // poolside Laguna (query heads per layer kind, softplus head gate, dense then routed + shared)
+  // hf_longcat_family.cpp:
+  longcat_flash,  // LongCat-Flash (two MLA + MLP sublayers a block, MoE with identity experts; Lite's n-gram tables)
 };
 
 // The family of a text model from its architecture name, or from its model_type (a wrapper's
@@ -214,9 +216,6 @@ void read_hy_v3(const JsonFields& f, ModelSpec& m);         // hf_moe_2026_famil
 // DBRX's nested field names (d_model, attn_config.kv_n_heads, ffn_config.moe_num_experts ...)
 // copied under the common and Mixtral's ones, as alias_step3p5_fields does.
 void alias_dbrx_fields(nlohmann::json& text, const std::string& where);
-// What servesim lacks for an architecture of hf_moe_2026_families.cpp's group that it refuses
-// (": ..." for the importer's refusal), or "".
-std::string moe_2026_unsupported(const std::string& arch);
 // hf_legacy_families.cpp: the GPT-2 / GPT-NeoX / Falcon / OPT / BLOOM / MPT field names (n_embd,
 // n_layer, n_head, ffn_dim, d_model, ...) copied under the common ones before those are read (as
 // alias_exaone_fields; a no-op for other families), and the reader of every family listed there.
@@ -243,6 +242,9 @@ void read_param2_moe(const JsonFields& f, ModelSpec& m);
 std::string rest2026_unsupported(const std::string& arch);
 // hf_laguna_family.cpp: poolside's Laguna (num_attention_heads_per_layer split by layer kind).
 void read_laguna(const JsonFields& f, ModelSpec& m);
+// hf_longcat_family.cpp: LongCat-Flash and LongCat-Flash-Lite (num_layers blocks of two sublayers).
+void alias_longcat_fields(nlohmann::json& text, const std::string& where);
+void read_longcat_flash(const JsonFields& f, ModelSpec& m);
 
 // How many entries of `layer_types` are `kind`; -1 when the config has no such list.
 int count_layer_types(const JsonFields& f, const std::string& kind);

@@ -346,23 +346,8 @@ void read_grok1(const JsonFields& f, ModelSpec& m) {
   m.attention_o_bias = false;
 }
 
-// Architectures of this group that servesim cannot describe, with the piece it lacks (the
-// importer's refusal says it). LongCat-Flash (vLLM's longcat_flash.py: LongcatFlashDecoderLayer
-// holds self_attn[0..1], two MLA blocks, and mlps[0..1], two dense MLPs, around one
-// shortcut-connected MoE whose router scores n_routed_experts real experts and zero_expert_num
-// identity experts, so a token runs a varying number of real experts; Meituan's model card:
-// 18.6B-31.3B activated, about 27B on average): ModelSpec has one attention and one MLP (or MoE)
-// per layer and a fixed top-k. Counting it as 2 x num_layers layers would misplace the MoE and
-// still need an expected top-k that the config does not give, so it is refused, not approximated.
-// (Laguna, once refused here for its per-layer query heads, has its reader: hf_laguna_family.cpp.)
-std::string moe_2026_unsupported(const std::string& arch) {
-  if (arch == "LongcatFlashForCausalLM" || arch == "LongcatFlashNgramForCausalLM")
-    return ": each LongCat-Flash layer holds two MLA attention blocks and two dense MLPs around one "
-           "shortcut-connected MoE, and its router also picks zero-computation experts (zero_expert_num), so "
-           "the experts a token runs vary; servesim models one attention and one MLP per layer and a fixed top-k "
-           "(num_experts_per_tok), so it would misprice it";
-  return "";
-}
+// LongCat-Flash, once refused here, has its reader (hf_longcat_family.cpp), as has Laguna
+// (hf_laguna_family.cpp).
 
 // Step-3.5-Flash's own field names (vLLM's step3p5.py at 01b50b9e8fbe085cdba0ace33dfb6e862ab9b627:
 // Step3p5Attention, FusedMoEBlock, Step3p5DecoderLayer) copied under those read_step3p7 reads, where

@@ -171,4 +171,26 @@ struct CompressedAttention {
   std::string describe() const;
 };
 
+// LongCat-Flash-Lite's n-gram embedding (model_type longcat_flash_ngram; vLLM's NgramEmbedding,
+// vllm-project/vllm@fe441ccfe6a851ce9704eb3ed5a4f5559b89e75f:vllm/model_executor/models/longcat_flash.py):
+// beside the token embedding, k x (n - 1) hashed tables (emb_split_num k, emb_neighbor_num n),
+// table i of floor(m + 2 i + 1) rows with m = ngram_vocab_size_ratio x vocab_size, each
+// hidden / (k (n - 1)) wide and projected back to hidden by its own post_proj (no bias); the
+// token's vector is the mean of the embedding and the projections. A token looks up one row a
+// table (no GEMM): the tables are in the total parameters and the weights (31.4B of
+// LongCat-Flash-Lite's 68.5B, its publisher says), not in the active ones; the projections run
+// for every token.
+struct NgramEmbedding {
+  int tables = 0;            // k (n - 1); 0: none
+  double rows_base = 0.0;    // m = ratio x vocab (a ratio may be fractional)
+  std::int64_t width = 0;    // hidden / tables
+  bool enabled() const { return tables > 0; }
+  std::int64_t table_params() const {
+    std::int64_t sum = 0;
+    for (int i = 0; i < tables; ++i) sum += static_cast<std::int64_t>(rows_base + 2.0 * i + 1.0) * width;
+    return sum;
+  }
+  std::int64_t projection_params(std::int64_t hidden) const { return static_cast<std::int64_t>(tables) * width * hidden; }
+};
+
 }  // namespace servesim

@@ -128,8 +128,9 @@ std::int64_t ModelSpec::moe_params_per_layer() const {
          shared_expert_params_per_layer();
 }
 
+// The router scores every choice, LongCat-Flash's identity experts too.
 std::int64_t ModelSpec::router_params_per_layer() const {
-  return hidden * moe.num_experts + (moe.expert_bias ? moe.num_experts : 0);
+  return hidden * (moe.num_experts + moe.zero_experts) + (moe.expert_bias ? moe.num_experts : 0);
 }
 
 std::int64_t ModelSpec::shared_expert_params_per_layer() const {
@@ -140,8 +141,7 @@ std::int64_t ModelSpec::shared_expert_params_per_layer() const {
 std::int64_t ModelSpec::moe_active_params_per_layer() const {
   const std::int64_t shared_ffn = moe.shared_expert_ffn > 0 ? moe.shared_expert_ffn : moe.expert_ffn;
   const std::int64_t width = moe.latent > 0 ? moe.latent : hidden;
-  return hidden * moe.num_experts + (moe.expert_bias ? moe.num_experts : 0) +
-         moe.experts_per_token * expert_params(width, moe.expert_ffn, gated_mlp, moe.expert_bias) +
+  return router_params_per_layer() + moe.experts_per_token * expert_params(width, moe.expert_ffn, gated_mlp, moe.expert_bias) +
          (moe.latent > 0 ? 2 * hidden * moe.latent + (moe.latent_norm ? moe.latent : 0) : 0) +
          moe.shared_experts * expert_params(hidden, shared_ffn, gated_mlp);
 }
@@ -189,7 +189,8 @@ std::int64_t ModelSpec::total_params() const {
   return attention_params() + static_cast<std::int64_t>(state.enabled() ? state.layers : 0) * state.params_per_layer(hidden) +
          dense_mlp_params() +
          moe_layers() * moe_params_per_layer() + embedding_params() + norm_params() + hc_params() +
-         hash_table_params() + attn_res_params() + position_table_params() + embed_projection_params();
+         hash_table_params() + attn_res_params() + position_table_params() + embed_projection_params() +
+         ngram.table_params() + ngram.projection_params(hidden);
 }
 
 // Block: hc_attn_fn and hc_ffn_fn ((2 + h) h rows of h x hidden), their bases ((2 + h) h) and
@@ -242,7 +243,12 @@ std::int64_t ModelSpec::active_params_all_tables() const {
   return attention_params() + static_cast<std::int64_t>(state.enabled() ? state.layers : 0) * state.params_per_layer(hidden) +
          dense_mlp_params() +
          moe_layers() * moe_active_params_per_layer() + embedding_params() + norm_params() + hc_params() +
-         attn_res_params() + position_table_params() + embed_projection_params();
+         attn_res_params() + position_table_params() + embed_projection_params() + ngram.projection_params(hidden);
+}
+
+std::int64_t ModelSpec::active_params_with_real_experts(int real) const {
+  const std::int64_t one = expert_params(moe.latent > 0 ? moe.latent : hidden, moe.expert_ffn, gated_mlp, moe.expert_bias);
+  return active_params() + static_cast<std::int64_t>(moe_layers()) * (real - moe.experts_per_token) * one;
 }
 
 std::int64_t ModelSpec::active_params() const {

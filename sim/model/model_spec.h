@@ -40,6 +40,14 @@ struct MoeSpec {
   // scores; their experts run as in the other MoE layers. The tables are counted in the total
   // parameters (a lookup: not in the active ones).
   int hash_layers = 0;
+  // Zero-computation (identity) experts among the router's choices (LongCat-Flash's
+  // zero_expert_num): the router scores num_experts + zero_experts and picks `routed_topk`; an
+  // identity expert returns its input scaled, with no weights and no work. experts_per_token is
+  // then the real experts a token reaches on average, routed_topk x num_experts / (num_experts +
+  // zero_experts) (8 of 12 for LongCat-Flash, whose publisher's 27B average active figure is
+  // that count); every routed-expert cost and the expert loads follow it. 0: none.
+  int zero_experts = 0;
+  int routed_topk = 0;  // the router's top-k over all choices (with zero_experts), else unused
   bool enabled() const { return num_experts > 0; }
 };
 
@@ -178,6 +186,7 @@ struct ModelSpec {
   // word_embed_proj_dim 512): tables of vocab x it, with project_in and project_out (it x hidden
   // each, no bias) between them and the layers. 0: hidden.
   std::int64_t embed_proj_dim = 0;
+  NgramEmbedding ngram;  // LongCat-Flash-Lite's hashed n-gram tables beside the token embedding
   // A norm after the last layer (false: OPT-350m's post-LN layout, do_layer_norm_before false).
   bool final_norm = true;
   std::int64_t max_context = 0;
@@ -311,6 +320,9 @@ struct ModelSpec {
   // OPT-350m's project_in and project_out (0 without embed_proj_dim).
   std::int64_t embed_projection_params() const { return embed_proj_dim > 0 ? 2 * embed_proj_dim * hidden : 0; }
   std::int64_t position_table_params() const { return position_table_rows * hidden; }
+  // Active parameters of a model with zero-computation experts when a token picks `real` real
+  // experts (0 .. routed_topk): the publisher's range ends (LongCat-Flash: 18.6B-31.3B).
+  std::int64_t active_params_with_real_experts(int real) const;
   std::int64_t norm_params() const;
   std::int64_t total_params() const;
   std::int64_t active_params() const;  // touched per token (== total for dense), as the publisher counts them

@@ -58,6 +58,18 @@ nlohmann::json model_json(const ModelSpec& m) {
   if (m.hc_mult > 0) j["hyper_connections"] = {{"streams", m.hc_mult}, {"params", m.hc_params()}};
   if (m.moe.hash_layers > 0) j["hash_routed_layers"] = {{"layers", m.moe.hash_layers}, {"table_params", m.hash_table_params()}};
   if (m.attention_sinks) j["attention_sinks"] = true;
+  // LongCat-Flash's identity experts and LongCat-Flash-Lite's n-gram tables: shown only then.
+  if (m.moe.zero_experts > 0)
+    j["zero_computation_experts"] = {{"experts", m.moe.zero_experts},
+                                     {"router_topk", m.moe.routed_topk},
+                                     {"real_experts_per_token_expected", m.moe.experts_per_token},
+                                     {"params_active_min", m.active_params_with_real_experts(0)},
+                                     {"params_active_max", m.active_params_with_real_experts(m.moe.routed_topk)}};
+  if (m.ngram.enabled())
+    j["ngram_embedding"] = {{"tables", m.ngram.tables},
+                            {"width", m.ngram.width},
+                            {"table_params", m.ngram.table_params()},
+                            {"projection_params", m.ngram.projection_params(m.hidden)}};
   if (!m.mlp_widths.empty()) {
     nlohmann::json groups = nlohmann::json::array();
     for (const MlpWidthGroup& g : m.mlp_widths)
@@ -205,6 +217,19 @@ std::vector<std::string> model_notes(const ModelSpec& m) {
                               m.embed_proj_dim, m.hidden));
   if (!m.final_norm) out.push_back("no final norm (post-LN layers)");
   if (m.attention_sinks) out.push_back("attention sinks: a learned logit per head (no KV)");
+  if (m.moe.zero_experts > 0)
+    out.push_back(fmt::format("zero-computation experts: the router picks {} of {} routed + {} identity experts, on "
+                              "average {} real ones (priced so); active {:.2f}B-{:.2f}B a token by how many identity "
+                              "experts it picks",
+                              m.moe.routed_topk, m.moe.num_experts, m.moe.zero_experts, m.moe.experts_per_token,
+                              static_cast<double>(m.active_params_with_real_experts(0)) / 1e9,
+                              static_cast<double>(m.active_params_with_real_experts(m.moe.routed_topk)) / 1e9));
+  if (m.ngram.enabled())
+    out.push_back(fmt::format("n-gram embedding: {} hashed tables {} wide ({:.2f}B weights, a row lookup each per "
+                              "token, in the total not the active parameters) projected to hidden ({:.1f}M weights, "
+                              "not priced in step time)",
+                              m.ngram.tables, m.ngram.width, static_cast<double>(m.ngram.table_params()) / 1e9,
+                              static_cast<double>(m.ngram.projection_params(m.hidden)) / 1e6));
   if (m.v_head_dim > 0 && m.v_head_dim != m.head_dim)
     out.push_back(fmt::format("value heads of {} beside query/key heads of {} (v_proj, the cached values, o_proj)",
                               m.v_head_dim, m.head_dim));

@@ -606,22 +606,6 @@ TEST_CASE("moe 2026: DBRX", "[hf][moe2026]") {
   CHECK_THAT(error_of([&] { load_edited(bad, "dbrx-ffn"); }), Contains("ffn_config must be an object"));
 }
 
-TEST_CASE("moe 2026: LongCat-Flash is refused, naming what servesim lacks", "[hf][moe2026]") {
-  // meituan-longcat/LongCat-Flash-Chat's config fields as vLLM's longcat_flash.py reads them
-  // (num_layers 28, hidden_size 6144, n_routed_experts 512, zero_expert_num 256, moe_topk 12).
-  const nlohmann::json j = {{"architectures", {"LongcatFlashForCausalLM"}},
-                            {"model_type", "longcat_flash"},
-                            {"num_layers", 28},
-                            {"hidden_size", 6144},
-                            {"n_routed_experts", 512},
-                            {"zero_expert_num", 256},
-                            {"moe_topk", 12}};
-  const std::string e = error_of([&] { load_edited(j, "longcat-flash"); });
-  CHECK_THAT(e, Contains("architecture 'LongcatFlashForCausalLM' (model_type 'longcat_flash') is not supported"));
-  CHECK_THAT(e, Contains("two MLA attention blocks and two dense MLPs"));
-  CHECK_THAT(e, Contains("zero-computation experts (zero_expert_num)"));
-}
-
 TEST_CASE("moe 2026: Ling-lite (BailingMoeForCausalLM, Ling v1)", "[hf][moe2026]") {
   // inclusionAI/Ling-lite-1.5's config.json as a port's tests reproduce it verbatim (its
   // auto_map and dropout fields left out here). inclusionAI's Ling-lite model card: 16.8B total,
