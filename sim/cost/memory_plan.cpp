@@ -65,8 +65,10 @@ double weight_bytes_per_gpu(const ModelSpec& m, const ResolvedPrecision& p, cons
   if (m.moe.enabled() && (par.attention_dp > 1 || par.redundant_experts > 0)) {
     // One expert at the width it runs at (a latent MoE's latent width).
     const std::int64_t one_expert = (m.gated_mlp ? 3 : 2) * (m.moe.latent > 0 ? m.moe.latent : m.hidden) * m.moe.expert_ffn;
-    const std::int64_t routed = static_cast<std::int64_t>(m.moe.num_experts + par.redundant_experts) * one_expert;
-    const std::int64_t rest = m.moe_params_per_layer() - static_cast<std::int64_t>(m.moe.num_experts) * one_expert;
+    // ERNIE-4.5-VL's vision experts are spread over the ranks as the text experts are.
+    const std::int64_t vision = m.vision_expert_params_per_layer();
+    const std::int64_t routed = static_cast<std::int64_t>(m.moe.num_experts + par.redundant_experts) * one_expert + vision;
+    const std::int64_t rest = m.moe_params_per_layer() - static_cast<std::int64_t>(m.moe.num_experts) * one_expert - vision;
     moe_params = static_cast<double>(routed) / par.attention_dp + static_cast<double>(rest);
   }
   // Of them, the shared experts take their own tensor group's bytes (a checkpoint may store them

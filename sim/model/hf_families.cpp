@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "model/hf_moe_layer_helpers.h"
 #include "util/error.h"
 
 namespace servesim {
@@ -221,6 +222,27 @@ const std::map<std::string, HfFamily>& by_architecture() {
       // hf_longcat_family.cpp:
       {"LongcatFlashForCausalLM", HfFamily::longcat_flash},
       {"LongcatFlashNgramForCausalLM", HfFamily::longcat_flash},
+      // hf_ernie_vl_family.cpp:
+      {"Ernie4_5_VLMoeForConditionalGeneration", HfFamily::ernie4_5_vl_moe},
+      // Late-2026 names of known decoders (hf_late_2026_families.cpp says why each maps here):
+      // JetBrains' Mellum (vllm/model_executor/models/mellum.py: a Qwen3MoeForCausalLM subclass
+      // adding layer_types windows and mlp_layer_types, which read_qwen_moe reads);
+      {"MellumForCausalLM", HfFamily::qwen_moe},
+      // Xiaomi MiMo-V2.5's omni checkpoint: MiMo-V2's text fields at the top level, the vision and
+      // audio towers' configs beside them (vllm/model_executor/models/mimo_v2_omni.py);
+      {"MiMoV2OmniForCausalLM", HfFamily::mimo_v2},
+      // DeepSeek-V4-Flash-Vision-Exp: a DeepseekV4 config with vision_* fields beside it (vLLM's
+      // deepseek_v4 vl_model.py: "a thin multimodal wrapper around DeepseekV4ForCausalLM");
+      {"DeepseekV4ForConditionalGeneration", HfFamily::deepseek_v4},
+      // wrappers whose text_config is a known text model (Gemma 4 12B Unified:
+      // vllm/model_executor/models/gemma4_unified.py builds Gemma4ForCausalLM from text_config;
+      // EXAONE 4.5: exaone4_5.py builds Exaone4ForCausalLM from it), by the wrapper's name when
+      // the text_config names no architecture of its own;
+      {"Gemma4UnifiedForConditionalGeneration", HfFamily::gemma4},
+      {"Exaone4_5_ForConditionalGeneration", HfFamily::exaone4},
+      // hf_late_2026_families.cpp:
+      {"GraniteSWAForCausalLM", HfFamily::granite_swa},
+      {"GraniteMoeSWAForCausalLM", HfFamily::granite_moe_swa},
   };
   return m;
 }
@@ -300,6 +322,14 @@ const std::map<std::string, HfFamily>& by_model_type() {
       // hf_longcat_family.cpp:
       {"longcat_flash", HfFamily::longcat_flash},
       {"longcat_flash_ngram", HfFamily::longcat_flash},
+      // hf_ernie_vl_family.cpp:
+      {"ernie4_5_moe_vl", HfFamily::ernie4_5_vl_moe},
+      {"ernie4_5_vl_moe", HfFamily::ernie4_5_vl_moe},
+      {"ernie4_5_vl_moe_text", HfFamily::ernie4_5_vl_moe},
+      // hf_late_2026_families.cpp:
+      {"mellum", HfFamily::qwen_moe},
+      {"granite_swa", HfFamily::granite_swa},
+      {"granitemoe_swa", HfFamily::granite_moe_swa},
   };
   return m;
 }
@@ -341,7 +371,9 @@ bool is_moe_family(HfFamily f) {
          // hf_laguna_family.cpp:
          f == HfFamily::laguna ||
          // hf_longcat_family.cpp:
-         f == HfFamily::longcat_flash;
+         f == HfFamily::longcat_flash ||
+         // hf_ernie_vl_family.cpp:
+         f == HfFamily::ernie4_5_vl_moe || f == HfFamily::granite_moe_swa;
 }
 
 bool is_attention_free_family(HfFamily f) { return f == HfFamily::mamba2 || f == HfFamily::mamba; }
@@ -373,6 +405,8 @@ void read_qwen_moe(const JsonFields& f, ModelSpec& m) {
   // is a multiple of decoder_sparse_step (transformers' Qwen3MoeDecoderLayer). The dense
   // ones are counted as servesim's leading dense layers (the same weights and per-token
   // work; only their place in a pipeline stage split may differ).
+  // Mellum lists the layers instead ("dense" / "sparse": mellum.py's mlp_layer_types).
+  const bool listed = f.has("mlp_layer_types");
   const std::int64_t step = f.integer("decoder_sparse_step", 1);
   if (step < 1) throw Error(fmt::format("{}: decoder_sparse_step must be >= 1, got {}", f.where(), step));
   std::set<std::int64_t> mlp_only;
@@ -381,6 +415,7 @@ void read_qwen_moe(const JsonFields& f, ModelSpec& m) {
   for (int i = 0; i < m.layers; ++i)
     if (mlp_only.count(i) || (i + 1) % step != 0) ++dense;
   m.moe.dense_layers = dense;
+  if (listed) read_mlp_layer_kinds(f, m, 0);
   const std::int64_t shared = f.integer("shared_expert_intermediate_size", 0);
   if (shared > 0) {
     m.moe.shared_experts = 1;

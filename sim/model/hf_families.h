@@ -122,6 +122,11 @@ enum class HfFamily {
   laguna,  // poolside Laguna (query heads per layer kind, softplus head gate, dense then routed + shared)
   // hf_longcat_family.cpp:
   longcat_flash,  // LongCat-Flash (two MLA + MLP sublayers a block, MoE with identity experts; Lite's n-gram tables)
+  // hf_ernie_vl_family.cpp:
+  ernie4_5_vl_moe,  // ERNIE-4.5-VL (ERNIE 4.5's MoE decoder with vision experts beside the text ones)
+  // hf_late_2026_families.cpp:
+  granite_swa,      // IBM granite-swash (Granite with windows and sinks)
+  granite_moe_swa,  // its MoE sibling (GraniteMoeShared's layers with windows and sinks)
 };
 
 // The family of a text model from its architecture name, or from its model_type (a wrapper's
@@ -245,6 +250,11 @@ void read_laguna(const JsonFields& f, ModelSpec& m);
 // hf_longcat_family.cpp: LongCat-Flash and LongCat-Flash-Lite (num_layers blocks of two sublayers).
 void alias_longcat_fields(nlohmann::json& text, const std::string& where);
 void read_longcat_flash(const JsonFields& f, ModelSpec& m);
+// hf_ernie_vl_family.cpp: ERNIE-4.5-VL in Baidu's layout and transformers' native one.
+void read_ernie4_5_vl_moe(const JsonFields& f, ModelSpec& m);
+// hf_late_2026_families.cpp: granite-swash, dense and MoE.
+void read_granite_swa(const JsonFields& f, ModelSpec& m);
+void read_granite_moe_swa(const JsonFields& f, ModelSpec& m);
 
 // How many entries of `layer_types` are `kind`; -1 when the config has no such list.
 int count_layer_types(const JsonFields& f, const std::string& kind);

@@ -155,7 +155,9 @@ void read_granite_moe(const JsonFields& f, ModelSpec& m) {
   const std::int64_t shared = f.integer("shared_intermediate_size", 0);
   if (shared < 0) throw Error(fmt::format("{}: shared_intermediate_size must be >= 0, got {}", w, shared));
   if (shared > 0) {
-    if (m.architecture != "GraniteMoeSharedForCausalLM" && f.string("model_type", "") != "granitemoeshared")
+    const std::string type = f.string("model_type", "");
+    if (m.architecture != "GraniteMoeSharedForCausalLM" && m.architecture != "GraniteMoeSWAForCausalLM" &&
+        type != "granitemoeshared" && type != "granitemoe_swa")
       throw Error(fmt::format("{}: shared_intermediate_size {} in a {} config: GraniteMoeForCausalLM has no shared "
                               "MLP (GraniteMoeSharedForCausalLM does); servesim will not guess which this is",
                               w, shared, m.architecture));

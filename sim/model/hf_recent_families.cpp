@@ -91,7 +91,8 @@ void read_glm4(const JsonFields& f, ModelSpec& m) {
 // routed SwiGLU experts of moe_intermediate_size, top moe_k, and one shared SwiGLU MLP of
 // moe_num_shared_experts x moe_intermediate_size (counted as that many shared experts of
 // moe_intermediate_size: the same weights). The multimodal ERNIE-4.5-VL configs give
-// moe_num_experts and moe_intermediate_size as lists (text and vision experts): refused. The
+// moe_num_experts and moe_intermediate_size as lists (text and vision experts): read by their own
+// architecture (hf_ernie_vl_family.cpp), refused under this one. The
 // MTP layers some configs name (num_nextn_predict_layers) are not counted: their shapes are not
 // in the published modeling code.
 // Baidu's activated-parameter figures ("A3B", "A47B") are met leaving both tables out (as GLM's and

@@ -125,7 +125,11 @@ std::int64_t ModelSpec::moe_params_per_layer() const {
   const std::int64_t width = moe.latent > 0 ? moe.latent : hidden;
   return router_params_per_layer() + moe.num_experts * expert_params(width, moe.expert_ffn, gated_mlp, moe.expert_bias) +
          (moe.latent > 0 ? 2 * hidden * moe.latent + (moe.latent_norm ? moe.latent : 0) : 0) +
-         shared_expert_params_per_layer();
+         shared_expert_params_per_layer() + vision_expert_params_per_layer();
+}
+
+std::int64_t ModelSpec::vision_expert_params_per_layer() const {
+  return moe.vision_experts * (expert_params(hidden, moe.vision_expert_ffn, gated_mlp) + hidden);
 }
 
 // The router scores every choice, LongCat-Flash's identity experts too.

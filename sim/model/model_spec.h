@@ -48,6 +48,13 @@ struct MoeSpec {
   // that count); every routed-expert cost and the expert loads follow it. 0: none.
   int zero_experts = 0;
   int routed_topk = 0;  // the router's top-k over all choices (with zero_experts), else unused
+  // ERNIE-4.5-VL's vision experts: a second set of routed experts, with its own router, beside
+  // the text experts on every MoE layer, which only image and video tokens reach (vLLM's
+  // Ernie4_5_VLMoeMoE: vision_experts and vision_experts_gate). servesim serves text: their
+  // weights are in the total parameters and the memory plan, never in the active count or a
+  // step's work. 0: none.
+  int vision_experts = 0;
+  std::int64_t vision_expert_ffn = 0;
   bool enabled() const { return num_experts > 0; }
 };
 
@@ -311,7 +318,8 @@ struct ModelSpec {
   // Every dense MLP layer's weights and the linear replacements' (the sum over mlp_widths, or
   // dense_mlp_layers() x dense_mlp_params_per_layer()).
   std::int64_t dense_mlp_params() const;
-  std::int64_t moe_params_per_layer() const;         // all experts + shared + router
+  std::int64_t moe_params_per_layer() const;         // all experts + shared + router (+ vision experts)
+  std::int64_t vision_expert_params_per_layer() const;  // ERNIE-4.5-VL's vision experts and their router: of the above
   std::int64_t router_params_per_layer() const;      // the router (with gpt-oss's bias): of the above
   std::int64_t shared_expert_params_per_layer() const;  // the shared experts: of the above
   std::int64_t moe_active_params_per_layer() const;  // top-k + shared + router

@@ -65,6 +65,10 @@ nlohmann::json model_json(const ModelSpec& m) {
                                      {"real_experts_per_token_expected", m.moe.experts_per_token},
                                      {"params_active_min", m.active_params_with_real_experts(0)},
                                      {"params_active_max", m.active_params_with_real_experts(m.moe.routed_topk)}};
+  if (m.moe.vision_experts > 0)
+    j["vision_experts"] = {{"experts", m.moe.vision_experts},
+                           {"intermediate_size", m.moe.vision_expert_ffn},
+                           {"params", static_cast<std::int64_t>(m.moe_layers()) * m.vision_expert_params_per_layer()}};
   if (m.ngram.enabled())
     j["ngram_embedding"] = {{"tables", m.ngram.tables},
                             {"width", m.ngram.width},
@@ -224,6 +228,12 @@ std::vector<std::string> model_notes(const ModelSpec& m) {
                               m.moe.routed_topk, m.moe.num_experts, m.moe.zero_experts, m.moe.experts_per_token,
                               static_cast<double>(m.active_params_with_real_experts(0)) / 1e9,
                               static_cast<double>(m.active_params_with_real_experts(m.moe.routed_topk)) / 1e9));
+  if (m.moe.vision_experts > 0)
+    out.push_back(fmt::format("vision experts: {} of width {} and their router on each MoE layer ({:.2f}B weights), "
+                              "reached by image and video tokens only: in the total and the weights, not the active "
+                              "count or a text token's work",
+                              m.moe.vision_experts, m.moe.vision_expert_ffn,
+                              static_cast<double>(m.moe_layers()) * static_cast<double>(m.vision_expert_params_per_layer()) / 1e9));
   if (m.ngram.enabled())
     out.push_back(fmt::format("n-gram embedding: {} hashed tables {} wide ({:.2f}B weights, a row lookup each per "
                               "token, in the total not the active parameters) projected to hidden ({:.1f}M weights, "
