@@ -149,7 +149,7 @@ void CostModel::state_token_ops(double T, CostPart& part, std::vector<OpCost>* o
     put(write);
   }
   if (m.hc_mult > 0) {
-    const double h = m.hc_mult, sub = 2.0 * m.layers, mix = (2.0 + h) * h;
+    const double h = m.hc_mult, sub = 2.0 * m.layers, mix = static_cast<double>(m.hc_mix_rows());
     put(state_gemm("hc_mix", T, h * hidden, mix, sub, 4.0, a));
     put(state_elementwise("hc_streams", (2.0 * h + 2.0) * hidden * T * a * sub, sub,
                           (4.0 * h + h * h) * hidden * T * sub, T));
@@ -189,7 +189,8 @@ void CostModel::state_batch_ops(const BatchSummary& b, CostPart& part, std::vect
   }
   if (m.indexer.enabled()) {
     const double La = m.indexer_layers();
-    const double per_pair = 2.0 * m.indexer.heads * m.indexer.head_dim;
+    // A query scores one key per pool of key_pool tokens (GLM-5.3-Flash's KPool).
+    const double per_pair = 2.0 * m.indexer.heads * m.indexer.head_dim / m.indexer.key_pool;
     const double key = m.indexer.key_bytes();
     auto index = [&](const char* name, double queries, double pairs, double keys_read) {
       OpCost op;

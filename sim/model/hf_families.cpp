@@ -243,6 +243,10 @@ const std::map<std::string, HfFamily>& by_architecture() {
       // hf_late_2026_families.cpp:
       {"GraniteSWAForCausalLM", HfFamily::granite_swa},
       {"GraniteMoeSWAForCausalLM", HfFamily::granite_moe_swa},
+      {"HYV4ForCausalLM", HfFamily::hy_v4},
+      // hf_glm5_next_family.cpp:
+      {"Glm5NextForCausalLM", HfFamily::glm5_next},
+      {"Glm5NextForConditionalGeneration", HfFamily::glm5_next},
   };
   return m;
 }
@@ -330,6 +334,10 @@ const std::map<std::string, HfFamily>& by_model_type() {
       {"mellum", HfFamily::qwen_moe},
       {"granite_swa", HfFamily::granite_swa},
       {"granitemoe_swa", HfFamily::granite_moe_swa},
+      {"hy_v4", HfFamily::hy_v4},
+      // hf_glm5_next_family.cpp:
+      {"glm5_next", HfFamily::glm5_next},
+      {"glm5_next_text", HfFamily::glm5_next},
   };
   return m;
 }
@@ -373,7 +381,8 @@ bool is_moe_family(HfFamily f) {
          // hf_longcat_family.cpp:
          f == HfFamily::longcat_flash ||
          // hf_ernie_vl_family.cpp:
-         f == HfFamily::ernie4_5_vl_moe || f == HfFamily::granite_moe_swa;
+         f == HfFamily::ernie4_5_vl_moe || f == HfFamily::granite_moe_swa ||
+         f == HfFamily::hy_v4 || f == HfFamily::glm5_next;
 }
 
 bool is_attention_free_family(HfFamily f) { return f == HfFamily::mamba2 || f == HfFamily::mamba; }

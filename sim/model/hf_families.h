@@ -127,6 +127,9 @@ enum class HfFamily {
   // hf_late_2026_families.cpp:
   granite_swa,      // IBM granite-swash (Granite with windows and sinks)
   granite_moe_swa,  // its MoE sibling (GraniteMoeShared's layers with windows and sinks)
+  hy_v4,            // Tencent Hy4 (DeepSeek-V3.2's decoder, gated MLA with sinks, shared indexers, iHC)
+  // hf_glm5_next_family.cpp:
+  glm5_next,  // GLM-5.3-Flash (KDA + NoPE MLA with pooled-key DSA, dense then routed + shared, mHC)
 };
 
 // The family of a text model from its architecture name, or from its model_type (a wrapper's
@@ -255,6 +258,9 @@ void read_ernie4_5_vl_moe(const JsonFields& f, ModelSpec& m);
 // hf_late_2026_families.cpp: granite-swash, dense and MoE.
 void read_granite_swa(const JsonFields& f, ModelSpec& m);
 void read_granite_moe_swa(const JsonFields& f, ModelSpec& m);
+void read_hy_v4(const JsonFields& f, ModelSpec& m);
+// hf_glm5_next_family.cpp: GLM-5.3-Flash, flat or in a text_config.
+void read_glm5_next(const JsonFields& f, ModelSpec& m);
 
 // How many entries of `layer_types` are `kind`; -1 when the config has no such list.
 int count_layer_types(const JsonFields& f, const std::string& kind);

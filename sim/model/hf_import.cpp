@@ -444,6 +444,8 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     case HfFamily::ernie4_5_vl_moe: read_ernie4_5_vl_moe(f, m); break;
     case HfFamily::granite_swa: read_granite_swa(f, m); break;
     case HfFamily::granite_moe_swa: read_granite_moe_swa(f, m); break;
+    case HfFamily::hy_v4: read_hy_v4(f, m); break;
+    case HfFamily::glm5_next: read_glm5_next(f, m); break;
   }
   // A mixture-of-experts family whose config names no experts (num_experts: 0, or the
   // field missing) would be priced as a dense model with the expert-sized FFN.

@@ -12,10 +12,30 @@
 //                             model_doc/granitemoe_swa: "combines the MoE architecture of
 //                             GraniteMoeShared with the sliding-window attention and learnable
 //                             attention sinks of GraniteSWA").
+//   HYV4ForCausalLM           Tencent Hy4-preview (model_type hy_v4; Tencent-Hunyuan/Hy4-preview
+//                             README: "770B total parameters, of which 49B are activated", the MTP
+//                             layer apart): DeepSeek-V3.2's decoder (MLA, DSA, DeepSeek MoE:
+//                             read_deepseek) with four more parts, as vLLM's vllm/models/hy_v4 and
+//                             a public mlx-lm port of transformers' modeling_hy_v4.py
+//                             (HYV4Attention, HYV4HyperConnection) build them:
+//                               a sigmoid output gate linear_gate hidden -> heads x v_head_dim
+//                               (attention_output_gate, the MLA form);
+//                               a learned sink logit per head (learnable_sink_param);
+//                               an indexer only on the layers indexer_types marks "full", the
+//                               "shared" ones reusing the last full layer's selection (its
+//                               default: layer 0 and every fourth from 1);
+//                               hc_mult independent hyper-connection streams (hc_independent).
 // Those that need no reader of their own are table entries in hf_families.cpp (Mellum as
 // Qwen3-MoE, MiMo-V2.5's omni checkpoint as MiMo-V2, DeepSeek-V4's vision checkpoint as
 // DeepSeek-V4, Gemma 4 Unified and EXAONE 4.5 by their text_config).
+#include <fmt/format.h>
+
+#include <string>
+#include <vector>
+
 #include "model/hf_families.h"
+#include "model/hf_moe_layer_helpers.h"
+#include "util/error.h"
 
 namespace servesim {
 
@@ -28,6 +48,40 @@ void read_granite_swa(const JsonFields& f, ModelSpec& m) {
 void read_granite_moe_swa(const JsonFields& f, ModelSpec& m) {
   read_granite_moe(f, m);
   m.attention_sinks = true;
+}
+
+void read_hy_v4(const JsonFields& f, ModelSpec& m) {
+  read_deepseek(f, m);
+  if (f.has("mlp_layer_types")) read_mlp_layer_kinds(f, m, 1);
+  m.attention_output_gate = true;
+  m.attention_sinks = true;
+  m.hc_mult = static_cast<int>(f.integer("hc_mult", 4));  // the port's ModelArgs default
+  if (m.hc_mult < 0) throw Error(fmt::format("{}: hc_mult must be >= 0, got {}", f.where(), m.hc_mult));
+  if (m.hc_mult == 1) m.hc_mult = 0;  // one stream: a plain residual
+  m.hc_independent = true;
+  if (m.indexer.enabled()) {
+    int own = 0;
+    if (f.has("indexer_types")) {
+      const std::vector<std::string> types = f.strings("indexer_types");
+      if (static_cast<int>(types.size()) != m.layers)
+        throw Error(fmt::format("{}: indexer_types must give \"full\" or \"shared\" for each of the {} layers, got {}",
+                                f.where(), m.layers, types.size()));
+      for (const std::string& t : types) {
+        if (t != "full" && t != "shared")
+          throw Error(fmt::format("{}: indexer_types entries must be \"full\" or \"shared\", got \"{}\"", f.where(), t));
+        own += t == "full";
+      }
+      if (types.front() != "full")
+        throw Error(fmt::format("{}: indexer_types[0] is \"shared\": the first layer has no earlier selection to reuse",
+                                f.where()));
+    } else {
+      for (int i = 0; i < m.layers; ++i) own += i == 0 || (i - 1) % 4 == 0;
+    }
+    m.indexer.own_layers = own;
+  }
+  // Tencent's 49B active fits both tables counted (49.06B; the LM head alone 48.32B), as its
+  // Hy3-preview figures are read (read_hy_v3).
+  m.active_count = ModelSpec::ActiveCount::all_tables;
 }
 
 }  // namespace servesim

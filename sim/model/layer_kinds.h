@@ -89,6 +89,15 @@ struct SparseIndexer {
   // MiniMax-M3's index key is kept at 16 bits by default (vLLM's minimax_m3 indexer_kv_dtype
   // "bf16" unless the engine is told fp8; TensorRT-LLM's index-K pool the same).
   bool key_fp8 = true;
+  // Layers with an indexer of their own where fewer than the top-k layers have one (Tencent
+  // Hy4's indexer_types "full" / "shared", GLM-5.3's IndexCache: a shared layer reuses the
+  // previous full layer's selection, with no indexer weights, keys or scoring). -1: every top-k
+  // layer has its own.
+  int own_layers = -1;
+  // Tokens per cached index key (GLM-5.3-Flash's index_kpool: the indexer keeps one key per
+  // pool of 4 tokens, built by a learned compression, index_kpool_compress_ape (pool x head_dim)
+  // and _gate (head_dim x hidden), and scores pools, not tokens). 1: a key per token.
+  int key_pool = 1;
   bool enabled() const { return heads > 0 && head_dim > 0 && topk > 0 && block > 0; }
   int selected() const { return topk / block; }  // indices the indexer emits per query
   // Weights per layer: its query projection from the compressed query (q_lora_rank; hidden
@@ -97,7 +106,10 @@ struct SparseIndexer {
   std::int64_t params_per_layer(std::int64_t hidden, std::int64_t q_lora_rank) const;
   // Its cached key per token and layer, whatever the KV cache precision: head_dim fp8 values
   // and one fp32 scale per 128 (DSA), or head_dim 16-bit values (MSA).
-  double key_bytes() const { return key_fp8 ? head_dim + 4.0 * ((head_dim + 127) / 128) : 2.0 * head_dim; }
+  // Per token: with pooled keys, a pool's key over its key_pool tokens.
+  double key_bytes() const {
+    return (key_fp8 ? head_dim + 4.0 * ((head_dim + 127) / 128) : 2.0 * head_dim) / key_pool;
+  }
 };
 
 // DeepSeek-V4's attention (deepseek-ai/DeepSeek-V4-Flash inference/model.py, classes

@@ -76,7 +76,8 @@ std::int64_t ModelSpec::attention_params_with(bool global, int kv) const {
     const std::int64_t o = static_cast<std::int64_t>(heads) * mla.v_head_dim * hidden;
     // Kimi K3's gated MLA: g_proj hidden -> heads x v_head_dim (vLLM's KimiMLAAttention).
     const std::int64_t gate = attention_output_gate ? hidden * heads * mla.v_head_dim : 0;
-    return q + kv_a + kv_b + o + gate;
+    // Tencent Hy4's learnable sink: a logit per head (learnable_sink_param).
+    return q + kv_a + kv_b + o + gate + (attention_sinks ? heads : 0);
   }
   // Query width (doubled by an output gate), key and value widths of this kind of layer; o_proj
   // reads the heads' values (heads x the value width).
@@ -201,8 +202,8 @@ std::int64_t ModelSpec::total_params() const {
 // scales (3); the head (ParallelHead.hc_head, Transformer.hc_head_*): h rows of h x hidden, h, 1.
 std::int64_t ModelSpec::hc_params_per_layer() const {
   if (hc_mult <= 0) return 0;
-  const std::int64_t h = hc_mult, mix = (2 + h) * h;
-  return 2 * (mix * h * hidden + mix + 3);
+  const std::int64_t h = hc_mult, mix = hc_mix_rows();
+  return 2 * (mix * h * hidden + mix + (hc_independent ? 2 : 3));
 }
 
 std::int64_t ModelSpec::hc_params() const {

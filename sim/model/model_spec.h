@@ -213,6 +213,15 @@ struct ModelSpec {
   // rows of hc_mult x hidden, fp32) reduces them to one, after it they are recombined. 0: a
   // plain residual.
   int hc_mult = 0;
+  // Tencent Hy4's independent hyper-connections (iHC): no Sinkhorn mix, so each sublayer's
+  // hc_fn has 2 x hc_mult rows of hc_mult x hidden, with 2 x hc_mult bases and 2 scales
+  // (hc_pre.{hc_fn, hc_base, hc_scale} in its checkpoint), where DeepSeek-V4's has (2 + hc_mult)
+  // x hc_mult rows, as many bases and 3 scales.
+  bool hc_independent = false;
+  // Rows of one sublayer's mixing GEMM: 2 hc_mult (independent) or (2 + hc_mult) hc_mult.
+  std::int64_t hc_mix_rows() const {
+    return hc_independent ? 2LL * hc_mult : (2LL + hc_mult) * hc_mult;
+  }
   // Attention residuals (Kimi K3's attn_res_block_size; vLLM's KimiDecoderLayer): before each
   // sublayer the residual input is an attention over the outputs of the earlier blocks of
   // attn_res_block_size layers, scored by an RMSNorm and a hidden -> 1 projection per sublayer
@@ -279,7 +288,8 @@ struct ModelSpec {
   // Layers with the sparse-attention indexer: the top-k layers (every attention layer with DSA;
   // MiniMax-M3's sparse_attention_freq layers). 0 without an indexer.
   int indexer_layers() const {
-    return indexer.enabled() && local.kind == LocalAttention::Kind::topk ? static_cast<int>(local.layers) : 0;
+    if (!indexer.enabled() || local.kind != LocalAttention::Kind::topk) return 0;
+    return indexer.own_layers >= 0 ? indexer.own_layers : static_cast<int>(local.layers);
   }
   int dense_mlp_layers() const { return mlp_layers() - moe_layers(); }
   // Sublayers replaced by one linear map (mlp_widths' linear groups): each has its norm.

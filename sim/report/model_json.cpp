@@ -36,6 +36,7 @@ nlohmann::json model_json(const ModelSpec& m) {
     j["sparse_indexer"]["blocks"] = m.indexer.selected();
   }
   if (m.indexer.enabled() && m.indexer_layers() != m.attention_layers()) j["sparse_indexer"]["layers"] = m.indexer_layers();
+  if (m.indexer.enabled() && m.indexer.key_pool > 1) j["sparse_indexer"]["key_pool_tokens"] = m.indexer.key_pool;
   if (m.compressed.enabled()) {
     const CompressedAttention& c = m.compressed;
     nlohmann::json per_seq;
@@ -180,10 +181,18 @@ std::vector<std::string> model_notes(const ModelSpec& m) {
                               m.indexer_layers(), m.attention_layers(), m.indexer.heads, m.indexer.head_dim,
                               m.indexer.selected(), m.indexer.block, m.indexer.topk, m.indexer.key_bytes()));
   else if (m.indexer.enabled())
-    out.push_back(fmt::format("sparse attention (DSA): an indexer of {} heads x {} scores every earlier token, the "
+    out.push_back(fmt::format("sparse attention (DSA): an indexer of {} heads x {} scores every earlier {}, the "
                               "attention reads the top {}; KV kept for all tokens (+{} indexer bytes per token and "
-                              "layer)",
-                              m.indexer.heads, m.indexer.head_dim, m.indexer.topk, m.indexer.key_bytes()));
+                              "layer){}",
+                              m.indexer.heads, m.indexer.head_dim,
+                              m.indexer.key_pool > 1 ? fmt::format("pool of {} tokens (one key each)", m.indexer.key_pool)
+                                                     : std::string("token"),
+                              m.indexer.topk, m.indexer.key_bytes(),
+                              m.indexer_layers() < m.local.layers
+                                  ? fmt::format("; an indexer of its own on {} of the {} layers, the others reuse the "
+                                                "last selection",
+                                                m.indexer_layers(), m.local.layers)
+                                  : std::string()));
   if (m.compressed.enabled())
     out.push_back(fmt::format("{}; KV per sequence (bf16) {} at 8k tokens, {} at 128k: the window ({}) and the "
                               "compressors' fp32 state ({}) held per sequence like a state slot, {} per token in KV "

@@ -136,3 +136,188 @@ TEST_CASE("late 2026: renamed checkpoints of known decoders count as those decod
   plain["model_type"] = "exaone4";
   CHECK(load_edited(exaone, "exaone45").total_params() == load_edited(plain, "exaone4").total_params());
 }
+
+namespace {
+
+// A small Hy4: hidden 64, 5 layers of MLA (4 heads, q_lora 32, kv_lora 16, nope 8, rope 8, v 16)
+// with a DSA indexer of 2 heads x 16 (top 4) on layers 0 and 2 only, a dense MLP of 128 on layer
+// 0, then 4 experts of 32 (top 2) and a shared one, 2 independent hyper-connection streams.
+nlohmann::json small_hy4() {
+  return {{"architectures", {"HYV4ForCausalLM"}},
+          {"model_type", "hy_v4"},
+          {"vocab_size", 100},
+          {"hidden_size", 64},
+          {"intermediate_size", 128},
+          {"moe_intermediate_size", 32},
+          {"num_hidden_layers", 5},
+          {"num_attention_heads", 4},
+          {"num_key_value_heads", 4},
+          {"q_lora_rank", 32},
+          {"kv_lora_rank", 16},
+          {"qk_nope_head_dim", 8},
+          {"qk_rope_head_dim", 8},
+          {"v_head_dim", 16},
+          {"n_routed_experts", 4},
+          {"n_shared_experts", 1},
+          {"num_experts_per_tok", 2},
+          {"first_k_dense_replace", 1},
+          {"index_topk", 4},
+          {"index_head_dim", 16},
+          {"index_n_heads", 2},
+          {"indexer_types", {"full", "shared", "full", "shared", "shared"}},
+          {"hc_mult", 2},
+          {"max_position_embeddings", 4096},
+          {"tie_word_embeddings", false}};
+}
+
+}  // namespace
+
+TEST_CASE("late 2026: Hy4's gated MLA with sinks, shared indexers and independent streams, by hand", "[hf][late2026]") {
+  const ModelSpec m = load_edited(small_hy4(), "hy4");
+  CHECK(m.indexer_layers() == 2);       // "full" layers only
+  CHECK(m.local.layers == 5);           // every layer reads the top-k selection
+  CHECK(m.hc_mix_rows() == 4);          // 2 x hc_mult
+  // MLA: q_a 64 x 32 + 32 (norm) + q_b 32 x 4 x 16 + kv_a 64 x 24 + 16 (norm) + kv_b 16 x 4 x 24
+  //   + o 4 x 16 x 64 + gate 64 x 4 x 16 + 4 sinks = 15,412; x 5                 =  77,060
+  // indexer (2 full layers): wq_b 32 x 32 + wk 64 x 16 + k_norm 2 x 16 + weights 64 x 2
+  //   = 2,208; x 2                                                              =   4,416
+  // layer 0's MLP 3 x 64 x 128                                                  =  24,576
+  // MoE (4 layers): router 256 + 4 experts of 6,144 + the shared one = 30,976    = 123,904
+  // hyper-connections: 2 sublayers x (4 rows x 2 x 64 + 4 bases + 2 scales) = 1,036 a layer
+  //   (x 5 = 5,180) and the head 2 x 128 + 2 + 1 = 259                         =   5,439
+  // norms (2 x 5 + 1) x 64 = 704; tables 2 x 100 x 64 = 12,800
+  // total                                                                          248,899
+  CHECK(m.hc_params() == 5439);
+  CHECK(m.total_params() == 248899);
+  // Active (both tables, as Tencent counts): less 2 skipped experts in each of 4 MoE layers,
+  // 248,899 - 4 x 2 x 6,144 = 199,747.
+  CHECK(m.active_params() == 199747);
+  // KV a token: 5 MLA layers x (16 + 8) x 2 B, plus the indexer's fp8 key (16 + a 4-byte scale)
+  // on the 2 full layers: 240 + 40 = 280 B.
+  CHECK(m.kv_bytes_per_token(DType::bf16) == 280.0);
+
+  SECTION("indexer_types default: layer 0 and every fourth from 1") {
+    nlohmann::json j = small_hy4();
+    j.erase("indexer_types");
+    CHECK(load_edited(j, "hy4-default").indexer_layers() == 2);  // layers 0 and 1
+  }
+  SECTION("refusals") {
+    nlohmann::json j = small_hy4();
+    j["indexer_types"] = {"shared", "full", "full", "shared", "shared"};
+    CHECK_THAT(error_of([&] { load_edited(j, "hy4-first"); }), Contains("indexer_types[0] is \"shared\""));
+    j["indexer_types"] = {"full", "full"};
+    CHECK_THAT(error_of([&] { load_edited(j, "hy4-len"); }), Contains("for each of the 5 layers, got 2"));
+  }
+}
+
+TEST_CASE("late 2026: Hy4-preview against Tencent's figures", "[hf][late2026]") {
+  // tests/fixtures/hf_configs_from_fields/hy4-preview (reconstructed; PROVENANCE.md there): per
+  // layer MLA 265,685,568 (with the gate 100,663,296 and 64 sinks); 21 "full" layers' indexers of
+  // 9,371,904; layer 0's MLP 339,738,624; 77 MoE layers of 256 experts of 37,748,736, the shared
+  // one and a router of 1,572,864; iHC 393,236 a layer and a 98,309 head; 157 norms of 6144;
+  // untied tables 2 x 120,832 x 6144. Total 769,907,389,085 (Tencent: 770B, -0.01%); active
+  // (both tables) 49,057,526,429 (49B, +0.12%).
+  const ModelSpec m = load_model(std::string(SERVESIM_TEST_FIXTURES) + "/hf_configs_from_fields/hy4-preview");
+  CHECK(m.indexer_layers() == 21);
+  CHECK(m.total_params() == 769907389085LL);
+  CHECK(m.active_params() == 49057526429LL);
+  CHECK(within(static_cast<double>(m.total_params()), 770e9, 0.02));
+  CHECK(within(static_cast<double>(m.active_params()), 49e9, 0.02));
+}
+
+namespace {
+
+// A small GLM-5.3: hidden 64, layers 0-2 KDA (2 heads x 16, kernel 4) and layer 3 NoPE MLA (4
+// heads, q_lora 32, kv_lora 16, nope 16, v 16) with DSA (2 index heads x 16, top 8, pools of 4);
+// layer 0 dense (128), then 4 experts of 32 (top 2) and a shared one; 2 Sinkhorn streams.
+nlohmann::json small_glm53() {
+  return {{"architectures", {"Glm5NextForCausalLM"}},
+          {"model_type", "glm5_next_text"},
+          {"vocab_size", 100},
+          {"hidden_size", 64},
+          {"intermediate_size", 128},
+          {"moe_intermediate_size", 32},
+          {"num_hidden_layers", 4},
+          {"num_attention_heads", 4},
+          {"num_key_value_heads", 4},
+          {"n_shared_experts", 1},
+          {"n_routed_experts", 4},
+          {"num_experts_per_tok", 2},
+          {"kv_lora_rank", 16},
+          {"q_lora_rank", 32},
+          {"qk_rope_head_dim", 0},
+          {"qk_nope_head_dim", 16},
+          {"v_head_dim", 16},
+          {"hidden_act", "silu"},
+          {"max_position_embeddings", 4096},
+          {"tie_word_embeddings", false},
+          {"mlp_layer_types", {"dense", "sparse", "sparse", "sparse"}},
+          {"layer_types", {"linear_attention", "linear_attention", "linear_attention", "deepseek_sparse_attention"}},
+          {"index_topk", 8},
+          {"index_head_dim", 16},
+          {"index_n_heads", 2},
+          {"index_kpool", 4},
+          {"linear_num_heads", 2},
+          {"linear_head_dim", 16},
+          {"linear_conv_kernel_dim", 4},
+          {"hc_mult", 2}};
+}
+
+}  // namespace
+
+TEST_CASE("late 2026: GLM-5.3's KDA, NoPE MLA with pooled DSA keys and mHC, by hand", "[hf][late2026]") {
+  const ModelSpec m = load_edited(small_glm53(), "glm53");
+  CHECK(m.state.layers == 3);
+  CHECK(m.attention_layers() == 1);
+  CHECK(m.indexer_layers() == 1);
+  CHECK(m.indexer.key_pool == 4);
+  // KDA (3 layers): hidden x (3 x 32 + 2 + 2 x 16) = 8,320, f_b and g_b 2 x 16 x 32 = 1,024, convs
+  //   3 x 32 x 4 = 384, dt_bias 32 + A_log 2 + o_norm 16 = 50, o_proj 32 x 64 = 2,048: 11,826; x 3 = 35,478
+  // MLA (NoPE): q_a 64 x 32 + 32, q_b 32 x 4 x 16, kv_a 64 x 16 + 16, kv_b 16 x 4 x 32, o 4 x 16 x 64  = 11,312
+  // indexer: wq_b 32 x 32 + wk 64 x 16 + k_norm 32 + weights 64 x 2 + the pool's ape 4 x 16 and gate
+  //   16 x 64                                                                               =  3,296
+  // layer 0's MLP 3 x 64 x 128 = 24,576; 3 MoE layers of 256 + 5 x 6,144 = 30,976      = 117,504
+  // mHC: 2 sublayers x ((2 + 2) x 2 rows x 128 + 8 + 3) a layer (x 4 = 8,280) + head 259 =   8,539
+  // norms (8 sublayers + 1) x 64 = 576; tables 2 x 100 x 64 = 12,800
+  // total                                                                                189,505
+  CHECK(m.state.params_per_layer(m.hidden) == 11826);
+  CHECK(m.total_params() == 189505);
+  // Active, neither table (GLM's figures): less 3 x 2 skipped experts and the 12,800 of tables.
+  CHECK(m.active_params() == 189505 - 3 * 2 * 6144 - 12800);
+  // KV a token: the MLA layer's latent 16 x 2 B, and a fp8 index key with its scale (16 + 4 B)
+  // per pool of 4 tokens: 32 + 5 = 37 B.
+  CHECK(m.kv_bytes_per_token(DType::bf16) == 37.0);
+
+  SECTION("the linear_attn_config dict is read over the flat fields, as transformers' class does") {
+    nlohmann::json j = small_glm53();
+    j["linear_num_heads"] = 99;
+    j["linear_attn_config"] = {{"num_heads", 2}, {"head_dim", 16}, {"short_conv_kernel_size", 4}};
+    CHECK(load_edited(j, "glm53-dict").total_params() == 189505);
+  }
+  SECTION("refusals") {
+    nlohmann::json j = small_glm53();
+    j["qk_rope_head_dim"] = 64;
+    CHECK_THAT(error_of([&] { load_edited(j, "glm53-rope"); }), Contains("NoPE"));
+    j = small_glm53();
+    j["layer_types"][1] = "mamba";
+    CHECK_THAT(error_of([&] { load_edited(j, "glm53-type"); }), Contains("layer_types[1] is \"mamba\""));
+    j = small_glm53();
+    j["index_kpool"] = 3;
+    CHECK_THAT(error_of([&] { load_edited(j, "glm53-pool"); }), Contains("multiple of index_kpool 3"));
+  }
+}
+
+TEST_CASE("late 2026: GLM-5.3-Flash against Zhipu's figures", "[hf][late2026]") {
+  // tests/fixtures/hf_configs_from_fields/glm-5.3-flash (transformers' Glm5NextTextConfig defaults,
+  // index_kpool 4): 34 KDA layers of 137,732,288; 11 MLA layers of 117,442,560 with indexers of
+  // 7,471,872; 3 dense MLPs of 150,994,944; 42 MoE layers of 288 + 1 experts of 25,165,824 and a
+  // router of 1,179,648; mHC 35,457,411; 91 norms of 4096; untied tables 2 x 154,880 x 4096.
+  // Total 313,326,865,411 (Zhipu: 320B, -2.1%; the checkpoint's MTP layer, not counted, makes up
+  // most of the gap). Active, neither table: 16,107,998,211 (18B: -10.5%; 17.37B with both tables).
+  const ModelSpec m = load_model(std::string(SERVESIM_TEST_FIXTURES) + "/hf_configs_from_fields/glm-5.3-flash");
+  CHECK(m.state.layers == 34);
+  CHECK(m.attention_layers() == 11);
+  CHECK(m.total_params() == 313326865411LL);
+  CHECK(m.active_params() == 16107998211LL);
+  CHECK(m.vision_params_estimate > 0);
+}
