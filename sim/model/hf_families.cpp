@@ -221,6 +221,9 @@ const std::map<std::string, HfFamily>& by_architecture() {
       // hf_longcat_family.cpp:
       {"LongcatFlashForCausalLM", HfFamily::longcat_flash},
       {"LongcatFlashNgramForCausalLM", HfFamily::longcat_flash},
+      // hf_step3_family.cpp (the wrapper serves its text_config's Step3TextForCausalLM):
+      {"Step3TextForCausalLM", HfFamily::step3},
+      {"Step3VLForConditionalGeneration", HfFamily::step3},
   };
   return m;
 }
@@ -300,6 +303,9 @@ const std::map<std::string, HfFamily>& by_model_type() {
       // hf_longcat_family.cpp:
       {"longcat_flash", HfFamily::longcat_flash},
       {"longcat_flash_ngram", HfFamily::longcat_flash},
+      // hf_step3_family.cpp:
+      {"step3_text", HfFamily::step3},
+      {"step3_vl", HfFamily::step3},
   };
   return m;
 }
@@ -341,7 +347,9 @@ bool is_moe_family(HfFamily f) {
          // hf_laguna_family.cpp:
          f == HfFamily::laguna ||
          // hf_longcat_family.cpp:
-         f == HfFamily::longcat_flash;
+         f == HfFamily::longcat_flash ||
+         // hf_step3_family.cpp:
+         f == HfFamily::step3;
 }
 
 bool is_attention_free_family(HfFamily f) { return f == HfFamily::mamba2 || f == HfFamily::mamba; }

@@ -122,6 +122,8 @@ enum class HfFamily {
   laguna,  // poolside Laguna (query heads per layer kind, softplus head gate, dense then routed + shared)
   // hf_longcat_family.cpp:
   longcat_flash,  // LongCat-Flash (two MLA + MLP sublayers a block, MoE with identity experts; Lite's n-gram tables)
+  // hf_step3_family.cpp:
+  step3,  // StepFun's Step3 (MFA: low-rank query, one KV head; dense or routed + shared experts by moe_layers_enum)
 };
 
 // The family of a text model from its architecture name, or from its model_type (a wrapper's
@@ -245,6 +247,14 @@ void read_laguna(const JsonFields& f, ModelSpec& m);
 // hf_longcat_family.cpp: LongCat-Flash and LongCat-Flash-Lite (num_layers blocks of two sublayers).
 void alias_longcat_fields(nlohmann::json& text, const std::string& where);
 void read_longcat_flash(const JsonFields& f, ModelSpec& m);
+// hf_moe_2026_families.cpp: the names StepFun's Step-3 and Step-3.5 configs share for the
+// attention groups and the experts (num_attention_groups, moe_num_experts, moe_top_k), copied under
+// the common ones where the config does not give those (alias_step3p5_fields and
+// alias_step3_fields both start with it).
+void alias_step_common_fields(nlohmann::json& text);
+// hf_step3_family.cpp: Step3's text model (Step3TextForCausalLM, in Step3VLForConditionalGeneration).
+void alias_step3_fields(nlohmann::json& text);
+void read_step3(const JsonFields& f, ModelSpec& m);
 
 // How many entries of `layer_types` are `kind`; -1 when the config has no such list.
 int count_layer_types(const JsonFields& f, const std::string& kind);
