@@ -34,6 +34,8 @@ void CostModel::attention_block_ops(double T, Put& put) const {
   const double q_out = m.attention_output_gate ? 2.0 : 1.0;
   double kv_elems = gpu_kv_elements_per_token_layer(m, s);
   double n_qkv = (heads * q_out + s.kv_heads) * m.head_dim + s.kv_heads * m.value_dim_of(false);
+  // Of n_qkv, the key and value channels (the rest is the query's).
+  double mean_kv_width = s.kv_heads * m.head_dim + s.kv_heads * m.value_dim_of(false);
   double n_rope = (heads + s.kv_heads) * m.head_dim;
   double d_o = heads * (mla ? m.mla.v_head_dim : m.value_dim_of(false));
   if (m.mixed_attention_shapes() && L > 0) {
@@ -46,6 +48,7 @@ void CostModel::attention_block_ops(double T, Put& put) const {
     kv_elems = mean(gpu_kv_elements_per_token_layer(m, s, true), gpu_kv_elements_per_token_layer(m, s, false));
     n_qkv = mean((h_g * q_out + kv_g) * hd_g + (m.global_k_eq_v ? 0.0 : kv_g * vd_g),
                  (h_l * q_out + kv_l) * hd_l + kv_l * vd_l);
+    mean_kv_width = mean(kv_g * hd_g + (m.global_k_eq_v ? 0.0 : kv_g * vd_g), kv_l * hd_l + kv_l * vd_l);
     n_rope = mean((h_g + kv_g) * hd_g, (h_l + kv_l) * hd_l);
     d_o = mean(h_g * vd_g, h_l * vd_l);
   }
@@ -65,6 +68,14 @@ void CostModel::attention_block_ops(double T, Put& put) const {
                            gate;
       const double params = replicated + split;
       put(gemm("qkv_proj", T, hidden, params / hidden, L, w_attention_, a), true);
+    } else if (m.query_rank > 0) {
+      // Step3's low-rank query: qkv_proj emits query_rank query channels (replicated, whole on
+      // every GPU) beside K and V, wq lifts them to this GPU's heads (q_up_proj, split over TP).
+      // inter_norm between them (query_rank elements a token) is not priced, as MLA's q_a norm.
+      const double r = static_cast<double>(m.query_rank);
+      const double q_channels = n_qkv - mean_kv_width;
+      put(gemm("qkv_proj", T, hidden, r + mean_kv_width, L, w_attention_, a), true);
+      put(gemm("q_up_proj", T, r, q_channels, L, w_attention_, a), true);
     } else {
       put(gemm("qkv_proj", T, hidden, n_qkv, L, w_attention_, a), true);
     }

@@ -14,6 +14,7 @@ std::string lora_unsupported_reason(const ModelSpec& m) {
     return fmt::format("{} has attention layers with differing KV-head counts", m.name);
   if (m.mixed_attention_shapes())
     return fmt::format("{} has global and local attention layers of different shapes", m.name);
+  if (m.query_rank > 0) return fmt::format("{} projects its query through a low-rank query_rank", m.name);
   if (m.attention_output_gate) return fmt::format("{} has a gated attention output", m.name);
   if (m.v_head_dim > 0 && m.v_head_dim != m.head_dim)
     return fmt::format("{} has value heads of {} beside query/key heads of {}", m.name, m.v_head_dim, m.head_dim);

@@ -34,6 +34,13 @@ double weight_bytes_per_gpu(const ModelSpec& m, const ResolvedPrecision& p, cons
     // gpt-oss's o_proj bias and sinks: a row and a logit per head (0 for the others).
     const double o_bias = m.attention_o_bias ? static_cast<double>(m.hidden) : 0.0;
     const double sinks = m.attention_sinks ? heads : 0.0;
+    // Step3's low-rank query: qkv_proj's query_rank outputs and inter_norm whole on every GPU
+    // (vLLM's ReplicatedLinear), wq query_rank -> this GPU's heads split over TP.
+    if (m.query_rank > 0) {
+      const double r = static_cast<double>(m.query_rank);
+      return static_cast<double>(m.hidden) * (r + kvw) + r + r * q + (m.qkv_bias ? q + kvw : 0.0) +
+             heads * vd * m.hidden + o_bias + sinks;
+    }
     return static_cast<double>(m.hidden) * (q + kvw) + (m.qkv_bias ? q + kvw : 0.0) +
            heads * vd * m.hidden + o_bias + sinks;
   };

@@ -105,7 +105,11 @@ GgufTensorTypes gguf_tensor_types(GgufType ftype, const ModelSpec& m) {
   // Average over the layers' matrices, weighted by each role's weights.
   const double hidden = static_cast<double>(m.hidden);
   const bool mla = m.mla.enabled();
-  const double q = mla ? 0.0 : static_cast<double>(m.q_dim()) * hidden;
+  // Step3's low-rank query (query_rank): its two factors are the layer's query weights.
+  const double q = mla ? 0.0
+                   : m.query_rank > 0
+                       ? static_cast<double>(m.query_rank) * (hidden + static_cast<double>(m.q_dim()))
+                       : static_cast<double>(m.q_dim()) * hidden;
   const double kv = mla ? 0.0 : static_cast<double>(m.kv_dim()) * hidden;
   const double o = mla ? 0.0 : static_cast<double>(m.q_dim()) * hidden;
   // MLA's projections take the base type (its kv_b, llama-quant's ATTENTION_KV_B, counts as attn_v:

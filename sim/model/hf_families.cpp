@@ -247,6 +247,9 @@ const std::map<std::string, HfFamily>& by_architecture() {
       // hf_glm5_next_family.cpp:
       {"Glm5NextForCausalLM", HfFamily::glm5_next},
       {"Glm5NextForConditionalGeneration", HfFamily::glm5_next},
+      // hf_step3_family.cpp (the wrapper serves its text_config's Step3TextForCausalLM):
+      {"Step3TextForCausalLM", HfFamily::step3},
+      {"Step3VLForConditionalGeneration", HfFamily::step3},
   };
   return m;
 }
@@ -338,6 +341,9 @@ const std::map<std::string, HfFamily>& by_model_type() {
       // hf_glm5_next_family.cpp:
       {"glm5_next", HfFamily::glm5_next},
       {"glm5_next_text", HfFamily::glm5_next},
+      // hf_step3_family.cpp:
+      {"step3_text", HfFamily::step3},
+      {"step3_vl", HfFamily::step3},
   };
   return m;
 }
@@ -382,7 +388,9 @@ bool is_moe_family(HfFamily f) {
          f == HfFamily::longcat_flash ||
          // hf_ernie_vl_family.cpp:
          f == HfFamily::ernie4_5_vl_moe || f == HfFamily::granite_moe_swa ||
-         f == HfFamily::hy_v4 || f == HfFamily::glm5_next;
+         f == HfFamily::hy_v4 || f == HfFamily::glm5_next ||
+         // hf_step3_family.cpp:
+         f == HfFamily::step3;
 }
 
 bool is_attention_free_family(HfFamily f) { return f == HfFamily::mamba2 || f == HfFamily::mamba; }

@@ -130,6 +130,8 @@ enum class HfFamily {
   hy_v4,            // Tencent Hy4 (DeepSeek-V3.2's decoder, gated MLA with sinks, shared indexers, iHC)
   // hf_glm5_next_family.cpp:
   glm5_next,  // GLM-5.3-Flash (KDA + NoPE MLA with pooled-key DSA, dense then routed + shared, mHC)
+  // hf_step3_family.cpp:
+  step3,  // StepFun's Step3 (MFA: low-rank query, one KV head; dense or routed + shared experts by moe_layers_enum)
 };
 
 // The family of a text model from its architecture name, or from its model_type (a wrapper's
@@ -261,6 +263,14 @@ void read_granite_moe_swa(const JsonFields& f, ModelSpec& m);
 void read_hy_v4(const JsonFields& f, ModelSpec& m);
 // hf_glm5_next_family.cpp: GLM-5.3-Flash, flat or in a text_config.
 void read_glm5_next(const JsonFields& f, ModelSpec& m);
+// hf_moe_2026_families.cpp: the names StepFun's Step-3 and Step-3.5 configs share for the
+// attention groups and the experts (num_attention_groups, moe_num_experts, moe_top_k), copied under
+// the common ones where the config does not give those (alias_step3p5_fields and
+// alias_step3_fields both start with it).
+void alias_step_common_fields(nlohmann::json& text);
+// hf_step3_family.cpp: Step3's text model (Step3TextForCausalLM, in Step3VLForConditionalGeneration).
+void alias_step3_fields(nlohmann::json& text);
+void read_step3(const JsonFields& f, ModelSpec& m);
 
 // How many entries of `layer_types` are `kind`; -1 when the config has no such list.
 int count_layer_types(const JsonFields& f, const std::string& kind);

@@ -175,7 +175,8 @@ std::int64_t vision_params_estimate(const json& j) {
 // What servesim lacks for an architecture it knows of and does not describe (said in its
 // refusal). DeepSeek-V4, DeciLM, Falcon-H1 and StarCoder2, once here, have their readers
 // (read_deepseek_v4, read_nemotron_nas, read_falcon_h1, read_starcoder2).
-// LongCat-Flash, refused until its reader, has one too (hf_longcat_family.cpp).
+// LongCat-Flash, refused until its reader, has one too (hf_longcat_family.cpp), as has Step3
+// (hf_step3_family.cpp).
 // hf_hyb_families.cpp names those of its group it refuses (looped and shared-block models,
 // PLaMo 2's mixer, Gemma 3n, Llama 3.2 Vision's cross-attention).
 std::string known_unsupported(const std::string& arch) {
@@ -292,6 +293,7 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
   if (*family == HfFamily::step3p7) alias_step3p5_fields(text, where);
   if (*family == HfFamily::dbrx) alias_dbrx_fields(text, where);
   if (*family == HfFamily::longcat_flash) alias_longcat_fields(text, where);
+  if (*family == HfFamily::step3) alias_step3_fields(text);
   alias_rest2026_fields(text, *family);
   alias_legacy_fields(text, *family);
   JsonFields f(text, where);
@@ -446,6 +448,7 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     case HfFamily::granite_moe_swa: read_granite_moe_swa(f, m); break;
     case HfFamily::hy_v4: read_hy_v4(f, m); break;
     case HfFamily::glm5_next: read_glm5_next(f, m); break;
+    case HfFamily::step3: read_step3(f, m); break;
   }
   // A mixture-of-experts family whose config names no experts (num_experts: 0, or the
   // field missing) would be priced as a dense model with the expert-sized FFN.

@@ -48,8 +48,6 @@
 
 namespace servesim {
 
-namespace {
-
 // moe_layers_enum: the MoE layers' indices as a comma-separated string ("3,4,5,...,44").
 std::vector<std::int64_t> parse_layer_list(const nlohmann::json& v, const std::string& where) {
   if (!v.is_string()) throw Error(fmt::format("{}: moe_layers_enum must be a string of comma-separated layer indices", where));
@@ -67,8 +65,6 @@ std::vector<std::int64_t> parse_layer_list(const nlohmann::json& v, const std::s
   }
   return out;
 }
-
-}  // namespace
 
 // Dense and MoE layers from a per-layer list: `moe[i]` true where layer i is MoE. A leading run
 // of dense layers is servesim's dense_layers; any other order is counted (listed_layers).
@@ -362,7 +358,7 @@ void read_grok1(const JsonFields& f, ModelSpec& m) {
 //                            run, so a list that is not every layer from some k on is refused.
 // attention_other_setting (the sliding layers' own head counts) is left for read_step3p7, which
 // gives the sliding layers that shape (ModelSpec::global_heads keeps the full layers').
-void alias_step3p5_fields(nlohmann::json& text, const std::string& where) {
+void alias_step_common_fields(nlohmann::json& text) {
   auto copy = [&](const char* own, const char* common) {
     if (text.contains(own) && !text[own].is_null() && (!text.contains(common) || text[common].is_null()))
       text[common] = text[own];
@@ -370,6 +366,10 @@ void alias_step3p5_fields(nlohmann::json& text, const std::string& where) {
   copy("num_attention_groups", "num_key_value_heads");
   copy("moe_num_experts", "num_experts");
   copy("moe_top_k", "num_experts_per_tok");
+}
+
+void alias_step3p5_fields(nlohmann::json& text, const std::string& where) {
+  alias_step_common_fields(text);
   if (text.contains("share_expert_dim") && text["share_expert_dim"].is_number_integer() &&
       text["share_expert_dim"].get<std::int64_t>() > 0 && !text.contains("n_shared_experts"))
     text["n_shared_experts"] = 1;

@@ -379,18 +379,10 @@ void read_axk1(const JsonFields& f, ModelSpec& m) {
 }
 
 // Architectures of this group servesim refuses, with the piece it lacks (the importer's refusal
-// says it), or "".
-// Step-3's text model (Step3TextForCausalLM; vLLM's step3_text.py, Step3TextAttention): the query
-// is low-rank (qkv_proj emits share_q_dim query channels, inter_norm, then wq share_q_dim -> heads x
-// head_dim) beside one KV head; servesim's attention projects the query straight from the hidden
-// state (or through MLA's latent KV), so it would count hidden x heads x head_dim query weights
-// where the model has hidden x share_q_dim + share_q_dim x heads x head_dim.
-// Step-3's multimodal wrapper (Step3VLForConditionalGeneration, vLLM's step3_vl.py) serves that text model.
+// says it), or "". Step-3 (Step3TextForCausalLM, Step3VLForConditionalGeneration), once refused
+// here for its low-rank query, has its reader (hf_step3_family.cpp, ModelSpec::query_rank).
 std::string rest2026_unsupported(const std::string& arch) {
-  if (arch == "Step3TextForCausalLM" || arch == "Step3VLForConditionalGeneration")
-    return ": Step-3's attention projects the query through a low-rank share_q_dim (qkv_proj's query part, "
-           "inter_norm, then wq to the heads) beside one KV head; servesim's attention projects the query straight "
-           "from the hidden state, so it would misprice it";
+  (void)arch;
   return "";
 }
 

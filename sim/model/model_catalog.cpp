@@ -32,6 +32,12 @@ void validate_model(const ModelSpec& m, const std::string& where) {
                      m.mla.kv_lora_rank, m.mla.q_lora_rank, m.mla.qk_nope_head_dim, m.mla.qk_rope_head_dim,
                      m.mla.v_head_dim));
   if (m.mla.enabled() && m.mla.v_head_dim <= 0) fail("multi-head latent attention needs a positive v_head_dim");
+  // Step3's low-rank query (ModelSpec::query_rank) is a non-MLA attention's; MLA has its own
+  // q_lora_rank. A rank past the hidden width would be no factorization at all.
+  if (m.query_rank < 0 || m.query_rank > m.hidden || (m.query_rank > 0 && m.mla.enabled()))
+    fail(fmt::format("query_rank {} must be in 0..hidden_size ({}) and not beside multi-head latent attention "
+                     "(whose query rank is q_lora_rank)",
+                     m.query_rank, m.hidden));
   if (m.mtp_layers < 0) fail(fmt::format("MTP layers must not be negative, got {}", m.mtp_layers));
   if (m.moe.shared_experts < 0 || m.moe.shared_expert_ffn < 0)
     fail("moe shared experts and their intermediate size must not be negative");

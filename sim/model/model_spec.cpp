@@ -89,7 +89,10 @@ std::int64_t ModelSpec::attention_params_with(bool global, int kv) const {
   const std::int64_t o_in = h * vd;
   const std::int64_t q_out = attention_output_gate ? 2 * q : q;
   const std::int64_t bias = qkv_bias ? q_out + k + v : 0;
-  return hidden * (q_out + k + v) + bias + o_in * hidden + (attention_o_bias ? hidden : 0) + (attention_sinks ? h : 0);
+  // Step3's low-rank query (query_rank): hidden -> query_rank, its norm, query_rank -> q_out, in
+  // place of hidden -> q_out.
+  const std::int64_t q_weights = query_rank > 0 ? hidden * query_rank + query_rank + query_rank * q_out : hidden * q_out;
+  return q_weights + hidden * (k + v) + bias + o_in * hidden + (attention_o_bias ? hidden : 0) + (attention_sinks ? h : 0);
 }
 
 namespace {

@@ -259,6 +259,16 @@ struct ModelSpec {
   // output, the cached values and o_proj's input are kv_heads or heads x v_head_dim. 0: the value
   // head is as wide as the key head (head_dim_of). MLA has its own (mla.v_head_dim).
   int v_head_dim = 0;
+  // Step3's multi-matrix factorization attention (MFA; StepFun's share_q_dim, "Low-rank Query
+  // Dimension" 2048 on its model card): the query is low-rank, not projected straight from the
+  // hidden state. vLLM's Step3TextAttention (vllm-project/vllm@d29a69a5f9eac41579524a0c22bcd68dd15b9ba7:
+  // vllm/model_executor/models/step3_text.py) builds qkv_proj hidden -> query_rank + 2 x KV width
+  // (ReplicatedLinear: whole on every GPU), inter_norm (an RMSNorm of query_rank weights), then wq
+  // query_rank -> heads x head_dim (ColumnParallelLinear: split over TP). MLA's q_lora_rank is the
+  // same factorization beside a latent KV; this is it beside ordinary K/V heads, which MlaSpec
+  // cannot say. Weights (attention_params_with), the memory plan and the step's qkv_proj / q_up_proj
+  // GEMMs follow it. 0: the query is hidden -> heads x head_dim, as in every other non-MLA model.
+  std::int64_t query_rank = 0;
   // Which embedding tables the publisher counts in its "active parameters" figure: both
   // (Qwen, Meta, Mistral, Google), only the LM head (OpenAI's gpt-oss model card: the
   // embedding is a lookup, no multiply; DeepSeek and Moonshot's figures fit this too) or

@@ -82,6 +82,7 @@ nlohmann::json model_json(const ModelSpec& m) {
     j["dense_mlp_widths"] = groups;
   }
   if (m.v_head_dim > 0) j["v_head_dim"] = m.v_head_dim;
+  if (m.query_rank > 0) j["query_rank"] = m.query_rank;  // Step3's low-rank query: shown only then
   // KV heads per group of attention layers (Nemotron-51B), a learned position table (GPT-2, OPT),
   // narrower token tables with their projections and no final norm (OPT-350m): shown only then.
   if (!m.kv_head_groups.empty()) {
@@ -249,6 +250,11 @@ std::vector<std::string> model_notes(const ModelSpec& m) {
                               "not priced in step time)",
                               m.ngram.tables, m.ngram.width, static_cast<double>(m.ngram.table_params()) / 1e9,
                               static_cast<double>(m.ngram.projection_params(m.hidden)) / 1e6));
+  if (m.query_rank > 0)
+    out.push_back(fmt::format("low-rank query (multi-matrix factorization attention): hidden -> {} (replicated), a "
+                              "norm, then -> {} heads x {} (split over TP), beside {}",
+                              m.query_rank, m.heads, m.head_dim,
+                              m.kv_heads == 1 ? std::string("one KV head") : fmt::format("{} KV heads", m.kv_heads)));
   if (m.v_head_dim > 0 && m.v_head_dim != m.head_dim)
     out.push_back(fmt::format("value heads of {} beside query/key heads of {} (v_proj, the cached values, o_proj)",
                               m.v_head_dim, m.head_dim));

@@ -1,5 +1,5 @@
 // Cohere2Moe (North Mini Code, Command A+), FlexOlmo, Snowflake Arctic, Pangu Pro MoE, openPangu
-// Ultra MoE, Sarvam and Step-3's text model, read from config.json (hf_rest_2026_families.cpp).
+// Ultra MoE, Sarvam, A.X K1 and Param-2, read from config.json (hf_rest_2026_families.cpp).
 // No whole published config.json of these models was found in a public repository to vendor, so
 // each config is written here from the fields third-party code quotes from the published file, or
 // from the configuration class that documents the checkpoint, citing the source beside each. Each
@@ -477,23 +477,7 @@ TEST_CASE("rest 2026: openPangu Pro MoE V2 is read as vLLM builds it, by Ultra M
   CHECK_THAT(error_of([&] { load_edited(gqa, "pangu-pro-v2-gqa"); }), Contains("without kv_lora_rank"));
 }
 
-TEST_CASE("rest 2026: Step-3's text model is refused, naming what servesim lacks", "[hf][rest2026]") {
-  // stepfun-ai/step3's text_config fields as vLLM's Step3TextConfig reads them (hidden_size 7168,
-  // num_attention_heads 64, num_attention_groups 1, head_dim 256, share_q_dim 2048).
-  const nlohmann::json j = {{"architectures", {"Step3TextForCausalLM"}}, {"model_type", "step3_text"},
-                            {"hidden_size", 7168},  {"num_attention_heads", 64},
-                            {"head_dim", 256},       {"share_q_dim", 2048},
-                            {"num_hidden_layers", 61}};
-  const std::string e = error_of([&] { load_edited(j, "step3-text"); });
-  CHECK_THAT(e, Contains("architecture 'Step3TextForCausalLM' (model_type 'step3_text') is not supported"));
-  CHECK_THAT(e, Contains("low-rank share_q_dim"));
-  // Step-3's wrapper around it (stepfun-ai/step3: Step3VLForConditionalGeneration, text_config model_type
-  // "step3_text").
-  const nlohmann::json vl = {{"architectures", {"Step3VLForConditionalGeneration"}},
-                             {"model_type", "step3_vl"},
-                             {"text_config", j}};
-  CHECK_THAT(error_of([&] { load_edited(vl, "step3-vl"); }), Contains("low-rank share_q_dim"));
-}
+// Step-3's text model, once refused here, loads: tests/unit/test_hf_step3_family.cpp.
 
 namespace {
 
