@@ -147,8 +147,10 @@ void read_local_attention(const JsonFields& f, HfFamily family, const std::strin
 // Qwen2-VL gives the tower's width as embed_dim (its hidden_size is the language model's) and
 // its MLP as mlp_ratio x embed_dim. A config without them gives 0 (nothing said).
 std::int64_t vision_params_estimate(const json& j) {
-  if (!j.contains("vision_config") || !j["vision_config"].is_object()) return 0;
-  const json& v = j["vision_config"];
+  // Ovis (2.5, 2.6) names it vit_config.
+  const char* key = j.contains("vision_config") ? "vision_config" : "vit_config";
+  if (!j.contains(key) || !j[key].is_object()) return 0;
+  const json& v = j[key];
   auto num = [&](std::initializer_list<const char*> keys) -> std::int64_t {
     for (const char* k : keys)
       if (v.contains(k) && v[k].is_number_integer()) return v[k].get<std::int64_t>();

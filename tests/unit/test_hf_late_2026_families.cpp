@@ -135,6 +135,15 @@ TEST_CASE("late 2026: renamed checkpoints of known decoders count as those decod
   plain["architectures"] = {"Exaone4ForCausalLM"};
   plain["model_type"] = "exaone4";
   CHECK(load_edited(exaone, "exaone45").total_params() == load_edited(plain, "exaone4").total_params());
+  // Ovis2.6 (vLLM maps Ovis2_6_MoeForCausalLM to its Ovis2_5 class): a Qwen3-MoE llm_config beside
+  // a vit_config, whose tower is said (not counted), as a vision_config's is.
+  nlohmann::json ovis = {{"architectures", {"Ovis2_6_MoeForCausalLM"}},
+                         {"model_type", "ovis2_6"},
+                         {"llm_config", hf::read_fixture("qwen3-30b-a3b")},
+                         {"vit_config", {{"hidden_size", 1152}, {"num_hidden_layers", 27}}}};
+  const ModelSpec o = load_edited(ovis, "ovis26");
+  CHECK(o.total_params() == hf::load("qwen3-30b-a3b").total_params());
+  CHECK(o.vision_params_estimate > 0);
 }
 
 namespace {
