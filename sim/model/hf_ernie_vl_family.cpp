@@ -77,14 +77,7 @@ std::vector<bool> moe_layers_from_indices(const JsonFields& f, int layers) {
 
 void read_ernie4_5_vl_moe(const JsonFields& f, ModelSpec& m) {
   const std::string w = f.where();
-  if (f.boolean("use_bias", false))
-    throw Error(fmt::format("{}: use_bias true puts biases on ERNIE 4.5's MLP and expert projections too, which "
-                            "servesim does not describe (it counts attention biases only)",
-                            w));
-  m.qkv_bias = false;
-  m.attention_o_bias = false;
-  m.gated_mlp = true;
-  m.tied_embeddings = f.boolean("tie_word_embeddings", true);  // Ernie4_5_VLMoeTextConfig's default
+  read_ernie4_5_moe_common(f, m);  // Ernie4_5_VLMoeTextConfig ties the table by default too
   const auto [text_experts, vision_experts] = pair_of(f, "moe_num_experts", 1);
   const auto [text_ffn, vision_ffn] = pair_of(f, "moe_intermediate_size", 1);
   const auto [text_k, vision_k] = pair_of(f, "moe_k", 1);

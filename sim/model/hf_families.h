@@ -257,6 +257,8 @@ void alias_longcat_fields(nlohmann::json& text, const std::string& where);
 void read_longcat_flash(const JsonFields& f, ModelSpec& m);
 // hf_ernie_vl_family.cpp: ERNIE-4.5-VL in Baidu's layout and transformers' native one.
 void read_ernie4_5_vl_moe(const JsonFields& f, ModelSpec& m);
+// hf_recent_families.cpp: what ERNIE 4.5's text and VL MoE readers share (biases refused, SwiGLU, tying).
+void read_ernie4_5_moe_common(const JsonFields& f, ModelSpec& m);
 // hf_late_2026_families.cpp: granite-swash, dense and MoE.
 void read_granite_swa(const JsonFields& f, ModelSpec& m);
 void read_granite_moe_swa(const JsonFields& f, ModelSpec& m);

@@ -97,22 +97,28 @@ void read_glm4(const JsonFields& f, ModelSpec& m) {
 // in the published modeling code.
 // Baidu's activated-parameter figures ("A3B", "A47B") are met leaving both tables out (as GLM's and
 // MiniMax's are): a fit to rounded figures, not a published split.
-void read_ernie4_5_moe(const JsonFields& f, ModelSpec& m) {
-  const std::string w = f.where();
+// ERNIE 4.5's MoE decoders' attention and MLP (text and VL alike): no biases (use_bias, which would
+// put them on every MLP too, refused), SwiGLU, the table tied unless the config says otherwise.
+void read_ernie4_5_moe_common(const JsonFields& f, ModelSpec& m) {
   if (f.boolean("use_bias", false))
     throw Error(fmt::format("{}: use_bias true puts biases on ERNIE 4.5's MLP and expert projections too, which "
                             "servesim does not describe (it counts attention biases only)",
-                            w));
+                            f.where()));
+  m.qkv_bias = false;
+  m.attention_o_bias = false;
+  m.gated_mlp = true;
+  m.tied_embeddings = f.boolean("tie_word_embeddings", true);  // Ernie4_5_MoeConfig's default
+}
+
+void read_ernie4_5_moe(const JsonFields& f, ModelSpec& m) {
+  const std::string w = f.where();
+  read_ernie4_5_moe_common(f, m);
   for (const char* k : {"moe_num_experts", "moe_intermediate_size", "moe_k", "moe_num_shared_experts"})
     if (f.has(k) && !f.doc()[k].is_number_integer())
       throw Error(fmt::format("{}: {} is {}: a list gives the multimodal ERNIE-4.5-VL's text and vision experts, "
                               "which servesim does not describe (the text model Ernie4_5_MoeForCausalLM gives one "
                               "integer)",
                               w, k, f.doc()[k].dump()));
-  m.qkv_bias = false;
-  m.attention_o_bias = false;
-  m.gated_mlp = true;
-  m.tied_embeddings = f.boolean("tie_word_embeddings", true);  // Ernie4_5_MoeConfig's default
   m.moe.num_experts = static_cast<int>(f.at_least("moe_num_experts", 1));
   m.moe.experts_per_token = static_cast<int>(f.at_least("moe_k", 1));
   if (m.moe.experts_per_token > m.moe.num_experts)
