@@ -263,6 +263,8 @@ void read_ernie4_5_moe_common(const JsonFields& f, ModelSpec& m);
 void read_granite_swa(const JsonFields& f, ModelSpec& m);
 void read_granite_moe_swa(const JsonFields& f, ModelSpec& m);
 void read_hy_v4(const JsonFields& f, ModelSpec& m);
+// What servesim lacks for a late-2026 architecture it refuses (": ..." for the refusal), or "".
+std::string late2026_unsupported(const std::string& arch);
 // hf_glm5_next_family.cpp: GLM-5.3-Flash, flat or in a text_config.
 void read_glm5_next(const JsonFields& f, ModelSpec& m);
 // hf_moe_2026_families.cpp: the names StepFun's Step-3 and Step-3.5 configs share for the

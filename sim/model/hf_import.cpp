@@ -181,9 +181,12 @@ std::int64_t vision_params_estimate(const json& j) {
 // (hf_step3_family.cpp).
 // hf_hyb_families.cpp names those of its group it refuses (looped and shared-block models,
 // PLaMo 2's mixer, Gemma 3n, Llama 3.2 Vision's cross-attention).
+// hf_late_2026_families.cpp names the late-2026 ones it lacks a part for.
 std::string known_unsupported(const std::string& arch) {
   const std::string rest = rest2026_unsupported(arch);  // hf_rest_2026_families.cpp
-  return rest.empty() ? hyb_known_unsupported(arch) : rest;
+  if (!rest.empty()) return rest;
+  const std::string late = late2026_unsupported(arch);
+  return late.empty() ? hyb_known_unsupported(arch) : late;
 }
 
 // Where a multimodal wrapper keeps its language model: the object and its key (null: the

@@ -84,4 +84,31 @@ void read_hy_v4(const JsonFields& f, ModelSpec& m) {
   m.active_count = ModelSpec::ActiveCount::all_tables;
 }
 
+// Late-2026 architectures servesim refuses, with the part it lacks (vLLM's files for each:
+// vllm/models/qwen4_exp, inkling, bailing_moe_v3.py, muse_glimmer.py; Sber's GigaChat 3.5 model
+// card; read for this list, not implemented).
+std::string late2026_unsupported(const std::string& arch) {
+  if (arch == "Qwen4ExpForCausalLM" || arch == "Qwen4ExpForConditionalGeneration" ||
+      arch == "Qwen3_8FlashNextForCausalLM" || arch == "Qwen3_8FlashNextForConditionalGeneration")
+    return ": Qwen3.8-Flash-Next adds hyper-connection residual streams without a final norm, Qwen sparse "
+           "attention (an indexer over pooled blocks on every fourth layer) and a 51B hashed n-gram table feeding a "
+           "per-layer embedding with its own convolution state; servesim has none of the last two";
+  if (arch == "InklingForCausalLM" || arch == "InklingForConditionalGeneration")
+    return ": Inkling's local layers have their own head geometry (more KV heads, a 512-token window), a "
+           "relative-position component and a short convolution beside attention; servesim has no layer of that "
+           "shape";
+  if (arch == "GigaChat35ForCausalLM")
+    return ": GigaChat 3.5 mixes MLA layers (full_attention_layers) with GatedDeltaNet layers under DeepSeek's "
+           "MoE; servesim reads gated delta rule layers beside GQA (Qwen3-Next) but not beside MLA";
+  if (arch == "BailingMoeV3ForCausalLM")
+    return ": Ling 3.0 interleaves Kimi delta attention (without its low-rank gate: no_kda_lora) with MLA and an "
+           "optional head-wise output gate under Bailing's MoE; servesim's KDA has the low-rank or the full-rank "
+           "gate of Kimi's and reads it beside MLA only for Kimi Linear and GLM-5.3";
+  if (arch == "MuseGlimmerForCausalLM" || arch == "MuseGlimmerForConditionalGeneration")
+    return ": Muse Glimmer is Gemma 2's decoder with an output gate per layer (output_gate_proj), four norms a "
+           "layer and NoPE full-attention layers (layer_rope_theta 0) among RoPE sliding ones; servesim's Gemma "
+           "readers do not take the gate";
+  return "";
+}
+
 }  // namespace servesim

@@ -5,6 +5,8 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -329,4 +331,24 @@ TEST_CASE("late 2026: GLM-5.3-Flash against Zhipu's figures", "[hf][late2026]") 
   CHECK(m.total_params() == 313326865411LL);
   CHECK(m.active_params() == 16107998211LL);
   CHECK(m.vision_params_estimate > 0);
+}
+
+TEST_CASE("late 2026: architectures servesim lacks a part for are refused naming it", "[hf][late2026]") {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"Qwen4ExpForCausalLM", "n-gram table"},
+      {"InklingForConditionalGeneration", "short convolution"},
+      {"GigaChat35ForCausalLM", "GatedDeltaNet"},
+      {"BailingMoeV3ForCausalLM", "Kimi delta attention"},
+      {"MuseGlimmerForCausalLM", "output_gate_proj"}};
+  for (const auto& [arch, piece] : cases) {
+    const nlohmann::json j = {{"architectures", {arch}},
+                              {"hidden_size", 64},
+                              {"num_hidden_layers", 2},
+                              {"num_attention_heads", 4},
+                              {"vocab_size", 100}};
+    const std::string e = error_of([&] { load_edited(j, "refused-" + arch); });
+    CHECK_THAT(e, Contains("architecture '" + arch + "'"));
+    CHECK_THAT(e, Contains("is not supported"));
+    CHECK_THAT(e, Contains(piece));
+  }
 }
