@@ -244,6 +244,8 @@ const std::map<std::string, HfFamily>& by_architecture() {
       {"GraniteSWAForCausalLM", HfFamily::granite_swa},
       {"GraniteMoeSWAForCausalLM", HfFamily::granite_moe_swa},
       {"HYV4ForCausalLM", HfFamily::hy_v4},
+      {"MuseGlimmerForCausalLM", HfFamily::muse_glimmer},
+      {"MuseGlimmerForConditionalGeneration", HfFamily::muse_glimmer},
       // hf_glm5_next_family.cpp:
       {"Glm5NextForCausalLM", HfFamily::glm5_next},
       {"Glm5NextForConditionalGeneration", HfFamily::glm5_next},
@@ -338,6 +340,8 @@ const std::map<std::string, HfFamily>& by_model_type() {
       {"granite_swa", HfFamily::granite_swa},
       {"granitemoe_swa", HfFamily::granite_moe_swa},
       {"hy_v4", HfFamily::hy_v4},
+      {"muse_glimmer", HfFamily::muse_glimmer},
+      {"muse_glimmer_text", HfFamily::muse_glimmer},
       // hf_glm5_next_family.cpp:
       {"glm5_next", HfFamily::glm5_next},
       {"glm5_next_text", HfFamily::glm5_next},

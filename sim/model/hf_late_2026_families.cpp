@@ -25,6 +25,16 @@
 //                               "shared" ones reusing the last full layer's selection (its
 //                               default: layer 0 and every fourth from 1);
 //                               hc_mult independent hyper-connection streams (hc_independent).
+//   MuseGlimmerForCausalLM    Meta's Muse Glimmer 30B (model_type muse_glimmer, text model
+//   MuseGlimmerForConditionalGeneration  muse_glimmer_text): "a Gemma2 derivative"
+//                             (vllm-project/vllm@055e47c28003156421365af985d676fc921cb075:
+//                             vllm/model_executor/models/muse_glimmer.py): Gemma 2's dense layers
+//                             with a SiLU gated MLP, an untied head, a sigmoid output gate per
+//                             query channel read from the layer's input (output_gate_proj hidden
+//                             -> heads x head_dim: attention_output_gate, counted and priced as
+//                             Qwen3-Next's), and RoPE sliding-window layers among NoPE full ones.
+//                             Its weightless q/k and embedding norms hold no weights; the four
+//                             norms a layer are hidden-sized vectors, left out as for Gemma 2.
 // Those that need no reader of their own are table entries in hf_families.cpp (Mellum as
 // Qwen3-MoE, MiMo-V2.5's omni checkpoint as MiMo-V2, DeepSeek-V4's vision checkpoint as
 // DeepSeek-V4, Gemma 4 Unified and EXAONE 4.5 by their text_config).
@@ -84,8 +94,46 @@ void read_hy_v4(const JsonFields& f, ModelSpec& m) {
   m.active_count = ModelSpec::ActiveCount::all_tables;
 }
 
+// Which layers run the sliding window: layer_types when given; else the RoPE layers, which
+// vLLM's MuseGlimmerAttention gives the window (no_rope_layers 1, or a layer_rope_theta other
+// than 0), the NoPE ones attending to every key.
+int muse_glimmer_sliding_layers(const JsonFields& f, int layers) {
+  const int listed = count_layer_types(f, "sliding_attention");
+  if (listed >= 0) return listed;
+  const nlohmann::json& doc = f.doc();
+  for (const char* key : {"no_rope_layers", "layer_rope_theta"}) {
+    if (!f.has(key)) continue;
+    if (!doc[key].is_array() || static_cast<int>(doc[key].size()) != layers)
+      throw Error(fmt::format("{}: {} must list one number for each of the {} layers", f.where(), key, layers));
+    int rope = 0;
+    for (const nlohmann::json& x : doc[key]) {
+      if (!x.is_number() || x.get<double>() < 0)
+        throw Error(fmt::format("{}: {} entries must be numbers >= 0, got {}", f.where(), key, excerpt(x.dump())));
+      rope += x.get<double>() != 0;
+    }
+    return rope;
+  }
+  throw Error(fmt::format("{}: Muse Glimmer needs layer_types (or no_rope_layers / layer_rope_theta) to tell its "
+                          "sliding-window layers from its full-attention ones",
+                          f.where()));
+}
+
+void read_muse_glimmer(const JsonFields& f, ModelSpec& m) {
+  const std::string act = f.string("hidden_activation", f.string("hidden_act", "silu"));
+  if (act != "silu")  // vLLM's MuseGlimmerMLP refuses any other
+    throw Error(fmt::format("{}: Muse Glimmer's MLP is SiLU-gated; hidden_activation '{}' is not", f.where(), act));
+  if (f.boolean("attention_bias", false))
+    throw Error(fmt::format("{}: attention_bias true: Muse Glimmer's projections have no biases", f.where()));
+  // Absent (the modular text_config omits it) means on; only an explicit false turns it off.
+  m.attention_output_gate = f.boolean("use_attn_output_gate", true);
+  if (m.local.kind == LocalAttention::Kind::sliding) {
+    m.local.layers = muse_glimmer_sliding_layers(f, m.layers);
+    if (m.local.layers == 0) m.local = LocalAttention{};
+  }
+}
+
 // Late-2026 architectures servesim refuses, with the part it lacks (vLLM's files for each:
-// vllm/models/qwen4_exp, inkling, bailing_moe_v3.py, muse_glimmer.py; Sber's GigaChat 3.5 model
+// vllm/models/qwen4_exp, inkling, bailing_moe_v3.py; Sber's GigaChat 3.5 model
 // card; read for this list, not implemented).
 std::string late2026_unsupported(const std::string& arch) {
   if (arch == "Qwen4ExpForCausalLM" || arch == "Qwen4ExpForConditionalGeneration" ||
@@ -104,10 +152,6 @@ std::string late2026_unsupported(const std::string& arch) {
     return ": Ling 3.0 interleaves Kimi delta attention (without its low-rank gate: no_kda_lora) with MLA and an "
            "optional head-wise output gate under Bailing's MoE; servesim's KDA has the low-rank or the full-rank "
            "gate of Kimi's and reads it beside MLA only for Kimi Linear and GLM-5.3";
-  if (arch == "MuseGlimmerForCausalLM" || arch == "MuseGlimmerForConditionalGeneration")
-    return ": Muse Glimmer is Gemma 2's decoder with an output gate per layer (output_gate_proj), four norms a "
-           "layer and NoPE full-attention layers (layer_rope_theta 0) among RoPE sliding ones; servesim's Gemma "
-           "readers do not take the gate";
   return "";
 }
 
