@@ -85,10 +85,14 @@ inline double gpu_fixed_kv_bytes_per_sequence(const ModelSpec& m, const ShardSha
 
 // Recurrent state one GPU holds per sequence (state layers of its stage; heads split over
 // TP): what a state slot takes (memory_plan.h).
+// The PLE's convolution state (Qwen3.8-Flash-Next) is hyper-connection wide, replicated on every
+// GPU of the stage that holds its layer (vLLM runs the n-gram embedding without pipeline
+// parallelism): counted whole.
 inline double gpu_state_bytes_per_sequence(const ModelSpec& m, const ShardShape& s, DType activations) {
-  if (!m.state.enabled()) return 0.0;
+  const double ple = static_cast<double>(m.ple.conv_state_elements(m.hidden)) * dtype_bytes(activations);
+  if (!m.state.enabled()) return ple;
   const double tp = std::max(1, m.heads / std::max(1, s.heads));
-  return m.state_bytes_per_sequence(activations) / m.state.layers * stage_layers_of(m.state.layers, m, s) / tp;
+  return m.state_bytes_per_sequence(activations) / m.state.layers * stage_layers_of(m.state.layers, m, s) / tp + ple;
 }
 
 }  // namespace servesim

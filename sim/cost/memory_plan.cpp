@@ -103,8 +103,8 @@ double weight_bytes_per_gpu(const ModelSpec& m, const ResolvedPrecision& p, cons
     const double rest = static_cast<double>(c.params(m.hidden, m.heads)) - split - bf16;
     per_gpu += share * ((rest + split / par.tp) * wa + bf16 * 2.0);
   }
-  per_gpu += (static_cast<double>(m.hc_params()) + static_cast<double>(m.hash_table_params())) *
-             stage_layers_of(m.layers, m, s) / m.layers * 4.0;
+  per_gpu += (static_cast<double>(m.hc_params()) * m.hc_weight_bytes() + static_cast<double>(m.hash_table_params()) * 4.0) *
+             stage_layers_of(m.layers, m, s) / m.layers;
   // Kimi K3's attention residuals: norms and hidden -> 1 projections, replicated, 16-bit (vLLM
   // builds the projections without a quant_config).
   per_gpu += static_cast<double>(m.attn_res_params()) * stage_layers_of(m.layers, m, s) / m.layers * 2.0;
@@ -118,8 +118,10 @@ double weight_bytes_per_gpu(const ModelSpec& m, const ResolvedPrecision& p, cons
   const double projection = static_cast<double>(m.embed_projection_params()) / 2.0;
   // LongCat-Flash-Lite's n-gram tables split over TP like the token table (vLLM builds them as
   // VocabParallelEmbedding), their projections replicated (ReplicatedLinear), beside the embedding.
-  const double ngram = static_cast<double>(m.ngram.table_params()) / par.tp * bytes.embedding +
-                       static_cast<double>(m.ngram.projection_params(m.hidden)) * wa;
+  // Qwen3.8-Flash-Next's PLE table the same (vLLM's default; VLLM_PLE_CPU_OFFLOAD=1 moves it to
+  // host memory, not modelled), its projections and norms replicated.
+  const double ngram = static_cast<double>(m.ngram.table_params() + m.ple.table_params()) / par.tp * bytes.embedding +
+                       static_cast<double>(m.ngram.projection_params(m.hidden) + m.ple.projection_params(m.hidden)) * wa;
   const double embedding = (table_elems + static_cast<double>(m.position_table_params())) * bytes.embedding +
                            projection * wa + ngram;
   const double head = table_elems * bytes.lm_head + projection * wa;
@@ -175,7 +177,7 @@ MemoryPlan plan_memory(const CostModel& cost, const MemoryConfig& cfg, const Dra
     plan.lora_slots = cfg.lora_slot_bytes;
     plan.kv_bytes -= plan.lora_slots;
   }
-  if (m.state.enabled() || m.compressed.enabled()) {  // a state slot for each sequence the engine may run
+  if (m.state.enabled() || m.compressed.enabled() || m.ple.enabled()) {  // a state slot for each sequence the engine may run
     // (DeepSeek-V4: its windows and compressor state, held by every sequence at any length)
     plan.state_bytes_per_sequence = gpu_state_bytes_per_sequence(m, s, cost.precision().activation_storage) +
                                     gpu_fixed_kv_bytes_per_sequence(m, s, cost.precision().kv_cache);

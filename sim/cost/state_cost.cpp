@@ -148,9 +148,20 @@ void CostModel::state_token_ops(double T, CostPart& part, std::vector<OpCost>* o
     write.kv_bytes = T * (entry * L + c.compressed_bytes_per_token(kv_bytes_));
     put(write);
   }
+  if (m.ple.enabled()) {
+    const PleNgram& p = m.ple;
+    const double wide = p.streams * hidden, embed = static_cast<double>(p.embed_dim);
+    // The rows a token gathers (at the activations' bytes, as the table is held) and E written.
+    put(state_elementwise("ple_gather", T * (p.lookups * static_cast<double>(p.width) + embed) * a, 1, 0, T));
+    put(state_gemm("ple_proj", T, embed, wide + hidden, 1, w_attention_, a));  // key_proj and value_proj
+    // Three grouped norms, the gate and the convolution over the wide streams: each reads and
+    // writes a wide vector; the convolution also reads its (kernel - 1) x dilation inputs.
+    put(state_elementwise("ple_mix", T * (8.0 + (p.conv_kernel - 1.0) * p.conv_dilation) * wide * a, 4,
+                          (12.0 + 2.0 * p.conv_kernel) * T * wide, T));
+  }
   if (m.hc_mult > 0) {
     const double h = m.hc_mult, sub = 2.0 * m.layers, mix = static_cast<double>(m.hc_mix_rows());
-    put(state_gemm("hc_mix", T, h * hidden, mix, sub, 4.0, a));
+    put(state_gemm("hc_mix", T, h * hidden, mix, sub, m.hc_weight_bytes(), a));
     put(state_elementwise("hc_streams", (2.0 * h + 2.0) * hidden * T * a * sub, sub,
                           (4.0 * h + h * h) * hidden * T * sub, T));
   }
@@ -189,7 +200,8 @@ void CostModel::state_batch_ops(const BatchSummary& b, CostPart& part, std::vect
   }
   if (m.indexer.enabled()) {
     const double La = m.indexer_layers();
-    // A query scores one key per pool of key_pool tokens (GLM-5.3-Flash's KPool).
+    // A query scores one key per pool of key_pool tokens (GLM-5.3-Flash's KPool; Qwen's QSA,
+    // which reads a raw key a token and means them a pool: key_bytes() says which).
     const double per_pair = 2.0 * m.indexer.heads * m.indexer.head_dim / m.indexer.key_pool;
     const double key = m.indexer.key_bytes();
     auto index = [&](const char* name, double queries, double pairs, double keys_read) {

@@ -72,7 +72,8 @@ CostModel::CostModel(GpuSpec gpu, ModelSpec model, ResolvedPrecision precision, 
   attention_s_per_byte_ = 1.0 / (gpu_.memory_bandwidth * gpu_.efficiency.attention_memory);
   attention_s_per_flop8_ =
       gpu_.supports(DType::fp8) ? 1.0 / (gpu_.peak(DType::fp8) * gpu_.efficiency.attention_compute) : attention_s_per_flop_;
-  has_layer_kinds_ = model_.state.enabled() || model_.indexer.enabled() || model_.compressed.enabled() || model_.hc_mult > 0;
+  has_layer_kinds_ = model_.state.enabled() || model_.indexer.enabled() || model_.compressed.enabled() || model_.hc_mult > 0 ||
+                    model_.ple.enabled();
   // Attention rates (see attention_ops for the shapes). Prefill: scores over (d_qk =
   // head_dim; MLA prefill runs as plain MHA with nope+rope key dims) and values over
   // d_v. Decode: MLA absorbs the up-projection, so scores run over the latent

@@ -249,6 +249,11 @@ const std::map<std::string, HfFamily>& by_architecture() {
       // hf_glm5_next_family.cpp:
       {"Glm5NextForCausalLM", HfFamily::glm5_next},
       {"Glm5NextForConditionalGeneration", HfFamily::glm5_next},
+      // hf_qwen4_exp_family.cpp (and the Qwen3_8FlashNext aliases plugins register):
+      {"Qwen4ExpForCausalLM", HfFamily::qwen4_exp},
+      {"Qwen4ExpForConditionalGeneration", HfFamily::qwen4_exp},
+      {"Qwen3_8FlashNextForCausalLM", HfFamily::qwen4_exp},
+      {"Qwen3_8FlashNextForConditionalGeneration", HfFamily::qwen4_exp},
       // hf_step3_family.cpp (the wrapper serves its text_config's Step3TextForCausalLM):
       {"Step3TextForCausalLM", HfFamily::step3},
       {"Step3VLForConditionalGeneration", HfFamily::step3},
@@ -345,6 +350,10 @@ const std::map<std::string, HfFamily>& by_model_type() {
       // hf_glm5_next_family.cpp:
       {"glm5_next", HfFamily::glm5_next},
       {"glm5_next_text", HfFamily::glm5_next},
+      // hf_qwen4_exp_family.cpp:
+      {"qwen4_exp", HfFamily::qwen4_exp},
+      {"qwen4_exp_text", HfFamily::qwen4_exp},
+      {"qwen3_8_flash_next_text", HfFamily::qwen4_exp},
       // hf_step3_family.cpp:
       {"step3_text", HfFamily::step3},
       {"step3_vl", HfFamily::step3},

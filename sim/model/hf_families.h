@@ -131,6 +131,8 @@ enum class HfFamily {
   muse_glimmer,     // Meta Muse Glimmer (Gemma 2's dense decoder with a SiLU MLP and an output gate)
   // hf_glm5_next_family.cpp:
   glm5_next,  // GLM-5.3-Flash (KDA + NoPE MLA with pooled-key DSA, dense then routed + shared, mHC)
+  // hf_qwen4_exp_family.cpp:
+  qwen4_exp,  // Qwen3.8-Flash-Next (Qwen3.5-MoE's layers, low-rank hyper-connections, QSA, PLE n-gram table)
   // hf_step3_family.cpp:
   step3,  // StepFun's Step3 (MFA: low-rank query, one KV head; dense or routed + shared experts by moe_layers_enum)
 };
@@ -269,6 +271,8 @@ void read_muse_glimmer(const JsonFields& f, ModelSpec& m);
 std::string late2026_unsupported(const std::string& arch);
 // hf_glm5_next_family.cpp: GLM-5.3-Flash, flat or in a text_config.
 void read_glm5_next(const JsonFields& f, ModelSpec& m);
+// hf_qwen4_exp_family.cpp: Qwen3.8-Flash-Next, flat or in a text_config.
+void read_qwen4_exp(const JsonFields& f, ModelSpec& m);
 // hf_moe_2026_families.cpp: the names StepFun's Step-3 and Step-3.5 configs share for the
 // attention groups and the experts (num_attention_groups, moe_num_experts, moe_top_k), copied under
 // the common ones where the config does not give those (alias_step3p5_fields and

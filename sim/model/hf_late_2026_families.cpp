@@ -133,14 +133,9 @@ void read_muse_glimmer(const JsonFields& f, ModelSpec& m) {
 }
 
 // Late-2026 architectures servesim refuses, with the part it lacks (vLLM's files for each:
-// vllm/models/qwen4_exp, inkling, bailing_moe_v3.py; Sber's GigaChat 3.5 model
+// vllm/models/inkling, bailing_moe_v3.py; Sber's GigaChat 3.5 model
 // card; read for this list, not implemented).
 std::string late2026_unsupported(const std::string& arch) {
-  if (arch == "Qwen4ExpForCausalLM" || arch == "Qwen4ExpForConditionalGeneration" ||
-      arch == "Qwen3_8FlashNextForCausalLM" || arch == "Qwen3_8FlashNextForConditionalGeneration")
-    return ": Qwen3.8-Flash-Next adds hyper-connection residual streams without a final norm, Qwen sparse "
-           "attention (an indexer over pooled blocks on every fourth layer) and a 51B hashed n-gram table feeding a "
-           "per-layer embedding with its own convolution state; servesim has none of the last two";
   if (arch == "InklingForCausalLM" || arch == "InklingForConditionalGeneration")
     return ": Inkling's local layers have their own head geometry (more KV heads, a 512-token window), a "
            "relative-position component and a short convolution beside attention; servesim has no layer of that "

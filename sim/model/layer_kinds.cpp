@@ -192,7 +192,8 @@ std::string StateLayers::describe() const {
 std::int64_t SparseIndexer::params_per_layer(std::int64_t hidden, std::int64_t q_lora_rank) const {
   const std::int64_t width = static_cast<std::int64_t>(heads) * head_dim;
   const std::int64_t q_in = q_lora_rank > 0 ? q_lora_rank : hidden;
-  const std::int64_t pool = key_pool > 1 ? static_cast<std::int64_t>(key_pool) * head_dim + head_dim * hidden : 0;
+  const std::int64_t pool =
+      key_pool > 1 && !pool_when_scoring ? static_cast<std::int64_t>(key_pool) * head_dim + head_dim * hidden : 0;
   return q_in * width + hidden * head_dim + 2LL * head_dim + (head_weights ? hidden * heads : 0) + pool;
 }
 

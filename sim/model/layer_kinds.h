@@ -98,6 +98,11 @@ struct SparseIndexer {
   // pool of 4 tokens, built by a learned compression, index_kpool_compress_ape (pool x head_dim)
   // and _gate (head_dim x hidden), and scores pools, not tokens). 1: a key per token.
   int key_pool = 1;
+  // Qwen3.8-Flash-Next's QSA pools without weights when it scores: each token's raw key is
+  // cached and a block's key is the mean of its key_pool raw keys, so the scores are one a pool
+  // (FLOPs / key_pool) but the cache holds and the scoring reads a key a token. false: the
+  // pooled key is what is cached (GLM-5.3's learned compression, its weights counted).
+  bool pool_when_scoring = false;
   bool enabled() const { return heads > 0 && head_dim > 0 && topk > 0 && block > 0; }
   int selected() const { return topk / block; }  // indices the indexer emits per query
   // Weights per layer: its query projection from the compressed query (q_lora_rank; hidden
@@ -108,7 +113,7 @@ struct SparseIndexer {
   // and one fp32 scale per 128 (DSA), or head_dim 16-bit values (MSA).
   // Per token: with pooled keys, a pool's key over its key_pool tokens.
   double key_bytes() const {
-    return (key_fp8 ? head_dim + 4.0 * ((head_dim + 127) / 128) : 2.0 * head_dim) / key_pool;
+    return (key_fp8 ? head_dim + 4.0 * ((head_dim + 127) / 128) : 2.0 * head_dim) / (pool_when_scoring ? 1 : key_pool);
   }
 };
 
@@ -203,6 +208,39 @@ struct NgramEmbedding {
     return sum;
   }
   std::int64_t projection_params(std::int64_t hidden) const { return static_cast<std::int64_t>(tables) * width * hidden; }
+};
+
+// Qwen3.8-Flash-Next's per-layer n-gram embedding (PLE; its model reference in NInfer's docs,
+// "Qwen4Exp model reference", and transformers' qwen4_exp): once, before one layer's mixer, the
+// token's 2- and 3-gram hashes pick heads_per_ngram rows each (lookups in all) of one table of
+// `rows` x `width` (the sum of lookups primes after ngram_vocab_size_base, rounded up to
+// make_ngram_vocab_size_divisible_by: 320,001,536 x 160, 51.2B weights), concatenated to an
+// embed_dim-wide E; key_proj (embed_dim -> streams x hidden) and value_proj (embed_dim -> hidden)
+// turn E into a gated update of the hyper-connection streams, through three grouped norms
+// (streams x hidden each) and a depthwise causal convolution of conv_kernel taps spaced
+// conv_dilation apart. A row lookup is no GEMM: the table is in the total parameters and the
+// weights, not the active ones; the projections run for every token. The convolution keeps the
+// last (conv_kernel - 1) x conv_dilation inputs of a sequence as state (9 x 10,240 values), as a
+// state layer does.
+struct PleNgram {
+  std::int64_t rows = 0;   // 0: none
+  std::int64_t width = 0;  // per looked-up row
+  int lookups = 0;         // rows a token gathers (n-gram sizes x heads_per_ngram)
+  std::int64_t embed_dim = 0;
+  int streams = 1;         // hyper-connection streams the update is written into
+  int conv_kernel = 0;
+  int conv_dilation = 1;
+  bool enabled() const { return rows > 0 && width > 0; }
+  std::int64_t table_params() const { return enabled() ? rows * width : 0; }
+  std::int64_t projection_params(std::int64_t hidden) const {
+    if (!enabled()) return 0;
+    const std::int64_t wide = static_cast<std::int64_t>(streams) * hidden;
+    return wide * embed_dim + hidden * embed_dim + 3 * wide + wide * conv_kernel;  // key, value, norms, conv
+  }
+  // Values of one sequence's convolution state (its last inputs), at the activations' precision.
+  std::int64_t conv_state_elements(std::int64_t hidden) const {
+    return enabled() ? static_cast<std::int64_t>(conv_kernel - 1) * conv_dilation * streams * hidden : 0;
+  }
 };
 
 }  // namespace servesim

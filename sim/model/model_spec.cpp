@@ -198,21 +198,30 @@ std::int64_t ModelSpec::total_params() const {
          dense_mlp_params() +
          moe_layers() * moe_params_per_layer() + embedding_params() + norm_params() + hc_params() +
          hash_table_params() + attn_res_params() + position_table_params() + embed_projection_params() +
-         ngram.table_params() + ngram.projection_params(hidden);
+         ngram.table_params() + ngram.projection_params(hidden) + ple.table_params() + ple.projection_params(hidden);
 }
 
 // Block: hc_attn_fn and hc_ffn_fn ((2 + h) h rows of h x hidden), their bases ((2 + h) h) and
 // scales (3); the head (ParallelHead.hc_head, Transformer.hc_head_*): h rows of h x hidden, h, 1.
+// Low rank (hc_lowrank r): per sublayer the norm (h x hidden) and W_down, W_up, W_inject
+// ((2 r + h) x h x hidden); the head's mixer the norm, W_down and W_up.
 std::int64_t ModelSpec::hc_params_per_layer() const {
   if (hc_mult <= 0) return 0;
   const std::int64_t h = hc_mult, mix = hc_mix_rows();
+  if (hc_lowrank > 0) return 2 * (mix * h * hidden + h * hidden);
   return 2 * (mix * h * hidden + mix + (hc_independent ? 2 : 3));
+}
+
+std::int64_t ModelSpec::hc_head_params() const {
+  if (hc_mult <= 0) return 0;
+  const std::int64_t h = hc_mult;
+  if (hc_lowrank > 0) return (2LL * hc_lowrank + 1) * h * hidden;
+  return h * h * hidden + h + 1;
 }
 
 std::int64_t ModelSpec::hc_params() const {
   if (hc_mult <= 0) return 0;
-  const std::int64_t h = hc_mult;
-  return static_cast<std::int64_t>(layers) * hc_params_per_layer() + h * h * hidden + h + 1;
+  return static_cast<std::int64_t>(layers) * hc_params_per_layer() + hc_head_params();
 }
 
 // Per layer two RMSNorms and two hidden -> 1 projections (before attention and before the
@@ -240,7 +249,7 @@ std::int64_t ModelSpec::mtp_params() const {
   // hyper-connections) with e_proj and h_proj (2 h x h), enorm, hnorm, norm and its own hc head.
   if (mtp_layers <= 0) return 0;
   const std::int64_t attention = compressed.enabled() ? compressed.base_params(hidden, heads) : attention_params_per_layer();
-  const std::int64_t hc = hc_mult > 0 ? hc_params_per_layer() + static_cast<std::int64_t>(hc_mult) * hc_mult * hidden + hc_mult + 1 : 0;
+  const std::int64_t hc = hc_mult > 0 ? hc_params_per_layer() + hc_head_params() : 0;
   const std::int64_t block = attention + hc +
                              (moe.enabled() ? moe_params_per_layer() : dense_mlp_params_per_layer());
   const std::int64_t module = block + 2 * hidden * hidden + 5 * hidden + (mtp_own_tables ? 2 * vocab * hidden : 0);
@@ -251,7 +260,8 @@ std::int64_t ModelSpec::active_params_all_tables() const {
   return attention_params() + static_cast<std::int64_t>(state.enabled() ? state.layers : 0) * state.params_per_layer(hidden) +
          dense_mlp_params() +
          moe_layers() * moe_active_params_per_layer() + embedding_params() + norm_params() + hc_params() +
-         attn_res_params() + position_table_params() + embed_projection_params() + ngram.projection_params(hidden);
+         attn_res_params() + position_table_params() + embed_projection_params() + ngram.projection_params(hidden) +
+         ple.projection_params(hidden);
 }
 
 std::int64_t ModelSpec::active_params_with_real_experts(int real) const {

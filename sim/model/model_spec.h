@@ -194,6 +194,7 @@ struct ModelSpec {
   // each, no bias) between them and the layers. 0: hidden.
   std::int64_t embed_proj_dim = 0;
   NgramEmbedding ngram;  // LongCat-Flash-Lite's hashed n-gram tables beside the token embedding
+  PleNgram ple;          // Qwen3.8-Flash-Next's per-layer n-gram embedding (one table, before one layer)
   // A norm after the last layer (false: OPT-350m's post-LN layout, do_layer_norm_before false).
   bool final_norm = true;
   std::int64_t max_context = 0;
@@ -218,10 +219,21 @@ struct ModelSpec {
   // (hc_pre.{hc_fn, hc_base, hc_scale} in its checkpoint), where DeepSeek-V4's has (2 + hc_mult)
   // x hc_mult rows, as many bases and 3 scales.
   bool hc_independent = false;
-  // Rows of one sublayer's mixing GEMM: 2 hc_mult (independent) or (2 + hc_mult) hc_mult.
+  // Qwen3.8-Flash-Next's low-rank mixers (hc_lowrank r; its model reference, "Hyper-connection
+  // residual"): before each sublayer a grouped norm of the hc_mult x hidden streams (its weight
+  // hc_mult x hidden), W_down (hc_mult x hidden -> r), W_up (r -> hc_mult x hidden) and
+  // W_inject (hc_mult x hidden -> hc_mult), 16-bit linear layers; the final mixer before the
+  // head has no W_inject. 0: DeepSeek-V4's or Hy4's mix.
+  int hc_lowrank = 0;
+  // Rows of one sublayer's mixing GEMM over the hc_mult x hidden streams: 2 hc_mult
+  // (independent), (2 + hc_mult) hc_mult (DeepSeek-V4), or 2 r + hc_mult (low rank: W_down and
+  // W_up have the FLOPs and weights of 2 r rows, W_inject hc_mult).
   std::int64_t hc_mix_rows() const {
+    if (hc_lowrank > 0) return 2LL * hc_lowrank + hc_mult;
     return hc_independent ? 2LL * hc_mult : (2LL + hc_mult) * hc_mult;
   }
+  // Bytes of a mixing weight: fp32 (DeepSeek-V4's and Hy4's hc_fn), 16-bit (the low-rank mixers).
+  double hc_weight_bytes() const { return hc_lowrank > 0 ? 2.0 : 4.0; }
   // Attention residuals (Kimi K3's attn_res_block_size; vLLM's KimiDecoderLayer): before each
   // sublayer the residual input is an attention over the outputs of the earlier blocks of
   // attn_res_block_size layers, scored by an RMSNorm and a hidden -> 1 projection per sublayer
@@ -360,6 +372,7 @@ struct ModelSpec {
   // Hyper-connection weights: two mixes per layer and the head's (0 without), fp32. Every
   // token uses them: in the total and in the active figures.
   std::int64_t hc_params_per_layer() const;
+  std::int64_t hc_head_params() const;  // the mix before the head
   std::int64_t hc_params() const;
   std::int64_t hash_table_params() const;  // DeepSeek-V4's tid2eid tables (MoeSpec::hash_layers)
   // KV every sequence holds whatever its length (DeepSeek-V4's windows at the KV precision and
@@ -375,7 +388,8 @@ struct ModelSpec {
   // width)); a global layer's with Gemma 4.
   std::int64_t kv_elements_per_token_layer() const;
   std::int64_t kv_elements_of(bool global) const;
-  // Recurrent state a sequence holds over all state layers, whatever its length.
+  // Recurrent state a sequence holds over all state layers, whatever its length (the PLE's
+  // convolution state apart: PleNgram::conv_state_elements).
   double state_bytes_per_sequence(DType activations) const;
 };
 

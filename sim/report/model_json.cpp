@@ -37,6 +37,7 @@ nlohmann::json model_json(const ModelSpec& m) {
   }
   if (m.indexer.enabled() && m.indexer_layers() != m.attention_layers()) j["sparse_indexer"]["layers"] = m.indexer_layers();
   if (m.indexer.enabled() && m.indexer.key_pool > 1) j["sparse_indexer"]["key_pool_tokens"] = m.indexer.key_pool;
+  if (m.indexer.enabled() && m.indexer.pool_when_scoring) j["sparse_indexer"]["keys_pooled_when_scoring"] = true;
   if (m.compressed.enabled()) {
     const CompressedAttention& c = m.compressed;
     nlohmann::json per_seq;
@@ -70,6 +71,14 @@ nlohmann::json model_json(const ModelSpec& m) {
     j["vision_experts"] = {{"experts", m.moe.vision_experts},
                            {"intermediate_size", m.moe.vision_expert_ffn},
                            {"params", static_cast<std::int64_t>(m.moe_layers()) * m.vision_expert_params_per_layer()}};
+  if (m.ple.enabled())
+    j["ple_ngram_embedding"] = {{"rows", m.ple.rows},
+                                {"width", m.ple.width},
+                                {"lookups_per_token", m.ple.lookups},
+                                {"table_params", m.ple.table_params()},
+                                {"projection_params", m.ple.projection_params(m.hidden)},
+                                {"conv_state_elements_per_sequence", m.ple.conv_state_elements(m.hidden)}};
+  if (m.hc_mult > 0 && m.hc_lowrank > 0) j["hyper_connections"]["low_rank"] = m.hc_lowrank;
   if (m.ngram.enabled())
     j["ngram_embedding"] = {{"tables", m.ngram.tables},
                             {"width", m.ngram.width},
@@ -175,7 +184,14 @@ std::vector<std::string> model_notes(const ModelSpec& m) {
                               "not KV blocks",
                               format_bytes(m.state_bytes_per_sequence(DType::bf16)), m.state.layers,
                               m.state.conv_kernel - 1));
-  if (m.indexer.enabled() && m.indexer.block > 1)
+  if (m.indexer.enabled() && m.indexer.pool_when_scoring)
+    out.push_back(fmt::format("sparse attention (Qwen QSA) on {} of {} layers: an indexer of {} heads x {} scores "
+                              "every earlier block of {} tokens by the mean of their raw keys, the attention reads "
+                              "the top {} blocks ({} keys); KV kept for all tokens (+{} raw index-key bytes per token "
+                              "and layer)",
+                              m.indexer_layers(), m.attention_layers(), m.indexer.heads, m.indexer.head_dim,
+                              m.indexer.key_pool, m.indexer.selected(), m.indexer.topk, m.indexer.key_bytes()));
+  else if (m.indexer.enabled() && m.indexer.block > 1)
     out.push_back(fmt::format("block-sparse attention (MiniMax MSA) on {} of {} layers: an indexer of {} heads x {} "
                               "scores every earlier token, the attention reads the top {} blocks of {} tokens ({} "
                               "keys); KV kept for all tokens (+{} index-key bytes per token and layer)",
@@ -203,10 +219,23 @@ std::vector<std::string> model_notes(const ModelSpec& m) {
                               format_bytes(m.compressed.window_bytes_per_sequence(2.0)),
                               format_bytes(m.compressed.compressor_state_bytes_per_sequence()),
                               format_bytes(m.compressed.compressed_bytes_per_token(2.0))));
-  if (m.hc_mult > 0)
+  if (m.hc_mult > 0 && m.hc_lowrank > 0)
+    out.push_back(fmt::format("hyper-connections: {} residual streams mixed before and after each sublayer through "
+                              "rank-{} mixers, no final norm ({:.1f}M 16-bit weights)",
+                              m.hc_mult, m.hc_lowrank, static_cast<double>(m.hc_params()) / 1e6));
+  else if (m.hc_mult > 0)
     out.push_back(fmt::format("hyper-connections: {} residual streams mixed before and after each sublayer ({:.1f}M "
                               "fp32 weights)",
                               m.hc_mult, static_cast<double>(m.hc_params()) / 1e6));
+  if (m.ple.enabled())
+    out.push_back(fmt::format("per-layer n-gram embedding (PLE): {} rows of {} a token from one table of {} rows "
+                              "({:.2f}B weights on the GPUs, split over TP: in the total, not the active parameters; "
+                              "vLLM's VLLM_PLE_CPU_OFFLOAD=1 keeps it in host memory instead, not modelled), "
+                              "projected into the streams ({:.1f}M weights, priced), its convolution {} of state a "
+                              "sequence",
+                              m.ple.lookups, m.ple.width, m.ple.rows, static_cast<double>(m.ple.table_params()) / 1e9,
+                              static_cast<double>(m.ple.projection_params(m.hidden)) / 1e6,
+                              format_bytes(static_cast<double>(m.ple.conv_state_elements(m.hidden)) * 2.0)));
   if (m.moe.hash_layers > 0)
     out.push_back(fmt::format("hash routing: the first {} MoE layers pick experts by token id (a {}-entry table each)",
                               m.moe.hash_layers, m.vocab * m.moe.experts_per_token));
@@ -229,7 +258,7 @@ std::vector<std::string> model_notes(const ModelSpec& m) {
   if (m.embed_proj_dim > 0)
     out.push_back(fmt::format("token tables {} wide, projected to and from hidden {} (project_in, project_out)",
                               m.embed_proj_dim, m.hidden));
-  if (!m.final_norm) out.push_back("no final norm (post-LN layers)");
+  if (!m.final_norm && m.hc_lowrank == 0) out.push_back("no final norm (post-LN layers)");  // else said with the mixers
   if (m.attention_sinks) out.push_back("attention sinks: a learned logit per head (no KV)");
   if (m.moe.zero_experts > 0)
     out.push_back(fmt::format("zero-computation experts: the router picks {} of {} routed + {} identity experts, on "
