@@ -245,6 +245,7 @@ const std::map<std::string, HfFamily>& by_architecture() {
       {"GraniteMoeSWAForCausalLM", HfFamily::granite_moe_swa},
       {"HYV4ForCausalLM", HfFamily::hy_v4},
       {"MuseGlimmerForCausalLM", HfFamily::muse_glimmer},
+      {"BailingMoeV3ForCausalLM", HfFamily::bailing_moe_v3},  // model_type bailing_hybrid, as Ling 2.5's
       {"MuseGlimmerForConditionalGeneration", HfFamily::muse_glimmer},
       // hf_glm5_next_family.cpp:
       {"Glm5NextForCausalLM", HfFamily::glm5_next},
@@ -394,7 +395,7 @@ bool is_moe_family(HfFamily f) {
          f == HfFamily::pangu_ultra_moe || f == HfFamily::sarvam_mla || f == HfFamily::sarvam_moe ||
          f == HfFamily::axk1 || f == HfFamily::param2_moe ||
          // hf_hyb_families.cpp (MiniMax-Text-01 is not here: its reader allows one expert, a dense MLP):
-         f == HfFamily::nemotron_h_puzzle || f == HfFamily::bailing_moe_v2_5 ||
+         f == HfFamily::nemotron_h_puzzle || f == HfFamily::bailing_moe_v2_5 || f == HfFamily::bailing_moe_v3 ||
          // hf_laguna_family.cpp:
          f == HfFamily::laguna ||
          // hf_longcat_family.cpp:

@@ -129,6 +129,7 @@ enum class HfFamily {
   granite_moe_swa,  // its MoE sibling (GraniteMoeShared's layers with windows and sinks)
   hy_v4,            // Tencent Hy4 (DeepSeek-V3.2's decoder, gated MLA with sinks, shared indexers, iHC)
   muse_glimmer,     // Meta Muse Glimmer (Gemma 2's dense decoder with a SiLU MLP and an output gate)
+  bailing_moe_v3,   // inclusionAI Ling 3.0 (KDA with full-rank gates beside MLA, Bailing's MoE)
   // hf_glm5_next_family.cpp:
   glm5_next,  // GLM-5.3-Flash (KDA + NoPE MLA with pooled-key DSA, dense then routed + shared, mHC)
   // hf_qwen4_exp_family.cpp:
@@ -267,6 +268,7 @@ void read_granite_swa(const JsonFields& f, ModelSpec& m);
 void read_granite_moe_swa(const JsonFields& f, ModelSpec& m);
 void read_hy_v4(const JsonFields& f, ModelSpec& m);
 void read_muse_glimmer(const JsonFields& f, ModelSpec& m);
+void read_bailing_moe_v3(const JsonFields& f, ModelSpec& m);
 // What servesim lacks for a late-2026 architecture it refuses (": ..." for the refusal), or "".
 std::string late2026_unsupported(const std::string& arch);
 // hf_glm5_next_family.cpp: GLM-5.3-Flash, flat or in a text_config.

@@ -453,6 +453,7 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     case HfFamily::granite_moe_swa: read_granite_moe_swa(f, m); break;
     case HfFamily::hy_v4: read_hy_v4(f, m); break;
     case HfFamily::muse_glimmer: read_muse_glimmer(f, m); break;
+    case HfFamily::bailing_moe_v3: read_bailing_moe_v3(f, m); break;
     case HfFamily::glm5_next: read_glm5_next(f, m); break;
     case HfFamily::qwen4_exp: read_qwen4_exp(f, m); break;
     case HfFamily::step3: read_step3(f, m); break;

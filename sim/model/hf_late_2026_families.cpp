@@ -35,6 +35,18 @@
 //                             Qwen3-Next's), and RoPE sliding-window layers among NoPE full ones.
 //                             Its weightless q/k and embedding norms hold no weights; the four
 //                             norms a layer are hidden-sized vectors, left out as for Gemma 2.
+//   BailingMoeV3ForCausalLM   inclusionAI's Ling 3.0 (model_type bailing_hybrid, as Ling 2.5's;
+//                             vllm-project/vllm@055e47c28003156421365af985d676fc921cb075:
+//                             vllm/model_executor/models/bailing_moe_v3.py): layer i is Kimi delta
+//                             attention unless (i + 1) % layer_group_size == 0 or it is past the
+//                             last whole group (_is_kda_layer), then MLA; KDA over
+//                             num_attention_heads x head_dim with both gates full rank (f_proj,
+//                             g_proj: vLLM requires no_kda_lora) and three short convolutions of
+//                             short_conv_kernel_size; MLA as DeepSeek-V2's (q_lora_rank or q_proj);
+//                             Bailing's MoE (read_bailing_moe_v2). A head-wise output gate
+//                             (gated_attention_proj_granularity_type "head_wise": g_proj hidden ->
+//                             heads, 81,920 weights a layer in Ling-3.0-flash) is not counted; an
+//                             element-wise one is (attention_output_gate). The MTP layer is not.
 // Those that need no reader of their own are table entries in hf_families.cpp (Mellum as
 // Qwen3-MoE, MiMo-V2.5's omni checkpoint as MiMo-V2, DeepSeek-V4's vision checkpoint as
 // DeepSeek-V4, Gemma 4 Unified and EXAONE 4.5 by their text_config).
@@ -132,8 +144,48 @@ void read_muse_glimmer(const JsonFields& f, ModelSpec& m) {
   }
 }
 
+void read_bailing_moe_v3(const JsonFields& f, ModelSpec& m) {
+  const std::string& w = f.where();
+  if (!f.boolean("no_kda_lora", false))
+    throw Error(fmt::format("{}: Ling 3.0's KDA layers are read with both gates full rank, as vLLM builds them only "
+                            "with no_kda_lora true; this config does not say so",
+                            w));
+  if (f.boolean("use_qkv_bias", false))
+    throw Error(fmt::format("{}: use_qkv_bias true: Ling 3.0's projections have no biases", w));
+  read_bailing_moe_v2(f, m);  // the MoE, the dense first layers, use_bias refused
+  m.qkv_bias = false;
+  const std::int64_t group = f.at_least("layer_group_size", 1);
+  int kda = 0;
+  for (int i = 0; i < m.layers; ++i)
+    if (!((i + 1) % group == 0 || i >= m.layers / group * group)) ++kda;
+  if (kda > 0) {
+    StateLayers& s = m.state;
+    s.kind = StateLayers::Kind::kda;
+    s.layers = kda;
+    s.heads = m.heads;
+    s.head_dim = m.head_dim;
+    s.key_heads = m.heads;
+    s.key_dim = m.head_dim;
+    s.conv_kernel = static_cast<int>(f.at_least("short_conv_kernel_size", 1));
+    s.full_rank_gate = true;
+    s.full_rank_forget = true;
+    s.chunk = 64;                   // FLA's chunk_kda
+    s.state_dtype = DType::fp32;    // vLLM's kda_state_dtype, as for Kimi Linear
+  }
+  read_mla(f, m);
+  m.head_dim = m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim;
+  const std::string gate = f.string("gated_attention_proj_granularity_type", "");
+  if (gate == "element_wise")
+    m.attention_output_gate = true;
+  else if (!gate.empty() && gate != "head_wise" && gate != "none")
+    throw Error(fmt::format("{}: gated_attention_proj_granularity_type '{}': head_wise, element_wise or none", w, gate));
+  // inclusionAI's "approximately 5.1B parameters activated" fits the head counted and the input
+  // table not (5.10B); with both 5.51B.
+  m.active_count = ModelSpec::ActiveCount::lm_head_only;
+}
+
 // Late-2026 architectures servesim refuses, with the part it lacks (vLLM's files for each:
-// vllm/models/inkling, bailing_moe_v3.py; Sber's GigaChat 3.5 model
+// vllm/models/inkling; Sber's GigaChat 3.5 model
 // card; read for this list, not implemented).
 std::string late2026_unsupported(const std::string& arch) {
   if (arch == "InklingForCausalLM" || arch == "InklingForConditionalGeneration")
@@ -143,10 +195,6 @@ std::string late2026_unsupported(const std::string& arch) {
   if (arch == "GigaChat35ForCausalLM")
     return ": GigaChat 3.5 mixes MLA layers (full_attention_layers) with GatedDeltaNet layers under DeepSeek's "
            "MoE; servesim reads gated delta rule layers beside GQA (Qwen3-Next) but not beside MLA";
-  if (arch == "BailingMoeV3ForCausalLM")
-    return ": Ling 3.0 interleaves Kimi delta attention (without its low-rank gate: no_kda_lora) with MLA and an "
-           "optional head-wise output gate under Bailing's MoE; servesim's KDA has the low-rank or the full-rank "
-           "gate of Kimi's and reads it beside MLA only for Kimi Linear and GLM-5.3";
   return "";
 }
 

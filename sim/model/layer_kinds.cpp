@@ -73,8 +73,9 @@ std::int64_t StateLayers::in_proj_width() const {
   const std::int64_t kd = static_cast<std::int64_t>(key_heads) * key_dim;
   switch (kind) {
     case Kind::gated_delta: return 2 * kd + 2 * inner() + 2 * heads;
-    // q, k, v, f_a, b, and the gate (full rank, or its low-rank g_a)
-    case Kind::kda: return 2 * kd + inner() + head_dim + heads + (full_rank_gate ? inner() : head_dim);
+    // q, k, v, the forget gate (f, or its low-rank f_a), b, and the output gate (g, or its g_a)
+    case Kind::kda:
+      return 2 * kd + inner() + (full_rank_forget ? inner() : head_dim) + heads + (full_rank_gate ? inner() : head_dim);
     case Kind::mamba2: return 2 * inner() + 2 * kd + heads;
     case Kind::mamba1: return 2 * inner();
     case Kind::short_conv: return 3 * inner();  // B, C, x
@@ -85,8 +86,9 @@ std::int64_t StateLayers::in_proj_width() const {
 }
 
 std::int64_t StateLayers::mid_params() const {
-  // KDA: f_b_proj head_dim -> P, and g_b_proj head_dim -> P with the low-rank gate.
-  if (kind == Kind::kda) return (full_rank_gate ? 1 : 2) * static_cast<std::int64_t>(head_dim) * inner();
+  // KDA: f_b_proj head_dim -> P and g_b_proj head_dim -> P, each only with its low-rank gate.
+  if (kind == Kind::kda)
+    return ((full_rank_forget ? 0 : 1) + (full_rank_gate ? 0 : 1)) * static_cast<std::int64_t>(head_dim) * inner();
   if (kind != Kind::mamba1) return 0;
   return inner() * (dt_rank + 2LL * key_dim) + static_cast<std::int64_t>(dt_rank) * inner() + inner();
 }

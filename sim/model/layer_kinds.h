@@ -52,6 +52,9 @@ struct StateLayers {
   // KDA: the output gate is one full-rank projection hidden -> heads x head_dim (Kimi K3's
   // linear_attn_config.use_full_rank_gate) instead of Kimi Linear's low-rank pair through head_dim.
   bool full_rank_gate = false;
+  // KDA: the forget gate one full-rank projection hidden -> heads x head_dim (f_proj) instead of
+  // the low-rank f_a / f_b pair (Ling 3.0's no_kda_lora, both gates full rank).
+  bool full_rank_forget = false;
   int chunk = 64;       // prefill scan chunk (gated delta, KDA: FLA's 64; Mamba-2: chunk_size; lightning: block_size)
   DType state_dtype = DType::bf16;  // the recurrent state's (mamba_ssm_cache_dtype); the conv state follows activations
 

@@ -426,11 +426,103 @@ TEST_CASE("late 2026: Muse Glimmer 30B against Meta's figure", "[hf][late2026]")
   CHECK(m.vision_params_estimate == 1415577600LL);
 }
 
+namespace {
+
+// A small Ling 3.0: hidden 32, 4 layers in groups of 2 (KDA on layers 0 and 2, MLA on 1 and 3),
+// 2 heads of 8, MLA without q_lora (kv_lora 16, nope 8, rope 4, v 8), the first layer dense
+// (MLP 64), then 4 experts of 16, top 2, one shared of 16; table 100 untied.
+nlohmann::json small_ling3() {
+  return {{"architectures", {"BailingMoeV3ForCausalLM"}},
+          {"model_type", "bailing_hybrid"},
+          {"hidden_size", 32},
+          {"num_hidden_layers", 4},
+          {"num_attention_heads", 2},
+          {"num_key_value_heads", 2},
+          {"head_dim", 8},
+          {"layer_group_size", 2},
+          {"first_k_dense_replace", 1},
+          {"intermediate_size", 64},
+          {"vocab_size", 100},
+          {"tie_word_embeddings", false},
+          {"max_position_embeddings", 4096},
+          {"q_lora_rank", nullptr},
+          {"kv_lora_rank", 16},
+          {"qk_nope_head_dim", 8},
+          {"qk_rope_head_dim", 4},
+          {"v_head_dim", 8},
+          {"gated_attention_proj_granularity_type", "head_wise"},
+          {"short_conv_kernel_size", 4},
+          {"no_kda_lora", true},
+          {"num_experts", 4},
+          {"num_experts_per_tok", 2},
+          {"num_shared_experts", 1},
+          {"moe_intermediate_size", 16},
+          {"moe_shared_expert_intermediate_size", 16}};
+}
+
+}  // namespace
+
+TEST_CASE("late 2026: Ling 3.0's KDA with full-rank gates beside MLA, by hand", "[hf][late2026]") {
+  const ModelSpec m = load_edited(small_ling3(), "ling3");
+  REQUIRE(m.state.kind == StateLayers::Kind::kda);
+  CHECK(m.state.layers == 2);
+  CHECK(m.attention_layers() == 2);
+  CHECK(m.state.full_rank_gate);
+  CHECK(m.state.full_rank_forget);
+  CHECK(m.moe.dense_layers == 1);
+  CHECK_FALSE(m.attention_output_gate);  // head-wise: not counted
+  // A KDA layer over P = 2 x 8 = 16: q, k, v, f and g hidden -> 16 each and b hidden -> 2, 32 x 82
+  // = 2,624; three convolutions 3 x 16 x 4 = 192; dt_bias 16, A_log 2, o_norm 8: 26; o_proj 16 x
+  // 32 = 512. 3,354 (the low-rank form would add f_b and g_b, 8 x 16 each, and take f and g as
+  // 8 wide).
+  CHECK(m.state.params_per_layer(m.hidden) == 3354);
+  // Layer kinds: (i + 1) % 2 == 0 is MLA; 4 layers divide into whole groups, so no tail.
+  nlohmann::json j = small_ling3();
+  j["num_hidden_layers"] = 5;  // layer 4 is past the last whole group: MLA
+  const ModelSpec tail = load_edited(j, "ling3-tail");
+  CHECK(tail.state.layers == 2);
+  CHECK(tail.attention_layers() == 3);
+
+  SECTION("an element-wise gate is counted: hidden x heads x v_head_dim = 32 x 16 = 512 a MLA layer") {
+    nlohmann::json e = small_ling3();
+    e["gated_attention_proj_granularity_type"] = "element_wise";
+    const ModelSpec g = load_edited(e, "ling3-elem");
+    CHECK(g.attention_output_gate);
+    CHECK(g.total_params() - m.total_params() == 2 * 512);
+  }
+  SECTION("refusals") {
+    nlohmann::json r = small_ling3();
+    r["no_kda_lora"] = false;
+    CHECK_THAT(error_of([&] { load_edited(r, "ling3-lora"); }), Contains("no_kda_lora"));
+    r = small_ling3();
+    r["gated_attention_proj_granularity_type"] = "channel";
+    CHECK_THAT(error_of([&] { load_edited(r, "ling3-gate"); }), Contains("head_wise, element_wise or none"));
+  }
+}
+
+TEST_CASE("late 2026: Ling-3.0-flash against inclusionAI's figures", "[hf][late2026]") {
+  // tests/fixtures/hf_configs_from_fields/ling-3.0-flash, hidden 2560: 35 KDA layers of
+  // 2560 x (5 x 4,096 + 32) + 3 x 4,096 x 4 + 4,096 + 32 + 128 + 4,096 x 2560 = 63,049,888;
+  // 7 MLA layers of 2560 x 6,144 + 2560 x 576 + 512 + 512 x 8,192 + 4,096 x 2560 = 31,883,776
+  // (the head-wise gate's 2560 x 32 left out); 2 dense MLPs of 3 x 2560 x 6,144 = 47,185,920;
+  // 40 MoE layers of 512 + 1 experts of 3 x 2560 x 768 = 5,898,240 and a router of 512 x 2560:
+  // 3,027,107,840; untied tables 2 x 157,184 x 2560; norms 85 x 2560. Total 124,413,617,632
+  // against "a 124B-parameter Mixture-of-Experts model" (+0.33%). Active, the head counted and the
+  // input table not: 5,102,708,192 against "approximately 5.1B parameters activated" (+0.05%).
+  const ModelSpec m = load_model(std::string(SERVESIM_TEST_FIXTURES) + "/hf_configs_from_fields/ling-3.0-flash");
+  CHECK(m.state.params_per_layer(m.hidden) == 63049888);
+  CHECK(m.state.layers == 35);
+  CHECK(m.attention_layers() == 7);
+  CHECK(m.total_params() == 124413617632LL);
+  CHECK(m.active_params() == 5102708192LL);
+  // KV a token: 7 MLA layers x (512 + 64) x 2 bytes = 8,064 B.
+  CHECK(m.kv_bytes_per_token(DType::bf16) == 8064.0);
+}
+
 TEST_CASE("late 2026: architectures servesim lacks a part for are refused naming it", "[hf][late2026]") {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"InklingForConditionalGeneration", "short convolution"},
-      {"GigaChat35ForCausalLM", "GatedDeltaNet"},
-      {"BailingMoeV3ForCausalLM", "Kimi delta attention"}};
+      {"GigaChat35ForCausalLM", "GatedDeltaNet"}};
   for (const auto& [arch, piece] : cases) {
     const nlohmann::json j = {{"architectures", {arch}},
                               {"hidden_size", 64},
