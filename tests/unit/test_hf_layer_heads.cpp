@@ -21,6 +21,7 @@
 #include "cost/memory_plan.h"
 #include "cost/parallelism.h"
 #include "hf_fixtures.h"
+#include "hf_step_helpers.h"
 #include "report/model_json.h"
 #include "test_sim_helpers.h"
 #include "util/error.h"
@@ -30,25 +31,13 @@ using servesim::testing::decode_step;
 using servesim::testing::error_of;
 using servesim::testing::hf::within;
 using Catch::Contains;
+using servesim::testing::hf::op_named;
+using servesim::testing::hf::setup_of;
 
 namespace {
 
 ModelSpec load_edited(const nlohmann::json& j, const std::string& tag) {
   return servesim::testing::hf::load_edited(j, "servesim-layer-heads-", tag);
-}
-
-Setup setup_of(const std::string& model_dir, int tp) {
-  return parse_setup_only(parse_yaml_text("hardware: {gpu: h100-sxm}\nmodel: {name: " + model_dir +
-                                          "}\nparallelism: {tp: " + std::to_string(tp) +
-                                          "}\nengine: {prefix_caching: false}\n"),
-                          "s.yaml");
-}
-
-const OpCost& op_named(const StepCost& s, const std::string& name) {
-  for (const OpCost& o : s.ops)
-    if (name == o.name) return o;
-  FAIL("no op " << name);
-  return s.ops.front();
 }
 
 // poolside/Laguna-XS.2 (Laguna XS 2.1)'s config.json fields as public ports check them against the

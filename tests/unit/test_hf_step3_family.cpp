@@ -16,6 +16,7 @@
 #include "cost/kv_size.h"
 #include "cost/memory_plan.h"
 #include "hf_fixtures.h"
+#include "hf_step_helpers.h"
 #include "report/model_json.h"
 #include "test_sim_helpers.h"
 
@@ -23,6 +24,8 @@ using namespace servesim;
 using servesim::testing::error_of;
 using servesim::testing::hf::within;
 using Catch::Contains;
+using servesim::testing::hf::op_named;
+using servesim::testing::hf::setup_of;
 
 namespace {
 
@@ -54,20 +57,6 @@ nlohmann::json small_step3() {
             {"share_q_dim", 16},
             {"head_dim", 16},
             {"moe_layers_enum", "1,2"}}}};
-}
-
-Setup setup_of(const std::string& model_dir, int tp) {
-  return parse_setup_only(parse_yaml_text("hardware: {gpu: h100-sxm}\nmodel: {name: " + model_dir +
-                                          "}\nparallelism: {tp: " + std::to_string(tp) +
-                                          "}\nengine: {prefix_caching: false}\n"),
-                          "s.yaml");
-}
-
-const OpCost& op_named(const StepCost& s, const std::string& name) {
-  for (const OpCost& o : s.ops)
-    if (name == o.name) return o;
-  FAIL("no op " << name);
-  return s.ops.front();
 }
 
 }  // namespace
