@@ -120,7 +120,9 @@ double weight_bytes_per_gpu(const ModelSpec& m, const ResolvedPrecision& p, cons
   // VocabParallelEmbedding), their projections replicated (ReplicatedLinear), beside the embedding.
   // Qwen3.8-Flash-Next's PLE table the same (vLLM's default; VLLM_PLE_CPU_OFFLOAD=1 moves it to
   // host memory, not modelled), its projections and norms replicated.
-  const double ngram = static_cast<double>(m.ngram.table_params() + m.ple.table_params()) / par.tp * bytes.embedding +
+  const double ple_table_bytes = m.ple.table_bytes > 0 ? m.ple.table_bytes : bytes.embedding;
+  const double ngram = static_cast<double>(m.ngram.table_params()) / par.tp * bytes.embedding +
+                       static_cast<double>(m.ple.table_params()) / par.tp * ple_table_bytes +
                        static_cast<double>(m.ngram.projection_params(m.hidden) + m.ple.projection_params(m.hidden)) * wa;
   const double embedding = (table_elems + static_cast<double>(m.position_table_params())) * bytes.embedding +
                            projection * wa + ngram;

@@ -148,11 +148,26 @@ void CostModel::state_token_ops(double T, CostPart& part, std::vector<OpCost>* o
     write.kv_bytes = T * (entry * L + c.compressed_bytes_per_token(kv_bytes_));
     put(write);
   }
+  if (m.rel.enabled()) {
+    // Inkling: r_proj on every attention layer (split over TP with the heads), and the four
+    // convolutions, each reading its input and writing its output (kernel taps of FLOPs a value).
+    const double La = m.attention_layers(), tp = par_.tp;
+    put(state_gemm("rel_proj", T, hidden, static_cast<double>(m.heads) * m.rel.d_rel / tp, La, w_attention_, a));
+    if (m.rel.sconv_kernel > 0) {
+      const double local = m.local.enabled() ? m.local.layers : 0.0;
+      const double kv = (local * m.kv_heads_of(false) + (La - local) * m.kv_heads_of(true)) / La;  // mean over the kinds
+      const double channels = (2.0 * kv * m.head_dim + 2.0 * hidden) / tp;
+      put(state_elementwise("short_convs", 2.0 * T * channels * a * La, 4.0 * La, 2.0 * m.rel.sconv_kernel * T * channels * La,
+                            T));
+    }
+  }
   if (m.ple.enabled()) {
     const PleNgram& p = m.ple;
     const double wide = p.streams * hidden, embed = static_cast<double>(p.embed_dim);
-    // The rows a token gathers (at the activations' bytes, as the table is held) and E written.
-    put(state_elementwise("ple_gather", T * (p.lookups * static_cast<double>(p.width) + embed) * a, 1, 0, T));
+    // The rows a token gathers (at the table's bytes: 16-bit, or fp8 where the checkpoint
+    // converts it) and E written.
+    const double row_bytes = p.table_bytes > 0 ? p.table_bytes : a;
+    put(state_elementwise("ple_gather", T * (p.lookups * static_cast<double>(p.width) * row_bytes + embed * a), 1, 0, T));
     put(state_gemm("ple_proj", T, embed, wide + hidden, 1, w_attention_, a));  // key_proj and value_proj
     // Three grouped norms, the gate and the convolution over the wide streams: each reads and
     // writes a wide vector; the convolution also reads its (kernel - 1) x dilation inputs.

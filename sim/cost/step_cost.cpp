@@ -73,7 +73,7 @@ CostModel::CostModel(GpuSpec gpu, ModelSpec model, ResolvedPrecision precision, 
   attention_s_per_flop8_ =
       gpu_.supports(DType::fp8) ? 1.0 / (gpu_.peak(DType::fp8) * gpu_.efficiency.attention_compute) : attention_s_per_flop_;
   has_layer_kinds_ = model_.state.enabled() || model_.indexer.enabled() || model_.compressed.enabled() || model_.hc_mult > 0 ||
-                    model_.ple.enabled();
+                    model_.ple.enabled() || model_.rel.enabled();
   // Attention rates (see attention_ops for the shapes). Prefill: scores over (d_qk =
   // head_dim; MLA prefill runs as plain MHA with nope+rope key dims) and values over
   // d_v. Decode: MLA absorbs the up-projection, so scores run over the latent

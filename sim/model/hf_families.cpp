@@ -246,6 +246,8 @@ const std::map<std::string, HfFamily>& by_architecture() {
       {"HYV4ForCausalLM", HfFamily::hy_v4},
       {"MuseGlimmerForCausalLM", HfFamily::muse_glimmer},
       {"BailingMoeV3ForCausalLM", HfFamily::bailing_moe_v3},  // model_type bailing_hybrid, as Ling 2.5's
+      {"InklingForCausalLM", HfFamily::inkling},
+      {"InklingForConditionalGeneration", HfFamily::inkling},
       {"MuseGlimmerForConditionalGeneration", HfFamily::muse_glimmer},
       // hf_glm5_next_family.cpp:
       {"Glm5NextForCausalLM", HfFamily::glm5_next},
@@ -348,6 +350,9 @@ const std::map<std::string, HfFamily>& by_model_type() {
       {"hy_v4", HfFamily::hy_v4},
       {"muse_glimmer", HfFamily::muse_glimmer},
       {"muse_glimmer_text", HfFamily::muse_glimmer},
+      {"inkling_text", HfFamily::inkling},
+      {"inkling_model", HfFamily::inkling},
+      {"inkling_mm_model", HfFamily::inkling},
       // hf_glm5_next_family.cpp:
       {"glm5_next", HfFamily::glm5_next},
       {"glm5_next_text", HfFamily::glm5_next},
@@ -395,7 +400,7 @@ bool is_moe_family(HfFamily f) {
          f == HfFamily::pangu_ultra_moe || f == HfFamily::sarvam_mla || f == HfFamily::sarvam_moe ||
          f == HfFamily::axk1 || f == HfFamily::param2_moe ||
          // hf_hyb_families.cpp (MiniMax-Text-01 is not here: its reader allows one expert, a dense MLP):
-         f == HfFamily::nemotron_h_puzzle || f == HfFamily::bailing_moe_v2_5 || f == HfFamily::bailing_moe_v3 ||
+         f == HfFamily::nemotron_h_puzzle || f == HfFamily::bailing_moe_v2_5 || f == HfFamily::bailing_moe_v3 || f == HfFamily::inkling ||
          // hf_laguna_family.cpp:
          f == HfFamily::laguna ||
          // hf_longcat_family.cpp:

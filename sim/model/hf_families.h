@@ -130,6 +130,8 @@ enum class HfFamily {
   hy_v4,            // Tencent Hy4 (DeepSeek-V3.2's decoder, gated MLA with sinks, shared indexers, iHC)
   muse_glimmer,     // Meta Muse Glimmer (Gemma 2's dense decoder with a SiLU MLP and an output gate)
   bailing_moe_v3,   // inclusionAI Ling 3.0 (KDA with full-rank gates beside MLA, Bailing's MoE)
+  // hf_inkling_family.cpp:
+  inkling,          // Thinking Machines' Inkling (RoPE-free GQA with relative logits and short convolutions, MoE)
   // hf_glm5_next_family.cpp:
   glm5_next,  // GLM-5.3-Flash (KDA + NoPE MLA with pooled-key DSA, dense then routed + shared, mHC)
   // hf_qwen4_exp_family.cpp:
@@ -269,12 +271,16 @@ void read_granite_moe_swa(const JsonFields& f, ModelSpec& m);
 void read_hy_v4(const JsonFields& f, ModelSpec& m);
 void read_muse_glimmer(const JsonFields& f, ModelSpec& m);
 void read_bailing_moe_v3(const JsonFields& f, ModelSpec& m);
+void read_inkling(const JsonFields& f, ModelSpec& m);  // hf_inkling_family.cpp
 // What servesim lacks for a late-2026 architecture it refuses (": ..." for the refusal), or "".
 std::string late2026_unsupported(const std::string& arch);
 // hf_glm5_next_family.cpp: GLM-5.3-Flash, flat or in a text_config.
 void read_glm5_next(const JsonFields& f, ModelSpec& m);
 // hf_qwen4_exp_family.cpp: Qwen3.8-Flash-Next, flat or in a text_config.
 void read_qwen4_exp(const JsonFields& f, ModelSpec& m);
+// An FP8 Qwen3.8-Flash-Next checkpoint stores the n-gram table at 1 byte where its
+// quantization_config's modules_to_convert lists it (quant_method fp8); nothing otherwise.
+void apply_ple_table_quantization(const nlohmann::json& j, ModelSpec& m);
 // hf_moe_2026_families.cpp: the names StepFun's Step-3 and Step-3.5 configs share for the
 // attention groups and the experts (num_attention_groups, moe_num_experts, moe_top_k), copied under
 // the common ones where the config does not give those (alias_step3p5_fields and

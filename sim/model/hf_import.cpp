@@ -454,6 +454,7 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     case HfFamily::hy_v4: read_hy_v4(f, m); break;
     case HfFamily::muse_glimmer: read_muse_glimmer(f, m); break;
     case HfFamily::bailing_moe_v3: read_bailing_moe_v3(f, m); break;
+    case HfFamily::inkling: read_inkling(f, m); break;
     case HfFamily::glm5_next: read_glm5_next(f, m); break;
     case HfFamily::qwen4_exp: read_qwen4_exp(f, m); break;
     case HfFamily::step3: read_step3(f, m); break;
@@ -595,6 +596,7 @@ ModelSpec import_hf_config(const std::string& given) {
     // torch_dtype (the dtype of the unquantized parts) says: that is the default the
     // scenario's model.weights falls back to, with the groups it leaves unquantized.
     if (const std::optional<CheckpointQuantization> q = checkpoint_quantization(j, path)) apply_checkpoint_quantization(*q, m);
+    apply_ple_table_quantization(j, m);
     apply_expert_dtype(j, path, m);
     m.name = model_name_from_path(given);
     validate_model(m, path);

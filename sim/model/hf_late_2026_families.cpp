@@ -184,14 +184,10 @@ void read_bailing_moe_v3(const JsonFields& f, ModelSpec& m) {
   m.active_count = ModelSpec::ActiveCount::lm_head_only;
 }
 
-// Late-2026 architectures servesim refuses, with the part it lacks (vLLM's files for each:
-// vllm/models/inkling; Sber's GigaChat 3.5 model
-// card; read for this list, not implemented).
+// Late-2026 architectures servesim refuses, with the part it lacks (Sber's GigaChat 3.5 model
+// card and vLLM's gigachat3_5.py; read for this list, not implemented: its released config's
+// hidden size, vocabulary and linear-attention heads were not found).
 std::string late2026_unsupported(const std::string& arch) {
-  if (arch == "InklingForCausalLM" || arch == "InklingForConditionalGeneration")
-    return ": Inkling's local layers have their own head geometry (more KV heads, a 512-token window), a "
-           "relative-position component and a short convolution beside attention; servesim has no layer of that "
-           "shape";
   if (arch == "GigaChat35ForCausalLM")
     return ": GigaChat 3.5 mixes MLA layers (full_attention_layers) with GatedDeltaNet layers under DeepSeek's "
            "MoE; servesim reads gated delta rule layers beside GQA (Qwen3-Next) but not beside MLA";

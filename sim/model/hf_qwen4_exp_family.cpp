@@ -27,6 +27,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "model/hf_families.h"
 #include "util/error.h"
 
@@ -109,6 +111,19 @@ void read_ple(const JsonFields& f, ModelSpec& m) {
 }
 
 }  // namespace
+
+void apply_ple_table_quantization(const nlohmann::json& j, ModelSpec& m) {
+  if (!m.ple.enabled()) return;
+  for (const nlohmann::json* o : {&j, j.contains("text_config") ? &j["text_config"] : nullptr}) {
+    if (!o || !o->is_object() || !o->contains("quantization_config")) continue;
+    const nlohmann::json& q = (*o)["quantization_config"];
+    if (!q.is_object() || q.value("quant_method", nlohmann::json()) != "fp8" || !q.contains("modules_to_convert") ||
+        !q["modules_to_convert"].is_array())
+      continue;
+    for (const nlohmann::json& name : q["modules_to_convert"])
+      if (name.is_string() && name.get<std::string>().find("ngram_embedding") != std::string::npos) m.ple.table_bytes = 1.0;
+  }
+}
 
 void read_qwen4_exp(const JsonFields& f, ModelSpec& m) {
   read_qwen_hybrid(f, m);

@@ -213,6 +213,30 @@ struct NgramEmbedding {
   std::int64_t projection_params(std::int64_t hidden) const { return static_cast<std::int64_t>(tables) * width * hidden; }
 };
 
+// Inkling's attention parts beyond GQA (huggingface/transformers@04fafa296134367ab5b7ce37a54c622644ccde5a:
+// src/transformers/models/inkling/modeling_inkling.py, InklingAttention, InklingRelativeLogits,
+// InklingShortConvolution, InklingDecoderLayer): in place of RoPE, r_proj (hidden -> heads x d_rel)
+// and a table of d_rel x extent (the window on local layers, rel_extent on global ones) give each
+// head a logit bias per backward distance; per-head RMSNorms of q and k (head_dim each); and four
+// depthwise causal convolutions of sconv_kernel taps without bias, each with its residual: k and v
+// after their projections (kv heads x head_dim channels each), the attention output and the MLP
+// output (hidden each). The bias adds 2 d_rel FLOPs a query-key pair and head to the attention's
+// 4 head_dim (+6% at Inkling's 16 and 128), not priced; the projection and the convolutions are.
+struct RelativeAttention {
+  int d_rel = 0;  // 0: none
+  std::int64_t extent_local = 0;
+  std::int64_t extent_global = 0;
+  int sconv_kernel = 0;  // 0: no convolutions
+  bool enabled() const { return d_rel > 0; }
+  // Weights of one attention layer with `heads` query heads and k, v `kv_width` wide each.
+  std::int64_t params_per_layer(std::int64_t hidden, std::int64_t heads, std::int64_t kv_width, std::int64_t head_dim,
+                                bool global) const {
+    if (!enabled()) return 0;
+    return hidden * heads * d_rel + d_rel * (global ? extent_global : extent_local) + 2 * head_dim +
+           sconv_kernel * (2 * kv_width + 2 * hidden);
+  }
+};
+
 // Qwen3.8-Flash-Next's per-layer n-gram embedding (PLE; its model reference in NInfer's docs,
 // "Qwen4Exp model reference", and transformers' qwen4_exp): once, before one layer's mixer, the
 // token's 2- and 3-gram hashes pick heads_per_ngram rows each (lookups in all) of one table of
@@ -233,6 +257,10 @@ struct PleNgram {
   int streams = 1;         // hyper-connection streams the update is written into
   int conv_kernel = 0;
   int conv_dilation = 1;
+  // Bytes a table weight is stored in: 0, the token embedding's (16-bit); 1 where an FP8
+  // checkpoint converts it (Qwen3.8-Flash-Next-FP8's quantization_config modules_to_convert
+  // names ple.ple_embedding.ngram_embedding).
+  double table_bytes = 0.0;
   bool enabled() const { return rows > 0 && width > 0; }
   std::int64_t table_params() const { return enabled() ? rows * width : 0; }
   std::int64_t projection_params(std::int64_t hidden) const {

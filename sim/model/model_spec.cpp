@@ -92,7 +92,8 @@ std::int64_t ModelSpec::attention_params_with(bool global, int kv) const {
   // Step3's low-rank query (query_rank): hidden -> query_rank, its norm, query_rank -> q_out, in
   // place of hidden -> q_out.
   const std::int64_t q_weights = query_rank > 0 ? hidden * query_rank + query_rank + query_rank * q_out : hidden * q_out;
-  return q_weights + hidden * (k + v) + bias + o_in * hidden + (attention_o_bias ? hidden : 0) + (attention_sinks ? h : 0);
+  return q_weights + hidden * (k + v) + bias + o_in * hidden + (attention_o_bias ? hidden : 0) + (attention_sinks ? h : 0) +
+         rel.params_per_layer(hidden, h, k, hd, global);
 }
 
 namespace {
@@ -189,7 +190,8 @@ std::int64_t ModelSpec::norm_params() const {
   // One RMSNorm before each sublayer (two per layer of attention + MLP) plus the final one
   // (MLA adds its latent norms, counted above; OPT-350m's post-LN layout has no final one); a
   // LayerNorm with a bias holds twice that.
-  return (static_cast<std::int64_t>(sublayers()) + (final_norm ? 1 : 0)) * hidden * (norm_bias ? 2 : 1) +
+  return (static_cast<std::int64_t>(sublayers()) + (final_norm ? 1 : 0) + (embedding_norm ? 1 : 0)) * hidden *
+             (norm_bias ? 2 : 1) +
          (qk_head_norms ? 2LL * attention_layers() * head_dim : 0);
 }
 

@@ -195,8 +195,10 @@ struct ModelSpec {
   std::int64_t embed_proj_dim = 0;
   NgramEmbedding ngram;  // LongCat-Flash-Lite's hashed n-gram tables beside the token embedding
   PleNgram ple;          // Qwen3.8-Flash-Next's per-layer n-gram embedding (one table, before one layer)
+  RelativeAttention rel;  // Inkling's relative-position logits and short convolutions (attention weights)
   // A norm after the last layer (false: OPT-350m's post-LN layout, do_layer_norm_before false).
   bool final_norm = true;
+  bool embedding_norm = false;  // an RMSNorm right after the lookup (Inkling's embed_norm)
   std::int64_t max_context = 0;
   DType native_dtype = DType::bf16;
   WeightGroups weight_groups;  // of native_dtype weights (quantized checkpoints)

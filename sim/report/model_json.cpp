@@ -76,6 +76,7 @@ nlohmann::json model_json(const ModelSpec& m) {
                                 {"width", m.ple.width},
                                 {"lookups_per_token", m.ple.lookups},
                                 {"table_params", m.ple.table_params()},
+                                {"table_bytes_per_weight", m.ple.table_bytes > 0 ? m.ple.table_bytes : 2.0},
                                 {"projection_params", m.ple.projection_params(m.hidden)},
                                 {"conv_state_elements_per_sequence", m.ple.conv_state_elements(m.hidden)}};
   if (m.hc_mult > 0 && m.hc_lowrank > 0) j["hyper_connections"]["low_rank"] = m.hc_lowrank;
@@ -229,11 +230,12 @@ std::vector<std::string> model_notes(const ModelSpec& m) {
                               m.hc_mult, static_cast<double>(m.hc_params()) / 1e6));
   if (m.ple.enabled())
     out.push_back(fmt::format("per-layer n-gram embedding (PLE): {} rows of {} a token from one table of {} rows "
-                              "({:.2f}B weights on the GPUs, split over TP: in the total, not the active parameters; "
+                              "({:.2f}B weights{} on the GPUs, split over TP: in the total, not the active parameters; "
                               "vLLM's VLLM_PLE_CPU_OFFLOAD=1 keeps it in host memory instead, not modelled), "
                               "projected into the streams ({:.1f}M weights, priced), its convolution {} of state a "
                               "sequence",
                               m.ple.lookups, m.ple.width, m.ple.rows, static_cast<double>(m.ple.table_params()) / 1e9,
+                              m.ple.table_bytes == 1.0 ? " at fp8, as the checkpoint's modules_to_convert lists it" : "",
                               static_cast<double>(m.ple.projection_params(m.hidden)) / 1e6,
                               format_bytes(static_cast<double>(m.ple.conv_state_elements(m.hidden)) * 2.0)));
   if (m.moe.hash_layers > 0)

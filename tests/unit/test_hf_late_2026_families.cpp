@@ -519,9 +519,111 @@ TEST_CASE("late 2026: Ling-3.0-flash against inclusionAI's figures", "[hf][late2
   CHECK(m.kv_bytes_per_token(DType::bf16) == 8064.0);
 }
 
+namespace {
+
+// A small Inkling text model: hidden 32, 6 layers of which 0-4 local (window 16, 2 KV heads) and
+// 5 global (1 KV head), 2 query heads of 8, relative logits d_rel 4 (rel_extent 32), convolutions
+// of 4 taps; the first layer dense (64), then 4 experts of 16, top 2, 2 shared of 16; table 100.
+nlohmann::json small_inkling() {
+  return {{"architectures", {"InklingForCausalLM"}},
+          {"model_type", "inkling_text"},
+          {"hidden_size", 32},
+          {"num_hidden_layers", 6},
+          {"vocab_size", 100},
+          {"num_attention_heads", 2},
+          {"num_key_value_heads", 1},
+          {"head_dim", 8},
+          {"swa_num_attention_heads", 2},
+          {"swa_num_key_value_heads", 2},
+          {"swa_head_dim", 8},
+          {"sliding_window_size", 16},
+          {"d_rel", 4},
+          {"rel_extent", 32},
+          {"local_layer_ids", {0, 1, 2, 3, 4}},
+          {"dense_mlp_idx", 1},
+          {"dense_intermediate_size", 64},
+          {"intermediate_size", 16},
+          {"n_routed_experts", 4},
+          {"num_experts_per_tok", 2},
+          {"n_shared_experts", 2},
+          {"use_sconv", true},
+          {"sconv_kernel_size", 4},
+          {"use_embed_norm", true},
+          {"model_max_length", 4096}};
+}
+
+}  // namespace
+
+TEST_CASE("late 2026: Inkling's relative logits, short convolutions and two KV-head counts, by hand",
+          "[hf][late2026]") {
+  const ModelSpec m = load_edited(small_inkling(), "inkling");
+  CHECK(m.kv_heads_of(false) == 2);
+  CHECK(m.kv_heads_of(true) == 1);
+  CHECK(m.local.layers == 5);
+  CHECK(m.local.span == 16);
+  CHECK(m.max_context == 4096);  // model_max_length
+  CHECK_FALSE(m.tied_embeddings);
+  // Global layer: q 32 x 16 = 512, k and v 32 x 8 each = 512, o 512, r_proj 32 x 2 x 4 = 256, the
+  // relative table 4 x 32 = 128, q and k norms 2 x 8 = 16, convolutions 4 x (8 + 8 + 32 + 32) =
+  // 320: 2,256. Local: k and v 32 x 16 each = 1,024, the table 4 x 16 = 64, convolutions
+  // 4 x (16 + 16 + 32 + 32) = 384: 512 + 1,024 + 512 + 256 + 64 + 16 + 384 = 2,768.
+  CHECK(m.attention_params_of(true) == 2256);
+  CHECK(m.attention_params_of(false) == 2768);
+  // Dense layer 3 x 32 x 64 = 6,144; an expert 3 x 32 x 16 = 1,536; a MoE layer (4 + 2) x 1,536 +
+  // the router 4 x 32 = 9,344; tables 2 x 100 x 32 = 6,400; norms (2 x 6 + final + embed) x 32 = 448.
+  // Total 2,256 + 5 x 2,768 + 6,144 + 5 x 9,344 + 6,400 + 448 = 75,808.
+  CHECK(m.total_params() == 75808);
+  // Active: a MoE layer runs (2 + 2) x 1,536 + 128 = 6,272: 75,808 - 5 x (9,344 - 6,272) = 60,448.
+  CHECK(m.active_params() == 60448);
+  // KV a token: 5 local layers x 2 x 2 heads x 8 x 2 B + 1 global x 2 x 1 x 8 x 2 B = 320 + 32 = 352.
+  CHECK(m.kv_bytes_per_token(DType::bf16) == 352.0);
+
+  SECTION("use_sconv false drops the convolutions: 75,808 - 320 - 5 x 384 = 73,568") {
+    nlohmann::json j = small_inkling();
+    j["use_sconv"] = false;
+    CHECK(load_edited(j, "inkling-nosconv").total_params() == 73568);
+  }
+  SECTION("layer_types names the local layers when local_layer_ids is absent") {
+    nlohmann::json j = small_inkling();
+    j.erase("local_layer_ids");
+    j["layer_types"] = {"hybrid_sliding", "hybrid_sliding", "full_attention", "hybrid_sliding", "hybrid_sliding",
+                        "full_attention"};
+    CHECK(load_edited(j, "inkling-types").local.layers == 4);
+    j.erase("layer_types");
+    CHECK_THAT(error_of([&] { load_edited(j, "inkling-none"); }), Contains("local_layer_ids"));
+  }
+  SECTION("refusals") {
+    nlohmann::json j = small_inkling();
+    j["swa_head_dim"] = 16;
+    CHECK_THAT(error_of([&] { load_edited(j, "inkling-hd"); }), Contains("one query-head geometry"));
+    j = small_inkling();
+    j["local_layer_ids"] = {0, 9};
+    CHECK_THAT(error_of([&] { load_edited(j, "inkling-id"); }), Contains("outside 0 .. 5"));
+    j = small_inkling();
+    j["dense_mlp_idx"] = 6;
+    CHECK_THAT(error_of([&] { load_edited(j, "inkling-dense"); }), Contains("dense_mlp_idx 6"));
+  }
+}
+
+TEST_CASE("late 2026: Inkling against Thinking Machines' figures", "[hf][late2026]") {
+  // tests/fixtures/hf_configs_from_fields/inkling, hidden 6144: 11 global attention layers of
+  // 119,611,648 (q and o 8,192 x 6,144 each, k and v 1,024 x 6,144 each, r_proj 1,024 x 6,144, the
+  // relative table 16 x 1,024, q/k norms 256, convolutions 4 x 14,336) and 55 local ones of
+  // 132,194,560 (k and v 2,048 wide, the table 16 x 512, convolutions 4 x 16,384); 2 dense MLPs of
+  // 3 x 6,144 x 24,576 = 452,984,832; 64 MoE layers of 258 experts of 3 x 6,144 x 3,072 and a
+  // router of 256 x 6,144: 14,610,333,696; untied tables 2 x 201,024 x 6,144; norms 134 x 6,144.
+  // Total 947,024,761,344 against the published 975B (-2.9%, unexplained; the hub's 952B counts the
+  // 8 MTP depths, 5.26B, and the towers); active, both tables, 41,055,097,344 against 41B (+0.13%).
+  const ModelSpec m = load_model(std::string(SERVESIM_TEST_FIXTURES) + "/hf_configs_from_fields/inkling");
+  CHECK(m.total_params() == 947024761344LL);
+  CHECK(m.active_params() == 41055097344LL);
+  CHECK(m.max_context == 1048576);
+  // KV a token: 11 x 2 x 8 x 128 x 2 B + 55 x 2 x 16 x 128 x 2 B = 45,056 + 450,560 = 495,616 B.
+  CHECK(m.kv_bytes_per_token(DType::bf16) == 495616.0);
+}
+
 TEST_CASE("late 2026: architectures servesim lacks a part for are refused naming it", "[hf][late2026]") {
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"InklingForConditionalGeneration", "short convolution"},
       {"GigaChat35ForCausalLM", "GatedDeltaNet"}};
   for (const auto& [arch, piece] : cases) {
     const nlohmann::json j = {{"architectures", {arch}},
