@@ -9,13 +9,17 @@
 #include <nlohmann/json.hpp>
 
 #include "config/catalog_reader.h"
+#include "cost/memory_plan.h"
+#include "cost/step_cost.h"
 #include "hf_fixtures.h"
+#include "hf_step_helpers.h"
 #include "test_sim_helpers.h"
 
 using namespace servesim;
 using servesim::testing::error_of;
 namespace hf = servesim::testing::hf;
 using Catch::Contains;
+using servesim::testing::hf::setup_of;
 
 namespace {
 
@@ -175,4 +179,27 @@ TEST_CASE("Qwen4Exp: Qwen3.8-Flash-Next against Qwen's figures", "[hf][qwen4_exp
   CHECK(m.kv_bytes_per_token(DType::bf16) == 27648.0);
   // The checkpoint's MTP layer (a full QSA layer with its own experts) is outside the total.
   CHECK(m.checkpoint_params() > m.total_params());
+}
+
+TEST_CASE("Qwen4Exp: the FP8 checkpoint stores its n-gram table at fp8, as its modules_to_convert says",
+          "[hf][qwen4_exp]") {
+  // tests/fixtures/hf_configs_from_fields/qwen3.8-flash-next-fp8: the same text_config with the FP8
+  // checkpoint's quantization_config (quant_method fp8, modules_to_convert
+  // ["ple.ple_embedding.ngram_embedding"]).
+  const std::string dir = std::string(SERVESIM_TEST_FIXTURES) + "/hf_configs_from_fields/qwen3.8-flash-next-fp8";
+  const Setup s = setup_of(dir, 2);
+  CHECK(s.model.ple.table_bytes == 1.0);
+  CHECK(load_model(std::string(SERVESIM_TEST_FIXTURES) + "/hf_configs_from_fields/qwen3.8-flash-next").ple.table_bytes ==
+        0.0);
+  // Against the same checkpoint with the table left 16-bit: each of 2 GPUs holds half the table's
+  // 51,200,245,760 weights, 1 byte fewer each: 25,600,122,880 bytes.
+  const CostModel cost = make_cost_model(s);
+  ModelSpec sixteen = s.model;
+  sixteen.ple.table_bytes = 0.0;
+  CHECK(weight_bytes_per_gpu(sixteen, cost.precision(), cost.parallelism()) -
+            weight_bytes_per_gpu(s.model, cost.precision(), cost.parallelism()) ==
+        Approx(25600122880.0).epsilon(1e-12));
+  // Not a fit to a measurement: a public deployment note gives the FP8 checkpoint as 172.8 GiB,
+  // ~86.4 GiB a rank on TP 2 (92.8 GB); servesim's weights a GPU are within 5% of it (90.1 GB).
+  CHECK(weight_bytes_per_gpu(s.model, cost.precision(), cost.parallelism()) == Approx(86.4 * 1073741824.0).epsilon(0.05));
 }
