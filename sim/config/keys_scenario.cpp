@@ -27,7 +27,9 @@ std::vector<const KeySection*> scenario_key_sections() {
   out.push_back(&plan_key_section());
   out.push_back(&plan_candidates_key_section());
   for (const KeySection* s : {&disaggregation_key_section(), &disaggregation_prefill_key_section(),
-                              &disaggregation_decode_key_section(), &disaggregation_transfer_key_section()})
+                              &disaggregation_decode_key_section(), &disaggregation_transfer_key_section(),
+                              &disaggregation_prefill_autoscale_key_section(),
+                              &disaggregation_decode_autoscale_key_section()})
     out.push_back(s);
   return out;
 }

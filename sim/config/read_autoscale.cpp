@@ -137,10 +137,16 @@ const KeySection& autoscale_key_section() {
   return s;
 }
 
+const std::vector<const Key*>& autoscale_keys() { return autoscale_key_section().keys; }
+
 std::optional<AutoscaleSpec> read_autoscale(ConfigMap& root, int max_replicas) {
   const std::string key(autoscale_key_section().path);
   if (!root.has(key)) return std::nullopt;
   ConfigMap m = root.map(key);
+  return read_autoscale_map(m, max_replicas, "parallelism.replicas", "the fleet's");
+}
+
+AutoscaleSpec read_autoscale_map(ConfigMap& m, int max_replicas, std::string_view max_key, std::string_view whose) {
   AutoscaleSpec a;
   a.min_replicas = static_cast<int>(read_integer(m, kMin));
   a.initial_replicas = has_key(m, kInitial) ? static_cast<int>(read_integer(m, kInitial)) : a.min_replicas;
@@ -163,15 +169,14 @@ std::optional<AutoscaleSpec> read_autoscale(ConfigMap& root, int max_replicas) {
                             "cache use, e.g. \"70%\") and/or target_ttft (e.g. \"500 ms\")",
                             m.where()));
   if (max_replicas < 2)
-    throw Error(fmt::format("{}: parallelism.replicas ({}) is the most replicas the fleet may run; autoscaling "
-                            "needs at least 2",
-                            m.where(), max_replicas));
+    throw Error(fmt::format("{}: {} ({}) is the most replicas {} autoscaler may run; autoscaling needs at least 2",
+                            m.where(), max_key, max_replicas, whose));
   if (a.min_replicas > max_replicas)
-    throw Error(fmt::format("{}: min_replicas ({}) is above parallelism.replicas ({}), the fleet's most",
-                            where(m, kMin), a.min_replicas, max_replicas));
+    throw Error(fmt::format("{}: min_replicas ({}) is above {} ({}), {} most", where(m, kMin), a.min_replicas,
+                            max_key, max_replicas, whose));
   if (a.initial_replicas < a.min_replicas || a.initial_replicas > max_replicas)
-    throw Error(fmt::format("{}: initial_replicas ({}) must be within [min_replicas, parallelism.replicas] = [{}, {}]",
-                            where(m, kInitial), a.initial_replicas, a.min_replicas, max_replicas));
+    throw Error(fmt::format("{}: initial_replicas ({}) must be within [min_replicas, {}] = [{}, {}]",
+                            where(m, kInitial), a.initial_replicas, max_key, a.min_replicas, max_replicas));
   m.finish();
   return a;
 }

@@ -99,6 +99,16 @@ const Key kPoolRedundantExperts{
     .max = 100000,
     .why = "redundant expert slots",
 };
+const Key kPoolAutoscale{
+    .name = "autoscale",
+    .type = KeyType::section,
+    .doc = "the pool's own autoscaler (the keys of the scenario's autoscale section; the pool's replicas is its "
+           "most), as NVIDIA Dynamo's planner scales prefill and decode workers apart (its load-based mode: prefill "
+           "on the prefill queue, decode on KV cache use): e.g. prefill on target_queue or target_ttft, decode on "
+           "target_kv or target_concurrency",
+    .spec = "DisaggregationSpec::{prefill,decode}_autoscale",
+    .default_note = "none: a fixed pool",
+};
 const Key kPoolMoe{
     .name = "moe",
     .type = KeyType::section,
@@ -187,12 +197,20 @@ const Key kTransfer{
 const std::vector<const Key*>& pool_keys() {
   static const std::vector<const Key*> keys = {&kPoolGpu,          &kPoolTp,  &kPoolAttentionDp,
                                                &kPoolEp,           &kPoolRedundantExperts,
-                                               &kPoolReplicas,     &kPoolRouter, &kPoolWeights, &kPoolMoe};
+                                               &kPoolReplicas,     &kPoolRouter, &kPoolWeights, &kPoolMoe,
+                                               &kPoolAutoscale};
   return keys;
 }
 
-// The scenario document with the pool's values in place of the setup's, read as a setup.
-Setup read_pool(ConfigMap& root, ConfigMap& pool) {
+// The scenario document with the pool's values in place of the setup's, read as a setup;
+// the pool's autoscale mapping, if any, into `autoscale` (`name`: prefill or decode).
+Setup read_pool(ConfigMap& root, ConfigMap& pool, const char* name, std::optional<AutoscaleSpec>& autoscale) {
+  if (pool.has(std::string(kPoolAutoscale.name))) {
+    ConfigMap a = pool.map(std::string(kPoolAutoscale.name));
+    const auto most = static_cast<int>(read_integer(pool, kPoolReplicas));
+    autoscale = read_autoscale_map(a, most, fmt::format("disaggregation.{}.replicas", name),
+                                   fmt::format("the {} pool's", name));
+  }
   ConfigNode doc = root.node();
   drop_price_of_other_gpu(doc, root, pool, kPoolGpu);
   put_pool_key(doc, pool, kPoolGpu, "hardware.gpu");
@@ -239,6 +257,18 @@ const KeySection& disaggregation_decode_key_section() {
                             .keys = pool_keys()};
   return s;
 }
+const KeySection& disaggregation_prefill_autoscale_key_section() {
+  static const KeySection s{.path = "disaggregation.prefill.autoscale",
+                            .doc = "the prefill pool's autoscaler (disaggregation.prefill.replicas is its most)",
+                            .keys = autoscale_keys()};
+  return s;
+}
+const KeySection& disaggregation_decode_autoscale_key_section() {
+  static const KeySection s{.path = "disaggregation.decode.autoscale",
+                            .doc = "the decode pool's autoscaler (disaggregation.decode.replicas is its most)",
+                            .keys = autoscale_keys()};
+  return s;
+}
 const KeySection& disaggregation_transfer_key_section() {
   static const KeySection s{.path = "disaggregation.transfer",
                             .doc = "the prefill-to-decode KV link",
@@ -255,9 +285,9 @@ std::shared_ptr<const DisaggregationSpec> read_disaggregation(ConfigMap& root) {
       throw ConfigError(ConfigErrorKind::missing, d.file(), 0, 0, d.key_path(std::string(k->name)),
                         fmt::format("{}: missing required key '{}'", d.where(), d.key_path(std::string(k->name))));
   ConfigMap p = d.map(std::string(kPrefill.name));
-  spec->prefill = read_pool(root, p);
+  spec->prefill = read_pool(root, p, "prefill", spec->prefill_autoscale);
   ConfigMap dm = d.map(std::string(kDecode.name));
-  spec->decode = read_pool(root, dm);
+  spec->decode = read_pool(root, dm, "decode", spec->decode_autoscale);
   ConfigMap t = d.map(std::string(kTransfer.name));
   spec->transfer.bandwidth = read_quantity(t, kBandwidth);
   spec->transfer.latency_s = read_quantity(t, kLatency);

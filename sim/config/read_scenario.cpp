@@ -209,8 +209,9 @@ Scenario parse_scenario(const ConfigNode& doc, const std::string& source, bool r
   sc.gateway = read_gateway(root);
   check_classes_and_gateway(root, sc);
   if (sc.autoscale && sc.disaggregation)
-    throw Error(fmt::format("{}: autoscaling a disaggregated deployment (separate prefill and decode pools) is not "
-                            "modelled yet; remove autoscale or disaggregation",
+    throw Error(fmt::format("{}: a disaggregated deployment scales each pool on its own signals (prefill on "
+                            "TTFT or its queue, decode on KV use or concurrency): move this section to "
+                            "disaggregation.prefill.autoscale and/or disaggregation.decode.autoscale",
                             root.where(std::string(autoscale_key_section().path))));
   // `plan` removes its section before this; any other command checks it, so a
   // misspelt plan key is caught whichever command reads the file first.

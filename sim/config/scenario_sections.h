@@ -5,6 +5,7 @@
 // sim/config/: everything else goes through config/scenario_reader.h.
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "config/config_map.h"
@@ -46,6 +47,12 @@ double read_energy(ConfigMap& m);
 // The `autoscale:` section of `root` (config/read_autoscale.cpp); unset: none.
 // max_replicas: parallelism.replicas, the fleet's most.
 std::optional<AutoscaleSpec> read_autoscale(ConfigMap& root, int max_replicas);
+// An autoscale mapping (finished) wherever it is: the scenario's `autoscale:` or a
+// disaggregation pool's. max_key names what max_replicas is read from, whose the fleet
+// it scales ("the fleet's", "the prefill pool's"), for the errors.
+AutoscaleSpec read_autoscale_map(ConfigMap& m, int max_replicas, std::string_view max_key, std::string_view whose);
+// The keys of an autoscale mapping (config/read_autoscale.cpp).
+const std::vector<const Key*>& autoscale_keys();
 // The `plan:` mapping (finished): `servesim plan` uses it (config/plan_reader.h);
 // every other reader of a scenario checks it and leaves it.
 PlanSection read_plan(ConfigMap& m);
@@ -72,6 +79,8 @@ const KeySection& disaggregation_key_section();
 const KeySection& disaggregation_prefill_key_section();
 const KeySection& disaggregation_decode_key_section();
 const KeySection& disaggregation_transfer_key_section();
+const KeySection& disaggregation_prefill_autoscale_key_section();
+const KeySection& disaggregation_decode_autoscale_key_section();
 // The `disaggregation:` mapping of `root` (finished), its pools read as setups of
 // `root` with the pools' values; null when the scenario has none.
 std::shared_ptr<const DisaggregationSpec> read_disaggregation(ConfigMap& root);

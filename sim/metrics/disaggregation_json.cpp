@@ -30,6 +30,7 @@ nlohmann::json pool_json(const PoolReport& p) {
     j["gpus_per_instance"] = p.gpus_per_instance;
     j["layout"] = p.layout;
   }
+  if (p.autoscale) j["autoscale"] = autoscale_json(*p.autoscale);  // an autoscaled pool only
   return j;
 }
 
@@ -40,7 +41,8 @@ std::string pool_text(const char* name, const PoolReport& p) {
       "{:.0f}% mean / {:.0f}% max, queue {:.1f} mean / {} max\n",
       name, p.replicas, p.gpus_per_instance, p.gpus_per_instance == 1 ? "" : "s", layout, p.gpu, 100 * p.busy_fraction, 100 * p.mfu,
       100 * p.bandwidth_utilization, p.batch_size_mean, p.batch_size_max, 100 * p.kv_utilization_mean,
-      100 * p.kv_utilization_max, p.queue_length_mean, p.queue_length_max);
+      100 * p.kv_utilization_max, p.queue_length_mean, p.queue_length_max) +
+         (p.autoscale ? fmt::format("          autoscaled: {}\n", autoscale_text(*p.autoscale, "instances")) : "");
 }
 
 nlohmann::json disaggregation_json(const DisaggregationReport& d) {
@@ -74,6 +76,15 @@ std::string disaggregation_text(const DisaggregationReport& d) {
                                 d.decode.replicas, d.prefill.replicas, d.decode.replicas);
   out += pool_text("prefill", d.prefill);
   out += pool_text("decode", d.decode);
+  if (d.prefill.autoscale || d.decode.autoscale) {
+    const auto held = [](const PoolReport& p) {
+      return p.autoscale && p.autoscale->span_s > 0 ? p.autoscale->gpu_seconds / p.autoscale->span_s
+                                                    : static_cast<double>(p.gpus);
+    };
+    out += fmt::format("  (busy shares, throughput per GPU and power per GPU above are over all {} GPUs of both "
+                       "pools; they held {:.1f} on average)\n",
+                       d.prefill.gpus + d.decode.gpus, held(d.prefill) + held(d.decode));
+  }
   const auto ms = [](const Distribution& x) {
     return x.count > 0 ? fmt::format("{:.3f} ms mean / {:.3f} ms p99", x.mean, x.p99) : std::string("-");
   };

@@ -2,8 +2,10 @@
 // What a disaggregated run (run/disaggregated_simulation.h) reports beyond the usual
 // summary: each pool's size and utilisation, and the KV transfers between them.
 #include <cstdint>
+#include <optional>
 #include <string>
 
+#include "metrics/autoscale_report.h"
 #include "metrics/stats.h"
 
 namespace servesim {
@@ -25,6 +27,10 @@ struct PoolReport {
   std::int64_t queue_length_max = 0;
   std::int64_t steps = 0;
   double energy_j = 0;  // the pool's GPUs over the whole run, idle time at idle power
+  // An autoscaled pool (disaggregation.{prefill,decode}.autoscale): its instances serving
+  // over the run and the GPU-hours they held; `replicas` and `gpus` are then its most, and
+  // energy_j counts idle power only while an instance holds its GPUs.
+  std::optional<AutoscaleReport> autoscale;
 };
 
 struct DisaggregationReport {

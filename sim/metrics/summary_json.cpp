@@ -13,6 +13,37 @@
 
 namespace servesim {
 
+nlohmann::json autoscale_json(const AutoscaleReport& a) {
+  nlohmann::json changes = nlohmann::json::array();
+  for (const auto& [t, n] : a.serving_changes) changes.push_back({t, n});
+  nlohmann::json j = {{"max_replicas", a.max_replicas},
+                      {"serving_min", a.min_serving},
+                      {"serving_max", a.max_serving},
+                      {"serving_mean", a.mean_serving},
+                      {"scale_ups", a.scale_ups},
+                      {"scale_downs", a.scale_downs},
+                      {"startup_s", a.startup_s},
+                      {"span_s", a.span_s},
+                      {"gpu_hours", a.gpu_hours()},
+                      {"fixed_fleet_gpu_hours", a.fixed_gpu_hours()},
+                      {"serving_changes", changes}};
+  if (a.startup_s_max > a.startup_s_min) {  // a heterogeneous fleet whose pools start in different times
+    j["startup_s_min"] = a.startup_s_min;
+    j["startup_s_max"] = a.startup_s_max;
+  }
+  return j;
+}
+
+std::string autoscale_text(const AutoscaleReport& a, const char* what) {
+  const std::string startup = a.startup_s_max > a.startup_s_min
+                                  ? fmt::format("{:.1f}-{:.1f} s", a.startup_s_min, a.startup_s_max)
+                                  : fmt::format("{:.1f} s", a.startup_s);
+  return fmt::format("{}..{} of {} {} serving ({:.2f} on average), {} started, {} drained, {} to start one; {:.2f} "
+                     "GPU-hours held against {:.2f} for a fixed fleet of {}",
+                     a.min_serving, a.max_serving, a.max_replicas, what, a.mean_serving, a.scale_ups, a.scale_downs,
+                     startup, a.gpu_hours(), a.fixed_gpu_hours(), a.max_replicas);
+}
+
 nlohmann::json distribution_json(const Distribution& d) {
   // Over zero samples nothing was measured: null, never a 0 that reads as 0 ms.
   if (d.count == 0)
@@ -133,24 +164,7 @@ nlohmann::json summary_json(const RunSummary& s) {
   }
   if (s.autoscale) {
     // Only for an autoscaled fleet, so other runs' JSON is unchanged.
-    const AutoscaleReport& a = *s.autoscale;
-    nlohmann::json changes = nlohmann::json::array();
-    for (const auto& [t, n] : a.serving_changes) changes.push_back({t, n});
-    j["autoscale"] = {{"max_replicas", a.max_replicas},
-                      {"serving_min", a.min_serving},
-                      {"serving_max", a.max_serving},
-                      {"serving_mean", a.mean_serving},
-                      {"scale_ups", a.scale_ups},
-                      {"scale_downs", a.scale_downs},
-                      {"startup_s", a.startup_s},
-                      {"span_s", a.span_s},
-                      {"gpu_hours", a.gpu_hours()},
-                      {"fixed_fleet_gpu_hours", a.fixed_gpu_hours()},
-                      {"serving_changes", changes}};
-    if (a.startup_s_max > a.startup_s_min) {  // a heterogeneous fleet whose pools start in different times
-      j["autoscale"]["startup_s_min"] = a.startup_s_min;
-      j["autoscale"]["startup_s_max"] = a.startup_s_max;
-    }
+    j["autoscale"] = autoscale_json(*s.autoscale);
   }
   if (!s.kv_tiers.empty()) {
     // Only with engine.kv_tiers set, so other runs' JSON is unchanged.
@@ -354,14 +368,8 @@ std::string summary_table(const RunSummary& s) {
                        s.kv_tiers.empty() ? "from host memory" : "from the tiers below the GPU", s.swapped_preemptions);
   if (s.autoscale) {
     const AutoscaleReport& a = *s.autoscale;
-    const std::string startup = a.startup_s_max > a.startup_s_min
-                                    ? fmt::format("{:.1f}-{:.1f} s", a.startup_s_min, a.startup_s_max)
-                                    : fmt::format("{:.1f} s", a.startup_s);
-    out += fmt::format("autoscale  {}..{} of {} replicas serving ({:.2f} on average), {} started, {} drained, {} "
-                       "to start one; {:.2f} GPU-hours held against {:.2f} for a fixed fleet of {} (throughput, MFU and "
-                       "power above are over all {} replicas' GPUs)\n",
-                       a.min_serving, a.max_serving, a.max_replicas, a.mean_serving, a.scale_ups, a.scale_downs,
-                       startup, a.gpu_hours(), a.fixed_gpu_hours(), a.max_replicas, a.max_replicas);
+    out += fmt::format("autoscale  {} (throughput, MFU and power above are over all {} replicas' GPUs)\n",
+                       autoscale_text(a, "replicas"), a.max_replicas);
   }
   for (const KvTierReport& t : s.kv_tiers)
     out += fmt::format("KV tier {}{}: {} blocks stored, {} reloaded in {} reloads ({:.3f} s), {} pushed down{}, "

@@ -17,6 +17,10 @@ std::string failures_text(const FailureCounts& f);
 // queue memory guard: the "load" JSON object and the table's lines.
 nlohmann::json load_json(const RunSummary& s);
 std::string load_text(const RunSummary& s);
+// An autoscaled fleet or pool: the "autoscale" JSON object, and its line's text
+// ("1..4 of 4 <what> serving (2.50 on average), ...").
+nlohmann::json autoscale_json(const AutoscaleReport& a);
+std::string autoscale_text(const AutoscaleReport& a, const char* what);
 // Human-readable table for the terminal.
 std::string summary_table(const RunSummary& s);
 // timeline.csv

@@ -48,6 +48,13 @@ DisaggregatedPlan plan_disaggregated(const ConfigNode& doc, const std::string& s
                                      const PlanResult& colocated) {
   const Scenario base = parse_scenario(doc, source);
   DisaggregatedPlan out;
+  // Splits are sized as fixed pools, as the co-located plan sizes a fixed fleet: a
+  // pool's autoscaler would start each short trial from its initial instances, and a
+  // split of one instance could not scale at all.
+  ConfigNode fixed_doc = doc;
+  if (ConfigNode* dis = fixed_doc.find("disaggregation"))
+    for (const char* pool : {"prefill", "decode"})
+      if (ConfigNode* p = dis->find(pool)) out.pools_autoscaled = p->remove("autoscale") || out.pools_autoscaled;
   // The co-located plan's target, else (a GPU budget alone) the workload's own rate.
   const ArrivalSpec& a = base.workload.arrival;
   const bool has_rate = a.kind == ArrivalKind::poisson || a.kind == ArrivalKind::gamma || a.kind == ArrivalKind::constant;
@@ -87,7 +94,7 @@ DisaggregatedPlan plan_disaggregated(const ConfigNode& doc, const std::string& s
     parallel_for(hi - lo, opt.threads, [&](std::size_t k) {
       Split& s = all[lo + k];
       try {
-        ConfigNode d = doc;
+        ConfigNode d = fixed_doc;
         apply_edit(d, number_edit("disaggregation.prefill.replicas", s.prefill, "plan candidate"));
         apply_edit(d, number_edit("disaggregation.decode.replicas", s.decode, "plan candidate"));
         const Scenario sc = parse_scenario(d, source);
@@ -137,6 +144,8 @@ std::string disaggregated_plan_table(const DisaggregatedPlan& d, const PlanResul
       "\nDisaggregated (xPyD: x prefill instances of {}, y decode instances of {}), at {:g} req/s, splits of up to {} "
       "GPUs:\n",
       d.prefill_pool, d.decode_pool, d.target_rate, d.max_gpus);
+  if (d.pools_autoscaled)
+    out += "  (each split sized as fixed pools: the pools' autoscale sections are left out of these trials)\n";
   out += fmt::format("  {:<8} {:>5} {:>12} {:>12} {:>10} {:>10} {:>10}  {}\n", "split", "GPUs", "TTFT p99 ms",
                      "TPOT p99 ms", "attain %", "$/M tok", "transfer", "verdict");
   for (std::size_t i = 0; i < d.splits.size(); ++i) {
@@ -187,6 +196,7 @@ nlohmann::ordered_json disaggregated_plan_json(const DisaggregatedPlan& d, const
   j["prefill_pool"] = d.prefill_pool;
   j["decode_pool"] = d.decode_pool;
   j["max_gpus"] = d.max_gpus;
+  if (d.pools_autoscaled) j["splits_sized_fixed"] = true;  // only then: other plans' JSON unchanged
   nlohmann::ordered_json splits = nlohmann::ordered_json::array();
   for (const Split& s : d.splits) {
     nlohmann::ordered_json x;

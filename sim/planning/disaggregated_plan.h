@@ -40,6 +40,7 @@ struct DisaggregatedPlan {
   std::vector<Split> splits;        // every split tried, in search order
   std::optional<std::size_t> best;  // index into splits
   std::string note;                 // why there is no best, when there is none
+  bool pools_autoscaled = false;    // the scenario's pools have autoscale sections (splits are sized fixed)
 };
 
 // `doc` is the scenario with its disaggregation section; `colocated` the plan of

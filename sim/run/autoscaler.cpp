@@ -6,6 +6,14 @@
 
 namespace servesim {
 
+double nearest_rank_quantile(std::vector<double>& values, double q) {
+  const std::size_t n = values.size();
+  const std::size_t rank = std::min(n, static_cast<std::size_t>(std::ceil(q * static_cast<double>(n) - 1e-9)));
+  const auto k = values.begin() + static_cast<std::ptrdiff_t>(rank == 0 ? 0 : rank - 1);
+  std::nth_element(values.begin(), k, values.end());
+  return *k;
+}
+
 Autoscaler::Autoscaler(const AutoscaleSpec& spec, int replicas, int gpus_per_replica, double weight_bytes_per_gpu)
     : Autoscaler(spec, std::vector<ReplicaFootprint>(static_cast<std::size_t>(replicas),
                                                      ReplicaFootprint{gpus_per_replica, weight_bytes_per_gpu, 0})) {}

@@ -65,6 +65,10 @@ struct ReplicaSignal {
   double kv_load = 0;         // used / total KV blocks
 };
 
+// The q-quantile (q in (0, 1]) of `values` (reordered), nearest rank as Prometheus'
+// histogram_quantile would bound it: the ceil(q n)-th smallest (target_ttft's reading).
+double nearest_rank_quantile(std::vector<double>& values, double q);
+
 class Autoscaler {
  public:
   enum class State : std::int8_t { off, starting, serving, draining };

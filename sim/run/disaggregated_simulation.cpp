@@ -17,6 +17,7 @@
 #include "hardware/power_model.h"
 #include "scenario/disaggregation.h"
 #include "scenario/setup.h"
+#include "run/autoscaler.h"
 #include "run/run_totals.h"
 #include "run/fleet_pools_run.h"
 #include "run/class_admission.h"
@@ -30,7 +31,15 @@
 namespace servesim {
 namespace {
 
-enum EventKind : int { kPrefillEnd = 0, kDecodeEnd = 1, kTransferDone = 2, kArrival = 3, kDeadline = 4, kLinkFree = 5 };
+enum EventKind : int {
+  kPrefillEnd = 0,
+  kDecodeEnd = 1,
+  kTransferDone = 2,
+  kArrival = 3,
+  kDeadline = 4,
+  kLinkFree = 5,
+  kScale = 6,  // an autoscaled pool's decision, an instance ready, or a draining one's link freed (data says which)
+};
 // At equal times: steps end first (freed capacity is seen by what comes at that
 // instant), then transfers land (a decode step starting at that instant takes
 // them) and links free up for the next, then arrivals, then users give up
@@ -40,6 +49,13 @@ constexpr int kStepEndPriority = 0;
 constexpr int kTransferPriority = 1;
 constexpr int kArrivalPriority = 2;
 constexpr int kDeadlinePriority = 3;
+// An autoscaled pool's events come last at their instant, as co-located (run/simulation.cpp):
+// a decision reads the loads once the instant's arrivals and step ends are in.
+constexpr int kScalePriority = 4;
+// kScale's data: a pool's decision, an instance ready to serve (its number: prefill
+// instances 0 .. np-1, decode instances np ..), or a draining prefill instance p whose
+// link frees (kLinkDrained - p).
+constexpr std::int64_t kPrefillDecision = -1, kDecodeDecision = -2, kLinkDrained = -3;
 
 // What disaggregated serving does not model, said before anything runs.
 void refuse_unsupported(const Scenario& sc, const DisaggregationSpec& d) {
@@ -148,6 +164,33 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
   // with precise_prefix reads the decode instances' prefix caches, Engine::prefix_match).
   Router prefill_router(spec.prefill.router, spec.prefill.router_weights),
       decode_router(spec.decode.router, spec.decode.router_weights);
+  // Autoscaled pools (disaggregation.{prefill,decode}.autoscale; run/autoscaler.h): each
+  // pool has its own autoscaler deciding from its own instances' signals, as NVIDIA
+  // Dynamo's planner sizes prefill and decode workers apart. An instance not serving is
+  // kept from its pool's router; a draining one stops once it holds nothing (a prefill
+  // instance also once the KV of the prompts it computed has left on its link).
+  struct ScaledPool {
+    Autoscaler scaler;
+    std::vector<ReplicaSignal> signals;
+    std::vector<int> draining;
+    bool reads_ttft = false;    // target_ttft
+    std::size_t ttft_from = 0;  // its next reading starts at this TTFT of ttft_ms
+  };
+  std::optional<ScaledPool> scaled_p, scaled_d;
+  std::vector<double> ttft_ms;  // finished requests' TTFTs since the pools' last readings
+  auto set_up_scaling = [&](std::optional<ScaledPool>& sp, const std::optional<AutoscaleSpec>& a,
+                            const ServingPool& pool, Router& router) {
+    if (!a) return;
+    const int n = pool.setup.parallelism.replicas;
+    sp.emplace(ScaledPool{Autoscaler(*a, n, pool.setup.parallelism.gpus_per_replica(), pool.memory.weights),
+                          std::vector<ReplicaSignal>(static_cast<std::size_t>(n)), {}, a->target_ttft_s > 0, 0});
+    for (int r = 0; r < n; ++r)
+      if (sp->scaler.state(r) != Autoscaler::State::serving)
+        router.set_available(r, false, pool.engines[static_cast<std::size_t>(r)]->load());
+    if (a->target_ttft_s > 0) run.watch_ttft(&ttft_ms);
+  };
+  set_up_scaling(scaled_p, spec.prefill_autoscale, prefill, prefill_router);
+  set_up_scaling(scaled_d, spec.decode_autoscale, decode, decode_router);
 
   const double kv_per_token = model_kv_bytes_per_token(sc.model, spec.decode.resolved.kv_cache);
   const KvTransferSpec& link = spec.transfer;
@@ -197,6 +240,14 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
     double last_step_s;
   };
   std::unordered_map<std::int64_t, Prefilled> prefilled;
+  // Per prefill instance, its requests in `prefilled` (their KV still to leave on its link).
+  std::vector<std::int64_t> owed_sends(static_cast<std::size_t>(np), 0);
+  auto forget_prefilled = [&](std::int64_t id) {
+    if (auto it = prefilled.find(id); it != prefilled.end()) {
+      --owed_sends[static_cast<std::size_t>(it->second.instance)];
+      prefilled.erase(it);
+    }
+  };
   // The decode instance the P/D decider read, for a request it sent to the prefill
   // pool (llm-d's pd-profile-handler picks the decode endpoint first, then decides):
   // only when decode instances keep a prefix cache and the decider is on.
@@ -266,9 +317,12 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
         continue;
       }
       prefilled.emplace(orig.id, Prefilled{now, rec.replica, prefill_tap.last_step_seconds(rec.replica)});
+      ++owed_sends[static_cast<std::size_t>(rec.replica)];
+      // (The decider's instance, unless it has left the pool since: an autoscaled decode pool.)
+      if (chosen >= 0 && scaled_d && scaled_d->scaler.state(chosen) != Autoscaler::State::serving) chosen = -1;
       const int d = chosen >= 0 ? chosen : decode_router.pick(decode.engines, orig);
       if (!decoders[static_cast<std::size_t>(d)]->accept(orig, rec, now)) {
-        prefilled.erase(orig.id);
+        forget_prefilled(orig.id);
         source.on_failed(orig, now);  // reported failed by the decode instance
         continue;
       }
@@ -323,9 +377,8 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
     granted.clear();
     decoders[static_cast<std::size_t>(d)]->grant(granted);
     for (const Request& g : granted) {
-      auto it = prefilled.find(g.id);
-      const Prefilled p = it->second;
-      prefilled.erase(it);
+      const Prefilled p = prefilled.at(g.id);
+      forget_prefilled(g.id);
       decode_wait_ms.add(to_seconds(now - p.at) * 1e3);
       // Only the prompt's blocks the decode instance has not cached move: vLLM's
       // NixlConnector (vllm/distributed/kv_transfer/kv_connector/v1/nixl_connector.py)
@@ -376,7 +429,7 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
     drain_prefill(now);  // the aborted requests' records: failures
     for (auto& e : decode.engines)
       e->abort_queued(now, FailureReason::overload_guard, [&](const Request& r) {
-        prefilled.erase(r.id);
+        forget_prefilled(r.id);
         source.on_failed(r, now);
       });
     // (A source that may reorder is told of each failure: its sessions end, so it runs dry.)
@@ -431,13 +484,17 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
   // is saturated when every instance of either pool is (waiting queue or KV use at the
   // gateway's thresholds; an idle instance never is): a prefill pool that cannot take
   // more prompts, or a decode pool that cannot take their KV.
-  auto pool_saturated = [&](const std::vector<std::unique_ptr<Engine>>& engines) {
+  // (An autoscaled pool's instances that are not serving are not asked.)
+  auto pool_saturated = [&](const std::vector<std::unique_ptr<Engine>>& engines, const std::optional<ScaledPool>& sp) {
     const GatewaySpec& g = gateway->flow();
-    for (const auto& e : engines)
-      if (e->outstanding() == 0 || (e->queued() < g.queue_threshold && e->kv_load() < g.kv_threshold)) return false;
+    for (std::size_t i = 0; i < engines.size(); ++i) {
+      if (sp && sp->scaler.state(static_cast<int>(i)) != Autoscaler::State::serving) continue;
+      const Engine& e = *engines[i];
+      if (e.outstanding() == 0 || (e.queued() < g.queue_threshold && e.kv_load() < g.kv_threshold)) return false;
+    }
     return true;
   };
-  auto saturated = [&] { return pool_saturated(prefill.engines) || pool_saturated(decode.engines); };
+  auto saturated = [&] { return pool_saturated(prefill.engines, scaled_p) || pool_saturated(decode.engines, scaled_d); };
   // Users who give up while the gateway holds them: the gateway's deadline event (data
   // -1), at its earliest held deadline (Gateway::deadline_event), as co-located.
   auto arm_gateway_deadline = [&](Nanos now) {
@@ -479,7 +536,7 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
       drain_prefill(now);
     } else {
       for (const Request& g : gone) {
-        prefilled.erase(g.id);  // it may have been waiting for blocks
+        forget_prefilled(g.id);  // it may have been waiting for blocks
         if (auto q = on_link_queue.find(g.id); q != on_link_queue.end()) {
           // Its transfer had not left: withdrawn, and its decode blocks freed now.
           auto& waiting = link_queue[static_cast<std::size_t>(q->second)];
@@ -515,6 +572,75 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
   };
   bool release_due = false;  // a step ended this instant: the gateway may send held requests on
 
+  // Autoscaled pools: a draining instance stops once it holds nothing; a prefill
+  // instance also waits for its last transfer to leave its link (an event then).
+  std::vector<Nanos> drain_check_at(static_cast<std::size_t>(np), kNever);
+  auto prefill_idle = [&](int p, Nanos now) {
+    const auto i = static_cast<std::size_t>(p);
+    if (prefill.engines[i]->outstanding() > 0 || owed_sends[i] > 0 || !link_queue[i].empty()) return false;
+    if (link_free[i] <= now) return true;
+    if (drain_check_at[i] != link_free[i]) {
+      drain_check_at[i] = link_free[i];
+      queue.push(link_free[i], kScalePriority, kScale, kLinkDrained - p);
+    }
+    return false;
+  };
+  auto stop_drained = [&](bool in_prefill, Nanos now) {
+    ScaledPool& sp = in_prefill ? *scaled_p : *scaled_d;
+    std::erase_if(sp.draining, [&](int r) {
+      const bool idle =
+          in_prefill ? prefill_idle(r, now) : decode.engines[static_cast<std::size_t>(r)]->outstanding() == 0;
+      if (idle) sp.scaler.stopped(r, now);
+      return idle;
+    });
+  };
+  std::size_t decisions_queued = 0;
+  auto queue_decision = [&](bool in_prefill, Nanos at) {
+    queue.push(at, kScalePriority, kScale, in_prefill ? kPrefillDecision : kDecodeDecision);
+    ++decisions_queued;
+  };
+  // A pool's decision from its serving instances' signals (and, with target_ttft, the
+  // TTFTs of the requests finished since its last decision).
+  auto decide = [&](bool in_prefill, Nanos now) {
+    ScaledPool& sp = in_prefill ? *scaled_p : *scaled_d;
+    ServingPool& pool = in_prefill ? prefill : decode;
+    Router& router = in_prefill ? prefill_router : decode_router;
+    for (std::size_t r = 0; r < pool.engines.size(); ++r) {
+      const Engine& e = *pool.engines[r];
+      sp.signals[r] = ReplicaSignal{e.queued(), e.outstanding(), e.kv_load()};
+    }
+    FleetSignal fleet;
+    if (gateway && in_prefill) fleet.held = gateway->held();  // they wait for the deployment, for a prefill first
+    if (sp.reads_ttft) {
+      const AutoscaleSpec& a = in_prefill ? *spec.prefill_autoscale : *spec.decode_autoscale;
+      if (sp.ttft_from < ttft_ms.size()) {
+        std::vector<double> recent(ttft_ms.begin() + static_cast<std::ptrdiff_t>(sp.ttft_from), ttft_ms.end());
+        fleet.ttft_s = nearest_rank_quantile(recent, a.ttft_quantile) / 1e3;
+      }
+      sp.ttft_from = ttft_ms.size();
+      // The TTFTs every reader has read are forgotten.
+      std::size_t read = ttft_ms.size();
+      for (const std::optional<ScaledPool>* q : {&scaled_p, &scaled_d})
+        if (*q && (*q)->reads_ttft) read = std::min(read, (*q)->ttft_from);
+      ttft_ms.erase(ttft_ms.begin(), ttft_ms.begin() + static_cast<std::ptrdiff_t>(read));
+      for (std::optional<ScaledPool>* q : {&scaled_p, &scaled_d})
+        if (*q && (*q)->reads_ttft) (*q)->ttft_from -= read;
+    }
+    const Autoscaler::Decision d = sp.scaler.decide(now, sp.signals, fleet);
+    const int first = in_prefill ? 0 : np;  // the pool's first instance number
+    for (int r : d.start) queue.push(sp.scaler.ready_at(r), kScalePriority, kScale, first + r);
+    for (int r : d.drain) {
+      router.set_available(r, false, pool.engines[static_cast<std::size_t>(r)]->load());
+      sp.draining.push_back(r);
+    }
+    if (!sp.draining.empty()) stop_drained(in_prefill, now);
+    // The next decision, while anything but the pools' decisions is still to happen.
+    if (queue.size() > decisions_queued) queue_decision(in_prefill, now + sp.scaler.interval());
+  };
+  if (scaled_p) queue_decision(true, scaled_p->scaler.interval());
+  if (scaled_d) queue_decision(false, scaled_d->scaler.interval());
+  Nanos last_event = 0;
+
   pull();
   std::vector<Request> done;
   const std::int64_t expected = source.expected_total();
@@ -524,6 +650,7 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
     if ((++events & 4095u) == 0) throw_if_interrupted();
     const Event ev = queue.pop();
     const Nanos now = ev.time;
+    last_event = now;
     const auto idx = static_cast<std::size_t>(ev.data);
     if (ev.kind == kArrival && ev.data != arrival_generation) {
       // Stale: its request was given back to the source (resequence).
@@ -568,6 +695,26 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
     } else if (ev.kind == kLinkFree) {
       link_event[idx] = 0;
       next_transfers(static_cast<int>(ev.data), now);
+    } else if (ev.kind == kScale) {
+      if (ev.data == kPrefillDecision || ev.data == kDecodeDecision) {
+        --decisions_queued;
+        decide(ev.data == kPrefillDecision, now);
+      } else if (ev.data <= kLinkDrained) {
+        const auto p = static_cast<std::size_t>(kLinkDrained - ev.data);  // its last transfer has left
+        if (drain_check_at[p] == now) drain_check_at[p] = kNever;
+        stop_drained(true, now);
+      } else {
+        const bool in_prefill = ev.data < np;
+        const int r = static_cast<int>(in_prefill ? ev.data : ev.data - np);
+        ScaledPool& sp = in_prefill ? *scaled_p : *scaled_d;
+        sp.scaler.ready(r, now);
+        if (sp.scaler.state(r) == Autoscaler::State::serving) {
+          Router& router = in_prefill ? prefill_router : decode_router;
+          const ServingPool& pool = in_prefill ? prefill : decode;
+          router.set_available(r, true, pool.engines[static_cast<std::size_t>(r)]->load());
+          release_due = true;  // the gateway may send held requests to it
+        }
+      }
     } else if (ev.kind == kDeadline && ev.data < 0) {
       gateway_give_up(now);  // held at the gateway
     } else if (ev.kind == kDeadline) {
@@ -612,6 +759,8 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
         if (e.can_start(now)) queue.push(e.start_step(now, horizon()), kStepEndPriority, kDecodeEnd, d);
         if (patience) arm_deadline(np + d, now);
       }
+      if (scaled_p && !scaled_p->draining.empty()) stop_drained(true, now);
+      if (scaled_d && !scaled_d->draining.empty()) stop_drained(false, now);
     }
     if (options.progress && run.finished() >= next_progress) {
       options.progress(run.finished(), expected);
@@ -633,6 +782,16 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
   double busy_p = 0, busy_d = 0, step_jp = 0, step_jd = 0;
   report.prefill = pool_report(prefill, ps, s.duration_s, &busy_p, &step_jp);
   report.decode = pool_report(decode, ds, s.duration_s, &busy_d, &step_jd);
+  // An autoscaled pool: its GPU-hours held, and idle power only while its GPUs are held.
+  auto close_scaling = [&](std::optional<ScaledPool>& sp, const ServingPool& pool, PoolReport& r, double busy_gpu_s,
+                           double step_j) {
+    if (!sp) return;
+    r.autoscale = sp->scaler.finish(last_event);
+    const double idle_gpu_s = std::max(0.0, r.autoscale->gpu_seconds - busy_gpu_s);
+    r.energy_j = step_j + idle_gpu_s * PowerModel::of(pool.setup.gpu).idle_watts;
+  };
+  close_scaling(scaled_p, prefill, report.prefill, busy_p, step_jp);
+  close_scaling(scaled_d, decode, report.decode, busy_d, step_jd);
   report.decider_threshold = spec.decider_threshold;
   report.link_bandwidth = link.bandwidth;
   report.link_latency_s = link.latency_s;

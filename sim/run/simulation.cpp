@@ -50,16 +50,6 @@ constexpr int kDeadlinePriority = 3;
 // stand once the instant's arrivals and step ends are in.
 constexpr int kScalePriority = 4;
 
-// The q-quantile (q in (0, 1]) of `values` (reordered), nearest rank as Prometheus'
-// histogram_quantile would bound it: the ceil(q n)-th smallest.
-double quantile_ms(std::vector<double>& values, double q) {
-  const std::size_t n = values.size();
-  const std::size_t rank = std::min(n, static_cast<std::size_t>(std::ceil(q * static_cast<double>(n) - 1e-9)));
-  const auto k = values.begin() + static_cast<std::ptrdiff_t>(rank == 0 ? 0 : rank - 1);
-  std::nth_element(values.begin(), k, values.end());
-  return *k;
-}
-
 // The shortest length a synthetic length distribution can draw.
 std::int64_t min_length(const LengthSpec& l) {
   return l.kind == LengthKind::fixed ? std::clamp(l.value, l.min, l.max) : l.min;
@@ -602,7 +592,7 @@ SimulationResult simulate(const Scenario& sc, RequestSource& requests_in, const 
           FleetSignal fleet_signal;
           if (gate) fleet_signal.held = gate->held();
           if (!recent_ttft_ms.empty()) {
-            fleet_signal.ttft_s = quantile_ms(recent_ttft_ms, sc.autoscale->ttft_quantile) / 1e3;
+            fleet_signal.ttft_s = nearest_rank_quantile(recent_ttft_ms, sc.autoscale->ttft_quantile) / 1e3;
             recent_ttft_ms.clear();
           }
           const Autoscaler::Decision d = scaler->decide(now, signals, fleet_signal);

@@ -4,7 +4,10 @@
 // tensor parallelism, replicas, weight precision), and the link that carries each
 // request's prompt KV from the prefill instance that computed it to the decode
 // instance that continues it. run/disaggregated_simulation.h states the timing.
+#include <optional>
+
 #include "model/dtype.h"
+#include "scenario/autoscale_spec.h"
 #include "scenario/setup.h"
 
 namespace servesim {
@@ -28,6 +31,10 @@ struct DisaggregationSpec {
   // as llm-d does) has cached; without it, the whole prompt. 0: every request goes
   // through the prefill pool.
   std::int64_t decider_threshold = 0;
+  // Each pool's own autoscaler (disaggregation.{prefill,decode}.autoscale), as NVIDIA
+  // Dynamo's planner scales prefill and decode workers apart: the pool's `replicas` is
+  // its most; unset, the pool is fixed (run/disaggregated_simulation.cpp).
+  std::optional<AutoscaleSpec> prefill_autoscale, decode_autoscale;
 };
 
 // KV bytes of one token over the whole model (every attention layer, every distinct KV
