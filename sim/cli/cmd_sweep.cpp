@@ -40,6 +40,29 @@ double summary_number(const nlohmann::ordered_json& j, const char* section, cons
   return s[section][field].get<double>();
 }
 
+// The GPU-hours a point held when something in it is autoscaled: the fleet's (the
+// autoscale section), or a disaggregated deployment's pools (an autoscaled pool's
+// held hours, a fixed pool's GPUs over the run); NaN otherwise.
+double held_gpu_hours(const nlohmann::ordered_json& j) {
+  const auto& s = j.at("summary");
+  if (s.contains("autoscale")) return summary_number(j, "autoscale", "gpu_hours");
+  if (!s.contains("disaggregation")) return std::nan("");
+  const auto& d = s.at("disaggregation");
+  double hours = 0;
+  bool scaled = false;
+  for (const char* pool : {"prefill", "decode"}) {
+    if (!d.contains(pool)) return std::nan("");
+    const auto& p = d.at(pool);
+    if (p.contains("autoscale")) {
+      scaled = true;
+      hours += p.at("autoscale").at("gpu_hours").get<double>();
+    } else {
+      hours += p.at("gpus").get<double>() * s.value("duration_s", 0.0) / 3600.0;
+    }
+  }
+  return scaled ? hours : std::nan("");
+}
+
 // Built from the rows (not the live results), so points read back from a
 // checkpoint print the same way as fresh ones.
 std::string summary_line_table(const std::vector<planning::PointRecord>& points,
@@ -51,12 +74,13 @@ std::string summary_line_table(const std::vector<planning::PointRecord>& points,
     for (const auto& v : a.values) width = std::max(width, v.size());
     w.push_back(width);
   }
-  // Autoscaled fleets (the autoscale section): the GPU-hours each point held, the
-  // figure their trade-off is about (a column only then: other sweeps print as before).
+  // Autoscaled fleets (the autoscale section) and autoscaled disaggregated pools: the
+  // GPU-hours each point held, the figure their trade-off is about (a column only then:
+  // other sweeps print as before).
   bool autoscaled = false;
   for (const auto& p : points) {
     const nlohmann::ordered_json j = p.json();
-    autoscaled = autoscaled || (j.at("status") == "ok" && j.at("summary").contains("autoscale"));
+    autoscaled = autoscaled || (j.at("status") == "ok" && !std::isnan(held_gpu_hours(j)));
   }
   out += fmt::format("{:>5}", "point");
   for (std::size_t a = 0; a < axes.size(); ++a) out += fmt::format("  {:>{}}", axes[a].key, w[a]);
@@ -84,7 +108,7 @@ std::string summary_line_table(const std::vector<planning::PointRecord>& points,
                        summary_number(json, "tpot_ms", "p50"), summary_number(json, "tpot_ms", "p99"),
                        100 * summary_number(json, "slo", "attainment"),
                        no_slo ? "-" : (slo.at("met").get<bool>() ? "met" : "MISS"),
-                       (autoscaled ? fmt::format("{:>8.2f} ", summary_number(json, "autoscale", "gpu_hours")) : std::string()) +
+                       (autoscaled ? fmt::format("{:>8.2f} ", held_gpu_hours(json)) : std::string()) +
                            (overloaded ? fmt::format("OVERLOADED (offered {:.2f} req/s)",
                                                 load.value("offered_rps", 0.0))
                                   : std::string("ok")));

@@ -105,6 +105,14 @@ double weight_bytes_per_gpu(const ModelSpec& m, const ResolvedPrecision& p, cons
   }
   per_gpu += (static_cast<double>(m.hc_params()) * m.hc_weight_bytes() + static_cast<double>(m.hash_table_params()) * 4.0) *
              stage_layers_of(m.layers, m, s) / m.layers;
+  // Llama 3.2 Vision's cross-attention layers (held, not run for text): the self-attention
+  // layers' q/k/v/o shapes and MLP split over TP as theirs, the stage's share of them
+  // (as the self-attention layers are spread over the stages); norms and gates 16-bit.
+  if (m.cross_attention_layers > 0) {
+    const double cross = static_cast<double>(m.cross_attention_layers) * stage_layers_of(m.layers, m, s) / m.layers;
+    const double small = 2.0 * m.head_dim + 2.0 * static_cast<double>(m.hidden) + 2.0;
+    per_gpu += cross * (attention_of(true) * wa + 3.0 * static_cast<double>(m.hidden) * m.ffn / par.tp * wd + small * 2.0);
+  }
   // Kimi K3's attention residuals: norms and hidden -> 1 projections, replicated, 16-bit (vLLM
   // builds the projections without a quant_config).
   per_gpu += static_cast<double>(m.attn_res_params()) * stage_layers_of(m.layers, m, s) / m.layers * 2.0;

@@ -257,6 +257,8 @@ const std::map<std::string, HfFamily>& by_architecture() {
       {"Qwen4ExpForConditionalGeneration", HfFamily::qwen4_exp},
       {"Qwen3_8FlashNextForCausalLM", HfFamily::qwen4_exp},
       {"Qwen3_8FlashNextForConditionalGeneration", HfFamily::qwen4_exp},
+      {"MllamaForConditionalGeneration", HfFamily::mllama},
+      {"MllamaForCausalLM", HfFamily::mllama},
       // hf_step3_family.cpp (the wrapper serves its text_config's Step3TextForCausalLM):
       {"Step3TextForCausalLM", HfFamily::step3},
       {"Step3VLForConditionalGeneration", HfFamily::step3},
@@ -360,6 +362,8 @@ const std::map<std::string, HfFamily>& by_model_type() {
       {"qwen4_exp", HfFamily::qwen4_exp},
       {"qwen4_exp_text", HfFamily::qwen4_exp},
       {"qwen3_8_flash_next_text", HfFamily::qwen4_exp},
+      {"mllama", HfFamily::mllama},
+      {"mllama_text_model", HfFamily::mllama},
       // hf_step3_family.cpp:
       {"step3_text", HfFamily::step3},
       {"step3_vl", HfFamily::step3},

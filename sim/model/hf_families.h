@@ -136,6 +136,8 @@ enum class HfFamily {
   glm5_next,  // GLM-5.3-Flash (KDA + NoPE MLA with pooled-key DSA, dense then routed + shared, mHC)
   // hf_qwen4_exp_family.cpp:
   qwen4_exp,  // Qwen3.8-Flash-Next (Qwen3.5-MoE's layers, low-rank hyper-connections, QSA, PLE n-gram table)
+  // hf_mllama_family.cpp:
+  mllama,  // Llama 3.2 Vision (Llama 3.1's layers plus cross-attention layers, held and skipped for text)
   // hf_step3_family.cpp:
   step3,  // StepFun's Step3 (MFA: low-rank query, one KV head; dense or routed + shared experts by moe_layers_enum)
 };
@@ -278,6 +280,7 @@ std::string late2026_unsupported(const std::string& arch);
 void read_glm5_next(const JsonFields& f, ModelSpec& m);
 // hf_qwen4_exp_family.cpp: Qwen3.8-Flash-Next, flat or in a text_config.
 void read_qwen4_exp(const JsonFields& f, ModelSpec& m);
+void read_mllama(const JsonFields& f, ModelSpec& m);  // hf_mllama_family.cpp
 // An FP8 Qwen3.8-Flash-Next checkpoint stores the n-gram table at 1 byte where its
 // quantization_config's modules_to_convert lists it (quant_method fp8); nothing otherwise.
 void apply_ple_table_quantization(const nlohmann::json& j, ModelSpec& m);

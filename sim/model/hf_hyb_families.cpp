@@ -369,10 +369,6 @@ std::string hyb_known_unsupported(const std::string& arch) {
            "residuals, per-layer embeddings (a vocab_size_per_layer_input x layers x hidden_size_per_layer_input "
            "table with its projections) and KV shared across the last num_kv_shared_layers layers; servesim's "
            "model has none of these";
-  if (arch == "MllamaForConditionalGeneration")
-    return ": Llama 3.2 Vision's text model has cross-attention layers (cross_attention_layers) whose keys "
-           "and values come from the image, not from the tokens, and which are skipped for text alone; servesim "
-           "has no cross-attention layer kind";
   return "";
 }
 

@@ -156,7 +156,9 @@ std::int64_t vision_params_estimate(const json& j) {
       if (v.contains(k) && v[k].is_number_integer()) return v[k].get<std::int64_t>();
     return 0;
   };
-  const std::int64_t depth = num({"depth", "num_hidden_layers", "vt_num_hidden_layers", "n_layers"});
+  // Llama 3.2 Vision's encoder: num_hidden_layers local layers, then num_global_layers gated ones.
+  const std::int64_t depth = num({"depth", "num_hidden_layers", "vt_num_hidden_layers", "n_layers"}) +
+                             num({"num_global_layers"});
   const std::int64_t h = num({"embed_dim", "hidden_size", "vt_hidden_size", "width"});
   std::int64_t inter = num({"intermediate_size", "vt_intermediate_size"});
   const std::int64_t patch = num({"patch_size"});
@@ -180,7 +182,7 @@ std::int64_t vision_params_estimate(const json& j) {
 // LongCat-Flash, refused until its reader, has one too (hf_longcat_family.cpp), as has Step3
 // (hf_step3_family.cpp).
 // hf_hyb_families.cpp names those of its group it refuses (looped and shared-block models,
-// PLaMo 2's mixer, Gemma 3n, Llama 3.2 Vision's cross-attention).
+// PLaMo 2's mixer, Gemma 3n; Llama 3.2 Vision, once here, is read: hf_mllama_family.cpp).
 // hf_late_2026_families.cpp names the late-2026 ones it lacks a part for.
 std::string known_unsupported(const std::string& arch) {
   const std::string rest = rest2026_unsupported(arch);  // hf_rest_2026_families.cpp
@@ -457,6 +459,7 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     case HfFamily::inkling: read_inkling(f, m); break;
     case HfFamily::glm5_next: read_glm5_next(f, m); break;
     case HfFamily::qwen4_exp: read_qwen4_exp(f, m); break;
+    case HfFamily::mllama: read_mllama(f, m); break;
     case HfFamily::step3: read_step3(f, m); break;
   }
   // A mixture-of-experts family whose config names no experts (num_experts: 0, or the

@@ -200,7 +200,18 @@ std::int64_t ModelSpec::total_params() const {
          dense_mlp_params() +
          moe_layers() * moe_params_per_layer() + embedding_params() + norm_params() + hc_params() +
          hash_table_params() + attn_res_params() + position_table_params() + embed_projection_params() +
-         ngram.table_params() + ngram.projection_params(hidden) + ple.table_params() + ple.projection_params(hidden);
+         ngram.table_params() + ngram.projection_params(hidden) + ple.table_params() + ple.projection_params(hidden) +
+         cross_attention_params();
+}
+
+// transformers' MllamaCrossAttentionDecoderLayer: q_proj, k_proj, v_proj, o_proj (no biases),
+// q_norm and k_norm over head_dim, input and post-attention RMSNorms, the attention and MLP
+// tanh gates (one weight each) and a gated MLP of `ffn`.
+std::int64_t ModelSpec::cross_attention_params_per_layer() const {
+  if (cross_attention_layers <= 0) return 0;
+  const std::int64_t hd = head_dim, q = static_cast<std::int64_t>(heads) * hd,
+                     kv = static_cast<std::int64_t>(kv_heads) * hd;
+  return hidden * (q + 2 * kv) + q * hidden + 2 * hd + 3 * hidden * ffn + 2 * hidden + 2;
 }
 
 // Block: hc_attn_fn and hc_ffn_fn ((2 + h) h rows of h x hidden), their bases ((2 + h) h) and

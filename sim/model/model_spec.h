@@ -290,6 +290,13 @@ struct ModelSpec {
   // embeddings"). Only the reported figure follows it; weights and traffic count all.
   enum class ActiveCount { all_tables, lm_head_only, no_tables };
   ActiveCount active_count = ActiveCount::all_tables;
+  // Cross-attention layers (Llama 3.2 Vision's cross_attention_layers): beside the `layers`
+  // self-attention layers, each an attention block whose keys and values come from the
+  // image encoder (q/k/v/o, per-head q/k norms, a tanh gate) and a gated MLP (its own
+  // gate), two norms. Engines skip them for a request without an image (vLLM's and
+  // SGLang's mllama: skip_cross_attention), and servesim serves text: their weights
+  // are counted and held in memory; no step runs them, and they hold no KV.
+  int cross_attention_layers = 0;
   // A multimodal wrapper's vision encoder, from its vision_config: its weights, estimated,
   // are NOT in the parameter counts or the memory plan, and image prefill is not priced.
   std::int64_t vision_params_estimate = 0;
@@ -371,6 +378,10 @@ struct ModelSpec {
   std::int64_t active_params_all_tables() const;  // the same with both embedding tables
   std::string active_count_name() const;
   std::int64_t mtp_params() const;     // the MTP modules' weights (0 without)
+  std::int64_t cross_attention_params_per_layer() const;  // one cross-attention layer's (0 without)
+  std::int64_t cross_attention_params() const {
+    return static_cast<std::int64_t>(cross_attention_layers) * cross_attention_params_per_layer();
+  }
   // Hyper-connection weights: two mixes per layer and the head's (0 without), fp32. Every
   // token uses them: in the total and in the active figures.
   std::int64_t hc_params_per_layer() const;

@@ -148,6 +148,10 @@ nlohmann::json model_json(const ModelSpec& m) {
   }
   if (m.vision_params_estimate > 0)
     j["vision_encoder"] = {{"params_estimate", m.vision_params_estimate}, {"modelled", false}};
+  if (m.cross_attention_layers > 0)  // only then: other models' JSON unchanged
+    j["cross_attention_layers"] = {{"layers", m.cross_attention_layers},
+                                   {"params", m.cross_attention_params()},
+                                   {"run_for_text", false}};
   return j;
 }
 
@@ -307,6 +311,12 @@ std::vector<std::string> model_notes(const ModelSpec& m) {
                               m.checkpoint.has_kv_cache ? ", KV cache " + dtype_name(m.checkpoint.kv_cache) : "",
                               groups));
   }
+  if (m.cross_attention_layers > 0)
+    out.push_back(fmt::format("cross-attention layers: {} beside the {} self-attention layers, {:.2f}B parameters "
+                              "counted and held in memory, not run: engines skip them for a request without an "
+                              "image, and servesim serves text (their image keys and values are not modelled)",
+                              m.cross_attention_layers, m.layers,
+                              static_cast<double>(m.cross_attention_params()) / 1e9));
   if (m.vision_params_estimate > 0)
     out.push_back(fmt::format("vision encoder: about {:.2f}B parameters (from vision_config) NOT counted or loaded, "
                               "and image prefill not priced: servesim serves the language model",
