@@ -77,13 +77,9 @@ std::string disaggregation_text(const DisaggregationReport& d) {
   out += pool_text("prefill", d.prefill);
   out += pool_text("decode", d.decode);
   if (d.prefill.autoscale || d.decode.autoscale) {
-    const auto held = [](const PoolReport& p) {
-      return p.autoscale && p.autoscale->span_s > 0 ? p.autoscale->gpu_seconds / p.autoscale->span_s
-                                                    : static_cast<double>(p.gpus);
-    };
     out += fmt::format("  (busy shares, throughput per GPU and power per GPU above are over all {} GPUs of both "
                        "pools; they held {:.1f} on average)\n",
-                       d.prefill.gpus + d.decode.gpus, held(d.prefill) + held(d.decode));
+                       d.prefill.gpus + d.decode.gpus, d.prefill.held_gpus() + d.decode.held_gpus());
   }
   const auto ms = [](const Distribution& x) {
     return x.count > 0 ? fmt::format("{:.3f} ms mean / {:.3f} ms p99", x.mean, x.p99) : std::string("-");

@@ -31,6 +31,11 @@ struct PoolReport {
   // over the run and the GPU-hours they held; `replicas` and `gpus` are then its most, and
   // energy_j counts idle power only while an instance holds its GPUs.
   std::optional<AutoscaleReport> autoscale;
+  // GPUs held on average: all of them when fixed, the autoscaler's GPU-seconds over its span
+  // when autoscaled (what the pool is paid for).
+  double held_gpus() const {
+    return autoscale && autoscale->span_s > 0 ? autoscale->gpu_seconds / autoscale->span_s : static_cast<double>(gpus);
+  }
 };
 
 struct DisaggregationReport {

@@ -7,12 +7,6 @@
 namespace servesim::planning {
 namespace {
 
-// A disaggregated pool's GPUs held on average: all of them when fixed, the autoscaler's
-// GPU-seconds over its span when autoscaled.
-double held_gpus(const PoolReport& p) {
-  return p.autoscale && p.autoscale->span_s > 0 ? p.autoscale->gpu_seconds / p.autoscale->span_s
-                                                : static_cast<double>(p.gpus);
-}
 bool split_autoscaled(const DisaggregationReport& d) { return d.prefill.autoscale || d.decode.autoscale; }
 
 }  // namespace
@@ -59,7 +53,7 @@ Economics run_economics(const Scenario& sc, const RunSummary& s) {
     const DisaggregationReport& rep = *s.disaggregation;
     // An autoscaled pool pays for the GPUs it held, on average over its span.
     e.usd_per_hour =
-        held_gpus(rep.prefill) * d.prefill.gpu.price_per_hour + held_gpus(rep.decode) * d.decode.gpu.price_per_hour;
+        rep.prefill.held_gpus() * d.prefill.gpu.price_per_hour + rep.decode.held_gpus() * d.decode.gpu.price_per_hour;
     e.usd_per_million_output_tokens =
         e.output_tokens_per_s > 0 ? e.usd_per_hour / (e.output_tokens_per_s * 3600.0) * 1e6 : 0.0;
   }
@@ -89,8 +83,8 @@ std::string cost_text(const Scenario& sc, const RunSummary& s) {
       : split ? fmt::format("{}{} GPUs{} (prefill {} x {} at ${:.2f}, decode {} x {} at ${:.2f} per GPU-hour)",
                           split_autoscaled(*s.disaggregation) ? "up to " : "", e.gpus,
                           split_autoscaled(*s.disaggregation)
-                              ? fmt::format(" holding {:.1f} on average", held_gpus(s.disaggregation->prefill) +
-                                                                              held_gpus(s.disaggregation->decode))
+                              ? fmt::format(" holding {:.1f} on average", s.disaggregation->prefill.held_gpus() +
+                                                                              s.disaggregation->decode.held_gpus())
                               : std::string(),
                           s.disaggregation->prefill.gpus, s.disaggregation->prefill.gpu, sc.disaggregation->prefill.gpu.price_per_hour,
                           s.disaggregation->decode.gpus, s.disaggregation->decode.gpu, sc.disaggregation->decode.gpu.price_per_hour)
