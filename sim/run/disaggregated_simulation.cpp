@@ -787,8 +787,7 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
                            double step_j) {
     if (!sp) return;
     r.autoscale = sp->scaler.finish(last_event);
-    const double idle_gpu_s = std::max(0.0, r.autoscale->gpu_seconds - busy_gpu_s);
-    r.energy_j = step_j + idle_gpu_s * PowerModel::of(pool.setup.gpu).idle_watts;
+    r.energy_j = held_energy_j(step_j, busy_gpu_s, r.autoscale->gpu_seconds, PowerModel::of(pool.setup.gpu).idle_watts);
   };
   close_scaling(scaled_p, prefill, report.prefill, busy_p, step_jp);
   close_scaling(scaled_d, decode, report.decode, busy_d, step_jd);
@@ -828,10 +827,7 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
   s.queue_length_mean = ps.queue_length_mean;
   s.queue_length_max = ps.queue_length_max;
   s.steps = ps.steps + ds.steps;
-  s.energy_j = report.prefill.energy_j + report.decode.energy_j;
-  s.power_w_per_gpu = s.duration_s > 0 ? s.energy_j / (s.duration_s * s.gpus) : 0.0;
-  s.joules_per_output_token = s.output_tokens > 0 ? s.energy_j / static_cast<double>(s.output_tokens) : 0.0;
-  s.joules_per_request = s.completed > 0 ? s.energy_j / static_cast<double>(s.completed) : 0.0;
+  set_energy(s, report.prefill.energy_j + report.decode.energy_j);
   add_carbon(s, sc.grid_g_per_kwh);
   s.disaggregation = report;
   if (gateway) {

@@ -1,5 +1,8 @@
 #include "run/fleet_pools_run.h"
 
+#include "hardware/power_model.h"
+#include "run/run_totals.h"
+
 namespace servesim {
 
 void merge_fleet_pools(RunSummary& s, const std::vector<std::unique_ptr<ServingPool>>& pools,
@@ -22,9 +25,12 @@ void merge_fleet_pools(RunSummary& s, const std::vector<std::unique_ptr<ServingP
     r.tpot_ms = ps.tpot_ms;
     r.e2e_ms = ps.e2e_ms;
     r.price_per_gpu_hour = p.setup.gpu.price_per_hour;
-    r.gpu_hours = s.autoscale && i < s.autoscale->pool_gpu_seconds.size()
-                      ? s.autoscale->pool_gpu_seconds[i] / 3600.0
-                      : r.hardware.gpus * s.duration_s / 3600.0;
+    const bool scaled = s.autoscale && i < s.autoscale->pool_gpu_seconds.size();
+    r.gpu_hours = scaled ? s.autoscale->pool_gpu_seconds[i] / 3600.0 : r.hardware.gpus * s.duration_s / 3600.0;
+    // An autoscaled pool draws idle power only while its GPUs are held.
+    if (scaled)
+      r.hardware.energy_j = held_energy_j(step_jp, busy_p, s.autoscale->pool_gpu_seconds[i],
+                                          PowerModel::of(p.setup.gpu).idle_watts);
     busy += busy_p;
     step_j += step_jp;
     mfu += ps.mfu * busy_p;
@@ -42,10 +48,7 @@ void merge_fleet_pools(RunSummary& s, const std::vector<std::unique_ptr<ServingP
     s.busy_power_w_per_gpu = step_j / busy;
   }
   s.busy_fraction = s.duration_s > 0 && gpus > 0 ? busy / (s.duration_s * gpus) : 0.0;
-  s.energy_j = energy;
-  s.power_w_per_gpu = s.duration_s > 0 && gpus > 0 ? energy / (s.duration_s * gpus) : 0.0;
-  s.joules_per_output_token = s.output_tokens > 0 ? energy / static_cast<double>(s.output_tokens) : 0.0;
-  s.joules_per_request = s.completed > 0 ? energy / static_cast<double>(s.completed) : 0.0;
+  set_energy(s, energy);
 }
 
 }  // namespace servesim

@@ -14,6 +14,17 @@ double queue_guard_bytes(const EngineConfig& e, int concurrent_runs, bool* from_
   return quarter / std::max(1, concurrent_runs);
 }
 
+double held_energy_j(double step_j, double busy_gpu_s, double held_gpu_s, double idle_watts) {
+  return step_j + std::max(0.0, held_gpu_s - busy_gpu_s) * idle_watts;
+}
+
+void set_energy(RunSummary& s, double energy_j) {
+  s.energy_j = energy_j;
+  s.power_w_per_gpu = s.duration_s > 0 && s.gpus > 0 ? energy_j / (s.duration_s * s.gpus) : 0.0;
+  s.joules_per_output_token = s.output_tokens > 0 ? energy_j / static_cast<double>(s.output_tokens) : 0.0;
+  s.joules_per_request = s.completed > 0 ? energy_j / static_cast<double>(s.completed) : 0.0;
+}
+
 void add_carbon(RunSummary& s, double grid_g_per_kwh) {
   if (grid_g_per_kwh <= 0) return;
   // grams = kWh drawn x gCO2/kWh (3.6e6 J per kWh).

@@ -663,7 +663,18 @@ SimulationResult simulate(const Scenario& sc, RequestSource& requests_in, const 
     for (std::size_t c = 0; c < held.size() && c < result.summary.classes.size(); ++c)
       result.summary.classes[c].gateway = held[c];
   }
-  if (scaler) result.summary.autoscale = scaler->finish(last_event);
+  if (scaler) {
+    RunSummary& s = result.summary;
+    s.autoscale = scaler->finish(last_event);
+    if (!fleet) {
+      // The collector priced every replica idle over the whole run; an autoscaled
+      // replica draws idle power only while it holds its GPUs (a heterogeneous fleet's
+      // pools are priced so in merge_fleet_pools).
+      const double busy_gpu_s = s.busy_fraction * s.duration_s * sc.parallelism.replicas * first.setup.parallelism.gpus_per_replica();
+      set_energy(s, held_energy_j(s.busy_power_w_per_gpu * busy_gpu_s, busy_gpu_s, s.autoscale->gpu_seconds,
+                                  PowerModel::of(first.setup.gpu).idle_watts));
+    }
+  }
   if (fleet) merge_fleet_pools(result.summary, pools, sc.pools);
   add_carbon(result.summary, sc.grid_g_per_kwh);
   if (options.check_workload) refuse_all_failed(result.summary, sc);

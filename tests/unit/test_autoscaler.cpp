@@ -241,3 +241,47 @@ TEST_CASE("autoscale behind a gateway: the requests it holds are the queue the f
   CHECK(s.autoscale->max_serving > 1);
   CHECK(s.completed + s.failed == s.load.offered);
 }
+
+TEST_CASE("an autoscaled fleet draws idle power only while a replica holds its GPUs", "[autoscale][sim][energy]") {
+  // A fleet "autoscaled" between 4 and 4 replicas never scales: it serves as the fixed
+  // fleet does, step for step, and holds its 4 GPUs from t = 0 to the run's last event
+  // (span_s) instead of over the run's duration (first arrival to last completion):
+  //   E(held) - E(fixed) = 4 x P_idle x (span_s - duration_s).
+  // A fleet that scales holds fewer GPU-seconds, and its idle energy shrinks with them:
+  //   E = steps' joules + P_idle x (GPU-seconds held - GPU-seconds stepping).
+  const std::string base = "hardware: {gpu: h100-sxm}\nmodel: {name: llama-3.1-8b}\n"
+                           "parallelism: {tp: 1, replicas: 4, router: least_outstanding}\n"
+                           "engine: {kind: vllm, max_num_seqs: 32}\n"
+                           "workload: {arrival: {process: multi_stage, stages: [{process: poisson, rate: 2, duration: "
+                           "\"300 s\"}, {process: poisson, rate: 30, duration: \"200 s\"}, {process: poisson, rate: 1, "
+                           "duration: \"600 s\"}]}, input_tokens: {dist: fixed, value: 2000}, output_tokens: {dist: "
+                           "fixed, value: 400}}\n";
+  const std::string scaling = "autoscale: {min_replicas: 1, interval: \"15 s\", target_queue: 2, provision: \"30 s\", "
+                              "load_bandwidth: \"2 GB/s\", scale_down_window: \"60 s\"}\n";
+  const std::string pinned = "autoscale: {min_replicas: 4, interval: \"15 s\", target_queue: 2}\n";
+  auto scenario = [](const std::string& text) { return parse_scenario(parse_yaml_text(text), "test.yaml", true); };
+  auto run = [&](const std::string& text) { return run_with_csv(scenario(text), nullptr).result.summary; };
+  const RunSummary fixed = run(base), held = run(base + pinned), scaled = run(base + scaling);
+  const double idle_w = PowerModel::of(scenario(base).gpu).idle_watts;
+  REQUIRE(idle_w > 0);
+
+  REQUIRE(held.autoscale);
+  const AutoscaleReport& h = *held.autoscale;
+  CHECK(h.scale_ups == 0);
+  CHECK(h.scale_downs == 0);
+  CHECK(h.gpu_seconds == Approx(4 * h.span_s));
+  CHECK(held.completed == fixed.completed);
+  CHECK(held.tpot_ms.mean == Approx(fixed.tpot_ms.mean).epsilon(1e-9));
+  CHECK(held.energy_j - fixed.energy_j == Approx(4 * idle_w * (h.span_s - held.duration_s)).epsilon(1e-6));
+
+  REQUIRE(scaled.autoscale);
+  const AutoscaleReport& a = *scaled.autoscale;
+  REQUIRE(a.gpu_seconds < 0.8 * h.gpu_seconds);  // it scaled: the closed form below is not the fixed fleet's
+  const double busy_gpu_s = scaled.busy_fraction * scaled.duration_s * 4;
+  CHECK(scaled.energy_j ==
+        Approx(scaled.busy_power_w_per_gpu * busy_gpu_s + idle_w * (a.gpu_seconds - busy_gpu_s)).epsilon(1e-9));
+  CHECK(scaled.energy_j < fixed.energy_j);
+  // What is read from the energy follows it.
+  CHECK(scaled.joules_per_request == Approx(scaled.energy_j / static_cast<double>(scaled.completed)));
+  CHECK(scaled.power_w_per_gpu == Approx(scaled.energy_j / (scaled.duration_s * 4)));
+}

@@ -195,3 +195,44 @@ TEST_CASE("pools: an autoscaled heterogeneous fleet prices each pool's held GPU-
   const double usd = s.pools[0].gpu_hours * 1.79 + s.pools[1].gpu_hours * 2.99;
   CHECK(planning::run_economics(sc, s).usd_per_hour == Approx(usd / (s.autoscale->span_s / 3600.0)));
 }
+
+TEST_CASE("pools: an autoscaled heterogeneous fleet draws each pool's idle power only while it holds its GPUs",
+          "[pools][autoscale][sim][energy]") {
+  // Pinned between 4 and 4 replicas the fleet never scales: it serves as the fixed fleet
+  // does, and each pool holds its GPUs from t = 0 to the run's last event (span_s)
+  // instead of over the run's duration (first arrival to last completion):
+  //   E(held) - E(fixed) = sum over pools of GPUs x P_idle(pool's GPU) x (span_s - duration_s)
+  //                      = (2 x P_idle(a100) + 2 x P_idle(h100)) x (span_s - duration_s).
+  // Scaling, the h100 pool is off outside the peak, and the fleet draws less than the
+  // fixed fleet that idles all of it.
+  const std::string workload =
+      "{arrival: {process: multi_stage, stages: [{process: poisson, rate: 2, duration: \"300 s\"}, {process: "
+      "poisson, rate: 30, duration: \"300 s\"}, {process: poisson, rate: 1, duration: \"600 s\"}]}, input_tokens: "
+      "{dist: fixed, value: 2000}, output_tokens: {dist: fixed, value: 400}}";
+  const std::string pools = "[{name: a100, gpu: a100-sxm4-80gb, replicas: 2}, {name: h100, replicas: 2}]";
+  const std::string par = "{tp: 1, router: least_outstanding}";
+  const Scenario fixed_sc = fleet(pools, par, workload);
+  const RunSummary f = simulate(fixed_sc).summary;
+  const RunSummary held =
+      simulate(fleet(pools, par, workload, "autoscale: {min_replicas: 4, interval: \"15 s\", target_queue: 2}\n")).summary;
+  const RunSummary scaled =
+      simulate(fleet(pools, par, workload,
+                     "autoscale: {min_replicas: 1, interval: \"15 s\", target_queue: 2, provision: \"30 s\", "
+                     "scale_down_window: \"60 s\"}\n"))
+          .summary;
+  const double idle_a100 = PowerModel::of(fixed_sc.pools[0].setup.gpu).idle_watts;
+  const double idle_h100 = PowerModel::of(fixed_sc.pools[1].setup.gpu).idle_watts;
+  REQUIRE(idle_a100 > 0);
+  REQUIRE(idle_h100 > 0);
+  REQUIRE(held.autoscale);
+  CHECK(held.autoscale->scale_ups == 0);
+  CHECK(held.completed == f.completed);
+  const double extra_s = held.autoscale->span_s - held.duration_s;
+  CHECK(held.pools[0].hardware.energy_j - f.pools[0].hardware.energy_j == Approx(2 * idle_a100 * extra_s).epsilon(1e-6));
+  CHECK(held.pools[1].hardware.energy_j - f.pools[1].hardware.energy_j == Approx(2 * idle_h100 * extra_s).epsilon(1e-6));
+  CHECK(held.energy_j - f.energy_j == Approx((2 * idle_a100 + 2 * idle_h100) * extra_s).epsilon(1e-6));
+  REQUIRE(scaled.autoscale);
+  CHECK(scaled.pools[1].gpu_hours < 0.5 * held.pools[1].gpu_hours);
+  CHECK(scaled.energy_j == Approx(scaled.pools[0].hardware.energy_j + scaled.pools[1].hardware.energy_j));
+  CHECK(scaled.energy_j < f.energy_j);
+}
