@@ -125,6 +125,24 @@ const Key kWindow{.name = "scale_down_window",
                   .max = 86400,
                   .why = "a window within a day"};
 
+const Key kMaxStep{.name = "max_step",
+                   .type = KeyType::integer,
+                   .doc = "replicas one decision starts, or drains, at most; the rest waits for the next decisions "
+                          "(an HPA scaleUp / scaleDown policy of type Pods; NVIDIA Dynamo's planner changes its "
+                          "workers by 1 an interval)",
+                   .spec = "AutoscaleSpec::max_step",
+                   .default_note = "no limit: the HPA rule's count at once",
+                   .min = 1,
+                   .max = 100000,
+                   .why = "replicas of one fleet"};
+const Key kHold{.name = "hold_while_changing",
+                .type = KeyType::boolean,
+                .doc = "no decision while a replica is starting or draining (NVIDIA Dynamo's planner blocks its "
+                       "metric pulling and adjustment while the number of workers is being adjusted); false: "
+                       "decide at every interval, counting starting replicas as the fleet (HPA)",
+                .spec = "AutoscaleSpec::hold_while_changing",
+                .default_bool = false};
+
 }  // namespace
 
 const KeySection& autoscale_key_section() {
@@ -133,7 +151,7 @@ const KeySection& autoscale_key_section() {
                                    "(run/autoscaler.h)",
                             .keys = {&kMin, &kInitial, &kInterval, &kTargetQueue, &kTargetKv, &kTargetConcurrency, &kTargetTtft,
                                      &kTtftQuantile, &kTolerance,
-                                     &kProvision, &kLoadBandwidth, &kWindow}};
+                                     &kProvision, &kLoadBandwidth, &kWindow, &kMaxStep, &kHold}};
   return s;
 }
 
@@ -163,6 +181,8 @@ AutoscaleSpec read_autoscale_map(ConfigMap& m, int max_replicas, std::string_vie
   a.provision_s = read_quantity(m, kProvision);
   if (has_key(m, kLoadBandwidth)) a.load_bandwidth = read_quantity(m, kLoadBandwidth);
   a.scale_down_window_s = read_quantity(m, kWindow);
+  if (has_key(m, kMaxStep)) a.max_step = static_cast<int>(read_integer(m, kMaxStep));
+  a.hold_while_changing = read_boolean(m, kHold);
   if (a.target_queue <= 0 && a.target_kv <= 0 && a.target_concurrency <= 0 && a.target_ttft_s <= 0)
     throw Error(fmt::format("{}: give the signal the fleet scales on: target_concurrency (requests in a replica, "
                             "e.g. 16), target_queue (waiting requests per replica, e.g. 4), target_kv (KV "

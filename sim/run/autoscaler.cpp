@@ -109,14 +109,16 @@ int Autoscaler::desired(const std::vector<ReplicaSignal>& signals, const FleetSi
 Autoscaler::Decision Autoscaler::decide(Nanos now, const std::vector<ReplicaSignal>& signals,
                                         const FleetSignal& fleet_signal) {
   Decision d;
+  if (spec_.hold_while_changing && (count(State::starting) > 0 || count(State::draining) > 0)) return d;
   const int replicas = static_cast<int>(state_.size());
   const int want = std::clamp(desired(signals, fleet_signal), spec_.min_replicas, replicas);
+  const int step = spec_.max_step > 0 ? spec_.max_step : replicas;
   // The fleet as it will be: serving plus starting (draining replicas are leaving).
   const int fleet = count(State::serving) + count(State::starting);
   recent_.emplace_back(now, want);
   while (!recent_.empty() && recent_.front().first < now - window_) recent_.pop_front();
   if (want > fleet) {
-    for (int r = 0; r < replicas && static_cast<int>(d.start.size()) < want - fleet; ++r)
+    for (int r = 0; r < replicas && static_cast<int>(d.start.size()) < std::min(want - fleet, step); ++r)
       if (state_[static_cast<std::size_t>(r)] == State::off) {
         d.start.push_back(r);
         set_state(r, State::starting, now);
@@ -130,7 +132,7 @@ Autoscaler::Decision Autoscaler::decide(Nanos now, const std::vector<ReplicaSign
   if (keep >= fleet) return d;
   // Starting replicas are cancelled first (they hold no requests), then the serving
   // ones with the fewest outstanding requests (ties: the highest index).
-  int shed = fleet - keep;
+  int shed = std::min(fleet - keep, step);
   for (int r = replicas - 1; r >= 0 && shed > 0; --r)
     if (state_[static_cast<std::size_t>(r)] == State::starting) {
       set_state(r, State::off, now);

@@ -25,6 +25,12 @@
 //    (HPA's stabilization window): replicas of the last pool first, and within a
 //    pool those with the fewest outstanding requests, stop taking new requests
 //    (the router skips them), finish what they hold (draining), then stop.
+//  - max_step > 0 caps the replicas a decision starts, or drains, at max_step (an
+//    HPA scaleUp / scaleDown policy of type Pods; NVIDIA Dynamo's planner changes its
+//    workers "by 1 in one adjustment interval"); the rest waits for later decisions.
+//  - hold_while_changing: no decision (and no recommendation for the window) while a
+//    replica starts or drains, as Dynamo's planner "blocks the metric pulling and
+//    adjustment" while the number of workers is being adjusted.
 // Every replica counts as one, whatever its pool: the signals are per replica, as
 // an HPA's are per pod.
 // GPU-hours count every replica from its start decision to its stop (starting,

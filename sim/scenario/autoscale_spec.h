@@ -17,6 +17,8 @@ struct AutoscaleSpec {
   double provision_s = 0;            // from the decision to a node that can load the model
   double load_bandwidth = 0;         // bytes/s each GPU reads its weights at; 0: no loading time
   double scale_down_window_s = 300;  // a scale-down follows the largest recommendation of this window (HPA)
+  int max_step = 0;                  // replicas started or drained per decision at most; 0: no limit (HPA's rule)
+  bool hold_while_changing = false;  // no decision while a replica starts or drains (NVIDIA Dynamo's planner)
 };
 
 }  // namespace servesim

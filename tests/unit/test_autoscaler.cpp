@@ -111,6 +111,52 @@ TEST_CASE("autoscaler: a scale-down waits for the window's largest recommendatio
   CHECK(r.mean_serving == Approx((2 * 405.0 + 195.0) / 600.0));
 }
 
+TEST_CASE("autoscaler: max_step caps a decision's starts and drains, and hold_while_changing waits for a change to end",
+          "[autoscale]") {
+  // 4 replicas, 1 serving; queue_spec(): target 4 waiting, 60 s to start, decisions every 15 s.
+  // Replica 0 with 20 waiting asks for ceil(1 x 20 / 4) = 5, clamped to 4: 3 more.
+  AutoscaleSpec spec = queue_spec();
+  spec.initial_replicas = 1;
+  spec.scale_down_window_s = 0;
+  spec.max_step = 1;
+  {
+    Autoscaler a(spec, 4, 1, 0);
+    // One start a decision (the HPA rule would start all 3 at t = 0): replica 1 at 0 s,
+    // replica 2 at 15 s (the fleet of 1 serving + 1 starting still wants 4), replica 3 at 30 s.
+    CHECK(a.decide(0, waiting({20, 0, 0, 0})).start == std::vector<int>{1});
+    CHECK(a.decide(to_nanos(15.0), waiting({20, 0, 0, 0})).start == std::vector<int>{2});
+    CHECK(a.decide(to_nanos(30.0), waiting({20, 0, 0, 0})).start == std::vector<int>{3});
+    CHECK(a.decide(to_nanos(45.0), waiting({20, 0, 0, 0})).start.empty());  // all 4 held
+    a.ready(1, to_nanos(60.0));
+    a.ready(2, to_nanos(75.0));
+    a.ready(3, to_nanos(90.0));
+    // Idle: the load wants 1 (min_replicas); one drain a decision, the least loaded last index first.
+    CHECK(a.decide(to_nanos(105.0), waiting({0, 0, 0, 0})).drain == std::vector<int>{3});
+    CHECK(a.decide(to_nanos(120.0), waiting({0, 0, 0, 0})).drain == std::vector<int>{2});
+  }
+  spec.hold_while_changing = true;
+  {
+    Autoscaler a(spec, 4, 1, 0);
+    CHECK(a.decide(0, waiting({20, 0, 0, 0})).start == std::vector<int>{1});
+    // Replica 1 starts until t = 60 s: the decisions at 15, 30 and 45 s are held.
+    for (double t : {15.0, 30.0, 45.0}) {
+      INFO("t = " << t);
+      const Autoscaler::Decision d = a.decide(to_nanos(t), waiting({20, 0, 0, 0}));
+      CHECK(d.start.empty());
+      CHECK(d.drain.empty());
+    }
+    a.ready(1, to_nanos(60.0));
+    // Two serving, 40 waiting in all: ceil(2 x 20 / 4) = 10, clamped to 4; one more.
+    CHECK(a.decide(to_nanos(75.0), waiting({20, 20, 0, 0})).start == std::vector<int>{2});
+    a.ready(2, to_nanos(135.0));
+    // Idle: one drain, then nothing until it has stopped.
+    CHECK(a.decide(to_nanos(150.0), waiting({0, 0, 0, 0})).drain == std::vector<int>{2});
+    CHECK(a.decide(to_nanos(165.0), waiting({0, 0, 0, 0})).drain.empty());
+    a.stopped(2, to_nanos(170.0));
+    CHECK(a.decide(to_nanos(180.0), waiting({0, 0, 0, 0})).drain == std::vector<int>{1});
+  }
+}
+
 TEST_CASE("an autoscaled fleet reacts to a step in load: replicas serve a start delay after a decision tick, "
           "never before, and hold fewer GPU-hours than the fixed fleet",
           "[autoscale][sim]") {
@@ -177,6 +223,9 @@ TEST_CASE("autoscale: bad sections are refused at the key", "[autoscale][config]
   CHECK_THAT(err("1", "{target_queue: 4}"), Catch::Contains("needs at least 2"));
   CHECK_THAT(err("4", "{min_replicas: 6, target_queue: 4}"), Catch::Contains("min_replicas (6) is above"));
   CHECK_THAT(err("4", "{target_queue: 4, intervall: \"10 s\"}"), Catch::Contains("did you mean 'interval'"));
+  CHECK_THAT(err("4", "{target_queue: 4, max_step: 0}"), Catch::Contains("autoscale.max_step"));
+  CHECK_THAT(err("4", "{target_queue: 4, max_steps: 1}"), Catch::Contains("did you mean 'max_step'"));
+  CHECK_THAT(err("4", "{target_queue: 4, hold_while_changing: 3}"), Catch::Contains("hold_while_changing"));
 }
 
 TEST_CASE("autoscaler: requests a gateway holds count as waiting, and the TTFT signal follows the HPA rule",
