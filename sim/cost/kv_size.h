@@ -60,12 +60,13 @@ inline double gpu_kv_elements_per_token_layer(const ModelSpec& m, const ShardSha
 // precision; replicated on every GPU).
 inline double gpu_kv_bytes_per_token(const ModelSpec& m, const ShardShape& s, DType kv_cache) {
   double bytes = 0.0;
+  // Layers that read another layer's KV (Gemma 3n's KV-sharing layers) cache none.
   if (!m.mixed_attention_shapes()) {
-    bytes = stage_layers_of(m.attention_layers(), m, s) * gpu_kv_elements_per_token_layer(m, s) * dtype_bytes(kv_cache);
+    bytes = stage_layers_of(m.cached_attention_layers(), m, s) * gpu_kv_elements_per_token_layer(m, s) *
+            dtype_bytes(kv_cache);
   } else {  // Gemma 4: global and local layers cache different widths
-    const int local = m.local.enabled() ? m.local.layers : 0;
-    bytes = (stage_layers_of(m.global_attention_layers(), m, s) * gpu_kv_elements_per_token_layer(m, s, true) +
-             stage_layers_of(local, m, s) * gpu_kv_elements_per_token_layer(m, s, false)) *
+    bytes = (stage_layers_of(m.cached_global_layers(), m, s) * gpu_kv_elements_per_token_layer(m, s, true) +
+             stage_layers_of(m.cached_local_layers(), m, s) * gpu_kv_elements_per_token_layer(m, s, false)) *
             dtype_bytes(kv_cache);
   }
   if (m.indexer.enabled()) bytes += stage_layers_of(m.indexer_layers(), m, s) * m.indexer.key_bytes();

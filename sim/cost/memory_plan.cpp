@@ -113,6 +113,19 @@ double weight_bytes_per_gpu(const ModelSpec& m, const ResolvedPrecision& p, cons
     const double small = 2.0 * m.head_dim + 2.0 * static_cast<double>(m.hidden) + 2.0;
     per_gpu += cross * (attention_of(true) * wa + 3.0 * static_cast<double>(m.hidden) * m.ffn / par.tp * wd + small * 2.0);
   }
+  // Gemma 4's KV-sharing layers hold no k_proj / v_proj (split over TP as the others', KV heads
+  // replicated past their count).
+  if (!m.kv_shared_layers_hold_kv_proj)
+    per_gpu -= static_cast<double>(m.kv_shared_missing_kv_proj_params()) / std::min(par.tp, std::max(1, m.kv_heads)) * wa *
+               stage_layers_of(m.layers, m, s) / m.layers;
+  // Gemma 3n's AltUp, LAuReL and per-layer gates and projections (Gemma 4's small models: the
+  // last alone), the stage's share, whole on every GPU at the layers' bytes (vLLM builds them
+  // replicated); the model-level projections with the tables below.
+  if (m.gemma3n.enabled())
+    per_gpu += static_cast<double>(m.gemma3n.params_per_layer(m.hidden)) * stage_layers_of(m.layers, m, s) * wa;
+  // A looped model's passes run one set of layer weights (ModelSpec::layer_passes; only
+  // attention and dense MLP layers are summed above for it): held once.
+  if (m.layer_passes > 1) per_gpu /= m.layer_passes;
   // Kimi K3's attention residuals: norms and hidden -> 1 projections, replicated, 16-bit (vLLM
   // builds the projections without a quant_config).
   per_gpu += static_cast<double>(m.attn_res_params()) * stage_layers_of(m.layers, m, s) / m.layers * 2.0;
@@ -132,13 +145,25 @@ double weight_bytes_per_gpu(const ModelSpec& m, const ResolvedPrecision& p, cons
   const double ngram = static_cast<double>(m.ngram.table_params()) / par.tp * bytes.embedding +
                        static_cast<double>(m.ple.table_params()) / par.tp * ple_table_bytes +
                        static_cast<double>(m.ngram.projection_params(m.hidden) + m.ple.projection_params(m.hidden)) * wa;
+  // Gemma 3n's per-layer embedding table split over TP as the token table (VocabParallelEmbedding),
+  // its projection hidden -> layers x w split too (ColumnParallelLinear), the AltUp projections whole.
+  // Their sum is table_params() + model_params() (a PLE norm of w weights, 16-bit, beside them).
+  double per_layer_inputs = 0.0;
+  if (m.gemma3n.enabled()) {
+    const Gemma3nParts& g = m.gemma3n;
+    const double ple_projection = static_cast<double>(m.hidden) * m.layers * g.ple_width;
+    const double altup_projections = static_cast<double>(m.gemma3n.model_params(m.hidden, m.layers)) - ple_projection -
+                                     static_cast<double>(g.ple_width);
+    per_layer_inputs = static_cast<double>(g.table_params(m.layers)) / par.tp * bytes.embedding +
+                       ple_projection / par.tp * wa + altup_projections * wa + static_cast<double>(g.ple_width) * 2.0;
+  }
   const double embedding = (table_elems + static_cast<double>(m.position_table_params())) * bytes.embedding +
-                           projection * wa + ngram;
+                           projection * wa + ngram + per_layer_inputs;
   const double head = table_elems * bytes.lm_head + projection * wa;
   const double tables = m.tied_embeddings ? embedding + (par.pp == 1 ? projection * wa : 0.0)
                                           : (par.pp == 1 ? embedding + head : std::max(embedding, head));
   per_gpu += tables;
-  per_gpu += static_cast<double>(m.norm_params()) / par.pp * 2.0;
+  per_gpu += static_cast<double>(m.norm_params() - m.repeated_pass_norm_params()) / par.pp * 2.0;
   return per_gpu;
 }
 

@@ -249,6 +249,22 @@ CostPart CostModel::tokens_ops(double T, std::vector<OpCost>* ops) const {
   // on every token as vLLM's OPTDecoder runs them (replicated, not split over tp).
   if (m.embed_proj_dim > 0)
     put(gemm("project_in", T, static_cast<double>(m.embed_proj_dim), hidden, 1, w_attention_, a), false);
+  // Gemma 3n: the per-layer embedding rows a token gathers (layers x w, 16-bit), their
+  // projection hidden -> layers x w (split over tp), the AltUp projections into and out of
+  // n streams; per layer the AltUp router, LAuReL's low-rank pair and the per-layer gate and
+  // projection, priced as one GEMM of their summed widths (the same FLOPs and weights). Their
+  // elementwise work (AltUp's predict and correct over n streams, the norms) is not priced.
+  if (m.gemma3n.enabled()) {
+    const Gemma3nParts& g = m.gemma3n;
+    const double layers = m.layers, w = static_cast<double>(g.ple_width);
+    if (g.ple_width > 0) {
+      put(elementwise("per_layer_embedding", 2.0 * T * layers * w * a, 1, 0, T), false);
+      put(gemm("per_layer_projection", T, hidden, layers * w / par_.tp, 1, w_attention_, a), false);
+    }
+    if (g.altup_streams > 1) put(gemm("altup_projections", T, hidden, hidden, 2.0 * (g.altup_streams - 1), w_attention_, a), false);
+    const double side = static_cast<double>(g.altup_streams) + 2.0 * g.laurel_rank + 2.0 * w;
+    put(gemm("per_layer_side", T, hidden, side, layers, w_attention_, a), true);
+  }
 
   // ---- attention block, every attention layer (attention itself: attention_ops) ----
   attention_block_ops(T, put);

@@ -25,8 +25,9 @@ BlockSize hybrid_block_size(const EngineContext& ctx) {
       !ctx.cost->model().local.frees_keys())
     return b;
   const LocalAttention& local = ctx.cost->model().local;
-  b.local_layers = local.layers;
-  b.global_layers = ctx.cost->model().attention_layers() - local.layers;
+  // The layers that cache KV (Gemma 3n's KV-sharing layers hold none).
+  b.local_layers = ctx.cost->model().cached_local_layers();
+  b.global_layers = ctx.cost->model().cached_global_layers();
   // A local layer reads at most `span` keys; vLLM frees the blocks wholly before them,
   // so it holds the span's blocks plus the one it is filling.
   b.local_cap = (local.span + b.size - 1) / b.size + 1;

@@ -259,6 +259,9 @@ const std::map<std::string, HfFamily>& by_architecture() {
       {"Qwen3_8FlashNextForConditionalGeneration", HfFamily::qwen4_exp},
       {"MllamaForConditionalGeneration", HfFamily::mllama},
       {"MllamaForCausalLM", HfFamily::mllama},
+      {"OuroForCausalLM", HfFamily::ouro},
+      {"Gemma3nForConditionalGeneration", HfFamily::gemma3n},
+      {"Gemma3nForCausalLM", HfFamily::gemma3n},
       // hf_step3_family.cpp (the wrapper serves its text_config's Step3TextForCausalLM):
       {"Step3TextForCausalLM", HfFamily::step3},
       {"Step3VLForConditionalGeneration", HfFamily::step3},
@@ -364,6 +367,9 @@ const std::map<std::string, HfFamily>& by_model_type() {
       {"qwen3_8_flash_next_text", HfFamily::qwen4_exp},
       {"mllama", HfFamily::mllama},
       {"mllama_text_model", HfFamily::mllama},
+      {"ouro", HfFamily::ouro},
+      {"gemma3n", HfFamily::gemma3n},
+      {"gemma3n_text", HfFamily::gemma3n},
       // hf_step3_family.cpp:
       {"step3_text", HfFamily::step3},
       {"step3_vl", HfFamily::step3},
@@ -598,17 +604,28 @@ void read_glm4_moe(const JsonFields& f, ModelSpec& m) {
 // num_global_key_value_heads and, with attention_k_eq_v, no v_proj; with enable_moe_block a
 // routed MoE (num_experts of moe_intermediate_size, top top_k_experts) runs beside the dense
 // MLP in every layer, which servesim reads as an always-on shared expert.
+// Its small models (E2B, E4B) add Gemma 3n's per-layer embeddings (hidden_size_per_layer_input:
+// the table, its projection, a gate and a projection per layer; no AltUp or LAuReL) and KV
+// shared by the last num_kv_shared_layers layers, which hold no k_proj / v_proj (transformers
+// does not build them) and, with use_double_wide_mlp, an MLP twice intermediate_size wide.
 void read_gemma4(const JsonFields& f, ModelSpec& m) {
-  if (f.integer("num_kv_shared_layers", 0) > 0)
-    throw Error(fmt::format("{}: num_kv_shared_layers {}: layers reading another layer's KV cache are not "
-                            "modelled (servesim would count their KV twice)",
-                            f.where(), f.integer("num_kv_shared_layers")));
-  if (f.integer("hidden_size_per_layer_input", 0) > 0)
-    throw Error(fmt::format("{}: hidden_size_per_layer_input {}: per-layer input embeddings are not modelled",
-                            f.where(), f.integer("hidden_size_per_layer_input")));
   m.global_head_dim = static_cast<int>(f.integer("global_head_dim", 0));
   m.global_kv_heads = static_cast<int>(f.integer("num_global_key_value_heads", 0));
   m.global_k_eq_v = f.boolean("attention_k_eq_v", false);
+  const std::int64_t ple = f.integer("hidden_size_per_layer_input", 0);
+  if (ple < 0)
+    throw Error(fmt::format("{}: hidden_size_per_layer_input must not be negative, got {}", f.where(), ple));
+  if (ple > 0) {
+    m.gemma3n.ple_width = ple;
+    m.gemma3n.ple_rows = f.at_least("vocab_size_per_layer_input", 1);
+  }
+  read_kv_shared_layers(f, m);
+  m.kv_shared_layers_hold_kv_proj = false;
+  const int shared = m.kv_shared_global_layers + m.kv_shared_local_layers;
+  if (f.boolean("use_double_wide_mlp", false) && shared > 0 && m.ffn > 0) {
+    m.mlp_widths = {MlpWidthGroup{2 * m.ffn, shared, false}, MlpWidthGroup{m.ffn, m.layers - shared, false}};
+    m.ffn *= 2;  // the widest
+  }
   if (f.boolean("enable_moe_block", false)) {
     m.moe.num_experts = static_cast<int>(f.at_least("num_experts", 1));
     m.moe.experts_per_token = static_cast<int>(f.has("top_k_experts") ? f.integer("top_k_experts")

@@ -138,6 +138,10 @@ enum class HfFamily {
   qwen4_exp,  // Qwen3.8-Flash-Next (Qwen3.5-MoE's layers, low-rank hyper-connections, QSA, PLE n-gram table)
   // hf_mllama_family.cpp:
   mllama,  // Llama 3.2 Vision (Llama 3.1's layers plus cross-attention layers, held and skipped for text)
+  // hf_looped_family.cpp:
+  ouro,  // Ouro (a looped model: its layers run total_ut_steps times, weights once, KV per pass)
+  // hf_gemma3n_family.cpp:
+  gemma3n,  // Gemma 3n (AltUp, LAuReL, per-layer embeddings, KV shared by its last layers)
   // hf_step3_family.cpp:
   step3,  // StepFun's Step3 (MFA: low-rank query, one KV head; dense or routed + shared experts by moe_layers_enum)
 };
@@ -281,6 +285,10 @@ void read_glm5_next(const JsonFields& f, ModelSpec& m);
 // hf_qwen4_exp_family.cpp: Qwen3.8-Flash-Next, flat or in a text_config.
 void read_qwen4_exp(const JsonFields& f, ModelSpec& m);
 void read_mllama(const JsonFields& f, ModelSpec& m);  // hf_mllama_family.cpp
+void read_ouro(const JsonFields& f, ModelSpec& m);    // hf_looped_family.cpp
+void read_gemma3n(const JsonFields& f, ModelSpec& m);             // hf_gemma3n_family.cpp
+void read_kv_shared_layers(const JsonFields& f, ModelSpec& m);    // hf_gemma3n_family.cpp (Gemma 4 too)
+void alias_gemma3n_fields(nlohmann::json& text, const std::string& where);  // hf_gemma3n_family.cpp
 // An FP8 Qwen3.8-Flash-Next checkpoint stores the n-gram table at 1 byte where its
 // quantization_config's modules_to_convert lists it (quant_method fp8); nothing otherwise.
 void apply_ple_table_quantization(const nlohmann::json& j, ModelSpec& m);

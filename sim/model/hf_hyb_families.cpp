@@ -356,19 +356,15 @@ std::string hyb_known_unsupported(const std::string& arch) {
     return ": Zamba2 reuses its shared attention blocks (and their per-use LoRA adapters) every "
            "hybrid_layer_ids layer, so its weights are counted once while its compute and KV are per use; "
            "servesim's model has one set of weights per layer and no shared layers";
-  if (arch == "OuroForCausalLM" || arch == "IQuestLoopCoderForCausalLM")
-    return ": a looped transformer runs the same layers several times per token (total_ut_steps / loop "
-           "count): weights once, compute and KV per loop; servesim's model has one pass through each layer "
-           "and no weight sharing between passes";
+  if (arch == "IQuestLoopCoderForCausalLM")
+    return ": IQuest-Loop-Coder runs its layers loop_num times, and each loop after the first mixes, through a "
+           "gate per head, a sliding-window attention over its own keys with an attention over the first "
+           "loop's keys; servesim runs looped models whose passes each attend to their own KV only (Ouro: "
+           "ModelSpec::layer_passes) and has no attention over another pass's cache";
   if (arch == "Plamo2ForCausalLM")
     return ": PLaMo 2's Mamba mixer computes B, C and the time step from the convolution's output "
            "(bcdt_proj, dt_proj to the heads, dt/B/C norms), a shape none of servesim's state-layer kinds "
            "(Mamba-2, Mamba, gated delta rule, lightning attention) has";
-  if (arch == "Gemma3nForCausalLM" || arch == "Gemma3nForConditionalGeneration")
-    return ": Gemma 3n's decoder has AltUp (altup_num_inputs parallel residual streams), LAuReL low-rank "
-           "residuals, per-layer embeddings (a vocab_size_per_layer_input x layers x hidden_size_per_layer_input "
-           "table with its projections) and KV shared across the last num_kv_shared_layers layers; servesim's "
-           "model has none of these";
   return "";
 }
 

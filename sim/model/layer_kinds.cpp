@@ -294,3 +294,33 @@ std::string CompressedAttention::describe() const {
 }
 
 }  // namespace servesim
+
+namespace servesim {
+
+// transformers' Gemma3nTextAltUp (modality_router hidden -> n, router_norm, prediction_coefs
+// n -> n^2, correction_coefs n -> n, correct_output_scale), Gemma3nTextLaurelBlock
+// (linear_left, linear_right, post_laurel_norm) and the decoder layer's
+// per_layer_input_gate, per_layer_projection and post_per_layer_input_norm.
+std::int64_t Gemma3nParts::params_per_layer(std::int64_t hidden) const {
+  const std::int64_t n = altup_streams;
+  const std::int64_t altup = n > 0 ? hidden * n + hidden + n * n * n + n * n + hidden : 0;
+  const std::int64_t laurel = laurel_rank > 0 ? 2 * hidden * laurel_rank + hidden : 0;
+  const std::int64_t ple = ple_width > 0 ? 2 * hidden * ple_width + hidden : 0;
+  return altup + laurel + ple;
+}
+
+// Gemma3nTextModel: altup_projections and altup_unembed_projections (n - 1 each, hidden x
+// hidden), per_layer_model_projection (hidden -> layers x w) and per_layer_projection_norm (w).
+std::int64_t Gemma3nParts::model_params(std::int64_t hidden, int layers) const {
+  const std::int64_t altup = altup_streams > 1 ? 2LL * (altup_streams - 1) * hidden * hidden : 0;
+  const std::int64_t ple = ple_width > 0 ? hidden * layers * ple_width + ple_width : 0;
+  return altup + ple;
+}
+
+std::int64_t Gemma3nParts::matmul_params(std::int64_t hidden, int layers) const {
+  const std::int64_t per_layer = hidden * altup_streams + 2 * hidden * laurel_rank + 2 * hidden * ple_width;
+  const std::int64_t altup = altup_streams > 1 ? 2LL * (altup_streams - 1) * hidden * hidden : 0;
+  return per_layer * layers + altup + hidden * layers * ple_width;
+}
+
+}  // namespace servesim

@@ -274,4 +274,32 @@ struct PleNgram {
   }
 };
 
+// Gemma 3n's parts beyond Gemma 3's decoder layer (hf_gemma3n_family.cpp; transformers'
+// modeling_gemma3n.py, vLLM's gemma3n.py). Every count below is the checkpoint's:
+//   AltUp (altup_num_inputs n streams): per layer a router (hidden x n), its norm, the
+//     prediction (n x n^2) and correction (n x n) coefficients and the output scale (hidden);
+//     before the layers n - 1 projections hidden x hidden, after them n - 1 more (unembed);
+//   LAuReL (laurel_rank r): per layer linear_left hidden x r, linear_right r x hidden, a norm;
+//   per-layer embeddings (PLE): a table of vocab_size_per_layer_input rows of layers x w
+//     (hidden_size_per_layer_input w), a lookup; the model's projection hidden -> layers x w
+//     and its norm (w); per layer a gate hidden -> w, a projection w -> hidden and a norm.
+// The layer's work runs on one stream (the active one): attention and MLP as Gemma 3's.
+// Gemma 4's small models (E2B, E4B) keep the per-layer embeddings alone.
+struct Gemma3nParts {
+  int altup_streams = 0;       // altup_num_inputs; 0: no AltUp
+  int laurel_rank = 0;         // 0: no LAuReL
+  std::int64_t ple_rows = 0;   // vocab_size_per_layer_input
+  std::int64_t ple_width = 0;  // hidden_size_per_layer_input; 0: no per-layer embeddings
+  bool enabled() const { return altup_streams > 0 || laurel_rank > 0 || ple_width > 0; }
+  // Weights of one layer's AltUp, LAuReL and PLE gate/projection/norm.
+  std::int64_t params_per_layer(std::int64_t hidden) const;
+  // The model-level weights beside the layers: the AltUp projections, the PLE projection and
+  // its norm (the table apart).
+  std::int64_t model_params(std::int64_t hidden, int layers) const;
+  std::int64_t table_params(int layers) const { return enabled() ? ple_rows * layers * ple_width : 0; }
+  // Multiply-add weights a token runs through beyond its layers' attention and MLP (all of
+  // the above but the table and the norms and scales): what a step streams and computes.
+  std::int64_t matmul_params(std::int64_t hidden, int layers) const;
+};
+
 }  // namespace servesim

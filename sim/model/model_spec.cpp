@@ -190,13 +190,40 @@ std::int64_t ModelSpec::norm_params() const {
   // One RMSNorm before each sublayer (two per layer of attention + MLP) plus the final one
   // (MLA adds its latent norms, counted above; OPT-350m's post-LN layout has no final one); a
   // LayerNorm with a bias holds twice that.
-  return (static_cast<std::int64_t>(sublayers()) + (final_norm ? 1 : 0) + (embedding_norm ? 1 : 0)) * hidden *
-             (norm_bias ? 2 : 1) +
+  return layer_norm_params() + ((final_norm ? 1 : 0) + (embedding_norm ? 1 : 0)) * hidden * (norm_bias ? 2 : 1);
+}
+
+std::int64_t ModelSpec::repeated_pass_params() const {
+  if (layer_passes <= 1) return 0;
+  // The readers that set layer_passes (Ouro's) have attention, a dense MLP and two norms a
+  // layer, nothing else per layer: the final norm is held once, outside the loop.
+  const std::int64_t unrolled = attention_params() + dense_mlp_params() + layer_norm_params();
+  return unrolled - unrolled / layer_passes;
+}
+
+std::int64_t ModelSpec::repeated_pass_norm_params() const {
+  return layer_passes > 1 ? layer_norm_params() - layer_norm_params() / layer_passes : 0;
+}
+
+std::int64_t ModelSpec::layer_norm_params() const {
+  return static_cast<std::int64_t>(sublayers()) * hidden * (norm_bias ? 2 : 1) +
          (qk_head_norms ? 2LL * attention_layers() * head_dim : 0);
 }
 
+// Gemma 4's KV-sharing layers: no k_proj, and no v_proj where values are projected (a global
+// layer with attention_k_eq_v has none anyway): hidden x KV heads x head width each.
+std::int64_t ModelSpec::kv_shared_missing_kv_proj_params() const {
+  if (kv_shared_layers_hold_kv_proj) return 0;
+  auto kv_proj = [&](bool global) {
+    const std::int64_t width = static_cast<std::int64_t>(kv_heads_of(global)) * head_dim_of(global);
+    return hidden * width * (global && global_k_eq_v ? 1 : 2);
+  };
+  return kv_shared_global_layers * kv_proj(true) + kv_shared_local_layers * kv_proj(false);
+}
+
 std::int64_t ModelSpec::total_params() const {
-  return attention_params() + static_cast<std::int64_t>(state.enabled() ? state.layers : 0) * state.params_per_layer(hidden) +
+  return gemma3n_params() + gemma3n.table_params(layers) - kv_shared_missing_kv_proj_params() -
+         repeated_pass_params() + attention_params() + static_cast<std::int64_t>(state.enabled() ? state.layers : 0) * state.params_per_layer(hidden) +
          dense_mlp_params() +
          moe_layers() * moe_params_per_layer() + embedding_params() + norm_params() + hc_params() +
          hash_table_params() + attn_res_params() + position_table_params() + embed_projection_params() +
@@ -269,8 +296,14 @@ std::int64_t ModelSpec::mtp_params() const {
   return static_cast<std::int64_t>(mtp_layers) * module;
 }
 
+std::int64_t ModelSpec::gemma3n_params() const {
+  return static_cast<std::int64_t>(layers) * gemma3n.params_per_layer(hidden) + gemma3n.model_params(hidden, layers);
+}
+
+// Gemma 3n's per-layer embedding table is a lookup: not in the active figure (Google's
+// "effective" parameters leave it out too), its projections are.
 std::int64_t ModelSpec::active_params_all_tables() const {
-  return attention_params() + static_cast<std::int64_t>(state.enabled() ? state.layers : 0) * state.params_per_layer(hidden) +
+  return gemma3n_params() - kv_shared_missing_kv_proj_params() - repeated_pass_params() + attention_params() + static_cast<std::int64_t>(state.enabled() ? state.layers : 0) * state.params_per_layer(hidden) +
          dense_mlp_params() +
          moe_layers() * moe_active_params_per_layer() + embedding_params() + norm_params() + hc_params() +
          attn_res_params() + position_table_params() + embed_projection_params() + ngram.projection_params(hidden) +
@@ -313,9 +346,9 @@ std::int64_t ModelSpec::kv_elements_of(bool global) const {
 }
 
 double ModelSpec::kv_bytes_per_token(DType kv) const {
-  const int local_layers = local.enabled() ? local.layers : 0;
-  double elements = static_cast<double>(global_attention_layers()) * static_cast<double>(kv_elements_of(true)) +
-                    static_cast<double>(local_layers) * static_cast<double>(kv_elements_of(false));
+  // Layers that read another layer's KV (Gemma 3n's KV-sharing layers) cache none.
+  double elements = static_cast<double>(cached_global_layers()) * static_cast<double>(kv_elements_of(true)) +
+                    static_cast<double>(cached_local_layers()) * static_cast<double>(kv_elements_of(false));
   // Nemotron-51B: the sum over its groups of layers x kv_heads x (head_dim + value width).
   if (!kv_head_groups.empty()) {
     elements = 0.0;

@@ -297,6 +297,35 @@ struct ModelSpec {
   // SGLang's mllama: skip_cross_attention), and servesim serves text: their weights
   // are counted and held in memory; no step runs them, and they hold no KV.
   int cross_attention_layers = 0;
+  // A looped (Universal-Transformer style) model runs its stack of layers layer_passes times
+  // per token (Ouro's total_ut_steps; vLLM's ouro.py: one set of weights, each pass with its
+  // own KV cache and all passes run, no early exit). `layers` and every count derived from
+  // it are the layers run, passes x the checkpoint's: compute, the weights streamed by each
+  // pass and KV follow them. The weights are held once: total and active parameters and the
+  // memory plan count the layers' weights (attention, dense MLP, their norms) once. 1: no loop.
+  int layer_passes = 1;
+  Gemma3nParts gemma3n;  // AltUp, LAuReL and per-layer embeddings (Gemma 3n); none elsewhere
+  std::int64_t gemma3n_params() const;  // its weights but the per-layer table (0 elsewhere)
+  // Attention layers that read the KV an earlier layer of their kind wrote and store none
+  // (Gemma 3n's last num_kv_shared_layers: transformers' kv_sharing_roles "consumer",
+  // vLLM's kv_sharing_target_layer_name), global and local apart. They attend as any
+  // layer does (a step reads that KV again); the KV cache holds the others' only.
+  int kv_shared_global_layers = 0;
+  int kv_shared_local_layers = 0;
+  // Whether the KV-sharing layers hold k_proj and v_proj: Gemma 3n's checkpoints keep them
+  // (counted and held, their output unused), Gemma 4's do not (transformers does not build
+  // them: their weights are left out of the counts and the memory plan).
+  bool kv_shared_layers_hold_kv_proj = true;
+  // The k_proj and v_proj weights the KV-sharing layers do not hold (0 unless Gemma 4's).
+  std::int64_t kv_shared_missing_kv_proj_params() const;
+  // Attention layers that cache KV (all of them but the KV-sharing ones), global and local.
+  int cached_global_layers() const { return global_attention_layers() - kv_shared_global_layers; }
+  int cached_local_layers() const { return (local.enabled() ? local.layers : 0) - kv_shared_local_layers; }
+  int cached_attention_layers() const { return cached_global_layers() + cached_local_layers(); }
+  // The per-layer weights that the passes after the first reuse ((P - 1) / P of them): what
+  // total_params() takes off the unrolled layers' sum. 0 without a loop.
+  std::int64_t repeated_pass_params() const;
+  std::int64_t repeated_pass_norm_params() const;  // the norms' share of it (the memory plan holds norms apart)
   // A multimodal wrapper's vision encoder, from its vision_config: its weights, estimated,
   // are NOT in the parameter counts or the memory plan, and image prefill is not priced.
   std::int64_t vision_params_estimate = 0;
@@ -373,6 +402,7 @@ struct ModelSpec {
   // experts (0 .. routed_topk): the publisher's range ends (LongCat-Flash: 18.6B-31.3B).
   std::int64_t active_params_with_real_experts(int real) const;
   std::int64_t norm_params() const;
+  std::int64_t layer_norm_params() const;  // of them, the sublayers' norms (and per-head q/k norms)
   std::int64_t total_params() const;
   std::int64_t active_params() const;  // touched per token (== total for dense), as the publisher counts them
   std::int64_t active_params_all_tables() const;  // the same with both embedding tables

@@ -152,6 +152,22 @@ nlohmann::json model_json(const ModelSpec& m) {
     j["cross_attention_layers"] = {{"layers", m.cross_attention_layers},
                                    {"params", m.cross_attention_params()},
                                    {"run_for_text", false}};
+  if (m.kv_shared_global_layers + m.kv_shared_local_layers > 0)  // only then: other models' JSON unchanged
+    j["kv_shared_layers"] = {{"global", m.kv_shared_global_layers},
+                             {"local", m.kv_shared_local_layers},
+                             {"hold_kv_proj", m.kv_shared_layers_hold_kv_proj}};
+  if (m.gemma3n.enabled())
+    j["per_layer_parts"] = {{"altup_streams", m.gemma3n.altup_streams},
+                            {"laurel_rank", m.gemma3n.laurel_rank},
+                            {"per_layer_embedding_width", m.gemma3n.ple_width},
+                            {"per_layer_table_params", m.gemma3n.table_params(m.layers)},
+                            {"params", m.gemma3n_params()}};
+  if (m.layer_passes > 1)  // only then: other models' JSON unchanged
+    j["looped"] = {{"passes", m.layer_passes},
+                   {"stored_layers", m.layers / m.layer_passes},
+                   {"layers_run", m.layers},
+                   {"kv_per_pass", true},
+                   {"early_exit", false}};
   return j;
 }
 
@@ -317,6 +333,32 @@ std::vector<std::string> model_notes(const ModelSpec& m) {
                               "image, and servesim serves text (their image keys and values are not modelled)",
                               m.cross_attention_layers, m.layers,
                               static_cast<double>(m.cross_attention_params()) / 1e9));
+  if (m.kv_shared_global_layers + m.kv_shared_local_layers > 0)
+    out.push_back(fmt::format("KV sharing: the last {} layers ({} full, {} windowed) attend over the KV of the last "
+                              "earlier layer of their kind and store none: {} of {} attention layers cache{}",
+                              m.kv_shared_global_layers + m.kv_shared_local_layers, m.kv_shared_global_layers,
+                              m.kv_shared_local_layers, m.cached_attention_layers(), m.attention_layers(),
+                              m.kv_shared_layers_hold_kv_proj ? "" : " (the sharing layers hold no k/v projections)"));
+  if (m.gemma3n.ple_width > 0)
+    out.push_back(fmt::format("per-layer embeddings: a table of {:.2f}B parameters ({} rows x {} layers x {}), a "
+                              "lookup: in the total and the memory, not in the active figure{}",
+                              static_cast<double>(m.gemma3n.table_params(m.layers)) / 1e9, m.gemma3n.ple_rows,
+                              m.layers, m.gemma3n.ple_width,
+                              m.gemma3n.altup_streams > 0
+                                  ? fmt::format("; AltUp over {} streams and LAuReL of rank {}", m.gemma3n.altup_streams,
+                                                m.gemma3n.laurel_rank)
+                                  : ""));
+  // Gemma 3n's and Gemma 4 E-models' audio and vision encoders (timm's MobileNet-V5, a USM
+  // conformer): no estimate is read from their configs; said rather than left silent.
+  if (m.gemma3n.enabled() && m.vision_params_estimate == 0 &&
+      m.architecture.find("ForConditionalGeneration") != std::string::npos)
+    out.push_back("audio and vision encoders: NOT counted or loaded, and image and audio prefill not priced: "
+                  "servesim serves the language model (Hugging Face's parameter figure includes them)");
+  if (m.layer_passes > 1)
+    out.push_back(fmt::format("looped: {} stored layers run {} times a token ({} layers run), the weights held once; "
+                              "each pass has its own KV cache and streams the weights again; every pass runs (no "
+                              "early exit, as vLLM serves it)",
+                              m.layers / m.layer_passes, m.layer_passes, m.layers));
   if (m.vision_params_estimate > 0)
     out.push_back(fmt::format("vision encoder: about {:.2f}B parameters (from vision_config) NOT counted or loaded, "
                               "and image prefill not priced: servesim serves the language model",
