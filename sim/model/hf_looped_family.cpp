@@ -35,6 +35,8 @@ void read_ouro(const JsonFields& f, ModelSpec& m) {
   const std::int64_t passes = f.integer("total_ut_steps", 4);
   if (passes < 1 || passes > 64)
     throw Error(fmt::format("{}: total_ut_steps must be a whole number of passes from 1 to 64, got {}", w, passes));
+  if (m.heads < 1)
+    throw Error(fmt::format("{}: num_attention_heads must be at least 1, got {}", w, m.heads));
   if (m.hidden % m.heads != 0)
     throw Error(fmt::format("{}: hidden_size {} must be a multiple of num_attention_heads {} (Ouro's head width is "
                             "their quotient)",
