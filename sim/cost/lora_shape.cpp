@@ -18,6 +18,11 @@ std::string lora_unsupported_reason(const ModelSpec& m) {
   if (m.attention_output_gate) return fmt::format("{} has a gated attention output", m.name);
   if (m.v_head_dim > 0 && m.v_head_dim != m.head_dim)
     return fmt::format("{} has value heads of {} beside query/key heads of {}", m.name, m.v_head_dim, m.head_dim);
+  if (m.layer_passes > 1)
+    return fmt::format("{} is a looped model (its {} layers run {} times a token; adapters on weights shared by "
+                       "the passes are not modelled)",
+                       m.name, m.layers / m.layer_passes, m.layer_passes);
+  if (!m.mlp_widths.empty()) return fmt::format("{} has MLP layers of differing widths", m.name);
   if (m.attention_layers() != m.layers || m.dense_mlp_layers() != m.layers)
     return fmt::format("{} has layers without attention or without an MLP", m.name);
   return {};

@@ -87,6 +87,17 @@ TEST_CASE("adapter bytes of Llama-3.1-8B at rank 16: r x (7h + 2Hd + 2Kd + 3f) x
     m.v_head_dim = 128;  // as wide: nothing changes
     CHECK(lora_unsupported_reason(m).empty());
   }
+  SECTION("a looped model and MLP layers of differing widths are refused (the adapters' counts assume one pass "
+          "through layers of one shape)") {
+    ModelSpec m = load_model("llama-3.1-8b");
+    m.layer_passes = 4;  // 32 layers run as 4 passes over 8 stored ones
+    CHECK(lora_unsupported_reason(m) ==
+          "llama-3.1-8b is a looped model (its 8 layers run 4 times a token; adapters on weights shared by the passes "
+          "are not modelled)");
+    m.layer_passes = 1;
+    m.mlp_widths = {MlpWidthGroup{28672, 16, false}, MlpWidthGroup{14336, 16, false}};
+    CHECK(lora_unsupported_reason(m) == "llama-3.1-8b has MLP layers of differing widths");
+  }
 }
 
 TEST_CASE("each request's adapter is a pure function of (seed, id)", "[lora][rng]") {
