@@ -2,8 +2,8 @@
 // Gemma3nForCausalLM alone), read as transformers builds it (models/gemma3n/modeling_gemma3n.py,
 // configuration_gemma3n.py) and vLLM serves it (gemma3n.py):
 //   layers   Gemma 3's decoder layer: q/k/v/o without biases, per-head q and k RMSNorms (v_norm
-//            has no weight), a GeGLU MLP of intermediate_size (a list, one width a layer: all
-//            equal in every release; differing widths are refused), four RMSNorms (two
+//            has no weight), a GeGLU MLP of intermediate_size (a list, one width a layer: equal
+//            in the releases, differing in MatFormer slices), four RMSNorms (two
 //            counted, the pre/post-feedforward pair as Gemma 2's and 3's not); layer_types
 //            (default: every 5th layer full attention, the others a sliding_window);
 //   AltUp    altup_num_inputs streams, LAuReL of laurel_rank, per-layer embeddings
@@ -12,14 +12,17 @@
 //   KV       the last num_kv_shared_layers layers read the KV of the last earlier layer of
 //            their kind (transformers' kv_sharing_roles "consumer"): they store none;
 //   tables   the token table tied to the LM head (Gemma's default).
-// The per-layer embedding table is a lookup: counted in the total, not in the active figure
-// (Google's "effective" parameter counts leave it out too: the E4B's 8B raw, ~4B effective,
-// with the audio and vision encoders). activation_sparsity_pattern's top-k of the first layers'
+// The per-layer embedding table is a lookup: counted in the total, not in the active figure,
+// which leaves out the token table as well, as Google's "effective" parameters do (the
+// google/gemma3n-slicing-configs dataset: E4B 3.98B, E2B 1.91B). activation_sparsity_pattern's top-k of the first layers'
 // MLP activations is computed densely and then masked: no work saved, priced as dense. The
 // audio and vision encoders are not counted, as other multimodal wrappers' are not.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -29,25 +32,33 @@
 #include "util/error.h"
 
 namespace servesim {
+namespace {
+// Where alias_gemma3n_fields keeps a per-layer width list for read_gemma3n (the common reader
+// takes intermediate_size as one integer: the widest).
+constexpr const char* kWidthsKey = "_servesim_gemma3n_layer_widths";
+}  // namespace
 
-// Before the common fields are read: intermediate_size as one integer (every width equal), and
-// the default layer_types written out (transformers' Gemma3nTextConfig.__post_init__).
+// Before the common fields are read: intermediate_size as one integer (the widest; a MatFormer
+// slice, Google's "Mix-and-Match" submodels, gives its layers differing widths, kept aside for
+// read_gemma3n), and the default layer_types written out (Gemma3nTextConfig.__post_init__).
 void alias_gemma3n_fields(nlohmann::json& text, const std::string& where) {
   if (text.contains("intermediate_size") && text["intermediate_size"].is_array()) {
-    const nlohmann::json& list = text["intermediate_size"];
-    if (list.empty() || !list[0].is_number_integer())
-      throw Error(fmt::format("{}: intermediate_size must be a whole number or a list of them, one a layer", where));
-    const std::int64_t first = list[0].get<std::int64_t>();
-    for (const nlohmann::json& x : list)
-      if (!x.is_number_integer() || x.get<std::int64_t>() != first)
-        throw Error(fmt::format("{}: intermediate_size lists differing widths ({} and {}); servesim reads Gemma 3n's "
-                                "MLP as one width on every layer, as every release has it",
-                                where, first, x.dump()));
+    const nlohmann::json list = text["intermediate_size"];
+    std::int64_t widest = 0;
+    for (const nlohmann::json& x : list) {
+      if (!x.is_number_integer() || x.get<std::int64_t>() < 1)
+        throw Error(fmt::format("{}: intermediate_size must be a positive whole number or a list of them, one a "
+                                "layer; got {}",
+                                where, x.dump()));
+      widest = std::max(widest, x.get<std::int64_t>());
+    }
+    if (list.empty()) throw Error(fmt::format("{}: intermediate_size is an empty list", where));
     if (text.contains("num_hidden_layers") && text["num_hidden_layers"].is_number_integer() &&
         static_cast<std::int64_t>(list.size()) != text["num_hidden_layers"].get<std::int64_t>())
       throw Error(fmt::format("{}: intermediate_size lists {} widths for {} layers (num_hidden_layers)", where,
                               list.size(), text["num_hidden_layers"].dump()));
-    text["intermediate_size"] = first;
+    text["intermediate_size"] = widest;
+    text[kWidthsKey] = list;  // read_gemma3n groups them
   }
   if (!text.contains("layer_types") && text.contains("num_hidden_layers") && text["num_hidden_layers"].is_number_integer()) {
     std::vector<std::string> types;
@@ -67,6 +78,15 @@ void read_gemma3n(const JsonFields& f, ModelSpec& m) {
   m.qkv_bias = m.attention_o_bias = false;
   m.gated_mlp = true;
   m.qk_head_norms = true;
+  // Google's "effective" parameters leave out both tables, the token embedding and the
+  // per-layer one (its slicing configs: E4B 3.98B, E2B 1.91B).
+  m.active_count = ModelSpec::ActiveCount::no_tables;
+  if (f.has(kWidthsKey)) {
+    std::map<std::int64_t, int, std::greater<>> layers_of;  // widest first
+    for (const std::int64_t width : f.integers(kWidthsKey)) ++layers_of[width];
+    if (layers_of.size() > 1)
+      for (const auto& [width, n] : layers_of) m.mlp_widths.push_back(MlpWidthGroup{width, n, false});
+  }
   m.tied_embeddings = f.boolean("tie_word_embeddings", true);
   Gemma3nParts& g = m.gemma3n;
   g.altup_streams = static_cast<int>(f.integer("altup_num_inputs", 4));

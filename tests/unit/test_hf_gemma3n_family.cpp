@@ -50,10 +50,13 @@ TEST_CASE("Gemma 3n E4B counted by hand: its layers, AltUp, LAuReL and per-layer
   // 537,395,200 (tied); the final norm 2048.
   CHECK(m.gemma3n.table_params(35) == 2348810240);
   // Total 3,936,829,680 + 43,516,160 + 2,348,810,240 + 537,395,200 + 2,048 = 6,866,553,328
-  // (Hugging Face lists 7.85B for the checkpoint with its audio and vision encoders).
+  // (LM Studio lists the text-only GGUF at 6.9B; the audio and vision encoders are not counted).
   CHECK(m.total_params() == 6866553328);
-  // Active: all but the per-layer table, a lookup: 4,517,743,088 (Google's "effective" ~4B).
-  CHECK(m.active_params() == 6866553328 - 2348810240);
+  // Active, as Google counts its "effective" parameters: all but the two tables (the per-layer
+  // one and the token one): 6,866,553,328 - 2,348,810,240 - 537,395,200 = 3,980,347,888
+  // (google/gemma3n-slicing-configs: 3.98B for the main E4B model).
+  CHECK(m.active_params() == 3980347888);
+  CHECK(m.active_params_all_tables() == 6866553328 - 2348810240);
   // KV: full attention on every 5th layer (7 of 35), the others a 512-token window. The last
   // 15 layers (20..34: 3 full, 12 sliding) read layer 19's and layer 18's KV and store none:
   // 4 full and 16 sliding layers cache, 20 x 2 KV heads x 256 x 2 (K and V) x 2 B = 40,960 B a token.
@@ -95,8 +98,22 @@ TEST_CASE("Gemma 3n: sharing, widths and activation are checked", "[hf][gemma3n]
     return error_of([&] { servesim::testing::hf::load_edited(j, "servesim-gemma3n-", tag); });
   };
   nlohmann::json j = config_e4b();
-  j["text_config"]["intermediate_size"][3] = 8192;
-  CHECK_THAT(err(j, "widths"), Contains("intermediate_size lists differing widths"));
+  j["text_config"]["intermediate_size"][3] = "wide";
+  CHECK_THAT(err(j, "widths"), Contains("intermediate_size must be a positive whole number"));
+  j = config_e4b();
+  j["text_config"]["intermediate_size"].erase(0);
+  CHECK_THAT(err(j, "count"), Contains("intermediate_size lists 34 widths for 35 layers"));
+  // A MatFormer slice (Google's Mix-and-Match): layers of differing widths, each priced at its own.
+  // Layers 0..9 at 8192: 10 x 3 x 2048 x (16384 - 8192) = 503,316,480 fewer weights.
+  j = config_e4b();
+  for (int i = 0; i < 10; ++i) j["text_config"]["intermediate_size"][i] = 8192;
+  const ModelSpec slice = servesim::testing::hf::load_edited(j, "servesim-gemma3n-", "slice");
+  REQUIRE(slice.mlp_widths.size() == 2);
+  CHECK(slice.mlp_widths[0].ffn == 16384);
+  CHECK(slice.mlp_widths[0].layers == 25);
+  CHECK(slice.mlp_widths[1].ffn == 8192);
+  CHECK(slice.mlp_widths[1].layers == 10);
+  CHECK(slice.total_params() == 6866553328 - 503316480);
   j = config_e4b();
   j["text_config"]["num_kv_shared_layers"] = 35;
   CHECK_THAT(err(j, "allshared"), Contains("num_kv_shared_layers 35 must be within"));
