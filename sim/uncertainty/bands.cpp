@@ -166,6 +166,7 @@ Band lookup(const BandTable& t, const BandKey& key, const std::string& measured_
     const auto [q_lo, q_hi] = widen_by_source(g->second.q_lo, g->second.q_hi, t.source_tau, t.coverage);
     const double width = half_width_pct(std::exp(q_lo), std::exp(q_hi));
     if (width > t.max_half_width_pct) {
+      if (!b.reason.empty()) continue;  // keep the closest group's reason; a coarser group may still inform
       b.common_reason = fmt::format("the closest measured runs ({}, n={}) miss them by more than a band of +-{:.0f}% "
                                     "may span (near saturation a small capacity error decides whether the queue is "
                                     "stable)",
@@ -175,16 +176,19 @@ Band lookup(const BandTable& t, const BandKey& key, const std::string& measured_
                              "decides whether the queue is stable)",
                              group_label(id), g->second.n, measured_metric, 100 * (std::exp(q_lo) - 1),
                              100 * (std::exp(q_hi) - 1), width, t.max_half_width_pct);
-      return b;
+      continue;
     }
     b.available = true;
+    b.reason.clear();
+    b.common_reason.clear();
     b.group = id;
     b.n = g->second.n;
     b.lo = predicted * std::exp(q_lo);
     b.hi = predicted * std::exp(q_hi);
     return b;
   }
-  b.reason = fmt::format("fewer than {} measured runs in every group for {}: no band", t.min_points, measured_metric);
+  if (b.reason.empty())
+    b.reason = fmt::format("fewer than {} measured runs in every group for {}: no band", t.min_points, measured_metric);
   return b;
 }
 
