@@ -155,8 +155,16 @@ Band lookup(const BandTable& t, const BandKey& key, const std::string& measured_
                              fmt::join(metric_families, ", "));
     return b;
   }
+  // A group too wide to inform (often a small one whose band is its extremes, one outlier
+  // included) gives way to a coarser group, but only to one measured at the run's own load:
+  // pooling loads would put low-load scatter around a run near saturation.
+  const std::string own_load = "/" + key.load;
+  auto same_load = [&](const std::string& id) {
+    return id.size() >= own_load.size() && id.compare(id.size() - own_load.size(), own_load.size(), own_load) == 0;
+  };
   for (const auto& id : fallback_chain(key)) {
     if (unseen_family && id.find("/*/") == std::string::npos) continue;  // only groups pooled over families
+    if (!b.reason.empty() && !same_load(id)) continue;
     const auto g = m->second.find(id);
     if (g == m->second.end() || g->second.n < t.min_points) continue;
     if (!(predicted > 0) || !std::isfinite(predicted)) {
@@ -166,7 +174,7 @@ Band lookup(const BandTable& t, const BandKey& key, const std::string& measured_
     const auto [q_lo, q_hi] = widen_by_source(g->second.q_lo, g->second.q_hi, t.source_tau, t.coverage);
     const double width = half_width_pct(std::exp(q_lo), std::exp(q_hi));
     if (width > t.max_half_width_pct) {
-      if (!b.reason.empty()) continue;  // keep the closest group's reason; a coarser group may still inform
+      if (!b.reason.empty()) continue;  // the closest too-wide group's reason stands
       b.common_reason = fmt::format("the closest measured runs ({}, n={}) miss them by more than a band of +-{:.0f}% "
                                     "may span (near saturation a small capacity error decides whether the queue is "
                                     "stable)",
