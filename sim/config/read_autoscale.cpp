@@ -143,6 +143,34 @@ const Key kHold{.name = "hold_while_changing",
                 .spec = "AutoscaleSpec::hold_while_changing",
                 .default_bool = false};
 
+const Key kPlanner{.name = "planner",
+                   .type = KeyType::choice,
+                   .doc = "the rule that turns the load into a replica count: hpa, the HPA rule on the target_* "
+                          "signals; sla, NVIDIA Dynamo's throughput-based SLA planner (disaggregated pools only): "
+                          "each interval, prefill instances = ceil(requests x mean ISL / interval x min(1, TTFT "
+                          "correction) / one instance's prefill tokens/s at that ISL), decode instances = "
+                          "ceil(requests x mean OSL / interval / one instance's best tokens/s whose decode step "
+                          "stays within target_itl / ITL correction at context ISL + OSL / 2), from servesim's own "
+                          "step times (run/sla_planner.h)",
+                   .spec = "AutoscaleSpec::planner",
+                   .default_text = "hpa",
+                   .choices = {"hpa", "sla"}};
+const Key kTargetItl{.name = "target_itl",
+                     .type = KeyType::quantity,
+                     .doc = "the inter-token latency the SLA planner sizes the decode pool for (Dynamo's --itl)",
+                     .spec = "AutoscaleSpec::target_itl_s",
+                     .dimension = Dimension::time,
+                     .default_note = "none; required by planner: sla on a decode pool",
+                     .min = 1e-4,
+                     .max = 60,
+                     .why = "0.1 ms to a minute"};
+const Key kCorrection{.name = "correction",
+                      .type = KeyType::boolean,
+                      .doc = "the SLA planner scales its profile by the interval's measured TTFT / expected and ITL "
+                             "/ expected (Dynamo's correction factors); false: the profile alone (--no-correction)",
+                      .spec = "AutoscaleSpec::correction",
+                      .default_bool = true};
+
 }  // namespace
 
 const KeySection& autoscale_key_section() {
@@ -151,7 +179,8 @@ const KeySection& autoscale_key_section() {
                                    "(run/autoscaler.h)",
                             .keys = {&kMin, &kInitial, &kInterval, &kTargetQueue, &kTargetKv, &kTargetConcurrency, &kTargetTtft,
                                      &kTtftQuantile, &kTolerance,
-                                     &kProvision, &kLoadBandwidth, &kWindow, &kMaxStep, &kHold}};
+                                     &kProvision, &kLoadBandwidth, &kWindow, &kMaxStep, &kHold, &kPlanner,
+                                     &kTargetItl, &kCorrection}};
   return s;
 }
 
@@ -161,10 +190,11 @@ std::optional<AutoscaleSpec> read_autoscale(ConfigMap& root, int max_replicas) {
   const std::string key(autoscale_key_section().path);
   if (!root.has(key)) return std::nullopt;
   ConfigMap m = root.map(key);
-  return read_autoscale_map(m, max_replicas, "parallelism.replicas", "the fleet's");
+  return read_autoscale_map(m, max_replicas, "parallelism.replicas", "the fleet's", AutoscaleRole::fleet);
 }
 
-AutoscaleSpec read_autoscale_map(ConfigMap& m, int max_replicas, std::string_view max_key, std::string_view whose) {
+AutoscaleSpec read_autoscale_map(ConfigMap& m, int max_replicas, std::string_view max_key, std::string_view whose,
+                                 AutoscaleRole role) {
   AutoscaleSpec a;
   a.min_replicas = static_cast<int>(read_integer(m, kMin));
   a.initial_replicas = has_key(m, kInitial) ? static_cast<int>(read_integer(m, kInitial)) : a.min_replicas;
@@ -183,7 +213,35 @@ AutoscaleSpec read_autoscale_map(ConfigMap& m, int max_replicas, std::string_vie
   a.scale_down_window_s = read_quantity(m, kWindow);
   if (has_key(m, kMaxStep)) a.max_step = static_cast<int>(read_integer(m, kMaxStep));
   a.hold_while_changing = read_boolean(m, kHold);
-  if (a.target_queue <= 0 && a.target_kv <= 0 && a.target_concurrency <= 0 && a.target_ttft_s <= 0)
+  a.planner = read_choice(m, kPlanner) == "sla" ? AutoscaleSpec::Planner::sla : AutoscaleSpec::Planner::hpa;
+  if (has_key(m, kTargetItl)) a.target_itl_s = read_quantity(m, kTargetItl);
+  a.correction = read_boolean(m, kCorrection);
+  if (a.planner == AutoscaleSpec::Planner::sla) {
+    if (role == AutoscaleRole::fleet)
+      throw Error(fmt::format("{}: planner: sla is NVIDIA Dynamo's throughput-based planner, which sizes the "
+                              "prefill and decode pools of a disaggregated deployment apart; put it in "
+                              "disaggregation.prefill.autoscale and disaggregation.decode.autoscale, or scale a "
+                              "co-located fleet on target_ttft / target_concurrency (the hpa planner)",
+                              where(m, kPlanner)));
+    for (const Key* k : {&kTargetQueue, &kTargetKv, &kTargetConcurrency, &kTargetTtft})
+      if (has_key(m, *k))
+        throw Error(fmt::format("{}: {} is a signal of the hpa planner; planner: sla sizes the pool from the "
+                                "interval's requests and the engine's profile, not from it",
+                                where(m, *k), k->name));
+    if (role == AutoscaleRole::decode && a.target_itl_s <= 0)
+      throw Error(fmt::format("{}: planner: sla sizes the decode pool for an inter-token latency: give "
+                              "target_itl (e.g. \"25 ms\")",
+                              where(m, kPlanner)));
+    if (role == AutoscaleRole::prefill && a.target_itl_s > 0)
+      throw Error(fmt::format("{}: target_itl sizes the decode pool; the SLA planner sizes the prefill pool from "
+                              "its prefill throughput at the interval's ISL (put target_itl in "
+                              "disaggregation.decode.autoscale)",
+                              where(m, kTargetItl)));
+  } else if (has_key(m, kTargetItl) || has_key(m, kCorrection)) {
+    const Key& k = has_key(m, kTargetItl) ? kTargetItl : kCorrection;
+    throw Error(fmt::format("{}: {} is read by planner: sla only", where(m, k), k.name));
+  }
+  if (a.planner == AutoscaleSpec::Planner::hpa && a.target_queue <= 0 && a.target_kv <= 0 && a.target_concurrency <= 0 && a.target_ttft_s <= 0)
     throw Error(fmt::format("{}: give the signal the fleet scales on: target_concurrency (requests in a replica, "
                             "e.g. 16), target_queue (waiting requests per replica, e.g. 4), target_kv (KV "
                             "cache use, e.g. \"70%\") and/or target_ttft (e.g. \"500 ms\")",

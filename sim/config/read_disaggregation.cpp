@@ -209,7 +209,8 @@ Setup read_pool(ConfigMap& root, ConfigMap& pool, const char* name, std::optiona
     ConfigMap a = pool.map(std::string(kPoolAutoscale.name));
     const auto most = static_cast<int>(read_integer(pool, kPoolReplicas));
     autoscale = read_autoscale_map(a, most, fmt::format("disaggregation.{}.replicas", name),
-                                   fmt::format("the {} pool's", name));
+                                   fmt::format("the {} pool's", name),
+                                   std::string_view(name) == "prefill" ? AutoscaleRole::prefill : AutoscaleRole::decode);
   }
   ConfigNode doc = root.node();
   drop_price_of_other_gpu(doc, root, pool, kPoolGpu);

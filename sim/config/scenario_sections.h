@@ -50,7 +50,11 @@ std::optional<AutoscaleSpec> read_autoscale(ConfigMap& root, int max_replicas);
 // An autoscale mapping (finished) wherever it is: the scenario's `autoscale:` or a
 // disaggregation pool's. max_key names what max_replicas is read from, whose the fleet
 // it scales ("the fleet's", "the prefill pool's"), for the errors.
-AutoscaleSpec read_autoscale_map(ConfigMap& m, int max_replicas, std::string_view max_key, std::string_view whose);
+// Where the mapping sits: the planner: sla is a disaggregated pool's only, and needs target_itl
+// on the decode pool.
+enum class AutoscaleRole { fleet, prefill, decode };
+AutoscaleSpec read_autoscale_map(ConfigMap& m, int max_replicas, std::string_view max_key, std::string_view whose,
+                                 AutoscaleRole role);
 // The keys of an autoscale mapping (config/read_autoscale.cpp).
 const std::vector<const Key*>& autoscale_keys();
 // The `plan:` mapping (finished): `servesim plan` uses it (config/plan_reader.h);

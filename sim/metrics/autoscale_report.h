@@ -1,6 +1,7 @@
 #pragma once
 // An autoscaled fleet over the run (run/autoscaler.h fills it).
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -21,6 +22,14 @@ struct AutoscaleReport {
   std::vector<double> pool_gpu_seconds;  // per pool of a heterogeneous fleet (one entry otherwise)
   double span_s = 0;             // the time the accounting covers: t = 0 to the run's last event
   std::vector<std::pair<double, int>> serving_changes;  // (time s, serving replicas) at each change, capped
+  // planner: sla (run/sla_planner.h): its decisions with a reading, those whose corrected
+  // ITL not even one sequence a step met (planned at one), and the last plan.
+  struct SlaPlanning {
+    std::int64_t decisions = 0, itl_unreachable = 0;
+    int last_instances = 0, last_batch = 0;
+    double last_correction = 1, last_per_instance = 0;  // tokens/s one instance was planned at
+  };
+  std::optional<SlaPlanning> sla;
   double gpu_hours() const { return gpu_seconds / 3600.0; }
   // What a fixed fleet of max_replicas would hold over the same span.
   double fixed_gpu_hours() const { return span_s * max_gpus / 3600.0; }

@@ -87,6 +87,18 @@ void Collector::on_request_done(const RequestRecord& r) {
     if (r.preemptions > 0) ++preempted_requests_;
     ttft_.add(res.ttft_ms);
     if (ttft_sink_) [[unlikely]] ttft_sink_->push_back(res.ttft_ms);
+    if (load_sink_) [[unlikely]] {
+      LoadTotals& t = *load_sink_;
+      ++t.finished;
+      t.input_tokens += static_cast<double>(r.input_tokens);
+      t.output_tokens += static_cast<double>(r.output_tokens);
+      t.ttft_s += res.ttft_ms / 1e3;
+      t.duration_s += res.e2e_ms / 1e3;
+      if (r.output_tokens > 1) {
+        t.decode_s += (res.e2e_ms - res.ttft_ms) / 1e3;
+        t.gaps += static_cast<double>(r.output_tokens - 1);
+      }
+    }
     e2e_.add(res.e2e_ms);
     queue_.add(res.queue_ms);
     queue_bins_.add(res.arrival_s, res.queue_ms);

@@ -16,6 +16,7 @@
 
 #include "hardware/power_model.h"
 #include "metrics/class_metrics.h"
+#include "metrics/load_totals.h"
 #include "metrics/log_histogram.h"
 #include "metrics/queue_growth.h"
 #include "metrics/request_result.h"
@@ -71,6 +72,9 @@ class Collector : public RunObserver {
   // Each completed request's TTFT (ms) is also appended to `sink` (an autoscaler's
   // latency signal reads and empties it at each decision); null: not kept.
   void watch_ttft(std::vector<double>* sink) { ttft_sink_ = sink; }
+  // Each completed request is also added to `totals` (a throughput-based planner reads
+  // them per interval; metrics/load_totals.h); null: not kept.
+  void watch_load(LoadTotals* totals) { load_sink_ = totals; }
   // Samples kept exactly per metric before switching to the histogram (tests).
   void set_exact_cap(std::size_t cap);
   const std::vector<TimelineRow>& timeline() const { return timeline_; }
@@ -111,6 +115,7 @@ class Collector : public RunObserver {
   std::ostream* requests_out_ = nullptr;
   RequestResults* results_ = nullptr;
   std::vector<double>* ttft_sink_ = nullptr;
+  LoadTotals* load_sink_ = nullptr;
   std::vector<TimelineRow> timeline_;
   std::size_t timeline_limit_ = 0;
   std::int64_t timeline_stride_ = 1, timeline_counter_ = 0;

@@ -31,8 +31,30 @@ nlohmann::json autoscale_json(const AutoscaleReport& a) {
     j["startup_s_min"] = a.startup_s_min;
     j["startup_s_max"] = a.startup_s_max;
   }
+  if (a.sla)  // planner: sla only, so other runs' JSON is unchanged
+    j["sla_planner"] = {{"decisions", a.sla->decisions},
+                        {"itl_unreachable", a.sla->itl_unreachable},
+                        {"last_instances", a.sla->last_instances},
+                        {"last_correction", a.sla->last_correction},
+                        {"last_tokens_per_s_per_instance", a.sla->last_per_instance},
+                        {"last_batch", a.sla->last_batch}};
   return j;
 }
+
+namespace {
+// The SLA planner's part of an autoscaled pool's line: what it last planned, and the
+// decisions whose ITL target not even one sequence a step met, said.
+std::string sla_planning_text(const AutoscaleReport::SlaPlanning& p) {
+  std::string s = fmt::format("; SLA planner: {} decisions, the last planning {} at {:.0f} tokens/s an instance",
+                              p.decisions, p.last_instances, p.last_per_instance);
+  if (p.last_batch > 0) s += fmt::format(" ({} sequences a step)", p.last_batch);
+  s += fmt::format(", correction {:.2f}", p.last_correction);
+  if (p.itl_unreachable > 0)
+    s += fmt::format("; in {} decisions even one sequence a step missed the corrected ITL target: planned at one",
+                     p.itl_unreachable);
+  return s;
+}
+}  // namespace
 
 std::string autoscale_text(const AutoscaleReport& a, const char* what) {
   const std::string startup = a.startup_s_max > a.startup_s_min
@@ -41,7 +63,8 @@ std::string autoscale_text(const AutoscaleReport& a, const char* what) {
   return fmt::format("{}..{} of {} {} serving ({:.2f} on average), {} started, {} drained, {} to start one; {:.2f} "
                      "GPU-hours held against {:.2f} for a fixed fleet of {}",
                      a.min_serving, a.max_serving, a.max_replicas, what, a.mean_serving, a.scale_ups, a.scale_downs,
-                     startup, a.gpu_hours(), a.fixed_gpu_hours(), a.max_replicas);
+                     startup, a.gpu_hours(), a.fixed_gpu_hours(), a.max_replicas) +
+         (a.sla ? sla_planning_text(*a.sla) : std::string());
 }
 
 nlohmann::json distribution_json(const Distribution& d) {

@@ -88,6 +88,7 @@ int Autoscaler::desired(const std::vector<ReplicaSignal>& signals, const FleetSi
     ++serving;
   }
   if (serving == 0) return 0;
+  if (spec_.planner == AutoscaleSpec::Planner::sla) return fleet.planned >= 0 ? fleet.planned : serving;
   int want = -1;  // no signal asks for a change
   auto consider = [&](double metric, double target) {
     if (target <= 0) return;

@@ -31,6 +31,9 @@
 //  - hold_while_changing: no decision (and no recommendation for the window) while a
 //    replica starts or drains, as Dynamo's planner "blocks the metric pulling and
 //    adjustment" while the number of workers is being adjusted.
+//  - planner: sla (NVIDIA Dynamo's throughput-based SLA planner; run/sla_planner.h): the
+//    desired count is the planner's (FleetSignal::planned), not the HPA rule's; the clamp,
+//    max_step, hold_while_changing and the scale-down window apply as above.
 // Every replica counts as one, whatever its pool: the signals are per replica, as
 // an HPA's are per pod.
 // GPU-hours count every replica from its start decision to its stop (starting,
@@ -62,6 +65,7 @@ struct ReplicaFootprint {
 struct FleetSignal {
   std::int64_t held = 0;  // requests a gateway holds (run/gateway.h)
   double ttft_s = -1;     // the TTFT quantile of the interval's finished requests; < 0: none finished
+  int planned = -1;       // planner: sla, the count run/sla_planner.h planned; < 0: no reading, no change
 };
 
 // What one replica reports at a decision.

@@ -19,6 +19,8 @@
 #include "scenario/setup.h"
 #include "run/autoscaler.h"
 #include "run/run_totals.h"
+#include "run/sla_planner.h"
+#include "run/sla_profile.h"
 #include "run/fleet_pools_run.h"
 #include "run/class_admission.h"
 #include "run/gateway.h"
@@ -175,15 +177,25 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
     std::vector<int> draining;
     bool reads_ttft = false;    // target_ttft
     std::size_t ttft_from = 0;  // its next reading starts at this TTFT of ttft_ms
+    std::unique_ptr<SlaPlanner> planner;  // planner: sla (run/sla_planner.h), else null
+    LoadTotals read;                      // load_totals at its last decision
+    Nanos read_at = 0;
+    AutoscaleReport::SlaPlanning planning;  // what it planned (the report's)
   };
   std::optional<ScaledPool> scaled_p, scaled_d;
   std::vector<double> ttft_ms;  // finished requests' TTFTs since the pools' last readings
+  LoadTotals load_totals;       // what the SLA planners read per interval (arrivals counted below)
   auto set_up_scaling = [&](std::optional<ScaledPool>& sp, const std::optional<AutoscaleSpec>& a,
                             const ServingPool& pool, Router& router) {
     if (!a) return;
     const int n = pool.setup.parallelism.replicas;
     sp.emplace(ScaledPool{Autoscaler(*a, n, pool.setup.parallelism.gpus_per_replica(), pool.memory.weights),
-                          std::vector<ReplicaSignal>(static_cast<std::size_t>(n)), {}, a->target_ttft_s > 0, 0});
+                          std::vector<ReplicaSignal>(static_cast<std::size_t>(n)), {}, a->target_ttft_s > 0, 0,
+                          nullptr, {}, 0, {}});
+    if (a->planner == AutoscaleSpec::Planner::sla) {
+      sp->planner = std::make_unique<SlaPlanner>(sla_profile(pool), a->target_itl_s, a->correction);
+      run.watch_load(&load_totals);
+    }
     for (int r = 0; r < n; ++r)
       if (sp->scaler.state(r) != Autoscaler::State::serving)
         router.set_available(r, false, pool.engines[static_cast<std::size_t>(r)]->load());
@@ -206,6 +218,7 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
   std::int64_t offered = 0;
   Nanos first_arrival = 0, last_arrival = 0;
   auto count_offered = [&](const Request& r) {
+    ++load_totals.arrived;
     if (offered++ == 0) first_arrival = r.arrival;
     last_arrival = std::max(last_arrival, r.arrival);
   };
@@ -626,6 +639,40 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
       for (std::optional<ScaledPool>* q : {&scaled_p, &scaled_d})
         if (*q && (*q)->reads_ttft) (*q)->ttft_from -= read;
     }
+    if (sp.planner) {
+      // The interval's load, the differences of the totals since this pool's last reading.
+      const LoadTotals& t = load_totals;
+      const LoadTotals& was = sp.read;
+      SlaInterval m;
+      m.interval_s = to_seconds(now - sp.read_at);
+      m.requests = static_cast<double>(t.arrived - was.arrived);
+      m.finished = static_cast<int>(t.finished - was.finished);
+      if (m.finished > 0) {
+        const double n = m.finished;
+        m.isl = (t.input_tokens - was.input_tokens) / n;
+        m.osl = (t.output_tokens - was.output_tokens) / n;
+        m.ttft_s = (t.ttft_s - was.ttft_s) / n;
+        m.duration_s = (t.duration_s - was.duration_s) / n;
+        const double gaps = t.gaps - was.gaps;
+        m.itl_s = gaps > 0 ? (t.decode_s - was.decode_s) / gaps : 0;
+      }
+      sp.read = t;
+      sp.read_at = now;
+      int serving = 0;
+      for (std::size_t r = 0; r < pool.engines.size(); ++r)
+        serving += sp.scaler.state(static_cast<int>(r)) == Autoscaler::State::serving ? 1 : 0;
+      const SlaPlan plan = in_prefill ? sp.planner->plan_prefill(m) : sp.planner->plan_decode(m, serving);
+      if (plan.instances >= 0) {
+        AutoscaleReport::SlaPlanning& pl = sp.planning;
+        ++pl.decisions;
+        if (plan.itl_unreachable) ++pl.itl_unreachable;
+        pl.last_instances = plan.instances;
+        pl.last_correction = plan.correction;
+        pl.last_per_instance = plan.per_instance;
+        pl.last_batch = plan.batch;
+      }
+      fleet.planned = plan.instances;
+    }
     const Autoscaler::Decision d = sp.scaler.decide(now, sp.signals, fleet);
     const int first = in_prefill ? 0 : np;  // the pool's first instance number
     for (int r : d.start) queue.push(sp.scaler.ready_at(r), kScalePriority, kScale, first + r);
@@ -787,6 +834,7 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
                            double step_j) {
     if (!sp) return;
     r.autoscale = sp->scaler.finish(last_event);
+    if (sp->planner) r.autoscale->sla = sp->planning;
     r.energy_j = held_energy_j(step_j, busy_gpu_s, r.autoscale->gpu_seconds, PowerModel::of(pool.setup.gpu).idle_watts);
   };
   close_scaling(scaled_p, prefill, report.prefill, busy_p, step_jp);

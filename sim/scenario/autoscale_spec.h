@@ -2,6 +2,8 @@
 // The scenario's `autoscale:` section: a fleet whose replica count follows the
 // load (run/autoscaler.h states the policy). parallelism.replicas is the most
 // replicas the fleet may run.
+#include <cstdint>
+
 namespace servesim {
 
 struct AutoscaleSpec {
@@ -19,6 +21,13 @@ struct AutoscaleSpec {
   double scale_down_window_s = 300;  // a scale-down follows the largest recommendation of this window (HPA)
   int max_step = 0;                  // replicas started or drained per decision at most; 0: no limit (HPA's rule)
   bool hold_while_changing = false;  // no decision while a replica starts or drains (NVIDIA Dynamo's planner)
+  // Which rule turns the load into a count: the HPA rule on the target_* signals, or NVIDIA
+  // Dynamo's throughput-based SLA planner (run/sla_planner.h; disaggregated pools only), which
+  // sizes each pool from the interval's requests, ISL and OSL and the engine's own profile.
+  enum class Planner : std::int8_t { hpa, sla };
+  Planner planner = Planner::hpa;
+  double target_itl_s = 0;  // the SLA planner's inter-token latency target (the decode pool's)
+  bool correction = true;   // the SLA planner's correction factors (Dynamo's --no-correction: false)
 };
 
 }  // namespace servesim
