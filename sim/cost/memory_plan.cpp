@@ -126,6 +126,8 @@ double weight_bytes_per_gpu(const ModelSpec& m, const ResolvedPrecision& p, cons
   // A looped model's passes run one set of layer weights (ModelSpec::layer_passes; only
   // attention and dense MLP layers are summed above for it): held once.
   if (m.layer_passes > 1) per_gpu /= m.layer_passes;
+  // IQuest-Loop-Coder's gate projections (held once, split over TP as ColumnParallelLinear).
+  per_gpu += static_cast<double>(m.loop_gate_params) / par.tp * wa * stage_layers_of(m.layers, m, s) / m.layers;
   // Kimi K3's attention residuals: norms and hidden -> 1 projections, replicated, 16-bit (vLLM
   // builds the projections without a quant_config).
   per_gpu += static_cast<double>(m.attn_res_params()) * stage_layers_of(m.layers, m, s) / m.layers * 2.0;

@@ -260,6 +260,7 @@ const std::map<std::string, HfFamily>& by_architecture() {
       {"MllamaForConditionalGeneration", HfFamily::mllama},
       {"MllamaForCausalLM", HfFamily::mllama},
       {"OuroForCausalLM", HfFamily::ouro},
+      {"IQuestLoopCoderForCausalLM", HfFamily::iquest_loop_coder},
       {"Gemma3nForConditionalGeneration", HfFamily::gemma3n},
       {"Gemma3nForCausalLM", HfFamily::gemma3n},
       // hf_step3_family.cpp (the wrapper serves its text_config's Step3TextForCausalLM):
@@ -368,6 +369,7 @@ const std::map<std::string, HfFamily>& by_model_type() {
       {"mllama", HfFamily::mllama},
       {"mllama_text_model", HfFamily::mllama},
       {"ouro", HfFamily::ouro},
+      {"iquestloopcoder", HfFamily::iquest_loop_coder},
       {"gemma3n", HfFamily::gemma3n},
       {"gemma3n_text", HfFamily::gemma3n},
       // hf_step3_family.cpp:

@@ -356,11 +356,6 @@ std::string hyb_known_unsupported(const std::string& arch) {
     return ": Zamba2 reuses its shared attention blocks (and their per-use LoRA adapters) every "
            "hybrid_layer_ids layer, so its weights are counted once while its compute and KV are per use; "
            "servesim's model has one set of weights per layer and no shared layers";
-  if (arch == "IQuestLoopCoderForCausalLM")
-    return ": IQuest-Loop-Coder runs its layers loop_num times, and each loop after the first mixes, through a "
-           "gate per head, a sliding-window attention over its own keys with an attention over the first "
-           "loop's keys; servesim runs looped models whose passes each attend to their own KV only (Ouro: "
-           "ModelSpec::layer_passes) and has no attention over another pass's cache";
   if (arch == "Plamo2ForCausalLM")
     return ": PLaMo 2's Mamba mixer computes B, C and the time step from the convolution's output "
            "(bcdt_proj, dt_proj to the heads, dt/B/C norms), a shape none of servesim's state-layer kinds "

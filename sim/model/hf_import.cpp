@@ -181,8 +181,8 @@ std::int64_t vision_params_estimate(const json& j) {
 // (read_deepseek_v4, read_nemotron_nas, read_falcon_h1, read_starcoder2).
 // LongCat-Flash, refused until its reader, has one too (hf_longcat_family.cpp), as has Step3
 // (hf_step3_family.cpp).
-// hf_hyb_families.cpp names those of its group it refuses (IQuest-Loop-Coder, shared-block
-// models, PLaMo 2's mixer; Llama 3.2 Vision, Ouro and Gemma 3n, once here, are read:
+// hf_hyb_families.cpp names those of its group it refuses (shared-block models, PLaMo 2's
+// mixer; Llama 3.2 Vision, Ouro, IQuest-Loop-Coder and Gemma 3n, once here, are read:
 // hf_mllama_family.cpp, hf_looped_family.cpp, hf_gemma3n_family.cpp).
 // hf_late_2026_families.cpp names the late-2026 ones it lacks a part for.
 std::string known_unsupported(const std::string& arch) {
@@ -463,6 +463,7 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     case HfFamily::qwen4_exp: read_qwen4_exp(f, m); break;
     case HfFamily::mllama: read_mllama(f, m); break;
     case HfFamily::ouro: read_ouro(f, m); break;
+    case HfFamily::iquest_loop_coder: read_iquest_loop_coder(f, m); break;
     case HfFamily::gemma3n: read_gemma3n(f, m); break;
     case HfFamily::step3: read_step3(f, m); break;
   }

@@ -228,7 +228,7 @@ std::int64_t ModelSpec::total_params() const {
          moe_layers() * moe_params_per_layer() + embedding_params() + norm_params() + hc_params() +
          hash_table_params() + attn_res_params() + position_table_params() + embed_projection_params() +
          ngram.table_params() + ngram.projection_params(hidden) + ple.table_params() + ple.projection_params(hidden) +
-         cross_attention_params();
+         cross_attention_params() + loop_gate_params;
 }
 
 // transformers' MllamaCrossAttentionDecoderLayer: q_proj, k_proj, v_proj, o_proj (no biases),
@@ -307,7 +307,7 @@ std::int64_t ModelSpec::active_params_all_tables() const {
          dense_mlp_params() +
          moe_layers() * moe_active_params_per_layer() + embedding_params() + norm_params() + hc_params() +
          attn_res_params() + position_table_params() + embed_projection_params() + ngram.projection_params(hidden) +
-         ple.projection_params(hidden);
+         ple.projection_params(hidden) + loop_gate_params;
 }
 
 std::int64_t ModelSpec::active_params_with_real_experts(int real) const {

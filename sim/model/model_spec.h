@@ -304,6 +304,12 @@ struct ModelSpec {
   // pass and KV follow them. The weights are held once: total and active parameters and the
   // memory plan count the layers' weights (attention, dense MLP, their norms) once. 1: no loop.
   int layer_passes = 1;
+  // IQuest-Loop-Coder's gate projections (vLLM's LoopGateProjection, one per stored layer:
+  // head_dim -> heads with a bias), which mix its later loops' two attentions per head:
+  // counted and held once, split over TP; their work (a GEMM of head_dim x heads per head and
+  // token of a later loop, under 0.1% of a layer's) is not priced. 0 elsewhere.
+  std::int64_t loop_gate_params = 0;
+  int loop_window = 0;  // IQuest-Loop-Coder's loop_window_size: the later loops' own window (not priced)
   Gemma3nParts gemma3n;  // AltUp, LAuReL and per-layer embeddings (Gemma 3n); none elsewhere
   std::int64_t gemma3n_params() const;  // its weights but the per-layer table (0 elsewhere)
   // Attention layers that read the KV an earlier layer of their kind wrote and store none

@@ -166,8 +166,13 @@ nlohmann::json model_json(const ModelSpec& m) {
     j["looped"] = {{"passes", m.layer_passes},
                    {"stored_layers", m.layers / m.layer_passes},
                    {"layers_run", m.layers},
-                   {"kv_per_pass", true},
+                   {"kv_per_pass", m.kv_shared_global_layers == 0},
                    {"early_exit", false}};
+  if (m.loop_gate_params > 0) {  // IQuest-Loop-Coder: later passes read the first pass's KV
+    j["looped"]["later_passes_read_first_pass_kv"] = true;
+    j["looped"]["gate_params"] = m.loop_gate_params;
+    j["looped"]["window_tokens_not_priced"] = m.loop_window;
+  }
   return j;
 }
 
@@ -356,9 +361,18 @@ std::vector<std::string> model_notes(const ModelSpec& m) {
                   "servesim serves the language model (Hugging Face's parameter figure includes them)");
   if (m.layer_passes > 1)
     out.push_back(fmt::format("looped: {} stored layers run {} times a token ({} layers run), the weights held once; "
-                              "each pass has its own KV cache and streams the weights again; every pass runs (no "
-                              "early exit, as vLLM serves it)",
-                              m.layers / m.layer_passes, m.layer_passes, m.layers));
+                              "{}; every pass runs (no early exit, as vLLM serves it){}",
+                              m.layers / m.layer_passes, m.layer_passes, m.layers,
+                              m.kv_shared_global_layers > 0
+                                  ? "each pass streams the weights again and the later ones attend over the first "
+                                    "one's KV (the KV sharing above)"
+                                  : "each pass has its own KV cache and streams the weights again",
+                              m.loop_gate_params > 0
+                                  ? fmt::format("; {} gate weights mix each later pass's two attentions per head "
+                                                "(counted, their work not priced; its {}-token window attention "
+                                                "and cache not priced either)",
+                                                m.loop_gate_params, m.loop_window)
+                                  : ""));
   if (m.vision_params_estimate > 0)
     out.push_back(fmt::format("vision encoder: about {:.2f}B parameters (from vision_config) NOT counted or loaded, "
                               "and image prefill not priced: servesim serves the language model",

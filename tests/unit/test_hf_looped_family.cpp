@@ -116,3 +116,96 @@ TEST_CASE("Ouro: total_ut_steps is read, 1 is a plain model, and a bad value is 
   j["hidden_act"] = "gelu";
   CHECK_THAT(error_of([&] { load(j, "gelu"); }), Contains("SiLU-gated"));
 }
+
+// IQuest-Loop-Coder (IQuestLoopCoderForCausalLM): 80 Llama layers run twice a token; the second
+// loop reads the first loop's KV of its layer (and its own 64-token window, left out) and
+// caches none of the whole context (vLLM's iquest_loopcoder.py).
+namespace {
+
+std::string iquest_40b() {
+  return std::string(SERVESIM_TEST_FIXTURES) + "/hf_configs_from_fields/iquest-coder-v1-40b-loop";
+}
+
+nlohmann::json iquest_config() {
+  std::ifstream in(iquest_40b() + "/config.json");
+  return nlohmann::json::parse(in);
+}
+
+// The same widths as a plain Llama of `layers` layers.
+std::string iquest_as_llama(int layers) {
+  nlohmann::json j = iquest_config();
+  j["architectures"] = {"LlamaForCausalLM"};
+  j["model_type"] = "llama";
+  j.erase("loop_num");
+  j.erase("loop_window_size");
+  j["num_hidden_layers"] = layers;
+  return write_edited(j, "servesim-iquest-", "llama" + std::to_string(layers));
+}
+
+}  // namespace
+
+TEST_CASE("IQuest-Loop-Coder 40B counted by hand: 80 layers stored, run twice, KV of the first loop only",
+          "[hf][looped]") {
+  const ModelSpec m = load_model(iquest_40b());
+  CHECK(m.layer_passes == 2);
+  CHECK(m.layers == 160);  // the layers run: 80 x 2
+  CHECK(m.kv_shared_global_layers == 80);
+  CHECK(m.cached_attention_layers() == 80);
+  // hidden 5120, 40 heads of 128, 8 KV heads, MLP 27648, vocabulary 76,800 untied.
+  // A layer: q 5120 x 5120 = 26,214,400; k, v 2 x 5120 x 1024 = 10,485,760; o 26,214,400;
+  // MLP 3 x 5120 x 27648 = 424,673,280; two norms 10,240: 487,598,080; x 80 = 39,007,846,400.
+  // Gates: 80 x (128 x 40 + 40) = 412,800. Tables 2 x 76,800 x 5120 = 786,432,000; final norm 5,120.
+  // Total 39,007,846,400 + 412,800 + 786,432,000 + 5,120 = 39,794,696,320 (IQuestLab: 40B).
+  CHECK(m.loop_gate_params == 412800);
+  CHECK(m.total_params() == 39794696320);
+  CHECK(m.active_params() == 39794696320);
+  // KV: 80 cache layers x 8 KV heads x 128 x 2 (K and V) x 2 B = 327,680 bytes a token,
+  // an 80-layer Llama's: the second loop's keys live in its 64-token window only.
+  CHECK(m.kv_bytes_per_token(DType::bf16) == 327680.0);
+}
+
+TEST_CASE("IQuest-Loop-Coder: a step runs both loops as a 160-layer model, the weights and KV are an 80-layer one's",
+          "[hf][looped]") {
+  const Setup s = setup_of(iquest_40b(), 2);
+  const Setup l80 = setup_of(iquest_as_llama(80), 2), l160 = setup_of(iquest_as_llama(160), 2);
+  const CostModel cost = make_cost_model(s), c80 = make_cost_model(l80), c160 = make_cost_model(l160);
+  // Held at TP 2: the 80-layer model's bytes plus the gates, 412,800 / 2 x 2 B = 412,800 B.
+  CHECK(weight_bytes_per_gpu(s.model, cost.precision(), cost.parallelism()) ==
+        Approx(weight_bytes_per_gpu(l80.model, c80.precision(), c80.parallelism()) + 412800.0).epsilon(1e-12));
+  // Run: every loop computes q, k, v, o and the MLP again and the second loop's attention reads
+  // the whole context (loop 1's KV), so a decode step of 32 sequences at 4,000 tokens is the
+  // 160-layer model's: FLOPs, bytes and time.
+  const StepCost a = decode_step(cost, 32, 4000), b = decode_step(c160, 32, 4000);
+  CHECK(a.flops == Approx(b.flops).epsilon(1e-12));
+  CHECK(a.bytes == Approx(b.bytes).epsilon(1e-12));
+  CHECK(a.time == Approx(b.time).epsilon(1e-9));
+  CHECK(s.model.kv_bytes_per_token(DType::bf16) == l80.model.kv_bytes_per_token(DType::bf16));
+}
+
+TEST_CASE("IQuest-Loop-Coder: loop_num is read, 1 is a plain model, bad values are refused", "[hf][looped]") {
+  auto load = [&](nlohmann::json j, const std::string& tag) {
+    return servesim::testing::hf::load_edited(j, "servesim-iquest-", tag);
+  };
+  nlohmann::json j = iquest_config();
+  j["loop_num"] = 1;
+  const ModelSpec one = load(j, "one");
+  CHECK(one.layers == 80);
+  CHECK(one.kv_shared_global_layers == 0);
+  CHECK(one.total_params() == 39794696320 - 412800);  // no later loop: no gates
+  j["loop_num"] = 3;
+  const ModelSpec three = load(j, "three");
+  CHECK(three.layers == 240);
+  CHECK(three.kv_shared_global_layers == 160);
+  CHECK(three.total_params() == 39794696320);
+  CHECK(three.kv_bytes_per_token(DType::bf16) == one.kv_bytes_per_token(DType::bf16));
+  j.erase("loop_num");
+  CHECK(load(j, "default").layer_passes == 2);  // vLLM's getattr default
+  j["loop_num"] = 0;
+  CHECK_THAT(error_of([&] { load(j, "zero"); }), Contains("loop_num must be a whole number of loops"));
+  j = iquest_config();
+  j["loop_window_size"] = 0;
+  CHECK_THAT(error_of([&] { load(j, "window"); }), Contains("loop_window_size must be at least 1"));
+  j = iquest_config();
+  j["hidden_act"] = "gelu";
+  CHECK_THAT(error_of([&] { load(j, "gelu"); }), Contains("SiLU-gated"));
+}
