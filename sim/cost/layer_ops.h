@@ -52,6 +52,16 @@ void CostModel::attention_block_ops(double T, Put& put) const {
     n_rope = mean((h_g + kv_g) * hd_g, (h_l + kv_l) * hd_l);
     d_o = mean(h_g * vd_g, h_l * vd_l);
   }
+  // Gemma 4's KV-sharing layers hold no k_proj / v_proj (ModelSpec::kv_shared_layers_hold_kv_proj
+  // false): their qkv_proj emits the query alone, so the mean width over the layers drops their
+  // key and value channels (the weights the memory plan leaves out are the ones not streamed).
+  if (!mla && m.query_rank == 0 && !m.kv_shared_layers_hold_kv_proj && L > 0) {
+    auto kv_width = [&](bool global) {
+      return gpu_kv_heads_of(m, s, global) *
+             (m.head_dim_of(global) + (global && m.global_k_eq_v ? 0.0 : m.value_dim_of(global)));
+    };
+    n_qkv -= (m.kv_shared_global_layers * kv_width(true) + m.kv_shared_local_layers * kv_width(false)) / L;
+  }
   put(elementwise("attn_norm_residual", 2.0 * 4.0 * T * hidden * a * norm_layers, 2.0 * norm_layers,
                   2.0 * 5.0 * T * hidden * norm_layers, T, ElementwiseKind::norm),
       true);

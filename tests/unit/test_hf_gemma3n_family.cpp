@@ -167,6 +167,13 @@ TEST_CASE("Gemma 4 E2B: per-layer embeddings, KV shared by its last 20 layers wi
   const Setup s = setup_of(std::string(SERVESIM_TEST_FIXTURES) + "/hf_configs_from_fields/gemma-4-e2b", 1);
   const CostModel cost = make_cost_model(s);
   CHECK(weight_bytes_per_gpu(s.model, cost.precision(), cost.parallelism()) == Approx(2.0 * 4628446464).epsilon(1e-12));
+  // A step streams the q/k/v weights the layers hold: q on all 35 layers, k and v on the 15
+  // caching ones only. Sliding q 1536 x 2048 = 3,145,728, full q 1536 x 4096 = 6,291,456; k + v
+  // 786,432 (sliding) and 1,572,864 (full). 28 sliding and 7 full layers, 12 and 3 caching:
+  //   28 x 3,145,728 + 7 x 6,291,456 + 12 x 786,432 + 3 x 1,572,864 = 146,276,352 weights,
+  // the 35 layers' 165,150,720 less the 18,874,368 the sharing layers do not hold; at 2 B.
+  const StepCost d = decode_step(cost, 8, 1000);
+  CHECK(op_named(d, "qkv_proj").weight_bytes == Approx(2.0 * 146276352).epsilon(1e-9));
 }
 
 TEST_CASE("Gemma 4 E4B: 18 of 42 layers share KV, one MLP width", "[hf][gemma3n][gemma4]") {
