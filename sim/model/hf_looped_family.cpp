@@ -35,69 +35,72 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "model/hf_families.h"
 #include "util/error.h"
 
 namespace servesim {
 
-void read_ouro(const JsonFields& f, ModelSpec& m) {
+namespace {
+
+// Both families' stored layers: q/k/v/o of heads x (hidden / heads) without biases (the head
+// width vLLM derives) and a SiLU-gated MLP (`mlp`, the vLLM class, refuses any other
+// activation); `who` names the model in the errors.
+void read_looped_layers(const JsonFields& f, ModelSpec& m, std::string_view who, std::string_view mlp) {
   const std::string& w = f.where();
   const std::string act = f.string("hidden_act", "silu");
-  if (act != "silu")  // OuroMLP raises on any other activation
-    throw Error(fmt::format("{}: Ouro's MLP is SiLU-gated (vLLM's ouro.py accepts no other); hidden_act '{}' is not",
-                            w, act));
-  const std::int64_t passes = f.integer("total_ut_steps", 4);
-  if (passes < 1 || passes > 64)
-    throw Error(fmt::format("{}: total_ut_steps must be a whole number of passes from 1 to 64, got {}", w, passes));
+  if (act != "silu")
+    throw Error(fmt::format("{}: {}'s MLP is SiLU-gated (vLLM's {} accepts no other); hidden_act '{}' is not", w, who,
+                            mlp, act));
   if (m.heads < 1)
     throw Error(fmt::format("{}: num_attention_heads must be at least 1, got {}", w, m.heads));
   if (m.hidden % m.heads != 0)
-    throw Error(fmt::format("{}: hidden_size {} must be a multiple of num_attention_heads {} (Ouro's head width is "
+    throw Error(fmt::format("{}: hidden_size {} must be a multiple of num_attention_heads {} ({}'s head width is "
                             "their quotient)",
-                            w, m.hidden, m.heads));
+                            w, m.hidden, m.heads, who));
   m.head_dim = static_cast<int>(m.hidden / m.heads);
   m.qkv_bias = m.attention_o_bias = m.mlp_bias = false;
   m.gated_mlp = true;
   m.moe = MoeSpec{};
-  // Unrolled: every pass's layers run, each with its own KV (a sliding window, where the
-  // config sets one on every layer, binds on every pass's layers alike).
+}
+
+// `passes` x the stored layers run (ModelSpec::layer_passes); returns the stored layers.
+int unroll_passes(ModelSpec& m, std::int64_t passes) {
   const int unique = m.layers;
   m.layer_passes = static_cast<int>(passes);
   m.layers = unique * m.layer_passes;
+  return unique;
+}
+
+}  // namespace
+
+void read_ouro(const JsonFields& f, ModelSpec& m) {
+  const std::string& w = f.where();
+  const std::int64_t passes = f.integer("total_ut_steps", 4);
+  if (passes < 1 || passes > 64)
+    throw Error(fmt::format("{}: total_ut_steps must be a whole number of passes from 1 to 64, got {}", w, passes));
+  read_looped_layers(f, m, "Ouro", "OuroMLP in ouro.py");
+  // Unrolled: every pass's layers run, each with its own KV (a sliding window, where the
+  // config sets one on every layer, binds on every pass's layers alike).
+  unroll_passes(m, passes);
   if (m.local.enabled()) m.local.layers *= m.layer_passes;
 }
 
 void read_iquest_loop_coder(const JsonFields& f, ModelSpec& m) {
   const std::string& w = f.where();
-  const std::string act = f.string("hidden_act", "silu");
-  if (act != "silu")  // LlamaMLP raises on any other activation
-    throw Error(fmt::format("{}: IQuest-Loop-Coder's MLP is Llama's SiLU-gated one (vLLM's LlamaMLP accepts no "
-                            "other); hidden_act '{}' is not",
-                            w, act));
   const std::int64_t loops = f.integer("loop_num", 2);
   if (loops < 1 || loops > 64)
     throw Error(fmt::format("{}: loop_num must be a whole number of loops from 1 to 64, got {}", w, loops));
   const std::int64_t window = f.integer("loop_window_size", 64);
   if (window < 1)
     throw Error(fmt::format("{}: loop_window_size must be at least 1 token, got {}", w, window));
-  if (m.heads < 1)
-    throw Error(fmt::format("{}: num_attention_heads must be at least 1, got {}", w, m.heads));
-  if (m.hidden % m.heads != 0)
-    throw Error(fmt::format("{}: hidden_size {} must be a multiple of num_attention_heads {} (the loop coder's "
-                            "head width is their quotient)",
-                            w, m.hidden, m.heads));
+  read_looped_layers(f, m, "IQuest-Loop-Coder", "LlamaMLP");
   if (m.local.enabled())
     throw Error(fmt::format("{}: a sliding window on the first loop's layers is not read: vLLM's "
                             "iquest_loopcoder.py attends over the whole context there",
                             w));
-  m.head_dim = static_cast<int>(m.hidden / m.heads);
-  m.qkv_bias = m.attention_o_bias = m.mlp_bias = false;
-  m.gated_mlp = true;
-  m.moe = MoeSpec{};
-  const int unique = m.layers;
-  m.layer_passes = static_cast<int>(loops);
-  m.layers = unique * m.layer_passes;
+  const int unique = unroll_passes(m, loops);
   // The later loops read loop 1's KV of their layer and cache none of the whole context.
   m.kv_shared_global_layers = unique * (m.layer_passes - 1);
   m.kv_shared_layers_hold_kv_proj = true;  // the same qkv_proj: k and v are computed for the window
