@@ -87,7 +87,9 @@ void CostModel::attention_block_ops(double T, Put& put) const {
       put(gemm("qkv_proj", T, hidden, r + mean_kv_width, L, w_attention_, a), true);
       put(gemm("q_up_proj", T, r, q_channels, L, w_attention_, a), true);
     } else {
-      put(gemm("qkv_proj", T, hidden, n_qkv, L, w_attention_, a), true);
+      // Zamba2's shared blocks read [hidden state; embedding] (SharedBlocks::input_width).
+      const double qkv_in = m.shared_blocks.enabled() ? static_cast<double>(m.shared_blocks.input_width) : hidden;
+      put(gemm("qkv_proj", T, qkv_in, n_qkv, L, w_attention_, a), true);
     }
     put(elementwise("rope", 2.0 * T * n_rope * a * L, L, 3.0 * T * n_rope * L, T, ElementwiseKind::rope), true);
     OpCost kv_write = elementwise("kv_cache_write", T * kv_elems * a * L, L, 0, T);

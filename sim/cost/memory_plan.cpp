@@ -123,6 +123,11 @@ double weight_bytes_per_gpu(const ModelSpec& m, const ResolvedPrecision& p, cons
   // replicated); the model-level projections with the tables below.
   if (m.gemma3n.enabled())
     per_gpu += static_cast<double>(m.gemma3n.params_per_layer(m.hidden)) * stage_layers_of(m.layers, m, s) * wa;
+  // Zamba2's shared blocks: held `blocks` times, not once per use, with their wider q/k/v input,
+  // and each use's adapters and linear map (shared_blocks_params_delta), split over TP (the
+  // linear maps are replicated in vLLM: under 5% of the model, counted as split).
+  if (m.shared_blocks.enabled())
+    per_gpu += static_cast<double>(m.shared_blocks_params_delta()) / par.tp * wa * stage_layers_of(m.layers, m, s) / m.layers;
   // A looped model's passes run one set of layer weights (ModelSpec::layer_passes; only
   // attention and dense MLP layers are summed above for it): held once.
   if (m.layer_passes > 1) per_gpu /= m.layer_passes;

@@ -279,6 +279,15 @@ CostPart CostModel::tokens_ops(double T, std::vector<OpCost>* ops) const {
   // ---- MLP block: dense layers and MoE layers ----
   const double dense_layers = m.dense_mlp_layers();
   if (dense_layers > 0) dense_mlp_ops(T, dense_layers, put);
+  // Zamba2: each use of a shared block runs its own adapters (split over tp, as vLLM's
+  // ColumnParallelLinear A and B) and its hidden x hidden linear map (ReplicatedLinear), priced
+  // as one GEMM of their summed widths (the same FLOPs and weights streamed).
+  if (m.shared_blocks.enabled()) {
+    const double adapters = static_cast<double>(m.shared_blocks.adapter_params(m.hidden, m.q_dim(), (m.gated_mlp ? 2 : 1) * m.ffn));
+    put(gemm("shared_block_adapters", T, hidden, adapters / hidden / par_.tp + hidden, m.shared_blocks.uses,
+             w_dense_, a),
+        true);
+  }
   const double moe_layers = m.moe_layers();
   if (moe_layers > 0) {
     const double E = m.moe.num_experts;

@@ -141,6 +141,8 @@ enum class HfFamily {
   // hf_looped_family.cpp:
   ouro,  // Ouro (a looped model: its layers run total_ut_steps times, weights once, KV per pass)
   iquest_loop_coder,  // IQuest-Loop-Coder (looped: later loops read the first loop's KV)
+  // hf_zamba2_family.cpp:
+  zamba2,  // Zamba2 (Mamba-2 on every layer, shared transformer blocks with per-use adapters on some)
   // hf_gemma3n_family.cpp:
   gemma3n,  // Gemma 3n (AltUp, LAuReL, per-layer embeddings, KV shared by its last layers)
   // hf_step3_family.cpp:
@@ -288,6 +290,7 @@ void read_qwen4_exp(const JsonFields& f, ModelSpec& m);
 void read_mllama(const JsonFields& f, ModelSpec& m);  // hf_mllama_family.cpp
 void read_ouro(const JsonFields& f, ModelSpec& m);    // hf_looped_family.cpp
 void read_iquest_loop_coder(const JsonFields& f, ModelSpec& m);  // hf_looped_family.cpp
+void read_zamba2(const JsonFields& f, ModelSpec& m);             // hf_zamba2_family.cpp
 void read_gemma3n(const JsonFields& f, ModelSpec& m);             // hf_gemma3n_family.cpp
 void read_kv_shared_layers(const JsonFields& f, ModelSpec& m);    // hf_gemma3n_family.cpp (Gemma 4 too)
 void alias_gemma3n_fields(nlohmann::json& text, const std::string& where);  // hf_gemma3n_family.cpp

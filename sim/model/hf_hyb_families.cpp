@@ -352,10 +352,6 @@ void read_nemotron_h_puzzle(const JsonFields& f, ModelSpec& m) {
 // Architectures of this group that vLLM serves and servesim refuses, with the piece it lacks
 // (hf_import.cpp's known_unsupported puts the reason in the refusal).
 std::string hyb_known_unsupported(const std::string& arch) {
-  if (arch == "Zamba2ForCausalLM")
-    return ": Zamba2 reuses its shared attention blocks (and their per-use LoRA adapters) every "
-           "hybrid_layer_ids layer, so its weights are counted once while its compute and KV are per use; "
-           "servesim's model has one set of weights per layer and no shared layers";
   if (arch == "Plamo2ForCausalLM")
     return ": PLaMo 2's Mamba mixer computes B, C and the time step from the convolution's output "
            "(bcdt_proj, dt_proj to the heads, dt/B/C norms), a shape none of servesim's state-layer kinds "

@@ -274,6 +274,41 @@ struct PleNgram {
   }
 };
 
+// Zamba2's shared transformer blocks (Zamba2ForCausalLM; transformers' modeling_zamba2.py and
+// vLLM's zamba2.py, Zamba2HybridLayer). Every layer of the model is a Mamba-2 layer; on `uses`
+// of them (hybrid_layer_ids) a transformer block runs first: attention and a gated GELU MLP with
+// their two norms, one of `blocks` sets of weights taken in turn (num_mem_blocks: the hybrid
+// layer i runs block i mod blocks). Its input is the hidden state concatenated with the token's
+// embedding, `input_width` = 2 x hidden wide: the first norm and q, k, v read that width (o_proj
+// writes hidden). Each use adds its own weights: low-rank adapters of rank `adapter_rank` on q,
+// k and v (use_shared_attention_adapter; each input_width -> rank -> the query width) and on the
+// MLP's gate_up (use_shared_mlp_adapter; hidden -> rank -> 2 x ffn), and a hidden x hidden
+// linear map (no bias) whose output is added to the Mamba layer's input.
+//
+// The attention and MLP layers of the ModelSpec (attention_layer_count, mlp_layer_count) are the
+// uses: a step computes and streams each use's weights, and each use keeps its own KV cache
+// (vLLM builds one Attention, one KV cache, per hybrid layer). The blocks' weights are held once
+// each: total and active parameters and the memory plan count `blocks` of them
+// (ModelSpec::shared_blocks_params_delta corrects the per-layer sums).
+struct SharedBlocks {
+  int blocks = 0;  // num_mem_blocks
+  int uses = 0;    // hybrid layers
+  std::int64_t input_width = 0;
+  int adapter_rank = 0;
+  bool attention_adapters = false;
+  bool mlp_adapters = false;
+  bool enabled() const { return blocks > 0 && uses > 0; }
+  // One use's own weights: its adapters and its linear map.
+  std::int64_t adapter_params(std::int64_t hidden, std::int64_t q_width, std::int64_t gate_up_width) const {
+    const std::int64_t r = adapter_rank;
+    return (attention_adapters ? 3 * (input_width * r + r * q_width) : 0) +
+           (mlp_adapters ? hidden * r + r * gate_up_width : 0);
+  }
+  std::int64_t per_use_params(std::int64_t hidden, std::int64_t q_width, std::int64_t gate_up_width) const {
+    return adapter_params(hidden, q_width, gate_up_width) + hidden * hidden;
+  }
+};
+
 // Gemma 3n's parts beyond Gemma 3's decoder layer (hf_gemma3n_family.cpp; transformers'
 // modeling_gemma3n.py, vLLM's gemma3n.py). Every count below is the checkpoint's:
 //   AltUp (altup_num_inputs n streams): per layer a router (hidden x n), its norm, the

@@ -205,6 +205,26 @@ std::int64_t ModelSpec::repeated_pass_norm_params() const {
   return layer_passes > 1 ? layer_norm_params() - layer_norm_params() / layer_passes : 0;
 }
 
+std::int64_t ModelSpec::shared_block_wide_input_params() const {
+  if (!shared_blocks.enabled()) return 0;
+  const std::int64_t qkv_width = q_dim() + 2 * kv_dim();
+  return (shared_blocks.input_width - hidden) * qkv_width;
+}
+
+// The per-layer sums count, for each of the U uses, attention_params_of(true) (q, k, v from
+// hidden), a dense MLP layer and two hidden-wide norms. A shared block holds once the attention
+// with its wider q, k, v, the MLP and its two norms (input_width + hidden); each use holds its
+// adapters and its linear map.
+std::int64_t ModelSpec::shared_blocks_params_delta() const {
+  if (!shared_blocks.enabled()) return 0;
+  const SharedBlocks& b = shared_blocks;
+  const std::int64_t attention = attention_params_of(true), mlp = dense_mlp_params_per_layer();
+  const std::int64_t counted = attention + mlp + 2 * hidden;
+  const std::int64_t held = attention + shared_block_wide_input_params() + mlp + b.input_width + hidden;
+  const std::int64_t own = b.per_use_params(hidden, q_dim(), (gated_mlp ? 2 : 1) * ffn);
+  return static_cast<std::int64_t>(b.blocks) * held - static_cast<std::int64_t>(b.uses) * (counted - own);
+}
+
 std::int64_t ModelSpec::layer_norm_params() const {
   return static_cast<std::int64_t>(sublayers()) * hidden * (norm_bias ? 2 : 1) +
          (qk_head_norms ? 2LL * attention_layers() * head_dim : 0);
@@ -228,7 +248,7 @@ std::int64_t ModelSpec::total_params() const {
          moe_layers() * moe_params_per_layer() + embedding_params() + norm_params() + hc_params() +
          hash_table_params() + attn_res_params() + position_table_params() + embed_projection_params() +
          ngram.table_params() + ngram.projection_params(hidden) + ple.table_params() + ple.projection_params(hidden) +
-         cross_attention_params() + loop_gate_params;
+         cross_attention_params() + loop_gate_params + shared_blocks_params_delta();
 }
 
 // transformers' MllamaCrossAttentionDecoderLayer: q_proj, k_proj, v_proj, o_proj (no biases),
@@ -307,7 +327,7 @@ std::int64_t ModelSpec::active_params_all_tables() const {
          dense_mlp_params() +
          moe_layers() * moe_active_params_per_layer() + embedding_params() + norm_params() + hc_params() +
          attn_res_params() + position_table_params() + embed_projection_params() + ngram.projection_params(hidden) +
-         ple.projection_params(hidden) + loop_gate_params;
+         ple.projection_params(hidden) + loop_gate_params + shared_blocks_params_delta();
 }
 
 std::int64_t ModelSpec::active_params_with_real_experts(int real) const {

@@ -310,6 +310,14 @@ struct ModelSpec {
   // token of a later loop, under 0.1% of a layer's) is not priced. 0 elsewhere.
   std::int64_t loop_gate_params = 0;
   int loop_window = 0;  // IQuest-Loop-Coder's loop_window_size: the later loops' own window (not priced)
+  SharedBlocks shared_blocks;  // Zamba2's shared transformer blocks (layer_kinds.h); none elsewhere
+  // What the per-layer sums (attention_params, dense_mlp_params, layer_norm_params) miss or
+  // count too often for shared blocks: the blocks' weights held `blocks` times, not once per
+  // use, at their input width, plus each use's adapters and linear map. 0 without.
+  std::int64_t shared_blocks_params_delta() const;
+  // One block's weights beyond what attention_params_of / dense_mlp_params_per_layer count per
+  // layer: q, k, v reading input_width, not hidden (0 without).
+  std::int64_t shared_block_wide_input_params() const;
   Gemma3nParts gemma3n;  // AltUp, LAuReL and per-layer embeddings (Gemma 3n); none elsewhere
   std::int64_t gemma3n_params() const;  // its weights but the per-layer table (0 elsewhere)
   // Attention layers that read the KV an earlier layer of their kind wrote and store none

@@ -168,6 +168,17 @@ nlohmann::json model_json(const ModelSpec& m) {
                    {"layers_run", m.layers},
                    {"kv_per_pass", m.kv_shared_global_layers == 0},
                    {"early_exit", false}};
+  if (m.shared_blocks.enabled()) {  // Zamba2 only: other models' JSON unchanged
+    const SharedBlocks& b = m.shared_blocks;
+    j["shared_blocks"] = {{"blocks", b.blocks},
+                          {"uses", b.uses},
+                          {"input_width", b.input_width},
+                          {"adapter_rank", b.adapter_rank},
+                          {"attention_adapters", b.attention_adapters},
+                          {"mlp_adapters", b.mlp_adapters},
+                          {"per_use_params", b.per_use_params(m.hidden, m.q_dim(), (m.gated_mlp ? 2 : 1) * m.ffn)},
+                          {"kv_per_use", true}};
+  }
   if (m.loop_gate_params > 0) {  // IQuest-Loop-Coder: later passes read the first pass's KV
     j["looped"]["later_passes_read_first_pass_kv"] = true;
     j["looped"]["gate_params"] = m.loop_gate_params;
@@ -179,7 +190,13 @@ nlohmann::json model_json(const ModelSpec& m) {
 std::vector<std::string> model_notes(const ModelSpec& m) {
   std::vector<std::string> out;
   // Falcon-H1: both mixers side by side on every layer; Mamba, Mamba-2: no attention at all.
-  if (m.state.enabled() && m.attention_layers() + m.state.layers > m.layers)
+  // Zamba2: a shared block runs before the mixer on some layers, one after the other.
+  if (m.shared_blocks.enabled() && m.state.enabled())
+    out.push_back(fmt::format("layers: {} of {}; on {} of them a shared transformer block (attention and MLP) "
+                              "runs first and feeds the mixer's input (a sequential hybrid: those layers cache KV "
+                              "and every layer holds a state)",
+                              m.state.describe(), m.layers, m.attention_layers()));
+  else if (m.state.enabled() && m.attention_layers() + m.state.layers > m.layers)
     out.push_back(fmt::format("layers: {} with attention and {} of {}, side by side (a parallel hybrid: each layer "
                               "caches KV and holds a state)",
                               m.attention_layers(), m.state.describe(), m.layers));
@@ -373,6 +390,21 @@ std::vector<std::string> model_notes(const ModelSpec& m) {
                                                 "and cache not priced either)",
                                                 m.loop_gate_params, m.loop_window)
                                   : ""));
+  if (m.shared_blocks.enabled()) {
+    const SharedBlocks& b = m.shared_blocks;
+    out.push_back(fmt::format(
+        "shared blocks: {} transformer block{} (attention over [hidden; embedding], {} wide, and a gated MLP) held "
+        "once and run on {} of the {} Mamba-2 layers in turn, each use with its own KV cache{} and a {} x {} "
+        "linear map",
+        b.blocks, b.blocks == 1 ? "" : "s", b.input_width, b.uses, m.layers,
+        b.attention_adapters || b.mlp_adapters
+            ? fmt::format(", rank-{} adapters on {}", b.adapter_rank,
+                          b.attention_adapters && b.mlp_adapters ? "q, k, v and the MLP"
+                          : b.attention_adapters                ? "q, k and v"
+                                                                : "the MLP")
+            : "",
+        m.hidden, m.hidden));
+  }
   if (m.vision_params_estimate > 0)
     out.push_back(fmt::format("vision encoder: about {:.2f}B parameters (from vision_config) NOT counted or loaded, "
                               "and image prefill not priced: servesim serves the language model",
