@@ -262,6 +262,7 @@ const std::map<std::string, HfFamily>& by_architecture() {
       {"OuroForCausalLM", HfFamily::ouro},
       {"IQuestLoopCoderForCausalLM", HfFamily::iquest_loop_coder},
       {"Zamba2ForCausalLM", HfFamily::zamba2},
+      {"Plamo2ForCausalLM", HfFamily::plamo2},
       {"Gemma3nForConditionalGeneration", HfFamily::gemma3n},
       {"Gemma3nForCausalLM", HfFamily::gemma3n},
       // hf_step3_family.cpp (the wrapper serves its text_config's Step3TextForCausalLM):
@@ -372,6 +373,7 @@ const std::map<std::string, HfFamily>& by_model_type() {
       {"ouro", HfFamily::ouro},
       {"iquestloopcoder", HfFamily::iquest_loop_coder},
       {"zamba2", HfFamily::zamba2},
+      {"plamo2", HfFamily::plamo2},
       {"gemma3n", HfFamily::gemma3n},
       {"gemma3n_text", HfFamily::gemma3n},
       // hf_step3_family.cpp:

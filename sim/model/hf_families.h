@@ -143,6 +143,8 @@ enum class HfFamily {
   iquest_loop_coder,  // IQuest-Loop-Coder (looped: later loops read the first loop's KV)
   // hf_zamba2_family.cpp:
   zamba2,  // Zamba2 (Mamba-2 on every layer, shared transformer blocks with per-use adapters on some)
+  // hf_plamo2_family.cpp:
+  plamo2,  // PLaMo 2 (Mamba layers with B, C, dt from the conv, attention every mamba_step)
   // hf_gemma3n_family.cpp:
   gemma3n,  // Gemma 3n (AltUp, LAuReL, per-layer embeddings, KV shared by its last layers)
   // hf_step3_family.cpp:
@@ -291,6 +293,7 @@ void read_mllama(const JsonFields& f, ModelSpec& m);  // hf_mllama_family.cpp
 void read_ouro(const JsonFields& f, ModelSpec& m);    // hf_looped_family.cpp
 void read_iquest_loop_coder(const JsonFields& f, ModelSpec& m);  // hf_looped_family.cpp
 void read_zamba2(const JsonFields& f, ModelSpec& m);             // hf_zamba2_family.cpp
+void read_plamo2(const JsonFields& f, ModelSpec& m);             // hf_plamo2_family.cpp
 void read_gemma3n(const JsonFields& f, ModelSpec& m);             // hf_gemma3n_family.cpp
 void read_kv_shared_layers(const JsonFields& f, ModelSpec& m);    // hf_gemma3n_family.cpp (Gemma 4 too)
 void alias_gemma3n_fields(nlohmann::json& text, const std::string& where);  // hf_gemma3n_family.cpp

@@ -350,13 +350,8 @@ void read_nemotron_h_puzzle(const JsonFields& f, ModelSpec& m) {
 }
 
 // Architectures of this group that vLLM serves and servesim refuses, with the piece it lacks
-// (hf_import.cpp's known_unsupported puts the reason in the refusal).
-std::string hyb_known_unsupported(const std::string& arch) {
-  if (arch == "Plamo2ForCausalLM")
-    return ": PLaMo 2's Mamba mixer computes B, C and the time step from the convolution's output "
-           "(bcdt_proj, dt_proj to the heads, dt/B/C norms), a shape none of servesim's state-layer kinds "
-           "(Mamba-2, Mamba, gated delta rule, lightning attention) has";
-  return "";
-}
+// (hf_import.cpp's known_unsupported puts the reason in the refusal). None left: Zamba2
+// (hf_zamba2_family.cpp) and PLaMo 2 (hf_plamo2_family.cpp) are read.
+std::string hyb_known_unsupported(const std::string& /*arch*/) { return ""; }
 
 }  // namespace servesim

@@ -465,6 +465,7 @@ ModelSpec import_parsed_config(const json& j, const std::string& path) {
     case HfFamily::ouro: read_ouro(f, m); break;
     case HfFamily::iquest_loop_coder: read_iquest_loop_coder(f, m); break;
     case HfFamily::zamba2: read_zamba2(f, m); break;
+    case HfFamily::plamo2: read_plamo2(f, m); break;
     case HfFamily::gemma3n: read_gemma3n(f, m); break;
     case HfFamily::step3: read_step3(f, m); break;
   }

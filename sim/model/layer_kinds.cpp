@@ -39,6 +39,15 @@
 //   N); out_proj. State: d_inner x N. The selective scan costs about 9 d_inner N FLOPs a
 //   token (the paper's section 3.3 count: discretisation, the recurrence and the read-out),
 //   in prefill and decode alike (it is a scan, not chunked matrix products).
+// PLaMo 2's Mamba (vLLM's Plamo2MambaMixer, vllm/model_executor/models/plamo2.py; Preferred
+//   Networks' modeling_plamo.py): d_inner = heads x head_dim (mamba_num_heads x
+//   hidden_size_per_head); in_proj hidden -> 2 d_inner (gate, x), no bias; a depthwise conv over
+//   d_inner (no bias); then, as Mamba does, from the conv's output bcdt_proj d_inner -> dt_rank
+//   + 2 N and dt_proj dt_rank -> heads (Mamba-2's one dt per head), no biases; RMSNorms of dt
+//   (dt_rank), B and C (N each); A, D and dt_bias per head; out_proj d_inner -> hidden. The gate
+//   z enters the scan (no gated-norm weight). The scan is Mamba-2's SSD with one group (B and C
+//   shared by the heads; vLLM's state shape n_groups 0 -> one): state per head head_dim x N,
+//   work per token as Mamba-2's with key_heads 1.
 // Gated short convolution (transformers' Lfm2ShortConv, models/lfm2/modeling_lfm2.py; vLLM's
 //   ShortConv, vllm/model_executor/layers/mamba/short_conv.py): in_proj hidden -> 3 hidden
 //   (B, C, x), y = C * conv(B * x) with a depthwise causal conv of conv_L_cache taps over the
@@ -77,7 +86,8 @@ std::int64_t StateLayers::in_proj_width() const {
     case Kind::kda:
       return 2 * kd + inner() + (full_rank_forget ? inner() : head_dim) + heads + (full_rank_gate ? inner() : head_dim);
     case Kind::mamba2: return 2 * inner() + 2 * kd + heads;
-    case Kind::mamba1: return 2 * inner();
+    case Kind::mamba1:
+    case Kind::mamba2_bcdt: return 2 * inner();
     case Kind::short_conv: return 3 * inner();  // B, C, x
     case Kind::lightning: return 4 * inner();   // q, k, v and the output gate
     case Kind::none: break;
@@ -89,6 +99,8 @@ std::int64_t StateLayers::mid_params() const {
   // KDA: f_b_proj head_dim -> P and g_b_proj head_dim -> P, each only with its low-rank gate.
   if (kind == Kind::kda)
     return ((full_rank_forget ? 0 : 1) + (full_rank_gate ? 0 : 1)) * static_cast<std::int64_t>(head_dim) * inner();
+  // PLaMo 2: bcdt_proj d_inner -> dt_rank + 2 N, dt_proj dt_rank -> heads (no bias).
+  if (kind == Kind::mamba2_bcdt) return inner() * (dt_rank + 2LL * key_dim) + static_cast<std::int64_t>(dt_rank) * heads;
   if (kind != Kind::mamba1) return 0;
   return inner() * (dt_rank + 2LL * key_dim) + static_cast<std::int64_t>(dt_rank) * inner() + inner();
 }
@@ -100,6 +112,7 @@ std::int64_t StateLayers::conv_channels() const {
     case Kind::kda: return 2 * kd + inner();
     case Kind::mamba2: return inner() + 2 * kd;
     case Kind::mamba1:
+    case Kind::mamba2_bcdt:
     case Kind::short_conv: return inner();
     case Kind::lightning:  // no convolution
     case Kind::none: break;
@@ -116,6 +129,7 @@ std::int64_t StateLayers::params_per_layer(std::int64_t hidden) const {
     case Kind::kda: small = inner() + heads + head_dim; break;       // dt_bias (per channel), A_log; o_norm
     case Kind::mamba2: small = 3LL * heads + inner(); break;         // dt_bias, A_log, D; norm over d_inner
     case Kind::mamba1: small = inner() * key_dim + inner() + dt_rank + 2LL * key_dim; break;  // A_log, D, dt/B/C norms
+    case Kind::mamba2_bcdt: small = 3LL * heads + dt_rank + 2LL * key_dim; break;  // A, D, dt_bias; dt/B/C norms
     case Kind::short_conv: small = conv_bias ? in_proj_width() + hidden : 0; break;  // in_proj and out_proj biases
     case Kind::lightning: small = inner(); break;  // the RMSNorm over heads x head_dim
     case Kind::none: break;
@@ -128,6 +142,7 @@ std::int64_t StateLayers::state_elements() const {
     case Kind::gated_delta:
     case Kind::kda:
     case Kind::mamba2:
+    case Kind::mamba2_bcdt:
     case Kind::lightning: return static_cast<std::int64_t>(heads) * head_dim * key_dim;
     case Kind::mamba1: return inner() * key_dim;
     case Kind::short_conv:  // the conv window only (conv_state_elements)
@@ -145,6 +160,7 @@ double StateLayers::prefill_flops_per_token() const {
     case Kind::gated_delta:
     case Kind::kda: return h * (6.0 * dk * dv + 2.0 * c * (dk + dv)) + conv;
     case Kind::mamba2: return h * (4.0 * dv * dk + c * dv) + key_heads * c * dk + conv;
+    case Kind::mamba2_bcdt: return h * (4.0 * dv * dk + c * dv) + c * dk + conv;  // one group
     case Kind::mamba1: return 9.0 * static_cast<double>(inner()) * dk + conv;
     case Kind::short_conv: return 2.0 * static_cast<double>(inner()) + conv;
     case Kind::lightning: return h * (4.0 * dk * dv + c * (dk + dv));
@@ -159,7 +175,8 @@ double StateLayers::decode_flops_per_token() const {
   switch (kind) {
     case Kind::gated_delta:
     case Kind::kda: return h * 7.0 * dk * dv + conv;
-    case Kind::mamba2: return h * 6.0 * dv * dk + conv;
+    case Kind::mamba2:
+    case Kind::mamba2_bcdt: return h * 6.0 * dv * dk + conv;
     case Kind::mamba1: return 9.0 * static_cast<double>(inner()) * dk + conv;
     case Kind::short_conv: return 2.0 * static_cast<double>(inner()) + conv;
     case Kind::lightning: return h * 5.0 * dk * dv;
@@ -174,6 +191,7 @@ std::string StateLayers::kind_name() const {
     case Kind::kda: return "Kimi delta attention";
     case Kind::mamba2: return "Mamba-2";
     case Kind::mamba1: return "Mamba";
+    case Kind::mamba2_bcdt: return "Mamba-2 with B, C and dt from the convolution (PLaMo 2)";
     case Kind::short_conv: return "gated short convolution";
     case Kind::lightning: return "lightning attention";
     case Kind::none: break;

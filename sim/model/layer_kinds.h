@@ -35,7 +35,9 @@
 namespace servesim {
 
 struct StateLayers {
-  enum class Kind { none, gated_delta, kda, mamba2, mamba1, short_conv, lightning };
+  // mamba2_bcdt: PLaMo 2's Mamba (Mamba-2's SSD scan, one group, with Mamba's projections: B, C
+  // and dt from the convolution's output, layer_kinds.cpp).
+  enum class Kind { none, gated_delta, kda, mamba2, mamba1, short_conv, lightning, mamba2_bcdt };
   Kind kind = Kind::none;
   int layers = 0;      // layers whose mixer is this kind
   // gated delta, KDA: value heads and width; Mamba-2: SSM heads and head_dim; Mamba: 1 and d_inner;
@@ -47,7 +49,7 @@ struct StateLayers {
   int key_heads = 0;
   int key_dim = 0;
   int conv_kernel = 4;  // short convolution: conv_L_cache
-  int dt_rank = 0;      // Mamba: rank of the time-step projection
+  int dt_rank = 0;      // Mamba, PLaMo 2's Mamba: rank of the time-step projection
   bool conv_bias = false;  // short convolution: the projections' biases too (LFM2's conv_bias)
   // KDA: the output gate is one full-rank projection hidden -> heads x head_dim (Kimi K3's
   // linear_attn_config.use_full_rank_gate) instead of Kimi Linear's low-rank pair through head_dim.

@@ -429,18 +429,6 @@ TEST_CASE("OLMo Hybrid: Gated DeltaNet beside OLMo 2 attention, by hand", "[hf][
   CHECK_THAT(error_of([&] { load_edited(j, "notypes"); }), Contains("layer_types"));
 }
 
-TEST_CASE("Architectures of the group servesim refuses name the piece it lacks", "[hf][hyb][refused]") {
-  // Zamba2 loads since its shared blocks were modelled (test_hf_zamba2_family.cpp).
-  const std::vector<std::pair<std::string, std::string>> cases = {{"Plamo2ForCausalLM", "bcdt_proj"}};
-  for (const auto& [arch, piece] : cases) {
-    INFO(arch);
-    const nlohmann::json j = {{"architectures", {arch}}, {"hidden_size", 256}, {"num_hidden_layers", 2},
-                              {"num_attention_heads", 4}, {"vocab_size", 1000}};
-    const std::string e = error_of([&] { load_edited(j, "refused-" + arch); });
-    CHECK_THAT(e, Contains("is not supported") && Contains(piece));
-  }
-}
-
 TEST_CASE("OLMo Hybrid 7B: the public config's shapes against the released checkpoint's count",
           "[hf][hyb][olmo_hybrid]") {
   // allenai/Olmo-Hybrid-7B's config.json fields as a transformers audit of the public 7B configs
