@@ -102,6 +102,7 @@ void Collector::on_request_done(const RequestRecord& r) {
     e2e_.add(res.e2e_ms);
     queue_.add(res.queue_ms);
     queue_bins_.add(res.arrival_s, res.queue_ms);
+    if (stage_growth_) [[unlikely]] stage_growth_->add(res.arrival_s, res.queue_ms);
     if (res.has_tpot()) tpot_.add(res.tpot_ms);  // undefined for single-token outputs
     // SLO attainment: every per-request limit (the tightest per metric).
     slo_good_ += slo_limits_.met(res.ttft_ms, res.tpot_ms, res.has_tpot(), res.e2e_ms) ? 1 : 0;
@@ -190,6 +191,13 @@ RunSummary Collector::summarize() {
   s.steps = steps_;
   queue_bins_.window_means(&s.load.queue_mid_ms, &s.load.queue_last_ms);
   s.load.queue_grows = queue_bins_.count() > 0 && queue_delay_grows(s.load.queue_mid_ms, s.load.queue_last_ms);
+  // With stages of different rates the verdict is the stages' own (stage_queue_growth.h), when
+  // any stage has requests enough to test; the whole-run means stay in the report.
+  if (stage_growth_) {
+    s.load.stages = stage_growth_->stages();
+    s.load.by_stage = stage_growth_->verdict();
+    if (s.load.by_stage.tested > 0) s.load.queue_grows = s.load.by_stage.growing > 0;
+  }
   s.load.overloaded = s.load.queue_grows;
   s.load.offered = completed_ + failed_;
   return s;

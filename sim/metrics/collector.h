@@ -24,6 +24,7 @@
 #include "metrics/run_summary.h"
 #include "metrics/sample_set.h"
 #include "metrics/slo_spec.h"
+#include "metrics/stage_queue_growth.h"
 
 namespace servesim {
 
@@ -75,6 +76,11 @@ class Collector : public RunObserver {
   // Each completed request is also added to `totals` (a throughput-based planner reads
   // them per interval; metrics/load_totals.h); null: not kept.
   void watch_load(LoadTotals* totals) { load_sink_ = totals; }
+  // The offered rate changes at `starts` (a multi_stage arrival process): the saturation test
+  // runs on each stage's own requests (metrics/stage_queue_growth.h), not over the whole run.
+  void test_growth_by_stage(std::vector<double> starts, double end_s) {
+    stage_growth_ = std::make_unique<StageQueueGrowth>(std::move(starts), end_s);
+  }
   // Samples kept exactly per metric before switching to the histogram (tests).
   void set_exact_cap(std::size_t cap);
   const std::vector<TimelineRow>& timeline() const { return timeline_; }
@@ -99,6 +105,7 @@ class Collector : public RunObserver {
   std::unique_ptr<ClassMetrics> classes_;  // workload.classes; null without
   std::int64_t offload_tokens_ = 0, swapped_preemptions_ = 0;
   QueueDelayBins queue_bins_;  // completed requests' queue delay by arrival (overload test)
+  std::unique_ptr<StageQueueGrowth> stage_growth_;  // the same test per arrival stage; null: whole run
   FailureCounts failures_{};
   std::int64_t completed_ = 0, failed_ = 0, preemptions_ = 0, preempted_requests_ = 0;
   std::int64_t input_tokens_ = 0, output_tokens_ = 0, cached_tokens_ = 0;

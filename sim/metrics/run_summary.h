@@ -10,6 +10,7 @@
 #include "metrics/disaggregation_report.h"
 #include "metrics/failure.h"
 #include "metrics/fleet_pool_report.h"
+#include "metrics/stage_queue_growth.h"
 #include "metrics/stats.h"
 
 namespace servesim {
@@ -28,6 +29,10 @@ struct LoadReport {
   // The saturation test (queue_growth.h) on completed requests, by arrival.
   double queue_mid_ms = 0, queue_last_ms = 0;
   bool queue_grows = false;
+  // A multi_stage arrival process: the test on each stage's requests (stage_queue_growth.h);
+  // queue_grows is its verdict when by_stage.tested > 0. stages 0: tested over the whole run.
+  int stages = 0;
+  StageGrowthVerdict by_stage;
   bool overloaded = false;       // the queue grows or the overload guard tripped
   std::int64_t queued_peak = 0;  // most never-scheduled requests waiting at once, all replicas
   double queued_peak_bytes = 0;  // the memory they held then

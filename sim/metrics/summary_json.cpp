@@ -102,7 +102,7 @@ nlohmann::json load_json(const RunSummary& s) {
   // machine (or with another sweep -j).
   const nlohmann::json guard_bytes =
       l.guard_from_machine && !l.guard_tripped ? nlohmann::json(nullptr) : nlohmann::json(l.guard_bytes);
-  return {{"offered", l.offered},
+  nlohmann::json j = {{"offered", l.offered},
           {"offered_rps", l.offered_rps},
           {"served_rps", s.requests_per_s},
           {"overloaded", l.overloaded},
@@ -115,6 +115,18 @@ nlohmann::json load_json(const RunSummary& s) {
                      {"from_machine_memory", l.guard_from_machine},
                      {"tripped", l.guard_tripped},
                      {"tripped_at_s", l.guard_tripped ? nlohmann::json(l.guard_trip_s) : nlohmann::json(nullptr)}}}};
+  if (l.stages > 0) {  // a multi_stage process: the growth test per stage (other runs' JSON unchanged)
+    const StageGrowthVerdict& v = l.by_stage;
+    j["queue_growth_by_stage"] = {{"stages", l.stages},
+                                  {"tested", v.tested},
+                                  {"growing", v.growing},
+                                  {"worst_stage", v.worst >= 0 ? nlohmann::json(v.worst + 1) : nlohmann::json(nullptr)},
+                                  {"worst_start_s", v.worst >= 0 ? nlohmann::json(v.start_s) : nlohmann::json(nullptr)},
+                                  {"worst_end_s", v.worst >= 0 ? nlohmann::json(v.end_s) : nlohmann::json(nullptr)},
+                                  {"worst_mid_ms", v.worst >= 0 ? nlohmann::json(v.mid_ms) : nlohmann::json(nullptr)},
+                                  {"worst_last_ms", v.worst >= 0 ? nlohmann::json(v.last_ms) : nlohmann::json(nullptr)}};
+  }
+  return j;
 }
 
 std::string load_text(const RunSummary& s) {
@@ -140,6 +152,12 @@ std::string load_text(const RunSummary& s) {
                                               "machine; set engine.max_queue_memory to fix it"
                                             : "",
                        s.failures[static_cast<std::size_t>(FailureReason::overload_guard)]);
+  } else if (l.queue_grows && l.stages > 0 && l.by_stage.tested > 0) {
+    const StageGrowthVerdict& v = l.by_stage;
+    out += fmt::format("           OVERLOADED in {} of {} arrival stages tested: stage {} ({:.0f}-{:.0f} s) cannot keep up "
+                       "at its rate; its mean queue delay rises from {:.0f} ms (its requests 40-60% by arrival) to "
+                       "{:.0f} ms (its last 20%)\n",
+                       v.growing, v.tested, v.worst + 1, v.start_s, v.end_s, v.mid_ms, v.last_ms);
   } else if (l.queue_grows) {
     out += fmt::format("           OVERLOADED: the server cannot keep up; the backlog grows by about {:.2f} req/s "
                        "(offered - served) and the mean queue delay from {:.0f} ms (requests 40-60% by arrival) to "

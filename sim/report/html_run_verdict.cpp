@@ -83,7 +83,16 @@ std::string verdict_box(const json& s) {
     out += fmt::format("<p class=\"bad\">OVERLOADED: the run was STOPPED at {} s by the queue memory guard; the "
                        "waiting and all later requests failed overload_guard.</p>\n",
                        fixed(number(child(load, "guard"), "tripped_at_s"), 1));
-  else if (overloaded)
+  else if (overloaded && child(load, "queue_growth_by_stage").is_object() &&
+           child(load, "queue_growth_by_stage").value("growing", 0) > 0) {
+    const nlohmann::json& st = child(load, "queue_growth_by_stage");
+    out += fmt::format("<p class=\"bad\">OVERLOADED in {} of {} arrival stages tested: stage {} ({}-{} s) cannot keep "
+                       "up at its rate; its mean queue delay grows from {} ms (its requests 40-60% by arrival) to {} ms "
+                       "(its last 20%).</p>\n",
+                       st.value("growing", 0), st.value("tested", 0), st.value("worst_stage", 0),
+                       fixed(number(st, "worst_start_s"), 0), fixed(number(st, "worst_end_s"), 0),
+                       fixed(number(st, "worst_mid_ms"), 0), fixed(number(st, "worst_last_ms"), 0));
+  } else if (overloaded)
     out += fmt::format("<p class=\"bad\">OVERLOADED: the server cannot keep up: offered {} req/s, served {} req/s; "
                        "the mean queue delay grows from {} ms (requests 40-60% by arrival) to {} ms (last 20%).</p>\n",
                        fixed(number(load, "offered_rps"), 2), fixed(number(load, "served_rps"), 2),

@@ -29,6 +29,7 @@
 #include "util/interrupt.h"
 #include "util/machine.h"
 #include "workload/request_copy.h"
+#include "workload/arrival_process.h"
 
 namespace servesim {
 namespace {
@@ -126,6 +127,12 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
   const int np = spec.prefill.parallelism.replicas, nd = spec.decode.parallelism.replicas;
   Collector run(decode.cost.peak_flops(), spec.decode.gpu.memory_bandwidth, spec.decode.parallelism.gpus_per_replica(),
                 nd, sc.slo);
+  // Rates that change by stage: the saturation test per stage (metrics/stage_queue_growth.h).
+  {
+    std::vector<double> starts;
+    double end_s = 0;
+    if (stage_windows(sc.workload.arrival, &starts, &end_s)) run.test_growth_by_stage(std::move(starts), end_s);
+  }
   // Users who give up (workload.patience), request classes (workload.classes; a
   // gateway without them has one, "all") and the gateway, as in co-located serving
   // (run/simulation.cpp): a request's class and patience travel with it to both pools.
@@ -897,6 +904,8 @@ SimulationResult simulate_disaggregated(const Scenario& sc, RequestSource& sourc
   s.load.queue_mid_ms = measured.queue_mid_ms;
   s.load.queue_last_ms = measured.queue_last_ms;
   s.load.queue_grows = measured.queue_grows;
+  s.load.stages = measured.stages;
+  s.load.by_stage = measured.by_stage;
   s.load.overloaded = measured.queue_grows || guard.guard_tripped;
   s.load.offered = offered;
   s.load.offered_rps =

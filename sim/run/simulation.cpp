@@ -31,6 +31,7 @@
 #include "util/error.h"
 #include "util/machine.h"
 #include "util/interrupt.h"
+#include "workload/arrival_process.h"
 
 namespace servesim {
 namespace {
@@ -219,6 +220,12 @@ SimulationResult simulate(const Scenario& sc, RequestSource& requests_in, const 
   collector.set_request_results(options.request_results);
   collector.keep_timeline(options.timeline_rows);
   if (sc.workload.patience) collector.report_patience();
+  // Rates that change by stage: the saturation test per stage (metrics/stage_queue_growth.h).
+  {
+    std::vector<double> starts;
+    double end_s = 0;
+    if (stage_windows(sc.workload.arrival, &starts, &end_s)) collector.test_growth_by_stage(std::move(starts), end_s);
+  }
   if (sc.workload.multi_turn && sc.workload.multi_turn->conversation_metrics)
     collector.track_conversations(sc.workload.multi_turn->turns, sc.workload.arrival.kind == ArrivalKind::closed_loop,
                                   sc.workload.multi_turn->closed);
@@ -683,6 +690,8 @@ SimulationResult simulate(const Scenario& sc, RequestSource& requests_in, const 
   load.queue_mid_ms = measured.queue_mid_ms;
   load.queue_last_ms = measured.queue_last_ms;
   load.queue_grows = measured.queue_grows;
+  load.stages = measured.stages;
+  load.by_stage = measured.by_stage;
   load.overloaded = measured.queue_grows || guard.guard_tripped;
   if (result.summary.beam_loop && result.summary.duration_s > 0) {
     // A saturated front end slows every request in flight (its rounds interleave on

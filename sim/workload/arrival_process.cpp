@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 #include <stdexcept>
 
 #include "util/error.h"
@@ -141,6 +142,20 @@ std::optional<Nanos> OpenLoopArrivals::next_staged(RandomStream& rng) {
     in_stage_ = 0;
   }
   return std::nullopt;
+}
+
+bool stage_windows(const ArrivalSpec& spec, std::vector<double>* starts, double* end_s) {
+  if (spec.kind != ArrivalKind::multi_stage || spec.stages.size() < 2) return false;
+  std::vector<double> at;
+  double t = 0;
+  for (const ArrivalStage& st : spec.stages) {
+    if (!st.duration_s || st.requests >= 0) return false;
+    at.push_back(t);
+    t += *st.duration_s;
+  }
+  *starts = std::move(at);
+  *end_s = t;
+  return true;
 }
 
 }  // namespace servesim

@@ -70,6 +70,12 @@ bool arrival_ends(const ArrivalSpec& spec);
 // made only of count stages: their sum), else -1.
 std::int64_t arrival_count(const ArrivalSpec& spec);
 
+// The arrival windows of a multi_stage process whose every stage has a duration: each
+// stage's start (seconds from the first arrival window, 0 first) and the last one's end. False
+// (nothing written) for any other process, or when a stage is bounded by a request count
+// (where it ends is known only once its last request arrives).
+bool stage_windows(const ArrivalSpec& spec, std::vector<double>* starts, double* end_s);
+
 // e.g. "poisson(rate=8/s)", for reports.
 std::string describe_arrival(const ArrivalSpec& spec);
 
