@@ -92,8 +92,16 @@ void CostModel::attention_block_ops(double T, Put& put) const {
       put(gemm("qkv_proj", T, qkv_in, n_qkv, L, w_attention_, a), true);
     }
     put(elementwise("rope", 2.0 * T * n_rope * a * L, L, 3.0 * T * n_rope * L, T, ElementwiseKind::rope), true);
-    OpCost kv_write = elementwise("kv_cache_write", T * kv_elems * a * L, L, 0, T);
-    kv_write.kv_bytes = T * kv_elems * kv_bytes_ * L;
+    // Only the layers that cache KV write it: the KV-sharing layers (Gemma 3n and 4,
+    // IQuest-Loop-Coder's later loops) read an earlier layer's and store none.
+    double written = kv_elems * L;
+    if (m.kv_shared_global_layers + m.kv_shared_local_layers > 0)
+      written = m.mixed_attention_shapes()
+                    ? m.cached_global_layers() * gpu_kv_elements_per_token_layer(m, s, true) +
+                          m.cached_local_layers() * gpu_kv_elements_per_token_layer(m, s, false)
+                    : m.cached_attention_layers() * kv_elems;
+    OpCost kv_write = elementwise("kv_cache_write", T * written * a, L, 0, T);
+    kv_write.kv_bytes = T * written * kv_bytes_;
     put(kv_write, true);
     put(gemm("o_proj", T, d_o, hidden, L, w_attention_, a), true);
   }

@@ -174,6 +174,9 @@ TEST_CASE("Gemma 4 E2B: per-layer embeddings, KV shared by its last 20 layers wi
   // the 35 layers' 165,150,720 less the 18,874,368 the sharing layers do not hold; at 2 B.
   const StepCost d = decode_step(cost, 8, 1000);
   CHECK(op_named(d, "qkv_proj").weight_bytes == Approx(2.0 * 146276352).epsilon(1e-9));
+  // Only the 15 caching layers write KV: the step's 8 new tokens x the 18,432 B a token the
+  // cache holds (the 35 layers' writes would be 8 x 43,008 B).
+  CHECK(op_named(d, "kv_cache_write").kv_bytes == Approx(8.0 * 18432).epsilon(1e-12));
 }
 
 TEST_CASE("Gemma 4 E4B: 18 of 42 layers share KV, one MLP width", "[hf][gemma3n][gemma4]") {

@@ -174,11 +174,14 @@ TEST_CASE("IQuest-Loop-Coder: a step runs both loops as a 160-layer model, the w
         Approx(weight_bytes_per_gpu(l80.model, c80.precision(), c80.parallelism()) + 412800.0).epsilon(1e-12));
   // Run: every loop computes q, k, v, o and the MLP again and the second loop's attention reads
   // the whole context (loop 1's KV), so a decode step of 32 sequences at 4,000 tokens is the
-  // 160-layer model's: FLOPs, bytes and time.
+  // 160-layer model's, but for the KV the second loop does not write: the FLOPs alike, the bytes
+  // less 32 tokens x 80 layers x (4 KV heads a GPU x 128 x 2) x 2 B, written once from the
+  // activations and once into the cache: 32 x 80 x 4,096 = 10,485,760 B.
   const StepCost a = decode_step(cost, 32, 4000), b = decode_step(c160, 32, 4000);
   CHECK(a.flops == Approx(b.flops).epsilon(1e-12));
-  CHECK(a.bytes == Approx(b.bytes).epsilon(1e-12));
-  CHECK(a.time == Approx(b.time).epsilon(1e-9));
+  CHECK(a.bytes == Approx(b.bytes - 10485760.0).epsilon(1e-12));
+  CHECK(a.time < b.time);
+  CHECK(a.time == Approx(b.time).epsilon(1e-3));
   CHECK(s.model.kv_bytes_per_token(DType::bf16) == l80.model.kv_bytes_per_token(DType::bf16));
 }
 
