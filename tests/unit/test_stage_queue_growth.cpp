@@ -8,7 +8,7 @@
 
 using namespace servesim;
 
-TEST_CASE("A steady but longer queue in a later stage is not growth; a growing one is", "[queue_growth][stages]") {
+TEST_CASE("A steady but longer queue in a later stage is not growth, a growing one is", "[queue_growth][stages]") {
   // 1,000 requests a stage, evenly spread over [0, 100) s and [100, 200) s.
   QueueDelayBins whole;
   StageQueueGrowth steady({0.0, 100.0}, 200.0);
